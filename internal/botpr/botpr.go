@@ -1,0 +1,294 @@
+// Package botpr maintains one bot pull request through the GitHub REST API alone: it commits a
+// set of files with the Git Data API (tree on a base tree, a commit with no author so GitHub
+// signs it, then create or force-update the branch), finds the open pull request by its head
+// branch, creates it or updates its title and body, adds labels, and closes it when it has
+// become empty. It never needs a checkout.
+//
+// Errors GitHub returns for missing permissions or a repository that forbids Actions to open
+// pull requests are turned into messages that name the setting or permission to change.
+package botpr
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Operation is what happened to the bot pull request, as reported in the action's
+// pull-request-operation output.
+type Operation string
+
+// Operations.
+const (
+	OpNone    Operation = "none"
+	OpCreated Operation = "created"
+	OpUpdated Operation = "updated"
+	OpClosed  Operation = "closed"
+)
+
+// Repo addresses one repository through a go-github client.
+type Repo struct {
+	Client      *github.Client
+	Owner, Name string
+}
+
+// CommitRequest describes one commit of files on top of a parent commit.
+type CommitRequest struct {
+	// Branch is the branch name (without refs/heads/) to point at the new commit.
+	Branch string
+	// Parent is the commit the new commit is built on.
+	Parent string
+	// Files maps repository-relative paths to their new content; a nil value deletes the path.
+	Files map[string][]byte
+	// Message is the commit message.
+	Message string
+	// BranchExists says the branch is known to exist (skip the create attempt).
+	BranchExists bool
+}
+
+// Commit writes req.Files as one commit on top of req.Parent and points req.Branch at it,
+// creating the branch or force-updating it. The commit carries no author or committer, so
+// with GITHUB_TOKEN or an App token GitHub signs it as verified. It returns the commit's sha.
+//
+// Commit makes 4 requests (3 when the branch has to be created and does not exist; one more
+// per non-UTF-8 file, which goes through a blob). On failure the branch is left as it was:
+// the ref moves only in the last request.
+func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
+	parent, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Name, req.Parent)
+	if err != nil {
+		return "", Explain(fmt.Errorf("reading parent commit %s: %w", req.Parent, err), "contents")
+	}
+	paths := make([]string, 0, len(req.Files))
+	for p := range req.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	entries := make([]*github.TreeEntry, 0, len(paths))
+	for _, p := range paths {
+		e := &github.TreeEntry{Path: github.String(p), Mode: github.String("100644"), Type: github.String("blob")}
+		switch c := req.Files[p]; {
+		case c == nil:
+			// go-github sends an entry with neither content nor sha as "sha": null: a deletion.
+		case utf8.Valid(c):
+			e.Content = github.String(string(c))
+		default:
+			blob, _, err := r.Client.Git.CreateBlob(ctx, r.Owner, r.Name, &github.Blob{
+				Content: github.String(encodeBase64(c)), Encoding: github.String("base64")})
+			if err != nil {
+				return "", Explain(fmt.Errorf("creating blob for %s: %w", p, err), "contents")
+			}
+			e.SHA = blob.SHA
+		}
+		entries = append(entries, e)
+	}
+	tree, _, err := r.Client.Git.CreateTree(ctx, r.Owner, r.Name, parent.GetTree().GetSHA(), entries)
+	if err != nil {
+		return "", Explain(fmt.Errorf("creating tree: %w", err), "contents")
+	}
+	commit, _, err := r.Client.Git.CreateCommit(ctx, r.Owner, r.Name, &github.Commit{
+		Message: github.String(req.Message),
+		Tree:    &github.Tree{SHA: tree.SHA},
+		Parents: []*github.Commit{{SHA: github.String(req.Parent)}},
+	}, nil)
+	if err != nil {
+		return "", Explain(fmt.Errorf("creating commit: %w", err), "contents")
+	}
+	ref := &github.Reference{Ref: github.String("refs/heads/" + req.Branch), Object: &github.GitObject{SHA: commit.SHA}}
+	if !req.BranchExists {
+		_, _, err = r.Client.Git.CreateRef(ctx, r.Owner, r.Name, ref)
+		if err == nil {
+			return commit.GetSHA(), nil
+		}
+		if !isStatus(err, http.StatusUnprocessableEntity) {
+			return "", Explain(fmt.Errorf("creating branch %s: %w", req.Branch, err), "contents")
+		}
+		// 422 "Reference already exists": someone created it meanwhile; force-update instead.
+	}
+	if _, _, err := r.Client.Git.UpdateRef(ctx, r.Owner, r.Name, ref, true); err != nil {
+		return "", Explain(fmt.Errorf("updating branch %s: %w", req.Branch, err), "contents")
+	}
+	return commit.GetSHA(), nil
+}
+
+// FindOpen returns the open pull request whose head is owner:branch and whose base is base, or
+// nil when there is none. One request.
+func (r Repo) FindOpen(ctx context.Context, branch, base string) (*github.PullRequest, error) {
+	prs, _, err := r.Client.PullRequests.List(ctx, r.Owner, r.Name, &github.PullRequestListOptions{
+		State: "open", Head: r.Owner + ":" + branch, Base: base, ListOptions: github.ListOptions{PerPage: 10},
+	})
+	if err != nil {
+		return nil, Explain(fmt.Errorf("looking for the open bot pull request from %s: %w", branch, err), "pull-requests")
+	}
+	for _, pr := range prs {
+		if pr.GetHead().GetRef() == branch && pr.GetState() == "open" {
+			return pr, nil
+		}
+	}
+	return nil, nil
+}
+
+// UpsertRequest describes the bot pull request.
+type UpsertRequest struct {
+	Branch, Base string
+	Title, Body  string
+	Labels       []string
+	// Existing is the open pull request FindOpen returned, or nil.
+	Existing *github.PullRequest
+}
+
+// Upsert creates the bot pull request or updates the title and body of the existing one, then
+// adds the labels. A 422 "A pull request already exists" on create (a race with another run)
+// is treated as an update of the pull request found afterwards.
+func (r Repo) Upsert(ctx context.Context, req UpsertRequest) (*github.PullRequest, Operation, error) {
+	pr, op := req.Existing, OpUpdated
+	if pr == nil {
+		created, _, err := r.Client.PullRequests.Create(ctx, r.Owner, r.Name, &github.NewPullRequest{
+			Title: github.String(req.Title), Head: github.String(req.Branch), Base: github.String(req.Base),
+			Body: github.String(req.Body), MaintainerCanModify: github.Bool(false),
+		})
+		switch {
+		case err == nil:
+			pr, op = created, OpCreated
+		case alreadyExists(err):
+			found, ferr := r.FindOpen(ctx, req.Branch, req.Base)
+			if ferr != nil {
+				return nil, OpNone, ferr
+			}
+			if found == nil {
+				return nil, OpNone, fmt.Errorf("creating the bot pull request: GitHub says one already exists for %s but none is open: %w", req.Branch, err)
+			}
+			pr = found
+		default:
+			return nil, OpNone, Explain(fmt.Errorf("creating the bot pull request from %s into %s: %w", req.Branch, req.Base, err), "pull-requests")
+		}
+	}
+	if op == OpUpdated && (pr.GetTitle() != req.Title || pr.GetBody() != req.Body) {
+		edited, _, err := r.Client.PullRequests.Edit(ctx, r.Owner, r.Name, pr.GetNumber(), &github.PullRequest{
+			Title: github.String(req.Title), Body: github.String(req.Body),
+		})
+		if err != nil {
+			return nil, OpNone, Explain(fmt.Errorf("updating bot pull request #%d: %w", pr.GetNumber(), err), "pull-requests")
+		}
+		pr = edited
+	}
+	if missing := missingLabels(pr, req.Labels); len(missing) > 0 {
+		if _, _, err := r.Client.Issues.AddLabelsToIssue(ctx, r.Owner, r.Name, pr.GetNumber(), missing); err != nil {
+			// Labels are decoration: the pull request exists, so report instead of failing.
+			return pr, op, &LabelError{Number: pr.GetNumber(), Err: Explain(err, "issues")}
+		}
+	}
+	return pr, op, nil
+}
+
+// LabelError reports labels that could not be added; the pull request itself is fine.
+type LabelError struct {
+	Number int
+	Err    error
+}
+
+func (e *LabelError) Error() string {
+	return fmt.Sprintf("adding labels to bot pull request #%d: %v", e.Number, e.Err)
+}
+
+func (e *LabelError) Unwrap() error { return e.Err }
+
+func missingLabels(pr *github.PullRequest, want []string) []string {
+	have := map[string]bool{}
+	for _, l := range pr.Labels {
+		have[l.GetName()] = true
+	}
+	var out []string
+	for _, l := range want {
+		if !have[l] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Close closes the bot pull request with a final body and deletes its branch, so the next run
+// starts from the base branch again. A branch that is already gone is not an error.
+func (r Repo) Close(ctx context.Context, number int, branch, body string) error {
+	_, _, err := r.Client.PullRequests.Edit(ctx, r.Owner, r.Name, number, &github.PullRequest{
+		State: github.String("closed"), Body: github.String(body),
+	})
+	if err != nil {
+		return Explain(fmt.Errorf("closing bot pull request #%d: %w", number, err), "pull-requests")
+	}
+	if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Name, "heads/"+branch); err != nil && !isStatus(err, http.StatusUnprocessableEntity) && !isStatus(err, http.StatusNotFound) {
+		return Explain(fmt.Errorf("deleting branch %s of closed bot pull request #%d: %w", branch, number, err), "contents")
+	}
+	return nil
+}
+
+// ErrPRCreationNotPermitted is returned when the repository does not allow GitHub Actions to
+// open pull requests.
+var ErrPRCreationNotPermitted = errors.New(`GitHub Actions is not permitted to create pull requests in this repository. ` +
+	`Turn on Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" ` +
+	`(in an organization, allow it in the organization's Actions settings first), or pass a fine-grained PAT or GitHub App token as the github-token input`)
+
+// PermissionError names a permission the token lacks.
+type PermissionError struct {
+	// Permission is the job permission to grant, for example "contents".
+	Permission string
+	Err        error
+}
+
+func (e *PermissionError) Error() string {
+	return fmt.Sprintf("the token lacks the %q write permission; add `permissions: {%s: write}` to the job (or the workflow) that runs darwin-memo: %v",
+		e.Permission, e.Permission, e.Err)
+}
+
+func (e *PermissionError) Unwrap() error { return e.Err }
+
+// Explain turns the GitHub errors people can fix into errors that say how: the 403 of a
+// repository that does not let Actions open pull requests, and a 403 "Resource not accessible
+// by integration" (a missing job permission, named from GitHub's X-Accepted-GitHub-Permissions
+// header, or else the permission the caller says the call needs). Other errors pass unchanged.
+func Explain(err error, need string) error {
+	var er *github.ErrorResponse
+	if err == nil || !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusForbidden {
+		return err
+	}
+	msg := strings.ToLower(er.Message)
+	if strings.Contains(msg, "not permitted to create or approve pull requests") {
+		return fmt.Errorf("%w: %v", ErrPRCreationNotPermitted, err)
+	}
+	if strings.Contains(msg, "resource not accessible") {
+		perm := need
+		if h := er.Response.Header.Get("X-Accepted-GitHub-Permissions"); h != "" {
+			if name, _, ok := strings.Cut(strings.Split(h, ",")[0], "="); ok && name != "" {
+				perm = strings.TrimSpace(name)
+			}
+		}
+		return &PermissionError{Permission: perm, Err: err}
+	}
+	return err
+}
+
+func isStatus(err error, status int) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == status
+}
+
+func alreadyExists(err error) bool {
+	var er *github.ErrorResponse
+	if !errors.As(err, &er) || er.Response == nil || er.Response.StatusCode != http.StatusUnprocessableEntity {
+		return false
+	}
+	for _, e := range er.Errors {
+		if strings.Contains(strings.ToLower(e.Message), "already exists") {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(er.Message), "already exists")
+}
+
+func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

@@ -1,0 +1,434 @@
+package ghfake
+
+import (
+	"crypto/sha1"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// This file holds GitRepo: a stateful, in-memory repository (blobs, flat trees, commits, refs
+// and pull requests) that serves the Git Data, contents, pulls, labels and commit→pulls routes
+// the action uses to read the store and to open its bot pull request. Responses are the real
+// payloads in testdata/gitrepo (copied from octokit/routes, the OpenAPI examples and
+// dependabot-core's fixtures) with the model's fields written over them.
+
+//go:embed testdata/gitrepo/*.json
+var gitPayloads embed.FS
+
+// GitRepo is one repository owner/name. Seed it with CommitFiles and MergePull, serve it with
+// ServeHTTP (it answers only /repos/{owner}/{name}/... routes it knows and reports whether it
+// did through Handles), and inspect it with File, Ref and Pulls. It is safe for concurrent use.
+type GitRepo struct {
+	Owner, Name   string
+	DefaultBranch string
+
+	mu      sync.Mutex
+	blobs   map[string][]byte
+	trees   map[string]map[string]string // tree sha → path → blob sha (flat)
+	commits map[string]*gitCommit
+	refs    map[string]string // "heads/main" → commit sha
+	pulls   []*GitPull
+	now     time.Time
+	// Faults, when set, runs before every request GitRepo serves; a non-zero status makes the
+	// fake answer with that status and body instead.
+	Faults func(r *http.Request) (status int, body string)
+	// Permissions, when set, lists the token's write permissions ("contents",
+	// "pull-requests", "issues"); a write without the permission gets GitHub's 403
+	// "Resource not accessible by integration".
+	Permissions map[string]bool
+	// DenyCreatePR makes pull request creation fail like a repository whose "Allow GitHub
+	// Actions to create and approve pull requests" setting is off.
+	DenyCreatePR bool
+	// Requests counts the requests served, by "METHOD route".
+	Requests map[string]int
+}
+
+type gitCommit struct {
+	SHA     string
+	Tree    string
+	Parents []string
+	Message string
+	Author  string // empty: made through the API without an author (verified bot commit)
+	Date    time.Time
+}
+
+// GitPull is a pull request of a GitRepo.
+type GitPull struct {
+	Number            int
+	Title, Body       string
+	State             string // open or closed
+	Merged            bool
+	MergedAt          time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	ClosedAt          time.Time
+	Head, Base        string // branch names
+	HeadSHA, BaseSHA  string
+	MergeCommitSHA    string
+	User              string
+	AuthorAssociation string
+	Labels            []string
+	Commits           int
+	// Files lists the paths the pull request changed.
+	Files []string
+}
+
+// NewGitRepo returns an empty repository whose default branch holds one commit with files.
+func NewGitRepo(owner, name, defaultBranch string, files map[string]string) *GitRepo {
+	g := &GitRepo{
+		Owner: owner, Name: name, DefaultBranch: defaultBranch,
+		blobs: map[string][]byte{}, trees: map[string]map[string]string{}, commits: map[string]*gitCommit{},
+		refs: map[string]string{}, Requests: map[string]int{},
+		now: time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC),
+	}
+	bs := map[string][]byte{}
+	for p, c := range files {
+		bs[p] = []byte(c)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	tree := g.applyLocked("", bs)
+	g.refs["heads/"+defaultBranch] = g.commitLocked(tree, nil, "initial commit", "octocat")
+	return g
+}
+
+// tickLocked advances the fake clock by one minute and returns it.
+func (g *GitRepo) tickLocked() time.Time {
+	g.now = g.now.Add(time.Minute)
+	return g.now
+}
+
+// Now returns the fake clock.
+func (g *GitRepo) Now() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.now
+}
+
+func gitHash(kind string, b []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "%s %d\x00", kind, len(b))
+	h.Write(b)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (g *GitRepo) blobLocked(b []byte) string {
+	sha := gitHash("blob", b)
+	g.blobs[sha] = append([]byte(nil), b...)
+	return sha
+}
+
+// treeLocked stores a flat tree and returns its sha.
+func (g *GitRepo) treeLocked(entries map[string]string) string {
+	paths := make([]string, 0, len(entries))
+	for p := range entries {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		fmt.Fprintf(&b, "100644 %s\x00%s\n", p, entries[p])
+	}
+	sha := gitHash("tree", []byte(b.String()))
+	cp := make(map[string]string, len(entries))
+	for k, v := range entries {
+		cp[k] = v
+	}
+	g.trees[sha] = cp
+	return sha
+}
+
+// applyLocked writes files (nil content deletes) over baseTree and returns the new tree sha.
+func (g *GitRepo) applyLocked(baseTree string, files map[string][]byte) string {
+	entries := map[string]string{}
+	for p, s := range g.trees[baseTree] {
+		entries[p] = s
+	}
+	for p, c := range files {
+		if c == nil {
+			delete(entries, p)
+			continue
+		}
+		entries[p] = g.blobLocked(c)
+	}
+	return g.treeLocked(entries)
+}
+
+func (g *GitRepo) commitLocked(tree string, parents []string, msg, author string) string {
+	date := g.tickLocked()
+	payload := fmt.Sprintf("tree %s\nparents %s\nauthor %s %d\n\n%s", tree, strings.Join(parents, " "), author, date.Unix(), msg)
+	sha := gitHash("commit", []byte(payload))
+	g.commits[sha] = &gitCommit{SHA: sha, Tree: tree, Parents: append([]string(nil), parents...), Message: msg, Author: author, Date: date}
+	return sha
+}
+
+// CommitFiles commits files (a nil value deletes the path) on top of branch as author, moving
+// the branch, and returns the new commit's sha. It creates the branch from the default branch
+// if it does not exist.
+func (g *GitRepo) CommitFiles(branch, author, msg string, files map[string][]byte) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.commitFilesLocked(branch, author, msg, files)
+}
+
+func (g *GitRepo) commitFilesLocked(branch, author, msg string, files map[string][]byte) string {
+	parent, ok := g.refs["heads/"+branch]
+	if !ok {
+		parent = g.refs["heads/"+g.DefaultBranch]
+	}
+	sha := g.commitLocked(g.applyLocked(g.commits[parent].Tree, files), []string{parent}, msg, author)
+	g.refs["heads/"+branch] = sha
+	return sha
+}
+
+// MergeSpec describes a pull request that a person opens and squash-merges.
+type MergeSpec struct {
+	Title, Body       string
+	User              string
+	AuthorAssociation string // default MEMBER
+	Branch            string // head branch; default pr-<n>
+	Files             map[string][]byte
+	Labels            []string
+}
+
+// MergePull opens a pull request from a branch holding spec.Files on top of the default
+// branch's tip and squash-merges it: the merge commit's only parent is the old tip, which is
+// the pull request's base sha. It returns the merged pull request.
+func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := len(g.pulls) + 1
+	if spec.Branch == "" {
+		spec.Branch = fmt.Sprintf("pr-%d", n)
+	}
+	if spec.User == "" {
+		spec.User = "octocat"
+	}
+	if spec.AuthorAssociation == "" {
+		spec.AuthorAssociation = "MEMBER"
+	}
+	base := g.refs["heads/"+g.DefaultBranch]
+	g.refs["heads/"+spec.Branch] = base
+	head := g.commitFilesLocked(spec.Branch, spec.User, spec.Title, spec.Files)
+	created := g.now
+	mergeSHA := g.commitLocked(g.commits[head].Tree, []string{base}, fmt.Sprintf("%s (#%d)", spec.Title, n), spec.User)
+	g.refs["heads/"+g.DefaultBranch] = mergeSHA
+	var paths []string
+	for p := range spec.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	pr := &GitPull{
+		Number: n, Title: spec.Title, Body: spec.Body, State: "closed", Merged: true,
+		MergedAt: g.now, ClosedAt: g.now, CreatedAt: created, UpdatedAt: g.now,
+		Head: spec.Branch, Base: g.DefaultBranch, HeadSHA: head, BaseSHA: base, MergeCommitSHA: mergeSHA,
+		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: 1, Files: paths,
+	}
+	g.pulls = append(g.pulls, pr)
+	return g.copyPull(pr)
+}
+
+// MergeOpenPull squash-merges an open pull request (for example the bot's) as a person would:
+// the default branch gets a commit with the head's tree on top of its tip. It returns the
+// merge commit's sha.
+func (g *GitRepo) MergeOpenPull(number int) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	pr := g.pullLocked(number)
+	if pr == nil || pr.State != "open" {
+		return "", fmt.Errorf("pull request #%d is not open", number)
+	}
+	base := g.refs["heads/"+pr.Base]
+	head := g.refs["heads/"+pr.Head]
+	// A three-way merge of flat trees: the head's changes relative to the merge base win over
+	// the base branch only for paths the head changed.
+	mb := g.mergeBaseLocked(base, head)
+	tree := g.threeWayLocked(g.commits[mb].Tree, g.commits[base].Tree, g.commits[head].Tree)
+	sha := g.commitLocked(tree, []string{base}, fmt.Sprintf("%s (#%d)", pr.Title, number), "maintainer")
+	g.refs["heads/"+pr.Base] = sha
+	pr.State, pr.Merged, pr.MergedAt, pr.ClosedAt, pr.UpdatedAt = "closed", true, g.now, g.now, g.now
+	pr.HeadSHA, pr.BaseSHA, pr.MergeCommitSHA = head, base, sha
+	return sha, nil
+}
+
+func (g *GitRepo) ancestorsLocked(sha string) map[string]bool {
+	seen := map[string]bool{}
+	stack := []string{sha}
+	for len(stack) > 0 {
+		s := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[s] || g.commits[s] == nil {
+			continue
+		}
+		seen[s] = true
+		stack = append(stack, g.commits[s].Parents...)
+	}
+	return seen
+}
+
+func (g *GitRepo) mergeBaseLocked(a, b string) string {
+	anc := g.ancestorsLocked(a)
+	queue := []string{b}
+	seen := map[string]bool{}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		if anc[s] {
+			return s
+		}
+		if seen[s] || g.commits[s] == nil {
+			continue
+		}
+		seen[s] = true
+		queue = append(queue, g.commits[s].Parents...)
+	}
+	return a
+}
+
+func (g *GitRepo) threeWayLocked(baseTree, ours, theirs string) string {
+	out := map[string]string{}
+	for p, s := range g.trees[ours] {
+		out[p] = s
+	}
+	paths := map[string]bool{}
+	for p := range g.trees[baseTree] {
+		paths[p] = true
+	}
+	for p := range g.trees[theirs] {
+		paths[p] = true
+	}
+	for p := range paths {
+		b, t := g.trees[baseTree][p], g.trees[theirs][p]
+		if b == t {
+			continue
+		}
+		if t == "" {
+			delete(out, p)
+		} else {
+			out[p] = t
+		}
+	}
+	return g.treeLocked(out)
+}
+
+// File returns a file's content at a ref (a branch name or a commit sha).
+func (g *GitRepo) File(ref, path string) ([]byte, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	sha := g.resolveLocked(ref)
+	c := g.commits[sha]
+	if c == nil {
+		return nil, false
+	}
+	b, ok := g.trees[c.Tree][path]
+	if !ok {
+		return nil, false
+	}
+	return append([]byte(nil), g.blobs[b]...), true
+}
+
+// Ref returns the commit sha a branch points at, or "".
+func (g *GitRepo) Ref(branch string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.refs["heads/"+branch]
+}
+
+// Parents returns a commit's parent shas.
+func (g *GitRepo) Parents(sha string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c := g.commits[sha]; c != nil {
+		return append([]string(nil), c.Parents...)
+	}
+	return nil
+}
+
+// CommitAuthor returns the author a commit was made with ("" for an API commit without one).
+func (g *GitRepo) CommitAuthor(sha string) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if c := g.commits[sha]; c != nil {
+		return c.Author
+	}
+	return ""
+}
+
+// Pulls returns copies of every pull request, oldest first.
+func (g *GitRepo) Pulls() []GitPull {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]GitPull, len(g.pulls))
+	for i, p := range g.pulls {
+		out[i] = *g.copyPull(p)
+	}
+	return out
+}
+
+// Pull returns a copy of pull request n, or nil.
+func (g *GitRepo) Pull(n int) *GitPull {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p := g.pullLocked(n); p != nil {
+		return g.copyPull(p)
+	}
+	return nil
+}
+
+// ClosePull closes an open pull request without merging it, as a person would.
+func (g *GitRepo) ClosePull(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p := g.pullLocked(n); p != nil {
+		p.State, p.ClosedAt, p.UpdatedAt = "closed", g.tickLocked(), g.now
+	}
+}
+
+func (g *GitRepo) copyPull(p *GitPull) *GitPull {
+	c := *p
+	c.Labels = append([]string(nil), p.Labels...)
+	c.Files = append([]string(nil), p.Files...)
+	return &c
+}
+
+func (g *GitRepo) pullLocked(n int) *GitPull {
+	if n >= 1 && n <= len(g.pulls) {
+		return g.pulls[n-1]
+	}
+	return nil
+}
+
+// resolveLocked turns a branch name, "heads/x", "refs/heads/x" or a full sha into a commit sha.
+func (g *GitRepo) resolveLocked(ref string) string {
+	if ref == "" {
+		ref = g.DefaultBranch
+	}
+	ref = strings.TrimPrefix(strings.TrimPrefix(ref, "refs/"), "heads/")
+	if s, ok := g.refs["heads/"+ref]; ok {
+		return s
+	}
+	if _, ok := g.commits[ref]; ok {
+		return ref
+	}
+	return ""
+}
+
+// payload returns a fresh decoded copy of one embedded real payload.
+func gitPayload(name string) map[string]any {
+	b, err := gitPayloads.ReadFile("testdata/gitrepo/" + name)
+	if err != nil {
+		panic(fmt.Sprintf("ghfake: missing embedded payload %s: %v", name, err))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(fmt.Sprintf("ghfake: payload %s: %v", name, err))
+	}
+	return m
+}

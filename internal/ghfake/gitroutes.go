@@ -1,0 +1,741 @@
+package ghfake
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ServeHTTP serves the routes of the repository and answers 404 with a hint for any other.
+func (g *GitRepo) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.Serve(w, r) {
+		gitError(w, http.StatusNotFound, fmt.Sprintf("ghfake: GitRepo %s/%s has no route %s %s; add it to internal/ghfake/gitroutes.go", g.Owner, g.Name, r.Method, r.URL.Path))
+	}
+}
+
+// Serve answers r if it is one of the repository's routes and reports whether it did. Paths may
+// carry go-github's enterprise prefix /api/v3 or the test prefix /api-v3.
+func (g *GitRepo) Serve(w http.ResponseWriter, r *http.Request) bool {
+	p := strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, "/api/v3"), "/api-v3")
+	prefix := "/repos/" + g.Owner + "/" + g.Name
+	if p != prefix && !strings.HasPrefix(p, prefix+"/") {
+		return false
+	}
+	rest := strings.TrimPrefix(strings.TrimPrefix(p, prefix), "/")
+	route, h := g.route(r.Method, rest)
+	if h == nil {
+		return false
+	}
+	g.mu.Lock()
+	g.Requests[r.Method+" "+route]++
+	faults, perms := g.Faults, g.Permissions
+	g.mu.Unlock()
+	if faults != nil {
+		if status, body := faults(r); status != 0 {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+			return true
+		}
+	}
+	if need := writePermission(r.Method, route); need != "" && perms != nil && !perms[need] {
+		w.Header().Set("X-Accepted-GitHub-Permissions", need+"=write")
+		gitError(w, http.StatusForbidden, "Resource not accessible by integration")
+		return true
+	}
+	h(w, r)
+	return true
+}
+
+// RequestCount returns the total number of requests served.
+func (g *GitRepo) RequestCount() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for _, c := range g.Requests {
+		n += c
+	}
+	return n
+}
+
+func writePermission(method, route string) string {
+	if method == http.MethodGet {
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(route, "git/"):
+		return "contents"
+	case strings.HasPrefix(route, "pulls"):
+		return "pull-requests"
+	case strings.HasPrefix(route, "issues/"):
+		return "issues"
+	}
+	return ""
+}
+
+type gitHandler func(w http.ResponseWriter, r *http.Request)
+
+// route maps a method and a path below /repos/o/r to a route name and handler.
+func (g *GitRepo) route(method, rest string) (string, gitHandler) {
+	seg := strings.Split(rest, "/")
+	switch {
+	case rest == "" && method == http.MethodGet:
+		return "repo", g.getRepo
+	case strings.HasPrefix(rest, "git/ref/") && method == http.MethodGet:
+		return "git/ref", func(w http.ResponseWriter, r *http.Request) { g.getRef(w, strings.TrimPrefix(rest, "git/ref/")) }
+	case rest == "git/refs" && method == http.MethodPost:
+		return "git/refs", g.createRef
+	case strings.HasPrefix(rest, "git/refs/") && method == http.MethodPatch:
+		return "git/refs", func(w http.ResponseWriter, r *http.Request) { g.updateRef(w, r, strings.TrimPrefix(rest, "git/refs/")) }
+	case strings.HasPrefix(rest, "git/refs/") && method == http.MethodDelete:
+		return "git/refs", func(w http.ResponseWriter, r *http.Request) { g.deleteRef(w, strings.TrimPrefix(rest, "git/refs/")) }
+	case len(seg) == 3 && seg[0] == "git" && seg[1] == "commits" && method == http.MethodGet:
+		return "git/commits", func(w http.ResponseWriter, r *http.Request) { g.getCommit(w, seg[2]) }
+	case rest == "git/commits" && method == http.MethodPost:
+		return "git/commits", g.createCommit
+	case rest == "git/trees" && method == http.MethodPost:
+		return "git/trees", g.createTree
+	case len(seg) == 3 && seg[0] == "git" && seg[1] == "trees" && method == http.MethodGet:
+		return "git/trees", func(w http.ResponseWriter, r *http.Request) { g.getTree(w, seg[2]) }
+	case rest == "git/blobs" && method == http.MethodPost:
+		return "git/blobs", g.createBlob
+	case strings.HasPrefix(rest, "contents/") && method == http.MethodGet:
+		return "contents", func(w http.ResponseWriter, r *http.Request) {
+			g.getContents(w, r, strings.TrimPrefix(rest, "contents/"))
+		}
+	case rest == "pulls" && method == http.MethodGet:
+		return "pulls", g.listPulls
+	case rest == "pulls" && method == http.MethodPost:
+		return "pulls", g.createPull
+	case len(seg) == 2 && seg[0] == "pulls" && (method == http.MethodGet || method == http.MethodPatch):
+		n, err := strconv.Atoi(seg[1])
+		if err != nil {
+			return "", nil
+		}
+		if method == http.MethodGet {
+			return "pulls/n", func(w http.ResponseWriter, r *http.Request) { g.getPull(w, n) }
+		}
+		return "pulls/n", func(w http.ResponseWriter, r *http.Request) { g.editPull(w, r, n) }
+	case len(seg) == 3 && seg[0] == "issues" && seg[2] == "labels" && method == http.MethodPost:
+		n, err := strconv.Atoi(seg[1])
+		if err != nil {
+			return "", nil
+		}
+		return "issues/n/labels", func(w http.ResponseWriter, r *http.Request) { g.addLabels(w, r, n) }
+	case len(seg) == 3 && seg[0] == "commits" && seg[2] == "pulls" && method == http.MethodGet:
+		return "commits/sha/pulls", func(w http.ResponseWriter, r *http.Request) { g.pullsForCommit(w, seg[1]) }
+	}
+	return "", nil
+}
+
+func gitError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}
+
+func gitJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func gitRaw(w http.ResponseWriter, status int, name string) {
+	b, _ := gitPayloads.ReadFile("testdata/gitrepo/" + name)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+func (g *GitRepo) api(path string) string {
+	return "https://api.github.com/repos/" + g.Owner + "/" + g.Name + "/" + path
+}
+
+func (g *GitRepo) getRepo(w http.ResponseWriter, r *http.Request) {
+	gitJSON(w, 200, map[string]any{
+		"id": 1296269, "name": g.Name, "full_name": g.Owner + "/" + g.Name, "private": false,
+		"owner":          map[string]any{"login": g.Owner, "type": "Organization"},
+		"default_branch": g.DefaultBranch, "html_url": "https://github.com/" + g.Owner + "/" + g.Name,
+	})
+}
+
+func (g *GitRepo) refPayload(ref, sha string) map[string]any {
+	m := gitPayload("get-ref.git-ref.json")
+	m["ref"] = "refs/" + ref
+	m["url"] = g.api("git/refs/" + ref)
+	obj := m["object"].(map[string]any)
+	obj["sha"] = sha
+	obj["url"] = g.api("git/commits/" + sha)
+	return m
+}
+
+func (g *GitRepo) getRef(w http.ResponseWriter, ref string) {
+	g.mu.Lock()
+	sha, ok := g.refs[ref]
+	g.mu.Unlock()
+	if !ok {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	gitJSON(w, 200, g.refPayload(ref, sha))
+}
+
+func (g *GitRepo) createRef(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Ref, SHA string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || !strings.HasPrefix(in.Ref, "refs/") {
+		gitError(w, http.StatusUnprocessableEntity, "Reference name must start with 'refs/'")
+		return
+	}
+	ref := strings.TrimPrefix(in.Ref, "refs/")
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.refs[ref]; ok {
+		gitRaw(w, http.StatusUnprocessableEntity, "422-reference-already-exists.dependabot.json")
+		return
+	}
+	if g.commits[in.SHA] == nil {
+		gitError(w, http.StatusUnprocessableEntity, "Object does not exist")
+		return
+	}
+	g.refs[ref] = in.SHA
+	gitJSON(w, http.StatusCreated, g.refPayload(ref, in.SHA))
+}
+
+func (g *GitRepo) updateRef(w http.ResponseWriter, r *http.Request, ref string) {
+	var in struct {
+		SHA   string `json:"sha"`
+		Force bool   `json:"force"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		gitError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	old, ok := g.refs[ref]
+	switch {
+	case !ok:
+		gitError(w, http.StatusUnprocessableEntity, "Reference does not exist")
+	case g.commits[in.SHA] == nil:
+		gitError(w, http.StatusUnprocessableEntity, "Object does not exist")
+	case !in.Force && !g.ancestorsLocked(in.SHA)[old]:
+		gitError(w, http.StatusUnprocessableEntity, "Update is not a fast forward")
+	default:
+		g.refs[ref] = in.SHA
+		g.syncPullHeadsLocked(ref)
+		gitJSON(w, 200, g.refPayload(ref, in.SHA))
+	}
+}
+
+// syncPullHeadsLocked moves the head sha of open pull requests whose head branch moved.
+func (g *GitRepo) syncPullHeadsLocked(ref string) {
+	for _, p := range g.pulls {
+		if p.State == "open" && "heads/"+p.Head == ref {
+			p.HeadSHA = g.refs[ref]
+			p.UpdatedAt = g.tickLocked()
+		}
+	}
+}
+
+func (g *GitRepo) deleteRef(w http.ResponseWriter, ref string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.refs[ref]; !ok {
+		gitError(w, http.StatusUnprocessableEntity, "Reference does not exist")
+		return
+	}
+	delete(g.refs, ref)
+	for _, p := range g.pulls {
+		if p.State == "open" && "heads/"+p.Head == ref {
+			p.State, p.ClosedAt = "closed", g.tickLocked()
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (g *GitRepo) commitPayload(c *gitCommit) map[string]any {
+	m := gitPayload("get-commit.git-commit-2.json")
+	m["sha"] = c.SHA
+	m["node_id"] = "C_" + c.SHA[:12]
+	m["url"] = g.api("git/commits/" + c.SHA)
+	m["html_url"] = "https://github.com/" + g.Owner + "/" + g.Name + "/commit/" + c.SHA
+	m["message"] = c.Message
+	who := map[string]any{"date": c.Date.Format(time.RFC3339), "name": c.Author, "email": c.Author + "@users.noreply.github.com"}
+	if c.Author == "" {
+		who = map[string]any{"date": c.Date.Format(time.RFC3339), "name": "github-actions[bot]", "email": "41898282+github-actions[bot]@users.noreply.github.com"}
+	}
+	m["author"], m["committer"] = who, who
+	m["tree"] = map[string]any{"sha": c.Tree, "url": g.api("git/trees/" + c.Tree)}
+	parents := []any{}
+	for _, p := range c.Parents {
+		parents = append(parents, map[string]any{"sha": p, "url": g.api("git/commits/" + p), "html_url": "https://github.com/" + g.Owner + "/" + g.Name + "/commit/" + p})
+	}
+	m["parents"] = parents
+	if c.Author == "" {
+		m["verification"] = map[string]any{"verified": true, "reason": "valid", "signature": "-----BEGIN PGP SIGNATURE-----\nfake\n-----END PGP SIGNATURE-----", "payload": "tree " + c.Tree, "verified_at": c.Date.Format(time.RFC3339)}
+	}
+	return m
+}
+
+func (g *GitRepo) getCommit(w http.ResponseWriter, sha string) {
+	g.mu.Lock()
+	c := g.commits[sha]
+	g.mu.Unlock()
+	if c == nil {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	gitJSON(w, 200, g.commitPayload(c))
+}
+
+func (g *GitRepo) createCommit(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Message string   `json:"message"`
+		Tree    string   `json:"tree"`
+		Parents []string `json:"parents"`
+		Author  *struct {
+			Name string `json:"name"`
+		} `json:"author"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		gitError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.trees[in.Tree]; !ok {
+		gitError(w, http.StatusUnprocessableEntity, "Tree SHA does not exist")
+		return
+	}
+	for _, p := range in.Parents {
+		if g.commits[p] == nil {
+			gitError(w, http.StatusUnprocessableEntity, "Parent SHA does not exist or is not a commit object")
+			return
+		}
+	}
+	author := ""
+	if in.Author != nil {
+		author = in.Author.Name
+	}
+	sha := g.commitLocked(in.Tree, in.Parents, in.Message, author)
+	gitJSON(w, http.StatusCreated, g.commitPayload(g.commits[sha]))
+}
+
+func (g *GitRepo) treePayload(sha string, entries map[string]string) map[string]any {
+	m := gitPayload("create_tree.json")
+	m["sha"] = sha
+	m["url"] = g.api("git/trees/" + sha)
+	paths := make([]string, 0, len(entries))
+	for p := range entries {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	list := []any{}
+	for _, p := range paths {
+		list = append(list, map[string]any{"path": p, "mode": "100644", "type": "blob", "size": len(g.blobs[entries[p]]), "sha": entries[p], "url": g.api("git/blobs/" + entries[p])})
+	}
+	m["tree"] = list
+	m["truncated"] = false
+	return m
+}
+
+func (g *GitRepo) createTree(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		BaseTree string `json:"base_tree"`
+		Tree     []struct {
+			Path    string  `json:"path"`
+			Mode    string  `json:"mode"`
+			Type    string  `json:"type"`
+			SHA     *string `json:"sha"`
+			Content *string `json:"content"`
+		} `json:"tree"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		gitError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.trees[in.BaseTree]; in.BaseTree != "" && !ok {
+		gitError(w, http.StatusUnprocessableEntity, "base_tree is not a valid tree oid")
+		return
+	}
+	entries := map[string]string{}
+	for p, s := range g.trees[in.BaseTree] {
+		entries[p] = s
+	}
+	for _, e := range in.Tree {
+		if e.Path == "" || strings.HasPrefix(e.Path, "/") || e.Mode != "100644" || e.Type != "blob" {
+			gitError(w, http.StatusUnprocessableEntity, "Invalid tree info")
+			return
+		}
+		switch {
+		case e.Content != nil:
+			entries[e.Path] = g.blobLocked([]byte(*e.Content))
+		case e.SHA == nil:
+			delete(entries, e.Path)
+		default:
+			if _, ok := g.blobs[*e.SHA]; !ok {
+				gitError(w, http.StatusUnprocessableEntity, "Invalid tree info: sha "+*e.SHA+" is not a blob")
+				return
+			}
+			entries[e.Path] = *e.SHA
+		}
+	}
+	sha := g.treeLocked(entries)
+	gitJSON(w, http.StatusCreated, g.treePayload(sha, entries))
+}
+
+func (g *GitRepo) getTree(w http.ResponseWriter, sha string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	entries, ok := g.trees[sha]
+	if !ok {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	gitJSON(w, 200, g.treePayload(sha, entries))
+}
+
+func (g *GitRepo) createBlob(w http.ResponseWriter, r *http.Request) {
+	var in struct{ Content, Encoding string }
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		gitError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	b := []byte(in.Content)
+	if in.Encoding == "base64" {
+		d, err := base64.StdEncoding.DecodeString(in.Content)
+		if err != nil {
+			gitError(w, http.StatusUnprocessableEntity, "content is not valid Base64")
+			return
+		}
+		b = d
+	}
+	g.mu.Lock()
+	sha := g.blobLocked(b)
+	g.mu.Unlock()
+	gitJSON(w, http.StatusCreated, map[string]any{"sha": sha, "url": g.api("git/blobs/" + sha)})
+}
+
+func (g *GitRepo) getContents(w http.ResponseWriter, r *http.Request, path string) {
+	ref := r.URL.Query().Get("ref")
+	g.mu.Lock()
+	sha := g.resolveLocked(ref)
+	c := g.commits[sha]
+	var blob string
+	var ok bool
+	if c != nil {
+		blob, ok = g.trees[c.Tree][path]
+	}
+	content := g.blobs[blob]
+	g.mu.Unlock()
+	if c == nil {
+		gitError(w, http.StatusNotFound, "No commit found for the ref "+ref)
+		return
+	}
+	if !ok {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	m := gitPayload("get-repo-content.content-file-response-if-content-is-a-file.json")
+	name := path[strings.LastIndex(path, "/")+1:]
+	m["name"], m["path"], m["sha"], m["size"] = name, path, blob, len(content)
+	m["url"] = g.api("contents/" + path + "?ref=" + ref)
+	if len(content) > 1<<20 {
+		// Files over 1 MB come back with encoding "none" and no content, as on GitHub.
+		m["encoding"], m["content"] = "none", ""
+	} else {
+		// GitHub wraps base64 at 60 columns with \n, which go-github's GetContent tolerates.
+		enc := base64.StdEncoding.EncodeToString(content)
+		var b strings.Builder
+		for len(enc) > 60 {
+			b.WriteString(enc[:60] + "\n")
+			enc = enc[60:]
+		}
+		b.WriteString(enc)
+		m["encoding"], m["content"] = "base64", b.String()
+	}
+	gitJSON(w, 200, m)
+}
+
+func (g *GitRepo) pullPayload(p *GitPull) map[string]any {
+	m := gitPayload("pulls-get.example.json")
+	full := g.Owner + "/" + g.Name
+	m["url"] = g.api(fmt.Sprintf("pulls/%d", p.Number))
+	m["html_url"] = fmt.Sprintf("https://github.com/%s/pull/%d", full, p.Number)
+	m["issue_url"] = g.api(fmt.Sprintf("issues/%d", p.Number))
+	m["number"], m["id"], m["node_id"] = p.Number, 1000+p.Number, fmt.Sprintf("PR_%d", p.Number)
+	m["state"], m["title"], m["body"], m["locked"], m["draft"] = p.State, p.Title, p.Body, false, false
+	user := m["user"].(map[string]any)
+	user["login"] = p.User
+	labels := []any{}
+	for i, l := range p.Labels {
+		labels = append(labels, map[string]any{"id": 208045946 + i, "name": l, "color": "ededed", "default": false})
+	}
+	m["labels"] = labels
+	m["milestone"], m["assignee"], m["merged_by"] = nil, nil, nil
+	m["assignees"], m["requested_reviewers"], m["requested_teams"] = []any{}, []any{}, []any{}
+	ts := func(t time.Time) any {
+		if t.IsZero() {
+			return nil
+		}
+		return t.Format(time.RFC3339)
+	}
+	m["created_at"], m["updated_at"], m["closed_at"], m["merged_at"] = ts(p.CreatedAt), ts(p.UpdatedAt), ts(p.ClosedAt), ts(p.MergedAt)
+	if p.MergeCommitSHA != "" {
+		m["merge_commit_sha"] = p.MergeCommitSHA
+	} else {
+		m["merge_commit_sha"] = nil
+	}
+	for key, side := range map[string][2]string{"head": {p.Head, p.HeadSHA}, "base": {p.Base, p.BaseSHA}} {
+		s := m[key].(map[string]any)
+		s["ref"], s["sha"], s["label"] = side[0], side[1], g.Owner+":"+side[0]
+		s["user"].(map[string]any)["login"] = g.Owner
+		if repo, ok := s["repo"].(map[string]any); ok {
+			repo["name"], repo["full_name"] = g.Name, full
+			repo["owner"].(map[string]any)["login"] = g.Owner
+		}
+	}
+	m["author_association"], m["merged"], m["commits"] = p.AuthorAssociation, p.Merged, p.Commits
+	m["changed_files"] = len(p.Files)
+	return m
+}
+
+func (g *GitRepo) getPull(w http.ResponseWriter, n int) {
+	g.mu.Lock()
+	p := g.pullLocked(n)
+	var m map[string]any
+	if p != nil {
+		m = g.pullPayload(p)
+	}
+	g.mu.Unlock()
+	if p == nil {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	gitJSON(w, 200, m)
+}
+
+// listPulls implements state, head (owner:branch), base, sort (created, updated), direction,
+// per_page and page, with a Link header like GitHub's.
+func (g *GitRepo) listPulls(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	sortBy := q.Get("sort")
+	if sortBy == "" {
+		sortBy = "created"
+	}
+	dir := q.Get("direction")
+	if dir == "" {
+		dir = "desc"
+		if sortBy != "created" {
+			dir = "desc"
+		}
+	}
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	if perPage > 100 {
+		perPage = 100
+	}
+	page, _ := strconv.Atoi(q.Get("page"))
+	if page <= 0 {
+		page = 1
+	}
+	headFilter := q.Get("head")
+	g.mu.Lock()
+	var sel []*GitPull
+	for _, p := range g.pulls {
+		if state != "all" && p.State != state {
+			continue
+		}
+		if headFilter != "" && headFilter != g.Owner+":"+p.Head {
+			continue
+		}
+		if b := q.Get("base"); b != "" && b != p.Base {
+			continue
+		}
+		sel = append(sel, p)
+	}
+	key := func(p *GitPull) time.Time {
+		if sortBy == "updated" {
+			return p.UpdatedAt
+		}
+		return p.CreatedAt
+	}
+	sort.SliceStable(sel, func(i, j int) bool {
+		ki, kj := key(sel[i]), key(sel[j])
+		if ki.Equal(kj) {
+			if dir == "asc" {
+				return sel[i].Number < sel[j].Number
+			}
+			return sel[i].Number > sel[j].Number
+		}
+		if dir == "asc" {
+			return ki.Before(kj)
+		}
+		return ki.After(kj)
+	})
+	total := len(sel)
+	lo, hi := (page-1)*perPage, page*perPage
+	if lo > total {
+		lo = total
+	}
+	if hi > total {
+		hi = total
+	}
+	out := []any{}
+	for _, p := range sel[lo:hi] {
+		out = append(out, g.pullPayload(p))
+	}
+	g.mu.Unlock()
+	if hi < total {
+		u := *r.URL
+		qq := u.Query()
+		qq.Set("page", strconv.Itoa(page+1))
+		u.RawQuery = qq.Encode()
+		last := *r.URL
+		ql := last.Query()
+		ql.Set("page", strconv.Itoa((total+perPage-1)/perPage))
+		last.RawQuery = ql.Encode()
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s%s>; rel="next", <http://%s%s>; rel="last"`, r.Host, u.RequestURI(), r.Host, last.RequestURI()))
+	}
+	gitJSON(w, 200, out)
+}
+
+func (g *GitRepo) createPull(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Title, Head, Base, Body string
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		gitError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.DenyCreatePR {
+		gitError(w, http.StatusForbidden, "GitHub Actions is not permitted to create or approve pull requests.")
+		return
+	}
+	head := strings.TrimPrefix(in.Head, g.Owner+":")
+	if _, ok := g.refs["heads/"+in.Base]; !ok {
+		gitRaw(w, http.StatusUnprocessableEntity, "422-validation-failed.invalid-base.dependabot.json")
+		return
+	}
+	headSHA, ok := g.refs["heads/"+head]
+	if !ok {
+		gitJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "PullRequest", "field": "head", "code": "invalid"}}})
+		return
+	}
+	for _, p := range g.pulls {
+		if p.State == "open" && p.Head == head && p.Base == in.Base {
+			gitJSON(w, http.StatusUnprocessableEntity, map[string]any{
+				"message": "Validation Failed",
+				"errors": []any{map[string]any{"resource": "PullRequest", "code": "custom",
+					"message": fmt.Sprintf("A pull request already exists for %s:%s.", g.Owner, head)}},
+				"documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request"})
+			return
+		}
+	}
+	baseSHA := g.refs["heads/"+in.Base]
+	if g.ancestorsLocked(baseSHA)[headSHA] {
+		gitJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Validation Failed", "errors": []any{map[string]any{"resource": "PullRequest", "code": "custom", "message": "No commits between " + in.Base + " and " + head}}})
+		return
+	}
+	now := g.tickLocked()
+	p := &GitPull{Number: len(g.pulls) + 1, Title: in.Title, Body: in.Body, State: "open", CreatedAt: now, UpdatedAt: now,
+		Head: head, Base: in.Base, HeadSHA: headSHA, BaseSHA: baseSHA, User: "github-actions[bot]", AuthorAssociation: "NONE", Commits: 1}
+	g.pulls = append(g.pulls, p)
+	gitJSON(w, http.StatusCreated, g.pullPayload(p))
+}
+
+func (g *GitRepo) editPull(w http.ResponseWriter, r *http.Request, n int) {
+	var in struct {
+		Title, Body, State *string
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		gitError(w, http.StatusBadRequest, "Problems parsing JSON")
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := g.pullLocked(n)
+	if p == nil {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if in.Title != nil {
+		p.Title = *in.Title
+	}
+	if in.Body != nil {
+		p.Body = *in.Body
+	}
+	if in.State != nil && !p.Merged {
+		if *in.State != "open" && *in.State != "closed" {
+			gitError(w, http.StatusUnprocessableEntity, "Validation Failed")
+			return
+		}
+		if p.State == "open" && *in.State == "closed" {
+			p.ClosedAt = g.now
+		}
+		p.State = *in.State
+	}
+	p.UpdatedAt = g.tickLocked()
+	gitJSON(w, 200, g.pullPayload(p))
+}
+
+func (g *GitRepo) addLabels(w http.ResponseWriter, r *http.Request, n int) {
+	var labels []string
+	if err := json.NewDecoder(r.Body).Decode(&labels); err != nil {
+		// The REST API also accepts {"labels": [...]}.
+		gitError(w, http.StatusUnprocessableEntity, "Invalid request: labels must be an array of strings")
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := g.pullLocked(n)
+	if p == nil {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	for _, l := range labels {
+		found := false
+		for _, have := range p.Labels {
+			found = found || have == l
+		}
+		if !found {
+			p.Labels = append(p.Labels, l)
+		}
+	}
+	out := []any{}
+	for i, l := range p.Labels {
+		out = append(out, map[string]any{"id": 208045946 + i, "name": l, "color": "ededed", "default": false,
+			"url": g.api("labels/" + l)})
+	}
+	gitJSON(w, 200, out)
+}
+
+// pullsForCommit lists the pull requests associated with a commit: those whose merge commit or
+// head is that commit.
+func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
+	g.mu.Lock()
+	out := []any{}
+	for _, p := range g.pulls {
+		if p.MergeCommitSHA == sha || p.HeadSHA == sha {
+			out = append(out, g.pullPayload(p))
+		}
+	}
+	g.mu.Unlock()
+	gitJSON(w, 200, out)
+}
