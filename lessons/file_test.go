@@ -1,0 +1,123 @@
+package lessons
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "lessons.json")
+	if err := os.WriteFile(p, readFixture(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSaveRoundTripsAndLeavesLockFile(t *testing.T) {
+	ctx := context.Background()
+	p := copyFixture(t)
+	s, err := Load(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	if !bytes.Equal(got, readFixture(t)) {
+		t.Error("save of an unmodified store changed the bytes")
+	}
+	if _, err := os.Stat(p + ".lock"); err != nil {
+		t.Errorf("lock sidecar missing: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	for _, e := range entries {
+		if e.Name() != "lessons.json" && e.Name() != "lessons.json.lock" {
+			t.Errorf("stray file %s left behind", e.Name())
+		}
+	}
+	// a second save after the first still works (the loaded snapshot moved on)
+	if err := s.Save(ctx); err != nil {
+		t.Errorf("second save: %v", err)
+	}
+}
+
+// Case 26: stale writer.
+func TestCase26StaleWriter(t *testing.T) {
+	ctx := context.Background()
+	p := copyFixture(t)
+	s, err := Load(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(`{"config": {}, "entries": [], "graveyard": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Save(ctx)
+	if !errors.Is(err, ErrStale) {
+		t.Fatalf("Save after external change = %v, want ErrStale", err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != `{"config": {}, "entries": [], "graveyard": []}` {
+		t.Error("stale save overwrote the file")
+	}
+}
+
+func TestLockContention(t *testing.T) {
+	ctx := context.Background()
+	p := copyFixture(t)
+	s, err := LoadLocked(ctx, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := Lock(p); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Lock = %v, want ErrLocked", err)
+	}
+	other, err := Load(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Save(ctx); !errors.Is(err, ErrLocked) {
+		t.Fatalf("save while locked elsewhere = %v, want ErrLocked", err)
+	}
+	if err := s.Save(ctx); err != nil {
+		t.Fatalf("save by the lock holder: %v", err)
+	}
+	s.Close()
+	if l, err := Lock(p); err != nil {
+		t.Fatalf("lock after Close: %v", err)
+	} else {
+		l.Unlock()
+	}
+}
+
+func TestLoadMissingAndMalformed(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	_, err := Load(ctx, filepath.Join(dir, "nope.json"))
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+	s, err := LoadOrNew(ctx, filepath.Join(dir, "new.json"), Options{})
+	if err != nil || len(s.Living()) != 0 {
+		t.Fatalf("LoadOrNew: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"config": {}, "entries": [{"question": 1}], "graveyard": []}`), 0o644)
+	_, err = Load(ctx, bad)
+	if err == nil || err.Error() != bad+": $.entries[0].question: expected a string, got number" {
+		t.Errorf("malformed: %v", err)
+	}
+}
+
+func TestEventsPath(t *testing.T) {
+	if got := EventsPath("a/lessons.json"); got != "a/lessons.events.jsonl" {
+		t.Error(got)
+	}
+}

@@ -1,0 +1,3 @@
+package lessons
+
+type index struct{}

@@ -1,0 +1,1036 @@
+package lessons
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Kind is the kind of a lesson.
+type Kind string
+
+// The lesson kinds darwin-memo knows.
+const (
+	KindExplicit     Kind = "explicit"
+	KindInferred     Kind = "inferred"
+	KindEntity       Kind = "entity"
+	KindCrossDoc     Kind = "cross_doc"
+	KindExperience   Kind = "experience"
+	KindConsolidated Kind = "consolidated"
+)
+
+func validKind(k string) bool {
+	switch Kind(k) {
+	case KindExplicit, KindInferred, KindEntity, KindCrossDoc, KindExperience, KindConsolidated:
+		return true
+	}
+	return false
+}
+
+// Economic constants (semantics §3.1).
+const (
+	SpawnEnergy       = 1.0
+	DefaultUpkeep     = 0.05
+	DefaultMaxEnergy  = 5.0
+	AliveThreshold    = 1e-9
+	DefaultExpire     = 50
+	HistoryCap        = 100
+	DefaultK          = 3
+	DefaultProbation  = 3
+	MinCoverage       = 0.25
+	minUpkeepScale    = 0.25
+	damageThreshold   = -1e-9
+	defaultStoreLabel = "lessons.json"
+)
+
+// Entry is one lesson: a question–answer pair with an energy balance.
+// Fields mirror darwin-memo's MemoryEntry; the JSON keys are in this order.
+type Entry struct {
+	Question      string
+	Answer        string
+	Kind          Kind
+	Sources       []string
+	Energy        float64
+	BornCycle     int
+	RecordedTS    string // "" means age unknown
+	LastUsedCycle int    // -1 means never settled
+	Uses          int
+	Lineage       []string
+	Pinned        bool
+	Probation     int
+	Juvenile      int
+	ImportedFrom  *string
+	ImportedAt    *string
+	ID            string
+
+	tokens []string // token set of Question+" "+Answer, computed lazily
+	dead   bool     // set while a burial sweep is compacting the living list
+}
+
+// Alive reports whether the entry's balance is above the death threshold.
+func (e *Entry) Alive() bool { return e.Energy > AliveThreshold }
+
+// MayDecide reports whether the entry is out of probation.
+func (e *Entry) MayDecide() bool { return e.Probation <= 0 }
+
+// Config is the persisted selection configuration (darwin-memo's
+// SurvivalConfig minus cycles).
+type Config struct {
+	CreditGain               float64
+	SupportingShare          float64
+	ConsolidateEvery         int
+	MergeThreshold           float64
+	WriteExperience          bool
+	ExperienceMinDelta       float64
+	ExperienceDedupThreshold float64
+	ResourceScale            *float64
+	AdmissionWindow          int
+	UpkeepRequiresSettlement bool
+	MergeSourcePolicy        string
+	ConflictThreshold        *float64
+}
+
+// DefaultConfig returns darwin-memo's defaults.
+func DefaultConfig() Config {
+	return Config{
+		CreditGain:               0.6,
+		SupportingShare:          0.25,
+		ConsolidateEvery:         5,
+		MergeThreshold:           0.55,
+		WriteExperience:          true,
+		ExperienceMinDelta:       0,
+		ExperienceDedupThreshold: 0.8,
+		AdmissionWindow:          0,
+		MergeSourcePolicy:        "off",
+	}
+}
+
+// Scale returns the tanh normaliser: the persisted resource_scale or 1.0.
+func (c Config) Scale() float64 {
+	if c.ResourceScale != nil {
+		return *c.ResourceScale
+	}
+	return 1.0
+}
+
+// conflictThreshold is the similarity at which hits conflict (default: the
+// merge threshold).
+func (c Config) conflictThreshold() float64 {
+	if c.ConflictThreshold != nil {
+		return *c.ConflictThreshold
+	}
+	return c.MergeThreshold
+}
+
+var configKeys = []string{
+	"credit_gain", "supporting_share", "consolidate_every", "merge_threshold", "write_experience",
+	"experience_min_delta", "experience_dedup_threshold", "resource_scale", "admission_window",
+	"upkeep_requires_settlement", "merge_source_policy", "conflict_threshold",
+}
+
+// Ticket is the record of one consult: the query, the answer given and the
+// entries that produced it (its provenance).
+type Ticket struct {
+	ID                string
+	Query             string
+	Answer            string
+	DecidingEntry     string // "" for none (null)
+	SupportingEntries []string
+	BornTick          int
+
+	raw value // as loaded (kept for byte-exact rewrite); zero for new tickets
+}
+
+// Provenance returns the supporters followed by the decider.
+func (t *Ticket) Provenance() []string {
+	out := append([]string(nil), t.SupportingEntries...)
+	if t.DecidingEntry != "" {
+		out = append(out, t.DecidingEntry)
+	}
+	return out
+}
+
+// Options are the injected dependencies of a Store.
+type Options struct {
+	// Now is the clock used for recorded_ts, note and event timestamps.
+	// Default: time.Now.
+	Now func() time.Time
+	// NewID derives a 12-hex id from content. Default: ContentID.
+	NewID func(parts ...string) string
+}
+
+// ContentID is the default id source: the first 12 hex chars of the SHA-256
+// of the NUL-joined parts. darwin-memo uses random UUIDs instead (see
+// docs/compat.md).
+func ContentID(parts ...string) string {
+	h := sha256.New()
+	for i, p := range parts {
+		if i > 0 {
+			h.Write([]byte{0})
+		}
+		h.Write([]byte(p))
+	}
+	var sum [32]byte
+	return hex.EncodeToString(h.Sum(sum[:0]))[:12]
+}
+
+// Store is a darwin-memo lesson store together with its ledger: living
+// entries, graveyard, tick counter, pending tickets, history, damaged set,
+// settled runs and the persisted config.
+type Store struct {
+	name string // file label used in errors and render headers
+
+	MaxEnergy float64
+	Upkeep    float64
+
+	living    []*Entry
+	graveyard []*Entry
+	byID      map[string]*Entry // living entries by id
+	deadIDs   map[string]int    // graveyard ids -> last index
+
+	retriever *value   // carried through untouched
+	extraTop  []member // unknown top-level keys, in original order
+	extraCfg  []member // unknown store-config keys
+
+	hasLedger      bool
+	hasSettledRuns bool
+	hasLedgerCfg   bool
+	cfgOrder       []string // config keys in loaded order
+	extraLedger    []member
+
+	tick        int
+	pending     []*Ticket
+	history     map[string][]value
+	historyIDs  []string
+	damaged     map[string]bool
+	settledRuns []value
+	cfg         Config
+
+	events   []Event
+	warnings []string
+	opts     Options
+	idx      *index
+	file     *fileState
+}
+
+// New returns an empty store with default configuration.
+func New(name string, opts Options) *Store {
+	s := &Store{
+		name:           name,
+		MaxEnergy:      DefaultMaxEnergy,
+		Upkeep:         DefaultUpkeep,
+		byID:           map[string]*Entry{},
+		deadIDs:        map[string]int{},
+		history:        map[string][]value{},
+		damaged:        map[string]bool{},
+		cfg:            DefaultConfig(),
+		hasLedger:      true,
+		hasSettledRuns: true,
+		hasLedgerCfg:   true,
+	}
+	s.SetOptions(opts)
+	return s
+}
+
+// SetOptions replaces the injected clock and id source.
+func (s *Store) SetOptions(opts Options) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.NewID == nil {
+		opts.NewID = ContentID
+	}
+	s.opts = opts
+}
+
+// Name returns the label the store was loaded under.
+func (s *Store) Name() string { return s.name }
+
+// TickCount returns the ledger's tick counter.
+func (s *Store) TickCount() int { return s.tick }
+
+// Config returns the persisted selection configuration.
+func (s *Store) Config() Config { return s.cfg }
+
+// SetConfig replaces the persisted configuration (sticky, like darwin-memo's
+// --upkeep/--merge-threshold/--admission-window).
+func (s *Store) SetConfig(c Config) {
+	s.cfg = c
+	s.hasLedgerCfg = true
+}
+
+// Living returns the living entries in insertion order. The slice must not
+// be modified; the entries may be read.
+func (s *Store) Living() []*Entry { return s.living }
+
+// Graveyard returns the dead entries in burial order.
+func (s *Store) Graveyard() []*Entry { return s.graveyard }
+
+// Entry returns a living entry by id.
+func (s *Store) Entry(id string) (*Entry, bool) {
+	e, ok := s.byID[id]
+	return e, ok
+}
+
+// Dead returns the most recent graveyard record of id.
+func (s *Store) Dead(id string) (*Entry, bool) {
+	i, ok := s.deadIDs[id]
+	if !ok {
+		return nil, false
+	}
+	return s.graveyard[i], true
+}
+
+// Pending returns the pending tickets in order.
+func (s *Store) Pending() []*Ticket { return s.pending }
+
+// Damaged reports whether id is in the damaged set.
+func (s *Store) Damaged(id string) bool { return s.damaged[id] }
+
+// Warnings returns what fail-soft loading dropped or defaulted.
+func (s *Store) Warnings() []string { return s.warnings }
+
+// History returns the notes of one entry, oldest first.
+func (s *Store) History(id string) []Note {
+	vs := s.history[id]
+	out := make([]Note, len(vs))
+	for i, v := range vs {
+		out[i] = Note{v}
+	}
+	return out
+}
+
+// Note is one history note: either a legacy plain string or a structured
+// object {"tick","ts","text","event",...}.
+type Note struct{ v value }
+
+// Legacy reports whether the note is a plain string.
+func (n Note) Legacy() bool { return n.v.k == kString }
+
+// Text returns the note's human-readable text.
+func (n Note) Text() string {
+	if n.v.k == kString {
+		return n.v.s
+	}
+	return n.v.str("text")
+}
+
+// Event returns the structured note's event ("settle", "death", ...).
+func (n Note) Event() string { return n.v.str("event") }
+
+// Cause returns the cause of a death or burial note.
+func (n Note) Cause() string { return n.v.str("cause") }
+
+// Source returns the settle source recorded on the note.
+func (n Note) Source() string { return n.v.str("source") }
+
+// Tick returns the structured note's tick.
+func (n Note) Tick() (int, bool) { return n.v.intField("tick") }
+
+// Credit returns the credit recorded on a settle note.
+func (n Note) Credit() (float64, bool) { return n.v.numField("credit") }
+
+// JSON returns the note as compact JSON.
+func (n Note) JSON() string { return string(compactPy(n.v)) }
+
+// ---------------------------------------------------------------------------
+// Parsing
+
+// Parse reads a store from data. name labels errors (usually the file name).
+// Malformed JSON or a wrong structure gives a *FormatError naming the JSON
+// path; hostile but well-formed ledger fields are handled fail-soft as
+// darwin-memo does (they are reported by Warnings).
+func Parse(name string, data []byte) (*Store, error) {
+	return ParseWith(name, data, Options{})
+}
+
+// ParseWith is Parse with injected options.
+func ParseWith(name string, data []byte, opts Options) (*Store, error) {
+	s := New(name, opts)
+	s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = false, false, false
+	p := &parser{file: name, data: data}
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		return nil, p.syntaxErr(0, "unexpected UTF-8 byte-order mark; save the file as UTF-8 without BOM")
+	}
+	if err := p.expectKind(kObject, "a JSON object with config, entries and graveyard"); err != nil {
+		return nil, err
+	}
+	var haveCfg, haveEntries, haveGrave bool
+	var ledgerVal *value
+	err := p.object(func(key string) error {
+		switch key {
+		case "config":
+			haveCfg = true
+			return s.parseStoreConfig(p)
+		case "entries":
+			haveEntries = true
+			s.living = s.living[:0]
+			clear(s.byID)
+			return p.entryList(func(e *Entry, i int) error {
+				if _, dup := s.byID[e.ID]; dup {
+					return p.structErr("duplicate living entry id %q; each living id must be unique", e.ID)
+				}
+				s.byID[e.ID] = e
+				s.living = append(s.living, e)
+				return nil
+			}, s.opts.NewID)
+		case "graveyard":
+			haveGrave = true
+			s.graveyard = s.graveyard[:0]
+			clear(s.deadIDs)
+			return p.entryList(func(e *Entry, i int) error {
+				s.deadIDs[e.ID] = len(s.graveyard)
+				s.graveyard = append(s.graveyard, e)
+				return nil
+			}, s.opts.NewID)
+		case "retriever":
+			v, err := p.value(0)
+			if err != nil {
+				return err
+			}
+			s.retriever = &v
+			return nil
+		case "ledger":
+			v, err := p.value(0)
+			if err != nil {
+				return err
+			}
+			ledgerVal = &v
+			return nil
+		default:
+			v, err := p.value(0)
+			if err != nil {
+				return err
+			}
+			s.extraTop = setMember(s.extraTop, key, v)
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := p.end(); err != nil {
+		return nil, err
+	}
+	for _, k := range []struct {
+		ok   bool
+		name string
+	}{{haveCfg, "config"}, {haveEntries, "entries"}, {haveGrave, "graveyard"}} {
+		if !k.ok {
+			return nil, &FormatError{File: name, Path: "$", Msg: fmt.Sprintf("missing required key %q; a darwin-memo store has config, entries and graveyard", k.name)}
+		}
+	}
+	if ledgerVal != nil {
+		if err := s.loadLedger(*ledgerVal); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Store) parseStoreConfig(p *parser) error {
+	if err := p.expectKind(kObject, "an object with max_energy and upkeep"); err != nil {
+		return err
+	}
+	return p.object(func(key string) error {
+		switch key {
+		case "max_energy":
+			f, err := p.float()
+			s.MaxEnergy = f
+			return err
+		case "upkeep":
+			f, err := p.float()
+			s.Upkeep = f
+			return err
+		default:
+			v, err := p.value(0)
+			s.extraCfg = setMember(s.extraCfg, key, v)
+			return err
+		}
+	})
+}
+
+// entryList parses an array of entry objects.
+func (p *parser) entryList(add func(*Entry, int) error, newID func(...string) string) error {
+	if err := p.expectKind(kArray, "a list of entries"); err != nil {
+		return err
+	}
+	return p.array(func(i int) error {
+		e, err := p.entry(newID)
+		if err != nil {
+			return err
+		}
+		return add(e, i)
+	})
+}
+
+// entry parses one entry object, refusing unknown keys as darwin-memo does.
+func (p *parser) entry(newID func(...string) string) (*Entry, error) {
+	if err := p.expectKind(kObject, "an entry object"); err != nil {
+		return nil, err
+	}
+	e := &Entry{Kind: KindExplicit, Energy: SpawnEnergy, LastUsedCycle: -1}
+	var haveQ, haveA, haveID bool
+	err := p.object(func(key string) error {
+		var err error
+		switch key {
+		case "question":
+			e.Question, err = p.str()
+			haveQ = true
+		case "answer":
+			e.Answer, err = p.str()
+			haveA = true
+		case "kind":
+			var k string
+			k, err = p.str()
+			if err == nil && !validKind(k) {
+				return p.structErr("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", k)
+			}
+			e.Kind = Kind(k)
+		case "sources":
+			e.Sources, err = p.strList()
+		case "energy":
+			e.Energy, err = p.float()
+		case "born_cycle":
+			e.BornCycle, err = p.int()
+		case "recorded_ts":
+			var s string
+			var ok bool
+			s, ok, err = p.strOrNull()
+			if ok {
+				e.RecordedTS = s
+			}
+		case "last_used_cycle":
+			e.LastUsedCycle, err = p.int()
+		case "uses":
+			e.Uses, err = p.int()
+		case "lineage":
+			e.Lineage, err = p.strList()
+		case "pinned":
+			e.Pinned, err = p.boolean()
+		case "probation":
+			e.Probation, err = p.int()
+		case "juvenile":
+			e.Juvenile, err = p.int()
+		case "imported_from":
+			var s string
+			var ok bool
+			s, ok, err = p.strOrNull()
+			if ok {
+				e.ImportedFrom = &s
+			} else {
+				e.ImportedFrom = nil
+			}
+		case "imported_at":
+			var s string
+			var ok bool
+			s, ok, err = p.strOrNull()
+			if ok {
+				e.ImportedAt = &s
+			} else {
+				e.ImportedAt = nil
+			}
+		case "id":
+			e.ID, err = p.str()
+			haveID = true
+		default:
+			return p.structErr("unknown entry key %q; darwin-memo refuses unknown entry keys, so keep extra metadata in sources labels", key)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !haveQ || !haveA {
+		missing := "question"
+		if haveQ {
+			missing = "answer"
+		}
+		return nil, p.structErr("entry is missing required key %q", missing)
+	}
+	if e.Sources == nil {
+		e.Sources = []string{}
+	}
+	if e.Lineage == nil {
+		e.Lineage = []string{}
+	}
+	if !haveID {
+		e.ID = newID("entry", e.Question, e.Answer)
+	}
+	return e, nil
+}
+
+// loadLedger applies the fail-soft ledger load of semantics §2.3.
+func (s *Store) loadLedger(v value) error {
+	if v.k != kObject {
+		return &FormatError{File: s.name, Path: "$.ledger", Msg: fmt.Sprintf("expected an object, got %s", v.k)}
+	}
+	s.hasLedger = true
+	for _, mb := range v.obj {
+		switch mb.key {
+		case "tick_count":
+			if mb.val.k == kNumber && !mb.val.isF {
+				if t, ok := v.intField("tick_count"); ok {
+					s.tick = t
+					continue
+				}
+			}
+			s.warn("$.ledger.tick_count is not an integer; starting at tick 0")
+		case "pending":
+			if mb.val.k != kArray {
+				s.warn("$.ledger.pending is not a list; ignored")
+				continue
+			}
+			for i, tv := range mb.val.arr {
+				t, why := ticketFromValue(tv)
+				if t == nil {
+					s.warn(fmt.Sprintf("$.ledger.pending[%d] skipped: %s", i, why))
+					continue
+				}
+				s.pending = append(s.pending, t)
+			}
+		case "history":
+			if mb.val.k != kObject {
+				s.warn("$.ledger.history is not an object; ignored")
+				continue
+			}
+			for _, h := range mb.val.obj {
+				if h.val.k != kArray {
+					s.warn(fmt.Sprintf("$.ledger.history[%q] is not a list; dropped", h.key))
+					continue
+				}
+				if _, ok := s.history[h.key]; !ok {
+					s.historyIDs = append(s.historyIDs, h.key)
+				}
+				s.history[h.key] = h.val.arr
+			}
+		case "damaged":
+			if mb.val.k != kArray {
+				s.warn("$.ledger.damaged is not a list; ignored")
+				continue
+			}
+			for _, d := range mb.val.arr {
+				if d.k == kString {
+					s.damaged[d.s] = true
+				}
+			}
+		case "settled_runs":
+			s.hasSettledRuns = true
+			if mb.val.k != kArray {
+				s.warn("$.ledger.settled_runs is not a list; ignored")
+				continue
+			}
+			for _, r := range mb.val.arr {
+				if r.k == kObject {
+					s.settledRuns = append(s.settledRuns, r)
+				}
+			}
+		case "config":
+			s.hasLedgerCfg = true
+			s.cfg = s.configFromValue(mb.val)
+		default:
+			s.extraLedger = append(s.extraLedger, mb)
+		}
+	}
+	return nil
+}
+
+func (s *Store) warn(msg string) { s.warnings = append(s.warnings, s.name+": "+msg) }
+
+var ticketKeys = map[string]bool{"query": true, "answer": true, "deciding_entry": true, "supporting_entries": true, "born_tick": true, "id": true, "binding": true}
+
+// ticketFromValue builds a ticket, or returns why it was skipped.
+func ticketFromValue(v value) (*Ticket, string) {
+	if v.k != kObject {
+		return nil, "not an object"
+	}
+	for _, mb := range v.obj {
+		if !ticketKeys[mb.key] {
+			return nil, fmt.Sprintf("unknown key %q", mb.key)
+		}
+	}
+	t := &Ticket{raw: v}
+	for _, req := range []string{"query", "answer", "deciding_entry", "supporting_entries", "born_tick", "id"} {
+		if _, ok := v.get(req); !ok {
+			return nil, fmt.Sprintf("missing key %q", req)
+		}
+	}
+	q, _ := v.get("query")
+	a, _ := v.get("answer")
+	d, _ := v.get("deciding_entry")
+	sup, _ := v.get("supporting_entries")
+	id, _ := v.get("id")
+	bt, ok := v.intField("born_tick")
+	if q.k != kString || a.k != kString || id.k != kString || !ok || sup.k != kArray || (d.k != kString && d.k != kNull) {
+		return nil, "a field has the wrong type"
+	}
+	t.Query, t.Answer, t.ID, t.BornTick = q.s, a.s, id.s, bt
+	if d.k == kString {
+		t.DecidingEntry = d.s
+	}
+	t.SupportingEntries = []string{}
+	for _, x := range sup.arr {
+		if x.k != kString {
+			return nil, "supporting_entries holds a non-string"
+		}
+		t.SupportingEntries = append(t.SupportingEntries, x.s)
+	}
+	return t, ""
+}
+
+// configFromValue rebuilds the config field by field (fail-soft).
+func (s *Store) configFromValue(v value) Config {
+	c := DefaultConfig()
+	if v.k != kObject {
+		s.warn("$.ledger.config is not an object; using defaults")
+		return c
+	}
+	s.cfgOrder = s.cfgOrder[:0]
+	isFloat := func(x value) bool { return x.k == kNumber }
+	for _, mb := range v.obj {
+		x := mb.val
+		bad := false
+		switch mb.key {
+		case "credit_gain", "supporting_share", "merge_threshold", "experience_min_delta", "experience_dedup_threshold":
+			if !isFloat(x) {
+				bad = true
+				break
+			}
+			f := x.float()
+			switch mb.key {
+			case "credit_gain":
+				c.CreditGain = f
+			case "supporting_share":
+				c.SupportingShare = f
+			case "merge_threshold":
+				c.MergeThreshold = f
+			case "experience_min_delta":
+				c.ExperienceMinDelta = f
+			case "experience_dedup_threshold":
+				c.ExperienceDedupThreshold = f
+			}
+		case "resource_scale", "conflict_threshold":
+			var fp *float64
+			switch {
+			case x.k == kNull:
+			case isFloat(x):
+				f := x.float()
+				fp = &f
+			default:
+				bad = true
+			}
+			if !bad {
+				if mb.key == "resource_scale" {
+					c.ResourceScale = fp
+				} else {
+					c.ConflictThreshold = fp
+				}
+			}
+		case "consolidate_every", "admission_window":
+			i, ok := v.intField(mb.key)
+			if !ok || x.isF {
+				bad = true
+				break
+			}
+			if mb.key == "consolidate_every" {
+				c.ConsolidateEvery = i
+			} else {
+				c.AdmissionWindow = i
+			}
+		case "write_experience", "upkeep_requires_settlement":
+			if x.k != kBool {
+				bad = true
+				break
+			}
+			if mb.key == "write_experience" {
+				c.WriteExperience = x.b
+			} else {
+				c.UpkeepRequiresSettlement = x.b
+			}
+		case "merge_source_policy":
+			if x.k != kString || (x.s != "off" && x.s != "shared" && x.s != "identical") {
+				bad = true
+				break
+			}
+			c.MergeSourcePolicy = x.s
+		default:
+			s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.key))
+			continue
+		}
+		if bad {
+			s.warn(fmt.Sprintf("$.ledger.config.%s has the wrong type; using the default", mb.key))
+		}
+		s.cfgOrder = append(s.cfgOrder, mb.key)
+	}
+	return c
+}
+
+// ---------------------------------------------------------------------------
+// Marshalling
+
+// Marshal returns the store as darwin-memo writes it: Python json.dumps with
+// indent=2, ensure_ascii, no trailing newline. The same store state always
+// gives the same bytes.
+func (s *Store) Marshal() ([]byte, error) {
+	w := &pyWriter{pretty: true, buf: make([]byte, 0, 64+400*(len(s.living)+len(s.graveyard)))}
+	w.open('{')
+	w.key("config")
+	w.open('{')
+	w.key("max_energy")
+	w.float(s.MaxEnergy)
+	w.sep()
+	w.key("upkeep")
+	w.float(s.Upkeep)
+	for _, mb := range s.extraCfg {
+		w.sep()
+		w.key(mb.key)
+		w.value(mb.val)
+	}
+	w.close('}')
+	w.sep()
+	w.key("entries")
+	w.entries(s.living)
+	w.sep()
+	w.key("graveyard")
+	w.entries(s.graveyard)
+	if s.retriever != nil {
+		w.sep()
+		w.key("retriever")
+		w.value(*s.retriever)
+	}
+	if s.hasLedger {
+		w.sep()
+		w.key("ledger")
+		s.writeLedger(w)
+	}
+	for _, mb := range s.extraTop {
+		w.sep()
+		w.key(mb.key)
+		w.value(mb.val)
+	}
+	w.close('}')
+	return w.buf, nil
+}
+
+func (w *pyWriter) entries(es []*Entry) {
+	if len(es) == 0 {
+		w.buf = append(w.buf, '[', ']')
+		return
+	}
+	w.open('[')
+	for i, e := range es {
+		if i > 0 {
+			w.sep()
+		}
+		w.entry(e)
+	}
+	w.close(']')
+}
+
+func (w *pyWriter) entry(e *Entry) {
+	w.open('{')
+	w.key("question")
+	w.str(e.Question)
+	w.sep()
+	w.key("answer")
+	w.str(e.Answer)
+	w.sep()
+	w.key("kind")
+	w.str(string(e.Kind))
+	w.sep()
+	w.key("sources")
+	w.strs(e.Sources)
+	w.sep()
+	w.key("energy")
+	w.float(e.Energy)
+	w.sep()
+	w.key("born_cycle")
+	w.int(e.BornCycle)
+	w.sep()
+	w.key("recorded_ts")
+	w.str(e.RecordedTS)
+	w.sep()
+	w.key("last_used_cycle")
+	w.int(e.LastUsedCycle)
+	w.sep()
+	w.key("uses")
+	w.int(e.Uses)
+	w.sep()
+	w.key("lineage")
+	w.strs(e.Lineage)
+	if e.Pinned {
+		w.sep()
+		w.key("pinned")
+		w.bool(true)
+	}
+	if e.Probation != 0 {
+		w.sep()
+		w.key("probation")
+		w.int(e.Probation)
+	}
+	if e.Juvenile != 0 {
+		w.sep()
+		w.key("juvenile")
+		w.int(e.Juvenile)
+	}
+	if e.ImportedFrom != nil {
+		w.sep()
+		w.key("imported_from")
+		w.str(*e.ImportedFrom)
+	}
+	if e.ImportedAt != nil {
+		w.sep()
+		w.key("imported_at")
+		w.str(*e.ImportedAt)
+	}
+	w.sep()
+	w.key("id")
+	w.str(e.ID)
+	w.close('}')
+}
+
+func (s *Store) writeLedger(w *pyWriter) {
+	w.open('{')
+	w.key("tick_count")
+	w.int(s.tick)
+	w.sep()
+	w.key("pending")
+	if len(s.pending) == 0 {
+		w.buf = append(w.buf, "[]"...)
+	} else {
+		w.open('[')
+		for i, t := range s.pending {
+			if i > 0 {
+				w.sep()
+			}
+			w.value(t.toValue())
+		}
+		w.close(']')
+	}
+	w.sep()
+	w.key("history")
+	if len(s.historyIDs) == 0 {
+		w.buf = append(w.buf, "{}"...)
+	} else {
+		w.open('{')
+		for i, id := range s.historyIDs {
+			if i > 0 {
+				w.sep()
+			}
+			w.key(id)
+			w.value(value{k: kArray, arr: s.history[id]})
+		}
+		w.close('}')
+	}
+	w.sep()
+	w.key("damaged")
+	w.strs(sortedKeys(s.damaged))
+	if s.hasSettledRuns || len(s.settledRuns) > 0 {
+		w.sep()
+		w.key("settled_runs")
+		w.value(value{k: kArray, arr: s.settledRuns})
+	}
+	if s.hasLedgerCfg {
+		w.sep()
+		w.key("config")
+		w.value(s.configValue())
+	}
+	for _, mb := range s.extraLedger {
+		w.sep()
+		w.key(mb.key)
+		w.value(mb.val)
+	}
+	w.close('}')
+}
+
+func (t *Ticket) toValue() value {
+	if t.raw.k == kObject {
+		return t.raw
+	}
+	d := vNull()
+	if t.DecidingEntry != "" {
+		d = vStr(t.DecidingEntry)
+	}
+	return vObj(
+		m("query", vStr(t.Query)),
+		m("answer", vStr(t.Answer)),
+		m("deciding_entry", d),
+		m("supporting_entries", vStrs(t.SupportingEntries)),
+		m("born_tick", vInt(t.BornTick)),
+		m("id", vStr(t.ID)),
+		m("binding", vNull()),
+	)
+}
+
+func optFloat(f *float64) value {
+	if f == nil {
+		return vNull()
+	}
+	return vFloat(*f)
+}
+
+// configValue renders the config in the loaded key order, then any missing
+// keys in darwin-memo's field order.
+func (s *Store) configValue() value {
+	c := s.cfg
+	field := func(k string) value {
+		switch k {
+		case "credit_gain":
+			return vFloat(c.CreditGain)
+		case "supporting_share":
+			return vFloat(c.SupportingShare)
+		case "consolidate_every":
+			return vInt(c.ConsolidateEvery)
+		case "merge_threshold":
+			return vFloat(c.MergeThreshold)
+		case "write_experience":
+			return vBool(c.WriteExperience)
+		case "experience_min_delta":
+			return vFloat(c.ExperienceMinDelta)
+		case "experience_dedup_threshold":
+			return vFloat(c.ExperienceDedupThreshold)
+		case "resource_scale":
+			return optFloat(c.ResourceScale)
+		case "admission_window":
+			return vInt(c.AdmissionWindow)
+		case "upkeep_requires_settlement":
+			return vBool(c.UpkeepRequiresSettlement)
+		case "merge_source_policy":
+			return vStr(c.MergeSourcePolicy)
+		default:
+			return optFloat(c.ConflictThreshold)
+		}
+	}
+	var ms []member
+	seen := map[string]bool{}
+	for _, k := range s.cfgOrder {
+		if !seen[k] {
+			seen[k] = true
+			ms = append(ms, m(k, field(k)))
+		}
+	}
+	for _, k := range configKeys {
+		if !seen[k] {
+			ms = append(ms, m(k, field(k)))
+		}
+	}
+	return vObj(ms...)
+}
+
+func sortedKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}
+
+// String summarises the store for debugging.
+func (s *Store) String() string {
+	return fmt.Sprintf("%s: %d living, %d dead, tick %d, %d pending", s.name, len(s.living), len(s.graveyard), s.tick, len(s.pending))
+}
+
+var _ = strings.TrimSpace

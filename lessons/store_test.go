@@ -1,0 +1,231 @@
+package lessons
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+func readFixture(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile("testdata/lessons.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestFixtureLoadsAndRoundTrips(t *testing.T) {
+	data := readFixture(t)
+	s, err := Parse("lessons.json", data)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if got := len(s.Living()); got != 3 {
+		t.Errorf("living = %d, want 3", got)
+	}
+	if got := len(s.Graveyard()); got != 6 {
+		t.Errorf("dead = %d, want 6", got)
+	}
+	if s.TickCount() != 49 {
+		t.Errorf("tick = %d, want 49", s.TickCount())
+	}
+	if len(s.Pending()) != 1 || s.Pending()[0].ID != "a899bb29d181" {
+		t.Errorf("pending = %v", s.Pending())
+	}
+	out, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, data) {
+		i := 0
+		for i < len(out) && i < len(data) && out[i] == data[i] {
+			i++
+		}
+		t.Fatalf("round trip differs at byte %d:\n got: %q\nwant: %q", i, out[max(0, i-40):min(len(out), i+40)], data[max(0, i-40):min(len(data), i+40)])
+	}
+	// legacy and structured notes both load
+	h := s.History("053a99cf0a4c")
+	if len(h) != 3 || !h[0].Legacy() || h[1].Legacy() || h[1].Event() != "settle" {
+		t.Errorf("history notes not loaded as legacy+structured: %+v", h)
+	}
+	if c, ok := h[1].Credit(); !ok || c != 0.6 {
+		t.Errorf("credit = %v %v", c, ok)
+	}
+}
+
+func TestPyFloat(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{1, "1.0"}, {1e-05, "1e-05"}, {0.0001, "0.0001"}, {-3.191891195797325e-16, "-3.191891195797325e-16"},
+		{1e16, "1e+16"}, {1e15, "1000000000000000.0"}, {123456789012345678, "1.2345678901234568e+17"},
+		{0.1, "0.1"}, {5, "5.0"}, {math.Copysign(0, -1), "-0.0"}, {0.2772703, "0.2772703"}, {1.5e300, "1.5e+300"},
+		{math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"}, {math.NaN(), "NaN"}, {2.5, "2.5"},
+		{0.049999999999999684, "0.049999999999999684"}, {1234.5, "1234.5"}, {9999999999999998, "9999999999999998.0"},
+	}
+	for _, tt := range tests {
+		if got := pyFloat(tt.in); got != tt.want {
+			t.Errorf("pyFloat(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPyStringEscaping(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", `"plain"`},
+		{"é", `"\u00e9"`},
+		{"😀", `"\ud83d\ude00"`},
+		{"a\"b\\c\n\t\r\b\f", `"a\"b\\c\n\t\r\b\f"`},
+		{"\x01\x7f", `"\u0001\u007f"`},
+		{"/", `"/"`},
+	}
+	for _, tt := range tests {
+		if got := string(appendPyString(nil, tt.in)); got != tt.want {
+			t.Errorf("escape(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseRoundTripsUnusualValues(t *testing.T) {
+	in := `{
+  "zeta": {"a": [], "b": {}, "c": [1, 2.50, -0, 1E3, 1e400, NaN, "\ud800x\u00e9"]},
+  "config": {
+    "max_energy": 5,
+    "upkeep": 0.05,
+    "extra": true
+  },
+  "entries": [],
+  "graveyard": [],
+  "retriever": {"kind": "hash", "vectors": {"abc": [0.1, -0.2]}},
+  "ledger": {"tick_count": 3, "pending": [], "history": {}, "damaged": ["b", "a"], "future": 1}
+}`
+	s, err := Parse("x.json", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := s.Marshal()
+	want := `{
+  "config": {
+    "max_energy": 5.0,
+    "upkeep": 0.05,
+    "extra": true
+  },
+  "entries": [],
+  "graveyard": [],
+  "retriever": {
+    "kind": "hash",
+    "vectors": {
+      "abc": [
+        0.1,
+        -0.2
+      ]
+    }
+  },
+  "ledger": {
+    "tick_count": 3,
+    "pending": [],
+    "history": {},
+    "damaged": [
+      "a",
+      "b"
+    ],
+    "future": 1
+  },
+  "zeta": {
+    "a": [],
+    "b": {},
+    "c": [
+      1,
+      2.5,
+      0,
+      1000.0,
+      Infinity,
+      NaN,
+      "\ud800x\u00e9"
+    ]
+  }
+}`
+	if string(out) != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	s2, err := Parse("x.json", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out2, _ := s2.Marshal()
+	if !bytes.Equal(out, out2) {
+		t.Errorf("second round trip differs")
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	fix := string(readFixture(t))
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"syntax", "{\n  \"config\": {,\n}", "x.json:2:14: invalid JSON: expected a double-quoted property name"},
+		{"energy string", strings.Replace(fix, `"energy": 0.3499992591112975`, `"energy": "high"`, 1), "x.json: $.entries[0].energy: expected a number, got string"},
+		{"unknown entry key", strings.Replace(fix, `"uses": 4,`, `"uses": 4, "score": 1,`, 1), `x.json: $.entries[1].score: unknown entry key "score"`},
+		{"config null", strings.Replace(fix, `"config": {
+    "max_energy": 5.0,
+    "upkeep": 0.05
+  }`, `"config": null`, 1), "x.json: $.config: expected an object with max_energy and upkeep, got null"},
+		{"float int", strings.Replace(fix, `"born_cycle": 0,`, `"born_cycle": 0.5,`, 1), "x.json: $.entries[0].born_cycle: expected an integer, got the float 0.5"},
+		{"not object", `[1]`, "x.json: $: expected a JSON object"},
+		{"trailing", `{"config": {}, "entries": [], "graveyard": []} x`, "x.json:1:48: invalid JSON: extra data"},
+		{"missing", `{"config": {}, "entries": []}`, `x.json: $: missing required key "graveyard"`},
+		{"ledger not object", `{"config": {}, "entries": [], "graveyard": [], "ledger": 3}`, `x.json: $.ledger: expected an object, got number`},
+		{"bad kind", strings.Replace(fix, `"kind": "explicit"`, `"kind": "rumour"`, 1), `x.json: $.entries[0].kind: unknown kind "rumour"`},
+		{"unterminated", `{"config": {"a": "abc`, "x.json:1:18: invalid JSON: unterminated string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("x.json", []byte(tt.in))
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			var fe *FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T is not a *FormatError", err)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("error = %q\nwant prefix %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	data, err := os.ReadFile("testdata/lessons.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"config": {}, "entries": [], "graveyard": [], "ledger": {"tick_count": "x", "pending": [{"id": 1}], "config": {"merge_threshold": "abc"}}}`))
+	f.Add([]byte(`{"config": {"max_energy": 1e400}, "entries": [{"question": "\ud800", "answer": "é", "pinned": true, "probation": 2}], "graveyard": [], "x": [NaN, -0, 1.5e-7]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		s, err := Parse("f.json", b)
+		if err != nil {
+			return
+		}
+		out1, err := s.Marshal()
+		if err != nil {
+			t.Fatalf("marshal: %v", err)
+		}
+		s2, err := Parse("f.json", out1)
+		if err != nil {
+			t.Fatalf("re-parse of marshalled store failed: %v\n%s", err, out1)
+		}
+		out2, _ := s2.Marshal()
+		if !bytes.Equal(out1, out2) {
+			t.Fatalf("marshal not stable:\n%s\n---\n%s", out1, out2)
+		}
+	})
+}
