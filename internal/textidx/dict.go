@@ -1,0 +1,98 @@
+package textidx
+
+import (
+	"slices"
+	"strings"
+)
+
+// A Dict interns tokens as dense uint32 ids (0, 1, 2, ... in order of
+// first sight), so token sets can be held as sorted []uint32 and compared
+// without hashing strings. The zero Dict is not usable; call NewDict.
+type Dict struct {
+	ids   map[string]uint32
+	words []string
+}
+
+// NewDict returns an empty dictionary.
+func NewDict() *Dict {
+	return &Dict{ids: make(map[string]uint32)}
+}
+
+// ID returns the id of tok, interning it if it is new.
+func (d *Dict) ID(tok string) uint32 {
+	if id, ok := d.ids[tok]; ok {
+		return id
+	}
+	return d.add(tok)
+}
+
+func (d *Dict) add(tok string) uint32 {
+	id := uint32(len(d.words))
+	tok = strings.Clone(tok) // do not pin the text the token came from
+	d.ids[tok] = id
+	d.words = append(d.words, tok)
+	return id
+}
+
+// Lookup returns the id of tok and whether it has been interned.
+func (d *Dict) Lookup(tok string) (uint32, bool) {
+	id, ok := d.ids[tok]
+	return id, ok
+}
+
+// Word returns the token with the given id. It panics if id was not
+// returned by this Dict.
+func (d *Dict) Word(id uint32) string { return d.words[id] }
+
+// Len returns the number of interned tokens.
+func (d *Dict) Len() int { return len(d.words) }
+
+// Intern interns every token and returns the id set: sorted ascending,
+// without repeats. The result is what [JaccardIDs], [Index.AddIDs] and
+// [Cluster] expect.
+func (d *Dict) Intern(tokens []string) []uint32 {
+	if len(tokens) == 0 {
+		return nil
+	}
+	ids := make([]uint32, len(tokens))
+	for i, t := range tokens {
+		ids[i] = d.ID(t)
+	}
+	return sortedSet(ids)
+}
+
+// sortedSet sorts ids in place and removes repeats.
+func sortedSet(ids []uint32) []uint32 {
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// JaccardIDs is [Jaccard] for id sets from [Dict.Intern]: both must be
+// sorted ascending without repeats. It returns 0 if either is empty and
+// otherwise float64(|a∩b|) / float64(|a∪b|), bit for bit the value
+// Jaccard gives for the same sets.
+func JaccardIDs(a, b []uint32) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	inter := intersectCount(a, b)
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// intersectCount counts common elements of two ascending sets.
+func intersectCount(a, b []uint32) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch x, y := a[i], b[j]; {
+		case x < y:
+			i++
+		case x > y:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}
