@@ -1,0 +1,76 @@
+package encode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// anthropic speaks the Anthropic Messages API with one forced tool whose
+// input schema is the lesson schema; the tool is never executed, its input
+// is the reply.
+type anthropic struct {
+	name, model, url, key string
+	r                     retrier
+}
+
+const anthropicTool = "emit_lessons"
+
+func (p *anthropic) Name() string { return p.name }
+
+func (p *anthropic) Reflect(ctx context.Context, req Request) (Reply, error) {
+	body := map[string]any{
+		"model":       p.model,
+		"max_tokens":  req.MaxTokens,
+		"temperature": 0,
+		"system":      req.System,
+		"messages":    []openAIMessage{{Role: "user", Content: req.User}},
+		"tools": []map[string]any{{
+			"name":         anthropicTool,
+			"description":  "Record the lessons (0 to 5) learned from the pull request data.",
+			"input_schema": req.Schema,
+		}},
+		"tool_choice": map[string]any{"type": "tool", "name": anthropicTool},
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return Reply{}, fmt.Errorf("%s: encode request: %w", p.name, err)
+	}
+	raw, err := p.r.post(ctx, p.name, p.url, map[string]string{
+		"x-api-key":         p.key,
+		"anthropic-version": "2023-06-01",
+	}, data)
+	if err != nil {
+		return Reply{}, err
+	}
+	var resp struct {
+		Content []struct {
+			Type  string          `json:"type"`
+			Name  string          `json:"name"`
+			Input json.RawMessage `json:"input"`
+		} `json:"content"`
+		StopReason string `json:"stop_reason"`
+		Usage      struct {
+			InputTokens  int `json:"input_tokens"`
+			OutputTokens int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return Reply{}, fmt.Errorf("%s: decode reply: %w", p.name, err)
+	}
+	p.r.logger.InfoContext(ctx, "llm reply", "provider", p.name, "stop_reason", resp.StopReason,
+		"in_tokens", resp.Usage.InputTokens, "out_tokens", resp.Usage.OutputTokens)
+	switch resp.StopReason {
+	case "max_tokens":
+		return Reply{}, fmt.Errorf("%s: reply cut at max_tokens", p.name)
+	case "refusal":
+		return Reply{}, fmt.Errorf("%s: the model refused", p.name)
+	}
+	for _, b := range resp.Content {
+		if b.Type == "tool_use" && b.Name == anthropicTool {
+			return Reply{Text: string(b.Input), FinishReason: resp.StopReason,
+				InTokens: resp.Usage.InputTokens, OutTokens: resp.Usage.OutputTokens}, nil
+		}
+	}
+	return Reply{}, fmt.Errorf("%s: reply has no %s tool call (stop_reason %q)", p.name, anthropicTool, resp.StopReason)
+}

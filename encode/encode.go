@@ -1,0 +1,295 @@
+package encode
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+)
+
+// DuplicateThreshold is the token Jaccard at or above which a new lesson
+// is a near-duplicate of a living one (darwin-memo's merge threshold).
+const DuplicateThreshold = 0.55
+
+// Default reflection parameters.
+const (
+	defaultSeed      = 42
+	defaultMaxTokens = 1024
+)
+
+// Living is a lesson already in the store, as dedup needs it.
+type Living struct {
+	ID       string
+	Question string
+	Answer   string
+}
+
+// Candidate is one lesson the encoder considered. Exactly one of these
+// holds: it is added (Added), proposed only (Proposed: the author is not
+// trusted), rejected (Rejected names the rule), or a duplicate
+// (DuplicateOf names the living lesson it matched).
+type Candidate struct {
+	ID         string   // 12 hex of a content hash
+	Question   string   // whitespace collapsed
+	Answer     string   // whitespace collapsed
+	Kind       string   // explicit, inferred, entity, cross_doc, experience
+	Sources    []string // "pr#123", then "path:<file>" for every cited path, sorted
+	RecordedTS string   // merge time, UTC ISO-8601 to the second ("2006-01-02T15:04:05+00:00")
+	Cites      []string // document ids the lesson cites
+	Paths      []string // changed files the lesson is about
+	Energy     float64  // spawn energy, 1.0
+	// From names the provider that produced the lesson ("none" for the
+	// deterministic encoder).
+	From string
+	// Proposed is true when the lesson passed every rule but comes from an
+	// author (or cites a reviewer) who is not OWNER, MEMBER or
+	// COLLABORATOR: list it in the bot PR body, do not add it.
+	Proposed bool
+	// Rejected is the rule the lesson broke, "" when it passed.
+	Rejected string
+	// DuplicateOf is the id of the living (or earlier new) lesson whose
+	// token Jaccard with this one is >= DuplicateThreshold.
+	DuplicateOf string
+	Similarity  float64
+}
+
+// Added reports whether the lesson should be added to the store.
+func (c Candidate) Added() bool {
+	return c.Rejected == "" && c.DuplicateOf == "" && !c.Proposed
+}
+
+// Result is the outcome of encoding one PR.
+type Result struct {
+	PR        int
+	Requested string // provider asked for, e.g. "ollama:qwen3:8b"
+	// Fallback says why the deterministic encoder was used instead of the
+	// requested provider ("" when it was not). The action prints it in the
+	// step summary.
+	Fallback   string
+	Candidates []Candidate
+}
+
+// Added returns the candidates to add to the store.
+func (r *Result) Added() []Candidate { return r.filter(Candidate.Added) }
+
+// Proposed returns the candidates to list in the bot PR body only.
+func (r *Result) Proposed() []Candidate {
+	return r.filter(func(c Candidate) bool { return c.Proposed && c.Rejected == "" && c.DuplicateOf == "" })
+}
+
+func (r *Result) filter(keep func(Candidate) bool) []Candidate {
+	var out []Candidate
+	for _, c := range r.Candidates {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Encoder turns merged PRs into candidate lessons with one provider.
+type Encoder struct {
+	provider Provider
+	cfg      config
+}
+
+// New returns an encoder that asks provider (nil means the deterministic
+// encoder). Options used: WithRand, WithLogger, WithTrustAllAuthors.
+func New(provider Provider, opts ...Option) *Encoder {
+	if provider == nil {
+		provider = noneProvider{}
+	}
+	return &Encoder{provider: provider, cfg: newConfig(opts)}
+}
+
+// Encode asks the provider for lessons about pr, validates them, and
+// checks them against the living lessons. When the provider fails, asks
+// to wait longer than allowed, replies with something that is not the
+// lesson JSON, or every lesson it wrote is rejected, Encode falls back to
+// the deterministic encoder and says why in Result.Fallback. It returns an
+// error only when ctx is done or the nonce cannot be read.
+func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living) (*Result, error) {
+	p := pr.Normalize()
+	docs := p.Documents()
+	nonce, err := newNonce(e.cfg.rand)
+	if err != nil {
+		return nil, err
+	}
+	user, err := userPrompt(p, docs, nonce)
+	if err != nil {
+		return nil, err
+	}
+	req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens, Seed: defaultSeed, PR: p}
+	res := &Result{PR: p.Number, Requested: e.provider.Name()}
+	chk := newChecker(docs)
+
+	var cands []Candidate
+	raws, err := e.reflect(ctx, e.provider, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("encode PR #%d: %w", p.Number, ctx.Err())
+		}
+		res.Fallback = redactSecrets(err.Error())
+	} else {
+		cands = e.validate(p, chk, raws, e.provider.Name())
+		if len(cands) > 0 && !anyPassed(cands) && e.provider.Name() != "none" {
+			res.Fallback = fmt.Sprintf("%s: every lesson the model wrote was rejected", e.provider.Name())
+		}
+	}
+	if res.Fallback != "" && e.provider.Name() != "none" {
+		e.cfg.logger.WarnContext(ctx, "falling back to the deterministic encoder", "provider", e.provider.Name(), "reason", res.Fallback)
+		raws, err := e.reflect(ctx, noneProvider{}, req)
+		if err != nil {
+			return nil, fmt.Errorf("encode PR #%d: deterministic encoder: %w", p.Number, err)
+		}
+		cands = append(cands, e.validate(p, chk, raws, "none")...)
+	}
+	e.dedup(cands, living)
+	res.Candidates = cands
+	return res, nil
+}
+
+func anyPassed(cs []Candidate) bool {
+	for _, c := range cs {
+		if c.Rejected == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// reflect calls one provider and parses its reply.
+func (e *Encoder) reflect(ctx context.Context, p Provider, req Request) ([]RawLesson, error) {
+	reply, err := p.Reflect(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	raws, err := ParseLessons(reply.Text)
+	if err != nil {
+		return nil, fmt.Errorf("%s: unusable reply: %w", p.Name(), err)
+	}
+	return raws, nil
+}
+
+// validate checks every raw lesson and fills in birth data. At most
+// MaxLessons lessons pass; later ones are rejected with the limit rule.
+func (e *Encoder) validate(p *PR, chk *checker, raws []RawLesson, from string) []Candidate {
+	trustedAuthor := e.cfg.trustAll || Trusted(p.AuthorAssociation)
+	reviewers := map[string]string{}
+	for _, r := range p.Reviews {
+		reviewers[fmt.Sprintf("review:%d", r.ID)] = r.AuthorAssociation
+	}
+	passed := 0
+	out := make([]Candidate, 0, len(raws))
+	for _, raw := range raws {
+		c := Candidate{
+			Question: oneLine(raw.Question),
+			Answer:   oneLine(raw.Answer),
+			Kind:     raw.Kind,
+			Cites:    dedupStrings(raw.Evidence),
+			Paths:    dedupStrings(raw.Paths),
+			Energy:   1.0,
+			From:     from,
+		}
+		c.Rejected = chk.check(raw)
+		if c.Rejected == "" {
+			if passed == MaxLessons {
+				c.Rejected = fmt.Sprintf("%s: more than %d lessons", reasonLimit, MaxLessons)
+			} else {
+				passed++
+			}
+		}
+		c.ID = lessonID(c.Question, c.Answer)
+		c.RecordedTS = p.MergedAt.UTC().Format("2006-01-02T15:04:05+00:00")
+		if p.MergedAt.IsZero() {
+			c.RecordedTS = ""
+		}
+		c.Sources = lessonSources(p.Number, c, chk)
+		trusted := trustedAuthor
+		for _, id := range c.Cites {
+			if assoc, ok := reviewers[id]; ok && !e.cfg.trustAll && !Trusted(assoc) {
+				trusted = false
+			}
+		}
+		c.Proposed = !trusted
+		out = append(out, c)
+	}
+	return out
+}
+
+// dedup marks candidates whose token Jaccard with a living lesson, or with
+// an earlier passing candidate, is >= DuplicateThreshold.
+func (e *Encoder) dedup(cands []Candidate, living []Living) {
+	type known struct {
+		id     string
+		tokens []string
+	}
+	var pool []known
+	for _, l := range living {
+		pool = append(pool, known{l.ID, textidx.Tokens(l.Question + " " + l.Answer)})
+	}
+	for i := range cands {
+		c := &cands[i]
+		if c.Rejected != "" {
+			continue
+		}
+		toks := textidx.Tokens(c.Question + " " + c.Answer)
+		best, bestID := 0.0, ""
+		for _, k := range pool {
+			if s := textidx.Jaccard(toks, k.tokens); s > best {
+				best, bestID = s, k.id
+			}
+		}
+		if best >= DuplicateThreshold {
+			c.DuplicateOf, c.Similarity = bestID, best
+			continue
+		}
+		pool = append(pool, known{c.ID, toks})
+	}
+}
+
+// lessonID is the first 12 hex characters of the SHA-256 of the
+// lower-cased, whitespace-collapsed question and answer.
+func lessonID(q, a string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(oneLine(q)) + "\n" + strings.ToLower(oneLine(a))))
+	return hex.EncodeToString(sum[:])[:12]
+}
+
+// lessonSources names the PR and every changed file the lesson cites
+// (through paths, diff:<path> or review:<id> documents).
+func lessonSources(number int, c Candidate, chk *checker) []string {
+	paths := map[string]bool{}
+	for _, p := range c.Paths {
+		if chk.paths[p] {
+			paths[p] = true
+		}
+	}
+	for _, id := range c.Cites {
+		if d, ok := chk.docs[id]; ok && d.Path != "" && chk.paths[d.Path] {
+			paths[d.Path] = true
+		}
+	}
+	out := []string{fmt.Sprintf("pr#%d", number)}
+	var ps []string
+	for p := range paths {
+		ps = append(ps, "path:"+p)
+	}
+	sort.Strings(ps)
+	return append(out, ps...)
+}
+
+func dedupStrings(in []string) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

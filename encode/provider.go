@@ -1,0 +1,243 @@
+package encode
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// Provider asks one model (or the deterministic encoder) for lessons.
+// Implementations return the raw reply; the encoder parses and validates
+// it. A Provider gives the model no tools.
+type Provider interface {
+	// Name is the provider spec in use, e.g. "ollama:qwen3:8b" or "none".
+	Name() string
+	// Reflect sends one reflection request and returns the model's reply.
+	Reflect(ctx context.Context, req Request) (Reply, error)
+}
+
+// Request is one reflection call.
+type Request struct {
+	System string          // rules; never contains PR text
+	User   string          // PR documents as JSON inside a nonce delimiter
+	Schema json.RawMessage // JSON schema of the reply (see Schema)
+	// MaxTokens caps the reply length (Ollama num_predict, max_tokens).
+	MaxTokens int
+	// Seed fixes sampling where the provider supports it.
+	Seed int
+	// PR is the normalised pull request; only the deterministic provider
+	// reads it.
+	PR *PR
+}
+
+// Reply is a provider's answer.
+type Reply struct {
+	Text         string // the reply with think blocks removed
+	FinishReason string // stop, length, tool_use, ...
+	InTokens     int
+	OutTokens    int
+}
+
+// Option configures NewProvider and New.
+type Option func(*config)
+
+type config struct {
+	httpClient *http.Client
+	getenv     func(string) string
+	baseURL    string
+	apiKey     string
+	logger     *slog.Logger
+	sleep      func(context.Context, time.Duration) error
+	maxWait    time.Duration
+	think      *bool
+	rand       io.Reader
+	trustAll   bool
+}
+
+// WithHTTPClient sets the HTTP client every HTTP provider uses. The
+// default is a client with a 2-minute timeout (never the timeout-less
+// http.DefaultClient).
+func WithHTTPClient(c *http.Client) Option {
+	return func(p *config) { p.httpClient = c }
+}
+
+// WithGetenv sets how API keys and base URLs are read from the
+// environment (default os.Getenv). Variables: OLLAMA_HOST,
+// OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
+// GITHUB_TOKEN, GITHUB_MODELS_URL.
+func WithGetenv(getenv func(string) string) Option {
+	return func(p *config) { p.getenv = getenv }
+}
+
+// WithBaseURL overrides the provider's base URL (Ollama host, OpenAI-style
+// ".../v1", Anthropic "https://api.anthropic.com", GitHub Models
+// ".../inference").
+func WithBaseURL(u string) Option {
+	return func(p *config) { p.baseURL = u }
+}
+
+// WithAPIKey sets the API key or token instead of reading it from the
+// environment.
+func WithAPIKey(key string) Option {
+	return func(p *config) { p.apiKey = key }
+}
+
+// WithLogger sets where providers log provider, model, status, request id,
+// attempts and token counts. Keys and prompt bodies are never logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(p *config) { p.logger = l }
+}
+
+// WithSleep replaces the retry wait (tests pass one that records the wait
+// and returns at once).
+func WithSleep(sleep func(context.Context, time.Duration) error) Option {
+	return func(p *config) { p.sleep = sleep }
+}
+
+// WithMaxWait sets the longest server-requested wait the retry policy
+// honours (default 60 s); a longer request fails the call with a
+// *WaitTooLongError so the encoder can fall back at once.
+func WithMaxWait(d time.Duration) Option {
+	return func(p *config) { p.maxWait = d }
+}
+
+// WithThink sets Ollama's think flag (default unset: the server decides).
+func WithThink(on bool) Option {
+	return func(p *config) { p.think = &on }
+}
+
+// NewProvider returns the provider named by spec, the action input `llm`:
+//
+//	none                 deterministic encoder, no model
+//	ollama:<model>       Ollama's /api/chat (OLLAMA_HOST, default 127.0.0.1:11434)
+//	openai:<model>       OpenAI-compatible chat completions (OPENAI_BASE_URL, OPENAI_API_KEY)
+//	anthropic:<model>    Anthropic Messages API (ANTHROPIC_API_KEY)
+//	github:<model>       GitHub Models with the workflow token (GITHUB_TOKEN)
+//
+// An empty spec means none. A missing key is an error naming the variable.
+func NewProvider(spec string, opts ...Option) (Provider, error) {
+	cfg := newConfig(opts)
+	spec = strings.TrimSpace(spec)
+	if spec == "" || spec == "none" {
+		return noneProvider{}, nil
+	}
+	kind, model, ok := strings.Cut(spec, ":")
+	model = strings.TrimSpace(model)
+	if !ok || model == "" {
+		return nil, fmt.Errorf("encode: llm %q: want none, ollama:<model>, openai:<model>, anthropic:<model> or github:<model>", spec)
+	}
+	env := func(name, def string) string {
+		if v := strings.TrimSpace(cfg.getenv(name)); v != "" {
+			return v
+		}
+		return def
+	}
+	key := func(name string) (string, error) {
+		if cfg.apiKey != "" {
+			return cfg.apiKey, nil
+		}
+		if k := strings.TrimSpace(cfg.getenv(name)); k != "" {
+			return k, nil
+		}
+		return "", fmt.Errorf("encode: llm %q needs an API key: set %s (or choose llm: none)", spec, name)
+	}
+	base := func(name, def string) string {
+		if cfg.baseURL != "" {
+			return strings.TrimRight(cfg.baseURL, "/")
+		}
+		return strings.TrimRight(env(name, def), "/")
+	}
+	r := retrier{client: cfg.httpClient, sleep: cfg.sleep, maxWait: cfg.maxWait, logger: cfg.logger}
+	switch strings.ToLower(kind) {
+	case "ollama":
+		return newOllama(model, base("OLLAMA_HOST", ""), cfg)
+	case "openai":
+		k, err := key("OPENAI_API_KEY")
+		if err != nil {
+			return nil, err
+		}
+		r.secret = k
+		return &openAI{name: "openai:" + model, model: model, url: base("OPENAI_BASE_URL", "https://api.openai.com/v1") + "/chat/completions", key: k, r: r}, nil
+	case "github":
+		k, err := key("GITHUB_TOKEN")
+		if err != nil {
+			return nil, err
+		}
+		r.secret = k
+		return &openAI{name: "github:" + model, model: model, url: base("GITHUB_MODELS_URL", "https://models.github.ai/inference") + "/chat/completions", key: k, r: r,
+			headers: map[string]string{"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}}, nil
+	case "anthropic":
+		k, err := key("ANTHROPIC_API_KEY")
+		if err != nil {
+			return nil, err
+		}
+		r.secret = k
+		return &anthropic{name: "anthropic:" + model, model: model, url: base("ANTHROPIC_BASE_URL", "https://api.anthropic.com") + "/v1/messages", key: k, r: r}, nil
+	}
+	return nil, fmt.Errorf("encode: llm %q: unknown provider %q; want none, ollama, openai, anthropic or github", spec, kind)
+}
+
+func newConfig(opts []Option) config {
+	cfg := config{
+		getenv:  os.Getenv,
+		maxWait: 60 * time.Second,
+		sleep:   sleepCtx,
+		rand:    rand.Reader,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.httpClient == nil {
+		cfg.httpClient = &http.Client{Timeout: 2 * time.Minute}
+	}
+	if cfg.logger == nil {
+		cfg.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return cfg
+}
+
+// WithRand sets the randomness source of the prompt nonce (default
+// crypto/rand); tests pass a fixed reader for deterministic prompts.
+func WithRand(r io.Reader) Option {
+	return func(c *config) { c.rand = r }
+}
+
+// WithTrustAllAuthors opts in to adding lessons from authors who are not
+// OWNER, MEMBER or COLLABORATOR (by default they are only proposed).
+func WithTrustAllAuthors(on bool) Option {
+	return func(c *config) { c.trustAll = on }
+}
+
+// noneProvider is the deterministic encoder behind the Provider interface.
+type noneProvider struct{}
+
+func (noneProvider) Name() string { return "none" }
+
+func (noneProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
+	if err := ctx.Err(); err != nil {
+		return Reply{}, err
+	}
+	if req.PR == nil {
+		return Reply{}, errors.New("encode: the deterministic encoder needs the pull request")
+	}
+	return Reply{Text: string(marshalLessons(Deterministic(req.PR))), FinishReason: "stop"}, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

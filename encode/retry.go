@@ -1,0 +1,268 @@
+package encode
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retry policy shared by every HTTP provider.
+const (
+	maxTries     = 3
+	backoffBase  = 500 * time.Millisecond
+	backoffCap   = 8 * time.Second
+	maxReplySize = 8 << 20
+)
+
+// HTTPError is a provider's non-2xx reply after the retry policy gave up.
+// Message is the provider's error message with anything key-like redacted.
+type HTTPError struct {
+	Provider   string
+	StatusCode int
+	Type       string // provider error type or code, e.g. rate_limit_error
+	Message    string
+	RequestID  string
+	Attempts   int
+}
+
+func (e *HTTPError) Error() string {
+	s := fmt.Sprintf("%s: HTTP %d", e.Provider, e.StatusCode)
+	if e.Type != "" {
+		s += " " + e.Type
+	}
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.RequestID != "" {
+		s += " (request id " + e.RequestID + ")"
+	}
+	if e.Attempts > 1 {
+		s += fmt.Sprintf(" after %d attempts", e.Attempts)
+	}
+	return s
+}
+
+// WaitTooLongError means a provider asked the client to wait longer than
+// the policy allows (60 s by default); the encoder falls back at once.
+type WaitTooLongError struct {
+	Provider   string
+	StatusCode int
+	Wait       time.Duration
+	Max        time.Duration
+}
+
+func (e *WaitTooLongError) Error() string {
+	return fmt.Sprintf("%s: HTTP %d asks to wait %s, longer than the %s limit", e.Provider, e.StatusCode, e.Wait.Round(time.Second), e.Max)
+}
+
+// retrier sends one JSON request with the shared retry policy: at most
+// maxTries attempts; retry transport errors, 408, 409, 429, 5xx and 529
+// unless x-should-retry says otherwise or the error is an exhausted quota;
+// wait retry-after-ms, else Retry-After (seconds or HTTP date), else
+// min(0.5 s * 2^n, 8 s); give up with *WaitTooLongError when asked to wait
+// longer than maxWait.
+type retrier struct {
+	client  *http.Client
+	sleep   func(context.Context, time.Duration) error
+	maxWait time.Duration
+	logger  *slog.Logger
+	secret  string // redacted from every error message
+	now     func() time.Time
+}
+
+func (r retrier) post(ctx context.Context, provider, url string, headers map[string]string, body []byte) ([]byte, error) {
+	var lastErr error
+	for attempt := 1; attempt <= maxTries; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("%s: build request: %w", provider, err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range headers {
+			req.Header.Set(k, v)
+		}
+		start := time.Now()
+		resp, err := r.client.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("%s: %w", provider, ctx.Err())
+			}
+			lastErr = fmt.Errorf("%s: %s", provider, r.redact(err.Error()))
+			r.logger.LogAttrs(ctx, slog.LevelWarn, "llm request failed", slog.String("provider", provider),
+				slog.Int("attempt", attempt), slog.String("error", r.redact(err.Error())))
+			if attempt == maxTries {
+				break
+			}
+			if err := r.sleep(ctx, backoff(attempt)); err != nil {
+				return nil, fmt.Errorf("%s: %w", provider, err)
+			}
+			continue
+		}
+		data, readErr := io.ReadAll(io.LimitReader(resp.Body, maxReplySize))
+		resp.Body.Close()
+		reqID := firstHeader(resp.Header, "x-request-id", "request-id", "x-github-request-id")
+		r.logger.LogAttrs(ctx, slog.LevelInfo, "llm response", slog.String("provider", provider),
+			slog.Int("attempt", attempt), slog.Int("status", resp.StatusCode), slog.String("request_id", reqID),
+			slog.Duration("elapsed", time.Since(start)))
+		if readErr != nil {
+			lastErr = fmt.Errorf("%s: read reply: %w", provider, readErr)
+			if attempt == maxTries {
+				break
+			}
+			if err := r.sleep(ctx, backoff(attempt)); err != nil {
+				return nil, fmt.Errorf("%s: %w", provider, err)
+			}
+			continue
+		}
+		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+			return data, nil
+		}
+		typ, msg := errorMessage(data)
+		herr := &HTTPError{Provider: provider, StatusCode: resp.StatusCode, Type: typ, Message: r.redact(msg), RequestID: reqID, Attempts: attempt}
+		if !retryable(resp, typ, data) || attempt == maxTries {
+			return nil, herr
+		}
+		wait, asked := r.retryAfter(resp.Header)
+		if !asked {
+			wait = backoff(attempt)
+		}
+		if wait > r.maxWait {
+			return nil, &WaitTooLongError{Provider: provider, StatusCode: resp.StatusCode, Wait: wait, Max: r.maxWait}
+		}
+		lastErr = herr
+		if err := r.sleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%s: %w", provider, err)
+		}
+	}
+	return nil, lastErr
+}
+
+// retryable applies the status and header rules of the policy.
+func retryable(resp *http.Response, typ string, body []byte) bool {
+	switch strings.ToLower(resp.Header.Get("x-should-retry")) {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	lower := strings.ToLower(string(body))
+	if strings.Contains(lower, "insufficient_quota") || strings.Contains(lower, "enforced_spend_limit_reached") ||
+		strings.Contains(lower, "billing_hard_limit") || typ == "insufficient_quota" {
+		return false
+	}
+	switch c := resp.StatusCode; {
+	case c == 408, c == 409, c == 429, c == 529, c >= 500:
+		return true
+	}
+	return false
+}
+
+// retryAfter reads retry-after-ms, then Retry-After in seconds or as an
+// HTTP date.
+func (r retrier) retryAfter(h http.Header) (time.Duration, bool) {
+	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		now := time.Now
+		if r.now != nil {
+			now = r.now
+		}
+		d := t.Sub(now())
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+// backoff returns the wait before attempt+1: min(0.5 s * 2^(attempt-1), 8 s).
+func backoff(attempt int) time.Duration {
+	d := backoffBase << (attempt - 1)
+	if d > backoffCap || d <= 0 {
+		return backoffCap
+	}
+	return d
+}
+
+// errorMessage extracts the type and message of the error bodies of
+// OpenAI ({"error":{"message","type","code"}}), Anthropic
+// ({"type":"error","error":{"type","message"}}), GitHub Models and Ollama
+// ({"error":"..."}); otherwise it returns the start of the body.
+func errorMessage(body []byte) (typ, msg string) {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var obj struct {
+			Type    string          `json:"type"`
+			Code    json.RawMessage `json:"code"`
+			Message string          `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &obj) == nil && (obj.Message != "" || obj.Type != ""):
+			typ = obj.Type
+			if typ == "" && len(obj.Code) > 0 {
+				var code string
+				if json.Unmarshal(obj.Code, &code) == nil {
+					typ = code
+				}
+			}
+			return typ, capText(oneLine(obj.Message), 300)
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return "", capText(oneLine(s), 300)
+		case v.Message != "":
+			return "", capText(oneLine(v.Message), 300)
+		}
+	}
+	return "", capText(oneLine(string(body)), 300)
+}
+
+// redact removes the API key and anything key-like from s.
+func (r retrier) redact(s string) string {
+	if r.secret != "" {
+		s = strings.ReplaceAll(s, r.secret, "[redacted]")
+	}
+	return redactSecrets(s)
+}
+
+func redactSecrets(s string) string {
+	return secretPattern.ReplaceAllString(s, "[redacted]")
+}
+
+func firstHeader(h http.Header, names ...string) string {
+	for _, n := range names {
+		if v := h.Get(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// isRetryableStatus is used by providers that do not go through retrier
+// (Ollama's own client).
+func isRetryableStatus(code int) bool {
+	return code == 408 || code == 409 || code == 429 || code == 529 || code >= 500
+}
+
+var errNoDone = errors.New("stream ended without a final done:true message")
