@@ -1,0 +1,123 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Config describes the simulated repository. The zero value is not useful;
+// start from DefaultConfig.
+type Config struct {
+	// PRs is the number of merged PRs in one run.
+	PRs int
+	// Topics is the number of areas of the code base; TestsPerTopic tests
+	// belong to each.
+	Topics        int
+	TestsPerTopic int
+	// TopicSkew is the Zipf exponent of topic popularity (0 = uniform).
+	TopicSkew float64
+	// MinTasks and MaxTasks bound the tasks (and so tickets) bundled in one PR.
+	MinTasks, MaxTasks int
+	// MaxDelay is the largest settlement delay, in merged PRs: the tickets a
+	// PR carried settle when PR i+d merges, d uniform in [0, MaxDelay].
+	MaxDelay int
+	// Noise is the probability that CI reports a PR red by a flaky failure:
+	// 1 to MaxFlake tests that pass at base and at head are reported failing
+	// at head, so the measured delta is that much lower than the true delta
+	// (a good change reported red).
+	Noise    float64
+	MaxFlake int
+
+	// PBase is the chance an agent fixes its task's failing test on its own;
+	// PFix the chance when the deciding lesson is useful for the topic.
+	PBase, PFix float64
+	// PTrap is the chance an agent without a useful lesson for the topic
+	// breaks one passing test (what a useful lesson protects against).
+	PTrap float64
+	// PHarm is the chance that acting on a poisoned lesson breaks tests;
+	// MaxHarm bounds how many (uniform in [1, MaxHarm]).
+	PHarm   float64
+	MaxHarm int
+
+	// Initial store: useful facts (one per topic, round robin), near-duplicates
+	// of useful lessons, poisoned lessons and trivia.
+	InitialUseful, InitialNearDup, InitialPoison, InitialTrivia int
+	// ArrivalEvery: one new lesson arrives every ArrivalEvery merged PRs
+	// during the first LearnFraction of the run (the encoder's output).
+	ArrivalEvery  int
+	LearnFraction float64
+	// Arrival mix: relative weights of the classes of arriving lessons.
+	MixUseful, MixNearDup, MixPoison, MixTrivia float64
+
+	// TailFraction is the final share of the run over which the tail delta
+	// is averaged.
+	TailFraction float64
+	// PRsPerDay defines a day on the merged-PR clock (the TTL arm's clock).
+	PRsPerDay int
+	// TTLDays is the TTL arm's lifetime of an unused lesson.
+	TTLDays int
+}
+
+// DefaultConfig is the repository the published benchmark simulates.
+func DefaultConfig() Config {
+	return Config{
+		PRs:            400,
+		Topics:         12,
+		TestsPerTopic:  8,
+		TopicSkew:      0.7,
+		MinTasks:       1,
+		MaxTasks:       4,
+		MaxDelay:       2,
+		Noise:          0,
+		MaxFlake:       3,
+		PBase:          0.3,
+		PFix:           0.9,
+		PTrap:          0.2,
+		PHarm:          0.8,
+		MaxHarm:        3,
+		InitialUseful:  12,
+		InitialNearDup: 4,
+		InitialPoison:  4,
+		InitialTrivia:  8,
+		ArrivalEvery:   6,
+		LearnFraction:  0.75,
+		MixUseful:      0.35,
+		MixNearDup:     0.2,
+		MixPoison:      0.2,
+		MixTrivia:      0.25,
+		TailFraction:   0.25,
+		PRsPerDay:      4,
+		TTLDays:        28,
+	}
+}
+
+// Validate reports the first setting that cannot be simulated.
+func (c Config) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(c.PRs >= 4, "PRs = %d: need at least 4 merged PRs", c.PRs)
+	check(c.Topics >= 1, "Topics = %d: need at least one topic", c.Topics)
+	check(c.TestsPerTopic >= 2, "TestsPerTopic = %d: need at least 2", c.TestsPerTopic)
+	check(c.TopicSkew >= 0, "TopicSkew = %g: must be >= 0", c.TopicSkew)
+	check(c.MinTasks >= 1 && c.MaxTasks >= c.MinTasks, "tasks per PR [%d, %d]: need 1 <= min <= max", c.MinTasks, c.MaxTasks)
+	check(c.MaxDelay >= 0, "MaxDelay = %d: must be >= 0", c.MaxDelay)
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"Noise", c.Noise}, {"PBase", c.PBase}, {"PFix", c.PFix}, {"PTrap", c.PTrap}, {"PHarm", c.PHarm}, {"LearnFraction", c.LearnFraction}, {"TailFraction", c.TailFraction}} {
+		check(p.v >= 0 && p.v <= 1, "%s = %g: must be a probability in [0, 1]", p.name, p.v)
+	}
+	check(c.MaxFlake >= 1, "MaxFlake = %d: must be >= 1", c.MaxFlake)
+	check(c.MaxHarm >= 1, "MaxHarm = %d: must be >= 1", c.MaxHarm)
+	check(c.InitialUseful >= 0 && c.InitialNearDup >= 0 && c.InitialPoison >= 0 && c.InitialTrivia >= 0, "initial lesson counts must be >= 0")
+	check(c.InitialNearDup == 0 || c.InitialUseful > 0, "near-duplicates need at least one useful lesson")
+	check(c.ArrivalEvery >= 1, "ArrivalEvery = %d: must be >= 1", c.ArrivalEvery)
+	mix := c.MixUseful + c.MixNearDup + c.MixPoison + c.MixTrivia
+	check(c.MixUseful >= 0 && c.MixNearDup >= 0 && c.MixPoison >= 0 && c.MixTrivia >= 0 && mix > 0, "arrival mix must be non-negative with a positive sum")
+	check(c.PRsPerDay >= 1 && c.TTLDays >= 1, "PRsPerDay and TTLDays must be >= 1")
+	return errors.Join(errs...)
+}

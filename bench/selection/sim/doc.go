@@ -1,0 +1,19 @@
+// Package sim simulates the merged-PR stream of a repository whose coding
+// agents consult a lesson store, so that selection policies (arms) can be
+// compared on the same stream.
+//
+// A World is generated from a Config and a seed: topics with their own words,
+// a per-test suite (TestsPerTopic tests per topic), lessons of four classes
+// (useful, near-duplicate of a useful one, poisoned, inert trivia) that arrive
+// over time, and a stream of merged PRs that bundle several tasks. Each task
+// is a failing test on one topic; the agent consults the arm with the task's
+// query, acts on the deciding lesson, and the simulated suite measures the
+// PR: the true per-test delta (improvements minus regressions on shared
+// tests) and the delta CI reports, which flaky noise can turn red.
+// Settlements arrive after a random delay of a few merged PRs.
+//
+// Every random draw is made once, when the World is generated, from a PCG
+// seeded by the seed; arms that need their own randomness get a PCG seeded by
+// (seed, arm name). So every arm sees the same tasks with the same dice, and a
+// run is a pure function of (Config, seed, arm).
+package sim

@@ -1,0 +1,298 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+)
+
+// Class is what acting on a lesson does to the test suite.
+type Class int
+
+// Lesson classes.
+const (
+	// Useful: acting on it fixes the task's failing test more often and
+	// protects the other tests of its topic.
+	Useful Class = iota
+	// NearDuplicate: a reworded copy of a useful lesson (same fact, same
+	// effect), which consolidation should merge.
+	NearDuplicate
+	// Poisoned: acting on it breaks passing tests.
+	Poisoned
+	// Trivia: true but inert; it neither helps nor harms.
+	Trivia
+)
+
+var classNames = [...]string{"useful", "near-duplicate", "poisoned", "trivia"}
+
+func (c Class) String() string {
+	if c < 0 || int(c) >= len(classNames) {
+		return fmt.Sprintf("Class(%d)", int(c))
+	}
+	return classNames[c]
+}
+
+// benign reports whether the lesson carries a useful fact.
+func (c Class) benign() bool { return c == Useful || c == NearDuplicate }
+
+// Lesson is one lesson the encoder produces.
+type Lesson struct {
+	ID    int // index in World.Lessons
+	Class Class
+	Topic int
+	// Fact identifies the useful fact a useful lesson or near-duplicate
+	// carries (shared by a lesson and its near-duplicates); -1 otherwise.
+	Fact     int
+	Question string
+	Answer   string
+	// Born is the merged-PR index before whose tasks the lesson arrives.
+	Born int
+}
+
+// Task is one piece of agent work: make a failing test of a topic pass.
+type Task struct {
+	Topic int
+	Query string
+	// Target is the global index of the failing test the task is about.
+	Target int
+	// Pre-drawn dice: UFix decides the fix, UHarm a breakage.
+	UFix, UHarm float64
+	// Harm is how many tests a poisoned lesson breaks when it harms.
+	Harm int
+	// HarmPick chooses which passing tests of the topic break.
+	HarmPick int
+}
+
+// PR is one merged pull request.
+type PR struct {
+	Tasks []Task
+	// Delay is how many merged PRs later its tickets settle.
+	Delay int
+	// Flaky is how many good tests CI reports red at head (0: none).
+	Flaky int
+	// FlakyPick chooses which tests are reported red.
+	FlakyPick int
+}
+
+// World is one generated repository history. It is read-only once built and
+// may be shared by concurrent runs.
+type World struct {
+	Config   Config
+	Seed     uint64
+	Lessons  []Lesson
+	Arrivals [][]int // Arrivals[pr]: ids of lessons arriving before PR pr
+	PRs      []PR
+	Facts    int // number of distinct useful facts
+}
+
+// Tests is the size of the simulated suite.
+func (w *World) Tests() int { return w.Config.Topics * w.Config.TestsPerTopic }
+
+const (
+	wordsPerTopic  = 8
+	miscWords      = 40
+	questionTopicN = 5
+	answerWords    = 5
+	queryTopicN    = 3
+)
+
+// NewWorld generates the repository history for one seed.
+func NewWorld(cfg Config, seed uint64) (*World, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid simulation config: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x5e1ec7)) // stream constant: "select"
+	w := &World{Config: cfg, Seed: seed, Arrivals: make([][]int, cfg.PRs)}
+	g := &gen{w: w, rng: rng, unique: cfg.Topics*wordsPerTopic + miscWords}
+	g.zipf = zipfWeights(cfg.Topics, cfg.TopicSkew)
+
+	// Initial store, all arriving before PR 0.
+	for i := 0; i < cfg.InitialUseful; i++ {
+		g.addUseful(i%cfg.Topics, 0)
+	}
+	for i := 0; i < cfg.InitialNearDup; i++ {
+		g.addNearDup(0)
+	}
+	for i := 0; i < cfg.InitialPoison; i++ {
+		g.addPoison(g.topic(), 0)
+	}
+	for i := 0; i < cfg.InitialTrivia; i++ {
+		g.addTrivia(g.topic(), 0)
+	}
+	// Lessons the encoder adds over time.
+	learnUntil := int(cfg.LearnFraction * float64(cfg.PRs))
+	mix := []float64{cfg.MixUseful, cfg.MixNearDup, cfg.MixPoison, cfg.MixTrivia}
+	for pr := cfg.ArrivalEvery; pr < learnUntil; pr += cfg.ArrivalEvery {
+		switch c := Class(pick(rng, mix)); {
+		case c == Useful || (c == NearDuplicate && !g.hasUseful()):
+			g.addUseful(g.topic(), pr)
+		case c == NearDuplicate:
+			g.addNearDup(pr)
+		case c == Poisoned:
+			g.addPoison(g.topic(), pr)
+		default:
+			g.addTrivia(g.topic(), pr)
+		}
+	}
+	// The merged-PR stream.
+	w.PRs = make([]PR, cfg.PRs)
+	for i := range w.PRs {
+		n := cfg.MinTasks + rng.IntN(cfg.MaxTasks-cfg.MinTasks+1)
+		pr := PR{Tasks: make([]Task, n), Delay: rng.IntN(cfg.MaxDelay + 1)}
+		for j := range pr.Tasks {
+			pr.Tasks[j] = g.task()
+		}
+		// Always draw both, so worlds that differ only in Noise share
+		// every other die.
+		u, size := rng.Float64(), 1+rng.IntN(cfg.MaxFlake)
+		if u < cfg.Noise {
+			pr.Flaky = size
+		}
+		pr.FlakyPick = rng.IntN(w.Tests())
+		w.PRs[i] = pr
+	}
+	return w, nil
+}
+
+// gen holds generator state while a World is built.
+type gen struct {
+	w      *World
+	rng    *rand.Rand
+	zipf   []float64
+	unique int // next unused word index
+}
+
+func (g *gen) topic() int { return pick(g.rng, g.zipf) }
+
+func (g *gen) hasUseful() bool {
+	for _, l := range g.w.Lessons {
+		if l.Class == Useful {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *gen) add(l Lesson) {
+	l.ID = len(g.w.Lessons)
+	g.w.Lessons = append(g.w.Lessons, l)
+	g.w.Arrivals[l.Born] = append(g.w.Arrivals[l.Born], l.ID)
+}
+
+func (g *gen) uniqueWords(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = word(g.unique)
+		g.unique++
+	}
+	return out
+}
+
+// topicWords draws n distinct words of topic t, in topic order.
+func (g *gen) topicWords(t, n int) []string {
+	idx := g.rng.Perm(wordsPerTopic)[:n]
+	slices.Sort(idx)
+	out := make([]string, n)
+	for i, j := range idx {
+		out[i] = word(t*wordsPerTopic + j)
+	}
+	return out
+}
+
+func (g *gen) miscWord() string {
+	return word(g.w.Config.Topics*wordsPerTopic + g.rng.IntN(miscWords))
+}
+
+func (g *gen) addUseful(t, born int) {
+	g.add(Lesson{Class: Useful, Topic: t, Fact: g.w.Facts, Born: born,
+		Question: strings.Join(g.topicWords(t, questionTopicN), " "),
+		Answer:   strings.Join(g.uniqueWords(answerWords), " ")})
+	g.w.Facts++
+}
+
+func (g *gen) addNearDup(born int) {
+	var useful []int
+	for _, l := range g.w.Lessons {
+		if l.Class == Useful {
+			useful = append(useful, l.ID)
+		}
+	}
+	orig := g.w.Lessons[useful[g.rng.IntN(len(useful))]]
+	words := strings.Fields(orig.Answer)
+	words[g.rng.IntN(len(words))] = g.uniqueWords(1)[0]
+	g.add(Lesson{Class: NearDuplicate, Topic: orig.Topic, Fact: orig.Fact, Born: born,
+		Question: orig.Question, Answer: strings.Join(words, " ")})
+}
+
+func (g *gen) addPoison(t, born int) {
+	g.add(Lesson{Class: Poisoned, Topic: t, Fact: -1, Born: born,
+		Question: strings.Join(g.topicWords(t, questionTopicN), " "),
+		Answer:   strings.Join(g.uniqueWords(answerWords), " ")})
+}
+
+func (g *gen) addTrivia(t, born int) {
+	q := append(g.topicWords(t, 1), g.miscWord(), g.miscWord(), g.miscWord())
+	g.add(Lesson{Class: Trivia, Topic: t, Fact: -1, Born: born,
+		Question: strings.Join(q, " "),
+		Answer:   strings.Join(g.uniqueWords(2), " ")})
+}
+
+func (g *gen) task() Task {
+	cfg := g.w.Config
+	t := g.topic()
+	q := g.topicWords(t, queryTopicN)
+	if g.rng.IntN(2) == 0 {
+		q = append(q, g.miscWord())
+	}
+	return Task{
+		Topic:    t,
+		Query:    strings.Join(q, " "),
+		Target:   t*cfg.TestsPerTopic + g.rng.IntN(cfg.TestsPerTopic),
+		UFix:     g.rng.Float64(),
+		UHarm:    g.rng.Float64(),
+		Harm:     1 + g.rng.IntN(cfg.MaxHarm),
+		HarmPick: g.rng.IntN(cfg.TestsPerTopic),
+	}
+}
+
+// zipfWeights returns weights k^-s for k = 1..n.
+func zipfWeights(n int, s float64) []float64 {
+	w := make([]float64, n)
+	for k := range w {
+		w[k] = math.Pow(float64(k+1), -s)
+	}
+	return w
+}
+
+// pick draws an index with probability proportional to its weight.
+func pick(rng *rand.Rand, weights []float64) int {
+	var total float64
+	for _, x := range weights {
+		total += x
+	}
+	u := rng.Float64() * total
+	for i, x := range weights {
+		if u < x {
+			return i
+		}
+		u -= x
+	}
+	return len(weights) - 1
+}
+
+// word spells word number i as consonant-vowel syllables. The alphabet has
+// no "s", so no word is changed by the tokenizer's plural stemming, and every
+// word has at least three syllables, so none is a stopword.
+func word(i int) string {
+	const cons, vows = "bdfgklmnprtvz", "aeiou"
+	var sb strings.Builder
+	for n := 0; n < 3 || i > 0; n++ {
+		d := i % (len(cons) * len(vows))
+		i /= len(cons) * len(vows)
+		sb.WriteByte(cons[d/len(vows)])
+		sb.WriteByte(vows[d%len(vows)])
+	}
+	return sb.String()
+}
