@@ -122,6 +122,12 @@ func (g *GitRepo) route(method, rest string) (string, gitHandler) {
 			return "pulls/n", func(w http.ResponseWriter, r *http.Request) { g.getPull(w, n) }
 		}
 		return "pulls/n", func(w http.ResponseWriter, r *http.Request) { g.editPull(w, r, n) }
+	case len(seg) == 3 && seg[0] == "pulls" && method == http.MethodGet && (seg[2] == "files" || seg[2] == "commits" || seg[2] == "comments"):
+		n, err := strconv.Atoi(seg[1])
+		if err != nil {
+			return "", nil
+		}
+		return "pulls/n/" + seg[2], func(w http.ResponseWriter, r *http.Request) { g.pullList(w, r, n, seg[2]) }
 	case len(seg) == 3 && seg[0] == "issues" && seg[2] == "labels" && method == http.MethodPost:
 		n, err := strconv.Atoi(seg[1])
 		if err != nil {
@@ -737,5 +743,61 @@ func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
 		}
 	}
 	g.mu.Unlock()
+	gitJSON(w, 200, out)
+}
+
+// pullList serves a merged pull request's files (with a unified-diff patch of the added
+// content), commits and review comments (none in this model), one page.
+func (g *GitRepo) pullList(w http.ResponseWriter, r *http.Request, n int, what string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p := g.pullLocked(n)
+	if p == nil {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	out := []any{}
+	switch what {
+	case "files":
+		head, base := g.commits[p.HeadSHA], g.commits[p.BaseSHA]
+		for _, path := range p.Files {
+			var after, before []byte
+			status := "modified"
+			if head != nil {
+				if b, ok := g.trees[head.Tree][path]; ok {
+					after = g.blobs[b]
+				} else {
+					status = "removed"
+				}
+			}
+			if base != nil {
+				if b, ok := g.trees[base.Tree][path]; ok {
+					before = g.blobs[b]
+				} else if status != "removed" {
+					status = "added"
+				}
+			}
+			lines := strings.Split(strings.TrimRight(string(after), "\n"), "\n")
+			del := strings.Count(string(before), "\n")
+			var patch strings.Builder
+			fmt.Fprintf(&patch, "@@ -0,%d +1,%d @@", del, len(lines))
+			for _, l := range lines {
+				patch.WriteString("\n+" + l)
+			}
+			out = append(out, map[string]any{"sha": gitHash("blob", after), "filename": path, "status": status,
+				"additions": len(lines), "deletions": del, "changes": len(lines) + del, "patch": patch.String(),
+				"blob_url": "https://github.com/" + g.Owner + "/" + g.Name + "/blob/" + p.HeadSHA + "/" + path})
+		}
+	case "commits":
+		if c := g.commits[p.HeadSHA]; c != nil {
+			when := c.Date.Format(time.RFC3339)
+			out = append(out, map[string]any{"sha": c.SHA, "url": g.api("commits/" + c.SHA),
+				"commit": map[string]any{"message": c.Message,
+					"author":    map[string]any{"name": c.Author, "email": c.Author + "@users.noreply.github.com", "date": when},
+					"committer": map[string]any{"name": c.Author, "email": c.Author + "@users.noreply.github.com", "date": when},
+					"tree":      map[string]any{"sha": c.Tree}},
+				"author": map[string]any{"login": c.Author}, "parents": []any{}})
+		}
+	}
 	gitJSON(w, 200, out)
 }
