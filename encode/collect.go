@@ -32,7 +32,9 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, num
 	if err != nil {
 		return nil, fmt.Errorf("encode: get pull request %s: %w", where, err)
 	}
-	if !gpr.GetMerged() && gpr.MergedAt == nil {
+	// GET /pulls/{n} always has "merged"; merged_at alone is trusted only
+	// when "merged" is absent (list-shaped payloads).
+	if !gpr.GetMerged() && (gpr.Merged != nil || gpr.MergedAt == nil) {
 		return nil, fmt.Errorf("encode: pull request %s is not merged; lessons are encoded only from merged pull requests", where)
 	}
 	pr := &PR{
