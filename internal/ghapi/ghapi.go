@@ -1,0 +1,109 @@
+// Package ghapi builds the go-github client every part of the action uses:
+// pointed at GITHUB_API_URL (GitHub Enterprise Server works through
+// WithEnterpriseURLs), authenticated with an oauth2 static token, and
+// carried by a Transport that retries 5xx and rate-limit answers with capped
+// backoff inside a bounded time budget, counts requests, and never logs the
+// token.
+package ghapi
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+	"golang.org/x/oauth2"
+)
+
+// DefaultAPIURL is the API root of github.com.
+const DefaultAPIURL = "https://api.github.com"
+
+// Options configure NewClient. The zero value talks to api.github.com
+// without a token, with the default retry policy.
+type Options struct {
+	// APIURL is GITHUB_API_URL. Empty means DefaultAPIURL. Any other value
+	// is passed to WithEnterpriseURLs (GHES, or an httptest fake).
+	APIURL string
+	// Token authenticates every API request (Authorization: Bearer). It is
+	// never logged and never sent by the download client.
+	Token string
+	// UserAgent overrides go-github's default user agent.
+	UserAgent string
+	// Base is the transport under the retry and auth layers; nil means a
+	// clone of http.DefaultTransport.
+	Base http.RoundTripper
+	// Policy bounds retries; zero fields take the defaults of DefaultPolicy.
+	Policy Policy
+}
+
+// NewClient returns a go-github client for opts.APIURL and the Transport
+// that carries it, so callers can read request counts.
+func NewClient(opts Options) (*github.Client, *Transport, error) {
+	base := opts.Base
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	var inner http.RoundTripper = base
+	if opts.Token != "" {
+		inner = &oauth2.Transport{
+			Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token, TokenType: "Bearer"}),
+			Base:   base,
+		}
+	}
+	tr := NewTransport(inner, opts.Policy)
+	c := github.NewClient(&http.Client{Transport: tr})
+	if opts.UserAgent != "" {
+		c.UserAgent = opts.UserAgent
+	}
+	api := strings.TrimSpace(opts.APIURL)
+	if api != "" && strings.TrimSuffix(api, "/") != DefaultAPIURL {
+		u, err := url.Parse(api)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return nil, nil, fmt.Errorf("ghapi: GITHUB_API_URL %q is not an absolute URL (want e.g. https://ghes.example.com/api/v3)", api)
+		}
+		c, err = c.WithEnterpriseURLs(api, api)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ghapi: GITHUB_API_URL %q: %w", api, err)
+		}
+	}
+	return c, tr, nil
+}
+
+// NewDownloadClient returns the plain HTTP client used for artifact
+// redirect URLs (signed blob-storage links). It carries no credentials,
+// refuses to follow redirects to non-HTTPS hosts other than the one given,
+// shares the retry policy, and counts its requests on tr when tr is not nil.
+func NewDownloadClient(base http.RoundTripper, policy Policy) (*http.Client, *Transport) {
+	if base == nil {
+		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	tr := NewTransport(stripAuth{base}, policy)
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 3 {
+				return fmt.Errorf("ghapi: artifact download redirected more than %d times", len(via))
+			}
+			req.Header.Del("Authorization")
+			return nil
+		},
+	}, tr
+}
+
+// stripAuth removes any Authorization header before a request leaves, a
+// second guard (besides never adding one) that blob storage never sees the
+// token.
+type stripAuth struct{ next http.RoundTripper }
+
+func (s stripAuth) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("Authorization") != "" {
+		req = req.Clone(req.Context())
+		req.Header.Del("Authorization")
+	}
+	return s.next.RoundTrip(req)
+}
+
+// defaultTimeout is the per-attempt timeout when Policy.AttemptTimeout is 0.
+const defaultTimeout = 30 * time.Second

@@ -1,0 +1,363 @@
+package ghapi
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Policy bounds how the Transport retries. Zero fields take the defaults
+// shown on DefaultPolicy.
+type Policy struct {
+	// MaxRetries is the number of retries after the first attempt.
+	MaxRetries int
+	// BaseBackoff is the first backoff for 5xx and transport errors; it
+	// doubles per retry up to MaxBackoff.
+	BaseBackoff time.Duration
+	MaxBackoff  time.Duration
+	// MaxWait caps one wait for a rate limit (Retry-After or
+	// x-ratelimit-reset). A longer reset is not waited for: the response is
+	// handed to go-github, which turns it into *github.RateLimitError or
+	// *github.AbuseRateLimitError for the caller to report as pending.
+	MaxWait time.Duration
+	// Budget bounds the total time the transport may spend sleeping between
+	// retries over its lifetime.
+	Budget time.Duration
+	// AttemptTimeout bounds one attempt (headers and body).
+	AttemptTimeout time.Duration
+	// Sleep waits for d or until ctx is done; nil uses a timer. Tests inject
+	// a recorder so no test sleeps.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock for rate-limit reset times; nil means time.Now.
+	Now func() time.Time
+	// Logf, when set, receives one line per retry. Lines carry the method,
+	// the URL without query, the status and the wait; never headers.
+	Logf func(format string, args ...any)
+}
+
+// DefaultPolicy returns the policy used for zero fields: 4 retries, backoff
+// 500ms doubling to 8s, rate-limit waits up to 60s, 3 minutes of total
+// waiting, 30s per attempt.
+func DefaultPolicy() Policy {
+	return Policy{
+		MaxRetries:     4,
+		BaseBackoff:    500 * time.Millisecond,
+		MaxBackoff:     8 * time.Second,
+		MaxWait:        60 * time.Second,
+		Budget:         3 * time.Minute,
+		AttemptTimeout: defaultTimeout,
+	}
+}
+
+func (p Policy) withDefaults() Policy {
+	d := DefaultPolicy()
+	if p.MaxRetries == 0 {
+		p.MaxRetries = d.MaxRetries
+	}
+	if p.MaxRetries < 0 {
+		p.MaxRetries = 0
+	}
+	if p.BaseBackoff <= 0 {
+		p.BaseBackoff = d.BaseBackoff
+	}
+	if p.MaxBackoff <= 0 {
+		p.MaxBackoff = d.MaxBackoff
+	}
+	if p.MaxWait <= 0 {
+		p.MaxWait = d.MaxWait
+	}
+	if p.Budget <= 0 {
+		p.Budget = d.Budget
+	}
+	if p.AttemptTimeout <= 0 {
+		p.AttemptTimeout = d.AttemptTimeout
+	}
+	if p.Sleep == nil {
+		p.Sleep = sleepCtx
+	}
+	if p.Now == nil {
+		p.Now = time.Now
+	}
+	return p
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Transport is an http.RoundTripper that retries what GitHub asks to be
+// retried:
+//
+//   - 429, and 403 that is a primary (x-ratelimit-remaining: 0) or
+//     secondary rate limit (Retry-After, or a body naming the secondary
+//     rate limit): wait for Retry-After or x-ratelimit-reset when that fits
+//     MaxWait and the remaining Budget, for any method (the request was
+//     refused, so it is safe to send again);
+//   - 5xx and transport errors (timeouts, resets): capped exponential
+//     backoff, for idempotent methods only (GET, HEAD, OPTIONS, PUT, DELETE),
+//     so a POST that may have landed is never duplicated.
+//
+// Everything else is returned untouched for go-github to map to its typed
+// errors. It is safe for concurrent use.
+type Transport struct {
+	next   http.RoundTripper
+	policy Policy
+
+	requests atomic.Int64
+	retries  atomic.Int64
+
+	mu     sync.Mutex
+	waited time.Duration
+}
+
+// NewTransport wraps next (nil means http.DefaultTransport) with policy.
+func NewTransport(next http.RoundTripper, policy Policy) *Transport {
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return &Transport{next: next, policy: policy.withDefaults()}
+}
+
+// Requests is the number of HTTP attempts sent so far, retries included.
+func (t *Transport) Requests() int64 { return t.requests.Load() }
+
+// Retries is the number of attempts that were retries.
+func (t *Transport) Retries() int64 { return t.retries.Load() }
+
+// Waited is the total time spent waiting between attempts.
+func (t *Transport) Waited() time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.waited
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			t.retries.Add(1)
+		}
+		r := req
+		if attempt > 0 && req.Body != nil && req.Body != http.NoBody {
+			if req.GetBody == nil {
+				return nil, fmt.Errorf("ghapi: cannot retry %s %s: request body is not replayable", req.Method, redact(req))
+			}
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, fmt.Errorf("ghapi: replay body of %s %s: %w", req.Method, redact(req), err)
+			}
+			r = req.Clone(ctx)
+			r.Body = body
+		}
+		resp, err := t.attempt(r)
+		wait, why, retry := t.classify(req, resp, err, attempt)
+		if !retry || attempt >= t.policy.MaxRetries {
+			return resp, err
+		}
+		if !t.reserve(wait) {
+			t.logf("ghapi: %s %s: %s; not waiting %s (budget spent), giving up", req.Method, redact(req), why, wait)
+			return resp, err
+		}
+		if resp != nil {
+			drain(resp.Body)
+		}
+		t.logf("ghapi: %s %s: %s; retry %d/%d in %s", req.Method, redact(req), why, attempt+1, t.policy.MaxRetries, wait)
+		if serr := t.policy.Sleep(ctx, wait); serr != nil {
+			return nil, fmt.Errorf("ghapi: %s %s: waiting to retry: %w", req.Method, redact(req), serr)
+		}
+	}
+}
+
+// attempt sends one request with the per-attempt timeout, cancelling the
+// timeout only when the body is closed.
+func (t *Transport) attempt(req *http.Request) (*http.Response, error) {
+	t.requests.Add(1)
+	ctx, cancel := context.WithTimeout(req.Context(), t.policy.AttemptTimeout)
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+func (t *Transport) reserve(d time.Duration) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.waited+d > t.policy.Budget {
+		return false
+	}
+	t.waited += d
+	return true
+}
+
+func (t *Transport) logf(format string, args ...any) {
+	if t.policy.Logf != nil {
+		t.policy.Logf(format, args...)
+	}
+}
+
+func idempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// classify decides whether to retry and how long to wait first.
+func (t *Transport) classify(req *http.Request, resp *http.Response, err error, attempt int) (time.Duration, string, bool) {
+	backoff := t.backoff(attempt)
+	if err != nil {
+		if req.Context().Err() != nil || !idempotent(req.Method) {
+			return 0, "", false
+		}
+		return backoff, "transport error: " + scrub(err.Error()), true
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		wait, ok := t.rateWait(resp, backoff)
+		if !ok {
+			return 0, "", false
+		}
+		return wait, "429 too many requests", true
+	case resp.StatusCode == http.StatusForbidden:
+		if resp.Header.Get("X-Ratelimit-Remaining") == "0" {
+			wait, ok := t.rateWait(resp, backoff)
+			return wait, "primary rate limit", ok
+		}
+		if resp.Header.Get("Retry-After") != "" || secondaryBody(resp) {
+			wait, ok := t.rateWait(resp, time.Minute)
+			return wait, "secondary rate limit", ok
+		}
+		return 0, "", false
+	case resp.StatusCode >= 500 && resp.StatusCode <= 599:
+		if !idempotent(req.Method) {
+			return 0, "", false
+		}
+		return backoff, resp.Status, true
+	}
+	return 0, "", false
+}
+
+func (t *Transport) backoff(attempt int) time.Duration {
+	d := t.policy.BaseBackoff
+	for i := 0; i < attempt && d < t.policy.MaxBackoff; i++ {
+		d *= 2
+	}
+	if d > t.policy.MaxBackoff {
+		d = t.policy.MaxBackoff
+	}
+	return d
+}
+
+// rateWait reads Retry-After (seconds or HTTP date), then x-ratelimit-reset
+// (unix seconds). It refuses waits longer than MaxWait.
+func (t *Transport) rateWait(resp *http.Response, fallback time.Duration) (time.Duration, bool) {
+	now := t.policy.Now()
+	wait := fallback
+	if ra := strings.TrimSpace(resp.Header.Get("Retry-After")); ra != "" {
+		if secs, err := strconv.ParseInt(ra, 10, 64); err == nil {
+			wait = time.Duration(secs) * time.Second
+		} else if at, err := http.ParseTime(ra); err == nil {
+			wait = at.Sub(now)
+		}
+	} else if rs := resp.Header.Get("X-Ratelimit-Reset"); rs != "" && resp.Header.Get("X-Ratelimit-Remaining") == "0" {
+		if secs, err := strconv.ParseInt(strings.TrimSpace(rs), 10, 64); err == nil {
+			wait = time.Unix(secs, 0).Sub(now) + time.Second
+		}
+	}
+	if wait < 0 {
+		wait = 0
+	}
+	if wait > t.policy.MaxWait {
+		return wait, false
+	}
+	return wait, true
+}
+
+// secondaryBody peeks at a 403 body (restoring it) for GitHub's secondary
+// rate limit markers.
+func secondaryBody(resp *http.Response) bool {
+	if resp.Body == nil {
+		return false
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	rest := resp.Body
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(data), rest), rest}
+	if err != nil {
+		return false
+	}
+	s := strings.ToLower(string(data))
+	return strings.Contains(s, "secondary rate limit") || strings.Contains(s, "secondary-rate-limits") ||
+		strings.Contains(s, "abuse-rate-limits") || strings.Contains(s, "abuse detection")
+}
+
+func drain(body io.ReadCloser) {
+	if body == nil {
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
+	_ = body.Close()
+}
+
+// redact renders a request URL without query or user info, for logs.
+func redact(req *http.Request) string {
+	if req.URL == nil {
+		return ""
+	}
+	u := *req.URL
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
+
+// scrub removes query strings from error text (url.Error prints the URL,
+// and signed download URLs carry credentials in the query).
+func scrub(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '?')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		j := strings.IndexAny(s[i:], "\": ")
+		if j < 0 {
+			return b.String()
+		}
+		s = s[i+j:]
+	}
+}

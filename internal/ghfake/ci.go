@@ -1,0 +1,594 @@
+package ghfake
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Route patterns served by installCI, usable with Count and Fault.Route.
+const (
+	RoutePull           = "GET /repos/{owner}/{repo}/pulls/{number}"
+	RouteGitCommit      = "GET /repos/{owner}/{repo}/git/commits/{sha}"
+	RouteCompare        = "GET /repos/{owner}/{repo}/compare/{basehead...}"
+	RouteCheckRuns      = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
+	RouteAnnotations    = "GET /repos/{owner}/{repo}/check-runs/{id}/annotations"
+	RouteWorkflowRuns   = "GET /repos/{owner}/{repo}/actions/runs"
+	RouteRunArtifacts   = "GET /repos/{owner}/{repo}/actions/runs/{id}/artifacts"
+	RouteArtifactZip    = "GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip"
+	RouteCombinedStatus = "GET /repos/{owner}/{repo}/commits/{ref}/status"
+)
+
+func (s *Server) installCI() {
+	s.HandleFunc(RoutePull, s.getPull)
+	s.HandleFunc(RouteGitCommit, s.getGitCommit)
+	s.HandleFunc(RouteCompare, s.compare)
+	s.HandleFunc(RouteCheckRuns, s.listCheckRuns)
+	s.HandleFunc(RouteAnnotations, s.listAnnotations)
+	s.HandleFunc(RouteWorkflowRuns, s.listWorkflowRuns)
+	s.HandleFunc(RouteRunArtifacts, s.listRunArtifacts)
+	s.HandleFunc(RouteArtifactZip, s.artifactZip)
+	s.HandleFunc(RouteCombinedStatus, s.combinedStatus)
+}
+
+func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("number"))
+	s.mu.Lock()
+	var pr *PullRequest
+	for i := range s.repo.Pulls {
+		if s.repo.Pulls[i].Number == n {
+			p := s.repo.Pulls[i]
+			pr = &p
+		}
+	}
+	owner, name := s.repo.Owner, s.repo.Name
+	s.mu.Unlock()
+	if pr == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	m := tplPull()
+	full := owner + "/" + name
+	set(m, "number", pr.Number)
+	set(m, "id", 100000+pr.Number)
+	set(m, "url", s.apiURL(fmt.Sprintf("/repos/%s/pulls/%d", full, pr.Number)))
+	set(m, "html_url", fmt.Sprintf("https://github.com/%s/pull/%d", full, pr.Number))
+	set(m, "title", pr.Title)
+	set(m, "body", pr.Body)
+	set(m, "state", pr.State)
+	set(m, "merged", pr.Merged)
+	set(m, "commits", pr.Commits)
+	set(m, "head.sha", pr.HeadSHA)
+	set(m, "head.ref", pr.HeadRef)
+	set(m, "head.label", owner+":"+pr.HeadRef)
+	set(m, "base.sha", pr.BaseSHA)
+	set(m, "base.ref", pr.BaseRef)
+	set(m, "base.label", owner+":"+pr.BaseRef)
+	set(m, "base.repo.full_name", full)
+	set(m, "base.repo.name", name)
+	set(m, "head.repo.full_name", full)
+	if pr.MergeCommitSHA != "" {
+		set(m, "merge_commit_sha", pr.MergeCommitSHA)
+	} else {
+		set(m, "merge_commit_sha", nil)
+	}
+	if pr.Merged {
+		set(m, "merged_at", ts(pr.MergedAt))
+		set(m, "closed_at", ts(pr.MergedAt))
+	} else {
+		set(m, "merged_at", nil)
+		set(m, "merged_by", nil)
+		if pr.State == "open" {
+			set(m, "closed_at", nil)
+		}
+	}
+	writeJSON(w, http.StatusOK, m)
+}
+
+func (s *Server) findCommit(sha string) (Commit, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, c := range s.repo.Commits {
+		if c.SHA == sha {
+			return c, true
+		}
+	}
+	return Commit{}, false
+}
+
+func (s *Server) getGitCommit(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	c, ok := s.findCommit(r.PathValue("sha"))
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	writeJSON(w, http.StatusOK, s.gitCommitJSON(c))
+}
+
+func (s *Server) gitCommitJSON(c Commit) map[string]any {
+	m := tplGitCommit()
+	s.mu.Lock()
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	set(m, "sha", c.SHA)
+	set(m, "url", s.apiURL("/repos/"+full+"/git/commits/"+c.SHA))
+	set(m, "html_url", "https://github.com/"+full+"/commit/"+c.SHA)
+	if c.Message != "" {
+		set(m, "message", c.Message)
+	}
+	set(m, "tree.sha", SHA("tree:"+c.SHA))
+	parents := make([]any, 0, len(c.Parents))
+	for _, p := range c.Parents {
+		parents = append(parents, map[string]any{
+			"sha":      p,
+			"url":      s.apiURL("/repos/" + full + "/git/commits/" + p),
+			"html_url": "https://github.com/" + full + "/commit/" + p,
+		})
+	}
+	set(m, "parents", parents)
+	return m
+}
+
+// resolve turns a branch name or SHA into a commit SHA.
+func (s *Server) resolve(ref string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sha, ok := s.repo.Branches[ref]; ok {
+		return sha
+	}
+	return ref
+}
+
+func (s *Server) ancestors(sha string) []string {
+	var order []string
+	seen := map[string]bool{}
+	queue := []string{sha}
+	for len(queue) > 0 {
+		x := queue[0]
+		queue = queue[1:]
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		order = append(order, x)
+		if c, ok := s.findCommit(x); ok {
+			queue = append(queue, c.Parents...)
+		}
+	}
+	return order
+}
+
+func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	base, head, ok := strings.Cut(r.PathValue("basehead"), "...")
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	baseSHA, headSHA := s.resolve(base), s.resolve(head)
+	if _, ok := s.findCommit(baseSHA); !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if _, ok := s.findCommit(headSHA); !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	inBase := map[string]bool{}
+	for _, a := range s.ancestors(baseSHA) {
+		inBase[a] = true
+	}
+	mergeBase := ""
+	ahead := 0
+	for _, a := range s.ancestors(headSHA) {
+		if inBase[a] {
+			mergeBase = a
+			break
+		}
+		ahead++
+	}
+	if mergeBase == "" {
+		writeError(w, http.StatusNotFound, "No common ancestor")
+		return
+	}
+	mb, _ := s.findCommit(mergeBase)
+	bc, _ := s.findCommit(baseSHA)
+	status := "diverged"
+	switch {
+	case mergeBase == baseSHA && ahead == 0:
+		status = "identical"
+	case mergeBase == baseSHA:
+		status = "ahead"
+	case mergeBase == headSHA:
+		status = "behind"
+	}
+	s.mu.Lock()
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{
+		"url":               s.apiURL("/repos/" + full + "/compare/" + base + "..." + head),
+		"html_url":          "https://github.com/" + full + "/compare/" + base + "..." + head,
+		"status":            status,
+		"ahead_by":          ahead,
+		"behind_by":         0,
+		"total_commits":     ahead,
+		"base_commit":       map[string]any{"sha": bc.SHA, "commit": map[string]any{"message": bc.Message}},
+		"merge_base_commit": map[string]any{"sha": mb.SHA, "commit": map[string]any{"message": mb.Message}},
+		"commits":           []any{},
+		"files":             []any{},
+	})
+}
+
+func (s *Server) checkRunJSON(c CheckRun) map[string]any {
+	m := tplCheckRun()
+	s.mu.Lock()
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	set(m, "id", c.ID)
+	set(m, "name", c.Name)
+	set(m, "head_sha", c.HeadSHA)
+	set(m, "status", c.Status)
+	if c.Status == "completed" {
+		set(m, "conclusion", c.Conclusion)
+		set(m, "completed_at", ts(c.StartedAt.Add(time.Minute)))
+	} else {
+		set(m, "conclusion", nil)
+		set(m, "completed_at", nil)
+	}
+	set(m, "started_at", ts(c.StartedAt))
+	set(m, "url", s.apiURL(fmt.Sprintf("/repos/%s/check-runs/%d", full, c.ID)))
+	set(m, "html_url", fmt.Sprintf("https://github.com/%s/runs/%d", full, c.ID))
+	set(m, "details_url", fmt.Sprintf("https://github.com/%s/runs/%d", full, c.ID))
+	set(m, "output.title", c.Title)
+	set(m, "output.summary", c.Summary)
+	set(m, "output.text", c.Text)
+	set(m, "output.annotations_count", len(c.Annotations))
+	set(m, "output.annotations_url", s.apiURL(fmt.Sprintf("/repos/%s/check-runs/%d/annotations", full, c.ID)))
+	set(m, "app.slug", c.AppSlug)
+	set(m, "app.name", c.AppSlug)
+	set(m, "pull_requests", []any{})
+	return m
+}
+
+func (s *Server) listCheckRuns(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	sha := s.resolve(r.PathValue("ref"))
+	q := r.URL.Query()
+	s.mu.Lock()
+	var runs []CheckRun
+	for _, c := range s.repo.CheckRuns {
+		if c.HeadSHA != sha {
+			continue
+		}
+		if n := q.Get("check_name"); n != "" && c.Name != n {
+			continue
+		}
+		if st := q.Get("status"); st != "" && c.Status != st {
+			continue
+		}
+		runs = append(runs, c)
+	}
+	s.mu.Unlock()
+	if q.Get("filter") != "all" { // "latest" is GitHub's default
+		newest := map[string]CheckRun{}
+		for _, c := range runs {
+			if o, ok := newest[c.Name]; !ok || c.StartedAt.After(o.StartedAt) || (c.StartedAt.Equal(o.StartedAt) && c.ID > o.ID) {
+				newest[c.Name] = c
+			}
+		}
+		runs = runs[:0]
+		for _, k := range sortedKeys(newest) {
+			runs = append(runs, newest[k])
+		}
+	}
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].ID < runs[j].ID })
+	lo, hi := s.paginate(w, r, len(runs))
+	out := make([]any, 0, hi-lo)
+	for _, c := range runs[lo:hi] {
+		out = append(out, s.checkRunJSON(c))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(runs), "check_runs": out})
+}
+
+func (s *Server) listAnnotations(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	var anns []Annotation
+	found := false
+	for _, c := range s.repo.CheckRuns {
+		if c.ID == id {
+			anns, found = c.Annotations, true
+		}
+	}
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	if !found {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	lo, hi := s.paginate(w, r, len(anns))
+	out := make([]any, 0, hi-lo)
+	for _, a := range anns[lo:hi] {
+		out = append(out, map[string]any{
+			"path":             a.Path,
+			"blob_href":        "https://github.com/" + full + "/blob/HEAD/" + a.Path,
+			"start_line":       a.StartLine,
+			"end_line":         a.EndLine,
+			"start_column":     nil,
+			"end_column":       nil,
+			"annotation_level": a.Level,
+			"title":            a.Title,
+			"message":          a.Message,
+			"raw_details":      a.RawDetails,
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) workflowRunJSON(run WorkflowRun) map[string]any {
+	m := tplWorkflowRun()
+	s.mu.Lock()
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	set(m, "id", run.ID)
+	set(m, "name", run.Name)
+	set(m, "display_title", run.Name)
+	set(m, "workflow_id", run.WorkflowID)
+	set(m, "head_sha", run.HeadSHA)
+	set(m, "head_branch", run.HeadBranch)
+	set(m, "event", run.Event)
+	set(m, "status", run.Status)
+	if run.Status == "completed" {
+		set(m, "conclusion", run.Conclusion)
+	} else {
+		set(m, "conclusion", nil)
+	}
+	set(m, "run_attempt", run.RunAttempt)
+	set(m, "created_at", ts(run.CreatedAt))
+	set(m, "updated_at", ts(run.CreatedAt.Add(time.Minute)))
+	set(m, "run_started_at", ts(run.CreatedAt))
+	set(m, "url", s.apiURL(fmt.Sprintf("/repos/%s/actions/runs/%d", full, run.ID)))
+	set(m, "html_url", fmt.Sprintf("https://github.com/%s/actions/runs/%d", full, run.ID))
+	set(m, "artifacts_url", s.apiURL(fmt.Sprintf("/repos/%s/actions/runs/%d/artifacts", full, run.ID)))
+	set(m, "head_commit.id", run.HeadSHA)
+	set(m, "pull_requests", []any{})
+	return m
+}
+
+func (s *Server) listWorkflowRuns(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	q := r.URL.Query()
+	s.mu.Lock()
+	var runs []WorkflowRun
+	for _, run := range s.repo.WorkflowRuns {
+		if v := q.Get("head_sha"); v != "" && run.HeadSHA != v {
+			continue
+		}
+		if v := q.Get("event"); v != "" && run.Event != v {
+			continue
+		}
+		if v := q.Get("branch"); v != "" && run.HeadBranch != v {
+			continue
+		}
+		if v := q.Get("status"); v != "" && run.Status != v && run.Conclusion != v {
+			continue
+		}
+		runs = append(runs, run)
+	}
+	s.mu.Unlock()
+	// GitHub lists newest first.
+	sort.SliceStable(runs, func(i, j int) bool { return runs[i].CreatedAt.After(runs[j].CreatedAt) })
+	lo, hi := s.paginate(w, r, len(runs))
+	out := make([]any, 0, hi-lo)
+	for _, run := range runs[lo:hi] {
+		out = append(out, s.workflowRunJSON(run))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(runs), "workflow_runs": out})
+}
+
+func (s *Server) artifactJSON(a Artifact, run WorkflowRun) map[string]any {
+	m := tplArtifact()
+	s.mu.Lock()
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	set(m, "id", a.ID)
+	set(m, "name", a.Name)
+	set(m, "size_in_bytes", a.Size)
+	set(m, "expired", a.Expired)
+	set(m, "url", s.apiURL(fmt.Sprintf("/repos/%s/actions/artifacts/%d", full, a.ID)))
+	set(m, "archive_download_url", s.apiURL(fmt.Sprintf("/repos/%s/actions/artifacts/%d/zip", full, a.ID)))
+	set(m, "created_at", ts(run.CreatedAt))
+	set(m, "expires_at", ts(run.CreatedAt.Add(90*24*time.Hour)))
+	set(m, "workflow_run.id", run.ID)
+	set(m, "workflow_run.head_sha", run.HeadSHA)
+	set(m, "workflow_run.head_branch", run.HeadBranch)
+	return m
+}
+
+func (s *Server) listRunArtifacts(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	s.mu.Lock()
+	var run *WorkflowRun
+	for i := range s.repo.WorkflowRuns {
+		if s.repo.WorkflowRuns[i].ID == id {
+			x := s.repo.WorkflowRuns[i]
+			run = &x
+		}
+	}
+	var arts []Artifact
+	for _, a := range s.repo.Artifacts {
+		if a.RunID == id {
+			arts = append(arts, a)
+		}
+	}
+	s.mu.Unlock()
+	if run == nil {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	lo, hi := s.paginate(w, r, len(arts))
+	out := make([]any, 0, hi-lo)
+	for _, a := range arts[lo:hi] {
+		out = append(out, s.artifactJSON(a, *run))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(arts), "artifacts": out})
+}
+
+func (s *Server) findArtifact(id int64) (Artifact, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.repo.Artifacts {
+		if a.ID == id {
+			return a, true
+		}
+	}
+	return Artifact{}, false
+}
+
+func (s *Server) artifactZip(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	a, ok := s.findArtifact(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if a.Expired {
+		writeError(w, http.StatusGone, "Artifact has expired")
+		return
+	}
+	// A signed, short-lived URL, like GitHub's blob storage links.
+	loc := fmt.Sprintf("%s/blob/%d?sig=%s&se=%d", s.BlobURL, a.ID, SHA(fmt.Sprint("sig", a.ID))[:16], s.Now().Add(time.Minute).Unix())
+	w.Header().Set("Location", loc)
+	w.WriteHeader(http.StatusFound)
+}
+
+func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request) {
+	if a := r.Header.Get("Authorization"); a != "" {
+		s.errorf("artifact blob download received an Authorization header (%d bytes): the token must never leave for blob storage", len(a))
+		http.Error(w, "authorization not allowed on signed URLs", http.StatusBadRequest)
+		return
+	}
+	idStr, ok := strings.CutPrefix(r.URL.Path, "/blob/")
+	id, err := strconv.ParseInt(idStr, 10, 64)
+	if !ok || err != nil || r.Method != http.MethodGet || r.URL.Query().Get("sig") == "" {
+		http.Error(w, "bad blob request", http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.counts[RouteBlob]++
+	f := s.fault(RouteBlob, true)
+	s.mu.Unlock()
+	a, found := s.findArtifact(id)
+	if !found {
+		http.Error(w, "BlobNotFound", http.StatusNotFound)
+		return
+	}
+	body := a.Zip
+	if f != nil {
+		switch f.Kind {
+		case TruncatedZip:
+			body = body[:len(body)/2]
+		case Slow:
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(f.Delay):
+			}
+		case ServerError:
+			http.Error(w, "ServerBusy", http.StatusServiceUnavailable)
+			return
+		case Gone:
+			http.Error(w, "AuthenticationFailed: signature expired", http.StatusForbidden)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/zip")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+}
+
+func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	sha := s.resolve(r.PathValue("ref"))
+	s.mu.Lock()
+	latest := map[string]Status{}
+	var order []string
+	for _, st := range s.repo.Statuses {
+		if st.SHA != sha {
+			continue
+		}
+		if _, ok := latest[st.Context]; !ok {
+			order = append(order, st.Context)
+		}
+		latest[st.Context] = st
+	}
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	state := "pending"
+	if len(order) > 0 {
+		state = "success"
+	}
+	var list []Status
+	for _, c := range order {
+		st := latest[c]
+		list = append(list, st)
+		switch st.State {
+		case "error", "failure":
+			state = "failure"
+		case "pending":
+			if state != "failure" {
+				state = "pending"
+			}
+		}
+	}
+	lo, hi := s.paginate(w, r, len(list))
+	out := make([]any, 0, hi-lo)
+	for i, st := range list[lo:hi] {
+		out = append(out, map[string]any{
+			"id":          9000 + lo + i,
+			"url":         s.apiURL("/repos/" + full + "/statuses/" + sha),
+			"state":       st.State,
+			"description": st.Description,
+			"target_url":  st.TargetURL,
+			"context":     st.Context,
+			"created_at":  "2026-01-01T00:00:00Z",
+			"updated_at":  "2026-01-01T00:00:00Z",
+		})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"state":       state,
+		"sha":         sha,
+		"total_count": len(list),
+		"statuses":    out,
+		"commit_url":  s.apiURL("/repos/" + full + "/commits/" + sha),
+		"url":         s.apiURL("/repos/" + full + "/commits/" + sha + "/status"),
+	})
+}
