@@ -107,10 +107,16 @@ func TestRetries(t *testing.T) {
 			policy: ghapi.Policy{Now: now}, wantOK: true, wantHits: 2, wantWait: 31 * time.Second},
 		{name: "primary reset beyond MaxWait gives RateLimitError", fault: ghfake.Fault{Route: ghfake.RoutePull, Kind: ghfake.PrimaryRateLimit, Reset: future.Add(time.Hour)},
 			policy: ghapi.Policy{Now: now}, wantHits: 1,
-			checkErr: func(err error) bool { var rl *github.RateLimitError; return errors.As(err, &rl) && ghapi.IsRateLimit(err) }, checkName: "RateLimitError"},
+			checkErr: func(err error) bool {
+				var rl *github.RateLimitError
+				return errors.As(err, &rl) && ghapi.IsRateLimit(err)
+			}, checkName: "RateLimitError"},
 		{name: "secondary beyond MaxWait gives AbuseRateLimitError", fault: ghfake.Fault{Route: ghfake.RoutePull, Kind: ghfake.SecondaryRateLimit, RetryAfter: 600},
 			wantHits: 1,
-			checkErr: func(err error) bool { var ab *github.AbuseRateLimitError; return errors.As(err, &ab) && ghapi.IsRateLimit(err) }, checkName: "AbuseRateLimitError"},
+			checkErr: func(err error) bool {
+				var ab *github.AbuseRateLimitError
+				return errors.As(err, &ab) && ghapi.IsRateLimit(err)
+			}, checkName: "AbuseRateLimitError"},
 		{name: "persistent 5xx exhausts retries", fault: ghfake.Fault{Route: ghfake.RoutePull, Kind: ghfake.ServerError, Times: -1},
 			wantHits: 5, wantWait: 500*time.Millisecond + time.Second + 2*time.Second + 4*time.Second,
 			checkErr: func(err error) bool { return ghapi.StatusCode(err) == 502 && ghapi.IsTransient(err) }, checkName: "502"},
