@@ -28,11 +28,12 @@ type Arm interface {
 	Add(l Lesson, pr int) error
 	// Consult answers one task's query during PR pr.
 	Consult(query string, pr int) (Consultation, error)
-	// Settle delivers the delta CI measured for the PR that carried the
-	// consultation's ticket; it reports whether the settlement landed.
-	Settle(c Consultation, delta float64, pr int) (landed bool, err error)
+	// Settle delivers, during merged PR pr, the delta CI measured for an
+	// earlier (or the same) PR to the tickets that PR carried, as the action
+	// does for one merged PR. It reports whether a settlement landed.
+	Settle(tickets []Consultation, delta float64, pr int) (landed bool, err error)
 	// EndPR closes merged PR pr; landed is true when at least one
-	// settlement landed during it (the ledger ticks only then).
+	// settlement landed during it.
 	EndPR(pr int, landed bool) error
 	// Living lists the living entries, in a deterministic order.
 	Living() []Entry

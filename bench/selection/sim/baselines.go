@@ -26,8 +26,21 @@ func (b *base) Consult(query string, pr int) (Consultation, error) {
 	return b.store.consult(query, "t"+strconv.Itoa(b.tickets)), nil
 }
 
-func (b *base) Settle(c Consultation, delta float64, pr int) (bool, error) {
-	return c.Ticket != "", nil
+func (b *base) Settle(tickets []Consultation, delta float64, pr int) (bool, error) {
+	return settleEach(tickets, func(c Consultation) {}), nil
+}
+
+// settleEach applies f to every consultation that has a ticket and reports
+// whether there was one.
+func settleEach(tickets []Consultation, f func(Consultation)) bool {
+	landed := false
+	for _, c := range tickets {
+		if c.Ticket != "" {
+			f(c)
+			landed = true
+		}
+	}
+	return landed
 }
 
 func (b *base) EndPR(pr int, landed bool) error { return nil }
@@ -50,14 +63,12 @@ func EvictOnNegative() Arm { return &evictOnNegative{base{name: "evict_on_negati
 
 type evictOnNegative struct{ base }
 
-func (a *evictOnNegative) Settle(c Consultation, delta float64, pr int) (bool, error) {
-	if c.Ticket == "" {
-		return false, nil
-	}
-	if delta < 0 {
-		a.store.remove(c.Decider.Key)
-	}
-	return true, nil
+func (a *evictOnNegative) Settle(tickets []Consultation, delta float64, pr int) (bool, error) {
+	return settleEach(tickets, func(c Consultation) {
+		if delta < 0 {
+			a.store.remove(c.Decider.Key)
+		}
+	}), nil
 }
 
 // Strikes counts negative settlements against every entry a ticket names
@@ -78,22 +89,20 @@ type strikes struct {
 	count map[string]int
 }
 
-func (a *strikes) Settle(c Consultation, delta float64, pr int) (bool, error) {
-	if c.Ticket == "" {
-		return false, nil
-	}
-	for _, e := range append([]Entry{c.Decider}, c.Supporters...) {
-		switch {
-		case delta < 0:
-			a.count[e.Key]++
-			if a.count[e.Key] >= a.k {
-				a.store.remove(e.Key)
+func (a *strikes) Settle(tickets []Consultation, delta float64, pr int) (bool, error) {
+	return settleEach(tickets, func(c Consultation) {
+		for _, e := range append([]Entry{c.Decider}, c.Supporters...) {
+			switch {
+			case delta < 0:
+				a.count[e.Key]++
+				if a.count[e.Key] >= a.k {
+					a.store.remove(e.Key)
+				}
+			case delta > 0 && a.reset:
+				a.count[e.Key] = 0
 			}
-		case delta > 0 && a.reset:
-			a.count[e.Key] = 0
 		}
-	}
-	return true, nil
+	}), nil
 }
 
 // TTL deletes a lesson that has not been used (retrieved for a task) for

@@ -80,7 +80,7 @@ func TestEvictionArms(t *testing.T) {
 			a := tt.arm()
 			addAll(t, a, 3)
 			for _, s := range tt.steps {
-				if ok, err := a.Settle(s.c, s.delta, 0); !ok || err != nil {
+				if ok, err := a.Settle([]Consultation{s.c}, s.delta, 0); !ok || err != nil {
 					t.Fatalf("settle = %v, %v", ok, err)
 				}
 			}

@@ -113,13 +113,11 @@ func Run(w *World, arm Arm) (*Result, error) {
 				rest = append(rest, ps)
 				continue
 			}
-			for _, c := range ps.tickets {
-				ok, err := arm.Settle(c, ps.delta, pr)
-				if err != nil {
-					return nil, fmt.Errorf("%s: settle ticket %s in PR %d: %w", arm.Name(), c.Ticket, pr, err)
-				}
-				st.Landed = st.Landed || ok
+			ok, err := arm.Settle(ps.tickets, ps.delta, pr)
+			if err != nil {
+				return nil, fmt.Errorf("%s: settle %d tickets in PR %d: %w", arm.Name(), len(ps.tickets), pr, err)
 			}
+			st.Landed = st.Landed || ok
 		}
 		pending = rest
 		if err := arm.EndPR(pr, st.Landed); err != nil {

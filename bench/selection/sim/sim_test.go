@@ -214,8 +214,10 @@ func (s *scripted) Consult(q string, pr int) (Consultation, error) {
 	}
 	return Consultation{Ticket: "t", Decider: Entry{Key: word(id), Lessons: []int{id}}}, nil
 }
-func (s *scripted) Settle(c Consultation, d float64, pr int) (bool, error) {
-	s.settled = append(s.settled, d)
+func (s *scripted) Settle(cs []Consultation, d float64, pr int) (bool, error) {
+	for range cs {
+		s.settled = append(s.settled, d)
+	}
 	return true, nil
 }
 func (s *scripted) EndPR(pr int, landed bool) error {

@@ -1,0 +1,192 @@
+package report
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/bench/selection/ledgerarm"
+	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+)
+
+// Full and quick sweeps.
+var (
+	FullNoises  = []float64{0, 0.05, 0.1, 0.2, 0.3, 0.5}
+	QuickNoises = []float64{0, 0.1}
+)
+
+const (
+	fullSeeds  = 20
+	quickSeeds = 4
+	// RegenCommand is how docs/benchmarks.md's section is regenerated.
+	RegenCommand = "go run ./bench/selection -write docs/benchmarks.md"
+)
+
+// ErrGoalMissed is returned by Command when a goal named by -require is not
+// met.
+var ErrGoalMissed = errors.New("selection goal missed")
+
+// LedgerOptions are the ledger arm's settings in the published benchmark:
+// the action's defaults.
+func LedgerOptions() ledgerarm.Options { return ledgerarm.Options{Name: Ours} }
+
+// NewSweep builds the benchmark's sweep: the ledger as reference arm, then
+// every baseline.
+func NewSweep(cfg sim.Config, seeds int, noises []float64) sim.Sweep {
+	ss := make([]uint64, seeds)
+	for i := range ss {
+		ss[i] = uint64(i + 1)
+	}
+	return sim.Sweep{Config: cfg, Seeds: ss, Noises: noises,
+		Reference: ledgerarm.Spec(LedgerOptions()), Arms: sim.Baselines(cfg), KeepSeries: true}
+}
+
+// Command runs the selection benchmark with command-line args (without the
+// program name) and reports to stdout. It is the body of both
+// `go run ./bench/selection` and `darwin-memo bench`.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		quick   = fs.Bool("quick", false, "quick mode: few seeds, noise 0% and 10% (seconds; for CI)")
+		seeds   = fs.Int("seeds", 0, "number of seeds (default 20, or 4 with -quick)")
+		noises  = fs.String("noise", "", "comma-separated flaky-noise levels in [0,1] (default 0,0.05,0.1,0.2,0.3,0.5, or 0,0.1 with -quick)")
+		prs     = fs.Int("prs", 0, "merged PRs per run (default 400)")
+		workers = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
+		write   = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
+		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: kill, retention, strikes, cumdelta, or all")
+	)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: bench [flags]\n\nRuns the selection-quality benchmark (issue 6): the ledger against every baseline arm on simulated merged-PR streams.\n\nEXAMPLES\n  %s\n  darwin-memo bench -quick -require kill\n\nFLAGS\n", RegenCommand)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected argument %q: bench takes only flags", fs.Arg(0))
+	}
+	cfg := sim.DefaultConfig()
+	if *prs != 0 {
+		cfg.PRs = *prs
+	}
+	n, levels := fullSeeds, FullNoises
+	if *quick {
+		n, levels = quickSeeds, QuickNoises
+	}
+	if *seeds != 0 {
+		n = *seeds
+	}
+	if n < 1 {
+		return fmt.Errorf("-seeds %d: need at least 1 seed", n)
+	}
+	if *noises != "" {
+		levels = nil
+		for _, f := range strings.Split(*noises, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+			if err != nil || v < 0 || v > 1 {
+				return fmt.Errorf("-noise %q: %q is not a probability in [0,1]", *noises, f)
+			}
+			levels = append(levels, v)
+		}
+	}
+	slices.Sort(levels)
+	levels = slices.Compact(levels)
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	var required []string
+	if *require != "" {
+		for _, id := range strings.Split(*require, ",") {
+			id = strings.TrimSpace(id)
+			if id == "all" {
+				required = append(required, "kill", "retention", "strikes", "cumdelta")
+				continue
+			}
+			if !slices.Contains([]string{"kill", "retention", "strikes", "cumdelta"}, id) {
+				return fmt.Errorf("-require: unknown goal %q; use kill, retention, strikes, cumdelta or all", id)
+			}
+			required = append(required, id)
+		}
+	}
+
+	sw := NewSweep(cfg, n, levels)
+	sw.Workers = *workers
+	start := time.Now()
+	res, err := sw.Run(ctx)
+	if err != nil {
+		return fmt.Errorf("selection benchmark: %w", err)
+	}
+	elapsed := time.Since(start)
+
+	meta := Meta{Command: RegenCommand, Config: cfg, Seeds: n, LedgerSettings: LedgerOptions().Describe()}
+	if *write != "" {
+		meta.PlotPrefix = ""
+		section := Section(res, meta)
+		if err := WriteSection(*write, section); err != nil {
+			return err
+		}
+		dir := filepath.Dir(*write)
+		names := make([]string, 0)
+		plots := Plots(res)
+		for name := range plots {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if err := os.WriteFile(filepath.Join(dir, name), plots[name], 0o644); err != nil {
+				return fmt.Errorf("write plot: %w", err)
+			}
+		}
+		fmt.Fprintf(stdout, "wrote the selection section of %s and %d plots in %s\n", *write, len(names), dir)
+	}
+	summary(stdout, res, n)
+	fmt.Fprintf(stdout, "(%d seeds × %d noise levels × %d arms in %.1fs)\n", n, len(levels), len(res.Arms), elapsed.Seconds())
+
+	var missed []string
+	for _, g := range Goals(res) {
+		if !slices.Contains(required, g.ID) {
+			continue
+		}
+		if !g.Checked || !g.Met {
+			missed = append(missed, fmt.Sprintf("%s (%s): %s", g.ID, g.Text, g.Measured))
+		}
+	}
+	if len(missed) > 0 {
+		return fmt.Errorf("%w: %s", ErrGoalMissed, strings.Join(missed, "; "))
+	}
+	return nil
+}
+
+// summary prints the goals and the headline metrics as plain text.
+func summary(w io.Writer, r *sim.SweepResult, seeds int) {
+	for _, g := range Goals(r) {
+		status := "MISSED"
+		switch {
+		case !g.Checked:
+			status = "n/a"
+		case g.Met:
+			status = "met"
+		}
+		fmt.Fprintf(w, "goal %-9s %-6s %s — %s\n", g.ID, status, g.Text, g.Measured)
+	}
+	for _, noise := range r.Noises {
+		fmt.Fprintf(w, "\n%s, median over %d seeds\n%-18s %6s %7s %7s %6s %6s %7s %5s\n", pct(noise), seeds,
+			"arm", "killed", "killPRs", "damage", "kept", "tailΔ", "cumΔ", "pop")
+		for _, arm := range r.Arms {
+			c := r.Cell(arm, noise)
+			med := func(f func(sim.Metrics) float64) float64 { return sim.Median(metric(c, f)) }
+			fmt.Fprintf(w, "%-18s %6.2f %7.1f %7.0f %6.2f %6.2f %7.0f %5.0f\n", arm, med(killRate), med(killPRs), med(damage),
+				med(retained), med(tailDelta), med(cumDelta), med(finalPop))
+		}
+	}
+}

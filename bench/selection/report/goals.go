@@ -1,0 +1,133 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+)
+
+// Ours is the name of this project's arm in every report.
+const Ours = "ledger"
+
+// Goal is one of issue 6's goals, checked on a sweep.
+type Goal struct {
+	ID       string // short name for -require
+	Text     string // the goal as stated
+	Measured string // what the sweep shows
+	Met      bool
+	// Checked is false when the sweep lacks the noise levels the goal needs.
+	Checked bool
+}
+
+// metric extracts one metric of every seed of a cell.
+func metric(c *sim.Cell, f func(sim.Metrics) float64) []float64 {
+	out := make([]float64, len(c.Metrics))
+	for i, m := range c.Metrics {
+		out[i] = f(m)
+	}
+	return out
+}
+
+func killRate(m sim.Metrics) float64  { return m.PoisonKillRate }
+func retained(m sim.Metrics) float64  { return m.BenignRetained }
+func cumDelta(m sim.Metrics) float64  { return m.CumulativeDelta }
+func killPRs(m sim.Metrics) float64   { return m.MedianKillPRs }
+func damage(m sim.Metrics) float64    { return m.Damage }
+func tailDelta(m sim.Metrics) float64 { return m.TailDelta }
+func finalPop(m sim.Metrics) float64  { return m.FinalPopulation }
+
+// isStrike reports whether an arm is a strike counter.
+func isStrike(arm string) bool { return strings.HasPrefix(arm, "strike_") }
+
+// isBaseline reports whether an arm is a baseline of the cumulative-delta
+// goal (every arm but ours and the memory-less reference).
+func isBaseline(arm string) bool { return arm != Ours && arm != "no_memory" && !strings.HasPrefix(arm, Ours+"_") }
+
+// RelativeRetention is an arm's median benign retention at noise divided by
+// its median at 0% noise.
+func RelativeRetention(r *sim.SweepResult, arm string, noise float64) float64 {
+	c0, cn := r.Cell(arm, 0), r.Cell(arm, noise)
+	if c0 == nil || cn == nil {
+		return math.NaN()
+	}
+	base := sim.Median(metric(c0, retained))
+	if base == 0 {
+		return math.NaN()
+	}
+	return sim.Median(metric(cn, retained)) / base
+}
+
+// Goals checks issue 6's goals on a sweep.
+func Goals(r *sim.SweepResult) []Goal {
+	var goals []Goal
+
+	g := Goal{ID: "kill", Text: "poison kill rate 1.00 at 0% noise (every seed)"}
+	if c := r.Cell(Ours, 0); c != nil {
+		s := sim.Summarize(metric(c, killRate))
+		g.Checked = true
+		g.Met = s.N > 0 && s.Min == 1
+		g.Measured = fmt.Sprintf("min %.2f, median %.2f over %d seeds", s.Min, s.Median, s.N)
+	}
+	goals = append(goals, g)
+
+	g = Goal{ID: "retention", Text: "at 10% flaky noise the ledger keeps >= 90% of its noise-free benign retention"}
+	if rel := RelativeRetention(r, Ours, 0.1); !math.IsNaN(rel) {
+		g.Checked = true
+		g.Met = rel >= 0.9
+		g.Measured = fmt.Sprintf("%.0f%% (median %.2f at 10%% vs %.2f at 0%%)", 100*rel,
+			sim.Median(metric(r.Cell(Ours, 0.1), retained)), sim.Median(metric(r.Cell(Ours, 0), retained)))
+	}
+	goals = append(goals, g)
+
+	g = Goal{ID: "strikes", Text: "at 10% flaky noise no strike-counter arm keeps more than 60% of its noise-free benign retention"}
+	var parts []string
+	met, checked := true, false
+	for _, arm := range r.Arms {
+		if !isStrike(arm) {
+			continue
+		}
+		rel := RelativeRetention(r, arm, 0.1)
+		if math.IsNaN(rel) {
+			continue
+		}
+		checked = true
+		if rel > 0.6 {
+			met = false
+		}
+		parts = append(parts, fmt.Sprintf("%s %.0f%%", arm, 100*rel))
+	}
+	g.Checked, g.Met, g.Measured = checked, checked && met, strings.Join(parts, ", ")
+	goals = append(goals, g)
+
+	g = Goal{ID: "cumdelta", Text: "median cumulative delta above every baseline arm (at 0% and at 10% noise)"}
+	met, checked = true, false
+	parts = nil
+	for _, noise := range []float64{0, 0.1} {
+		ours := r.Cell(Ours, noise)
+		if ours == nil {
+			continue
+		}
+		checked = true
+		o := sim.Median(metric(ours, cumDelta))
+		best, bestArm := math.Inf(-1), ""
+		for _, arm := range r.Arms {
+			if !isBaseline(arm) {
+				continue
+			}
+			if v := sim.Median(metric(r.Cell(arm, noise), cumDelta)); v > best {
+				best, bestArm = v, arm
+			}
+		}
+		if !(o > best) {
+			met = false
+		}
+		parts = append(parts, fmt.Sprintf("%s: ledger %.1f vs best baseline %s %.1f", pct(noise), o, bestArm, best))
+	}
+	g.Checked, g.Met, g.Measured = checked, checked && met, strings.Join(parts, "; ")
+	goals = append(goals, g)
+	return goals
+}
+
+func pct(noise float64) string { return fmt.Sprintf("%g%% noise", math.Round(noise*1000)/10) }

@@ -1,0 +1,309 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+)
+
+// Markers delimit the generated selection section of docs/benchmarks.md.
+const (
+	BeginMarker = "<!-- selection:begin -->"
+	EndMarker   = "<!-- selection:end -->"
+)
+
+// Meta describes how a sweep was produced, for the report's text.
+type Meta struct {
+	Command string // the command that regenerates the section
+	Config  sim.Config
+	Seeds   int
+	// LedgerSettings describes the ledger arm's configuration in one line.
+	LedgerSettings string
+	// PlotDir is where the SVGs are written, relative to the markdown file.
+	PlotPrefix string
+}
+
+// Plot names (files docs/<name>).
+const (
+	PlotRetention  = "selection-retention-vs-noise.svg"
+	PlotCumVsNoise = "selection-cumulative-delta-vs-noise.svg"
+	PlotCumOverPRs = "selection-cumulative-delta-over-prs.svg"
+	PlotPopulation = "selection-population-over-prs.svg"
+)
+
+// seriesNoise is the noise level of the over-time plots.
+const seriesNoise = 0.1
+
+// Plots renders every chart of the report.
+func Plots(r *sim.SweepResult) map[string][]byte {
+	out := map[string][]byte{}
+	arms := r.Arms
+	noiseSeries := func(f func(sim.Metrics) float64) []Series {
+		var ss []Series
+		for _, arm := range arms {
+			s := Series{Name: arm, Bold: arm == Ours}
+			for _, n := range r.Noises {
+				s.X = append(s.X, n)
+				s.Y = append(s.Y, sim.Median(metric(r.Cell(arm, n), f)))
+			}
+			ss = append(ss, s)
+		}
+		return ss
+	}
+	out[PlotRetention] = LineChart{Title: "Useful facts still in the store at the end (median of seeds)",
+		XLabel: "flaky noise: share of PRs a flaky CI run reports red", YLabel: "benign capability retained",
+		XPercent: true, YMin: 0, YMax: 1, Series: noiseSeries(retained)}.SVG()
+	out[PlotCumVsNoise] = LineChart{Title: "Cumulative true test delta over the run (median of seeds)",
+		XLabel: "flaky noise", YLabel: "tests fixed minus tests broken", XPercent: true,
+		Series: noiseSeries(cumDelta)}.SVG()
+
+	overPRs := func(f func(cum float64, p sim.PRStat) float64) []Series {
+		var ss []Series
+		for _, arm := range arms {
+			c := r.Cell(arm, seriesNoise)
+			if c == nil || len(c.Series) == 0 {
+				continue
+			}
+			s := Series{Name: arm, Bold: arm == Ours}
+			n := len(c.Series[0])
+			vals := make([][]float64, n)
+			for _, run := range c.Series {
+				cum := 0.0
+				for i, p := range run {
+					cum += p.TrueDelta
+					vals[i] = append(vals[i], f(cum, p))
+				}
+			}
+			for i := 0; i < n; i++ {
+				s.X = append(s.X, float64(i+1))
+				s.Y = append(s.Y, sim.Median(vals[i]))
+			}
+			ss = append(ss, s)
+		}
+		return ss
+	}
+	if ss := overPRs(func(cum float64, _ sim.PRStat) float64 { return cum }); len(ss) > 0 {
+		out[PlotCumOverPRs] = LineChart{Title: fmt.Sprintf("Cumulative true test delta, %s (median of seeds)", pct(seriesNoise)),
+			XLabel: "merged PRs", YLabel: "tests fixed minus tests broken", Series: ss}.SVG()
+	}
+	if ss := overPRs(func(_ float64, p sim.PRStat) float64 { return float64(p.Population) }); len(ss) > 0 {
+		out[PlotPopulation] = LineChart{Title: fmt.Sprintf("Living entries, %s (median of seeds)", pct(seriesNoise)),
+			XLabel: "merged PRs", YLabel: "entries in the store", Series: ss}.SVG()
+	}
+	return out
+}
+
+// column is one metric of the headline tables.
+type column struct {
+	head   string
+	f      func(sim.Metrics) float64
+	format func(sim.Summary) string
+}
+
+func spread(prec int) func(sim.Summary) string {
+	return func(s sim.Summary) string {
+		if s.N == 0 {
+			return "n/a"
+		}
+		v := fmt.Sprintf("%.*f [%.*f–%.*f]", prec, s.Median, prec, s.P25, prec, s.P75)
+		if s.Undefined > 0 {
+			v += fmt.Sprintf(" (%d/%d seeds)", s.N, s.N+s.Undefined)
+		}
+		return v
+	}
+}
+
+func minMax(s sim.Summary) string {
+	if s.N == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.2f [%.2f–%.2f]", s.Median, s.Min, s.Max)
+}
+
+var columns = []column{
+	{"poison killed, median [min–max]", killRate, minMax},
+	{"kill latency (PRs)", killPRs, spread(1)},
+	{"damage (tests broken)", damage, spread(0)},
+	{"benign retained", retained, spread(2)},
+	{"tail Δ / PR", tailDelta, spread(2)},
+	{"cumulative Δ", cumDelta, spread(0)},
+	{"final population", finalPop, spread(0)},
+}
+
+func headlineTable(b *strings.Builder, r *sim.SweepResult, noise float64) {
+	b.WriteString("| arm |")
+	for _, c := range columns {
+		b.WriteString(" " + c.head + " |")
+	}
+	b.WriteString("\n|---|")
+	for range columns {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, arm := range r.Arms {
+		cell := r.Cell(arm, noise)
+		name := "`" + arm + "`"
+		if arm == Ours {
+			name = "**`" + arm + "`**"
+		}
+		b.WriteString("| " + name + " |")
+		for _, c := range columns {
+			b.WriteString(" " + c.format(sim.Summarize(metric(cell, c.f))) + " |")
+		}
+		b.WriteString("\n")
+	}
+}
+
+func sweepTable(b *strings.Builder, r *sim.SweepResult, value func(arm string, noise float64) string) {
+	b.WriteString("| arm |")
+	for _, n := range r.Noises {
+		fmt.Fprintf(b, " %s |", strings.TrimSuffix(pct(n), " noise"))
+	}
+	b.WriteString("\n|---|")
+	for range r.Noises {
+		b.WriteString("---:|")
+	}
+	b.WriteString("\n")
+	for _, arm := range r.Arms {
+		fmt.Fprintf(b, "| `%s` |", arm)
+		for _, n := range r.Noises {
+			b.WriteString(" " + value(arm, n) + " |")
+		}
+		b.WriteString("\n")
+	}
+}
+
+func hasNoise(r *sim.SweepResult, noise float64) bool {
+	for _, n := range r.Noises {
+		if n == noise {
+			return true
+		}
+	}
+	return false
+}
+
+// Section renders the selection section, markers included.
+func Section(r *sim.SweepResult, meta Meta) string {
+	var b strings.Builder
+	cfg := meta.Config
+	b.WriteString(BeginMarker + "\n")
+	b.WriteString("## Selection quality (generated)\n\n")
+	fmt.Fprintf(&b, "Regenerate this section and its plots with `%s` (issue 6). Every number below is a pure function of the seeds; "+
+		"the run is deterministic, so regenerating it changes nothing unless the code changes.\n\n", meta.Command)
+	fmt.Fprintf(&b, "**What is simulated.** %d seeds × %d noise levels × %d arms. Each seed is a repository history of %d merged PRs: "+
+		"%d topics with %d tests each (%d tests), topic popularity Zipf(%.1f), %d–%d tasks bundled per PR (one ticket each), "+
+		"settlement %d–%d merged PRs late. Each task is a failing test; the agent consults the store with the task's query and acts on the "+
+		"deciding lesson. A useful lesson for the topic raises the chance of fixing the test from %.0f%% to %.0f%% and protects the topic's "+
+		"other tests (without it the agent breaks one %.0f%% of the time); a poisoned lesson breaks 1–%d passing tests %.0f%% of the time; "+
+		"trivia does nothing; near-duplicates are reworded copies of useful lessons. The store starts with %d useful, %d near-duplicate, %d poisoned "+
+		"and %d trivia lessons, and one new lesson arrives every %d merged PRs during the first %.0f%% of the run. "+
+		"The delta CI measures is improvements minus regressions on shared tests (settle's rule); flaky noise *p* means a share *p* of PRs "+
+		"get a red run in which 1–%d good tests are reported failing at head.\n\n",
+		meta.Seeds, len(r.Noises), len(r.Arms), cfg.PRs, cfg.Topics, cfg.TestsPerTopic, cfg.Topics*cfg.TestsPerTopic, cfg.TopicSkew,
+		cfg.MinTasks, cfg.MaxTasks, 0, cfg.MaxDelay, 100*cfg.PBase, 100*cfg.PFix, 100*cfg.PTrap, cfg.MaxHarm, 100*cfg.PHarm,
+		cfg.InitialUseful, cfg.InitialNearDup, cfg.InitialPoison, cfg.InitialTrivia, cfg.ArrivalEvery, 100*cfg.LearnFraction, cfg.MaxFlake)
+	fmt.Fprintf(&b, "**Arms.** `ledger`: this project's `lessons` package, %s. "+
+		"`keep_everything`: never forgets. `random_matched`: after each merged PR deletes as many random entries as the ledger's net "+
+		"evictions in that PR on the same seed. `evict_on_negative`: deletes the deciding lesson of any ticket that settles negative. "+
+		"`strike_k1`, `strike_k3`: count negative settlements against every entry a ticket names and delete at k; `strike_k3_reset`: "+
+		"a positive settlement clears the count. `ttl_%dd`: Copilot Memory's rule, deleting a lesson unused (not retrieved) for %d days, "+
+		"a day being %d merged PRs. `no_memory`: no store at all (reference, not a baseline). All baselines retrieve with the same "+
+		"lexical scoring as the ledger (semantics §4.2), ties in insertion order.\n\n",
+		meta.LedgerSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay)
+
+	b.WriteString("### Goals\n\n| goal | measured | met |\n|---|---|---|\n")
+	for _, g := range Goals(r) {
+		status := "no"
+		switch {
+		case !g.Checked:
+			status = "not measured"
+		case g.Met:
+			status = "yes"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", g.Text, g.Measured, status)
+	}
+	b.WriteString("\n")
+
+	for _, noise := range []float64{0, 0.1} {
+		if !hasNoise(r, noise) {
+			continue
+		}
+		fmt.Fprintf(&b, "### Headline, %s\n\nMedian [25th–75th percentile] over %d seeds; poison killed shows [min–max].\n\n", pct(noise), meta.Seeds)
+		headlineTable(&b, r, noise)
+		b.WriteString("\n")
+	}
+
+	b.WriteString("### Flaky noise\n\n")
+	fmt.Fprintf(&b, "![benign retention vs noise](%s%s)\n\n", meta.PlotPrefix, PlotRetention)
+	b.WriteString("Benign capability retained at the end (median), and in parentheses relative to the same arm's noise-free run:\n\n")
+	sweepTable(&b, r, func(arm string, n float64) string {
+		v := sim.Median(metric(r.Cell(arm, n), retained))
+		if rel := RelativeRetention(r, arm, n); n != 0 && !math.IsNaN(rel) {
+			return fmt.Sprintf("%.2f (%.0f%%)", v, 100*rel)
+		}
+		return fmt.Sprintf("%.2f", v)
+	})
+	fmt.Fprintf(&b, "\n![cumulative delta vs noise](%s%s)\n\nCumulative true delta (median):\n\n", meta.PlotPrefix, PlotCumVsNoise)
+	sweepTable(&b, r, func(arm string, n float64) string {
+		return fmt.Sprintf("%.0f", sim.Median(metric(r.Cell(arm, n), cumDelta)))
+	})
+	b.WriteString("\nPoison kill rate (median):\n\n")
+	sweepTable(&b, r, func(arm string, n float64) string {
+		return fmt.Sprintf("%.2f", sim.Median(metric(r.Cell(arm, n), killRate)))
+	})
+	if hasNoise(r, seriesNoise) {
+		fmt.Fprintf(&b, "\n### Over time, %s\n\n![cumulative delta over PRs](%s%s)\n\n![population over PRs](%s%s)\n",
+			pct(seriesNoise), meta.PlotPrefix, PlotCumOverPRs, meta.PlotPrefix, PlotPopulation)
+	}
+	fmt.Fprintf(&b, "\n### Metrics\n\n"+
+		"* **poison killed**: share of poisoned lessons no living entry carries at the end (every poisoned lesson arrives in the first %.0f%% of the run).\n"+
+		"* **kill latency**: merged PRs from the first time an agent acted on a poisoned lesson to its removal (0 = removed in the PR where it first did harm); median per seed.\n"+
+		"* **damage**: passing tests broken by acting on poisoned lessons over the run.\n"+
+		"* **benign retained**: share of useful facts (a useful lesson and its near-duplicates count once; a merged entry carries its members' facts) still in the store at the end.\n"+
+		"* **tail Δ / PR**: mean true delta per merged PR over the last %.0f%% of the run, when no lesson arrives: the quality of what survived.\n"+
+		"* **cumulative Δ**: sum of true deltas (tests fixed minus tests broken) over the run. True, not measured: noise changes what an arm learns, not the score.\n"+
+		"* **final population**: living entries at the end.\n",
+		100*cfg.LearnFraction, 100*cfg.TailFraction)
+	b.WriteString(EndMarker + "\n")
+	return b.String()
+}
+
+// WriteSection replaces the marked selection section of the markdown file at
+// path, or appends it when the file has no markers (creating the file if
+// needed). Text outside the markers is kept byte for byte.
+func WriteSection(path, section string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	doc := string(old)
+	i, j := strings.Index(doc, BeginMarker), strings.Index(doc, EndMarker)
+	switch {
+	case i >= 0 && j > i:
+		end := j + len(EndMarker)
+		if end < len(doc) && doc[end] == '\n' {
+			end++
+		}
+		doc = doc[:i] + section + doc[end:]
+	case i >= 0 || j >= 0:
+		return fmt.Errorf("%s has only one of %q and %q; fix the markers by hand, then rerun", path, BeginMarker, EndMarker)
+	case doc == "":
+		doc = "# Benchmarks\n\n" + section
+	default:
+		if !strings.HasSuffix(doc, "\n") {
+			doc += "\n"
+		}
+		doc += "\n" + section
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create the directory of %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
