@@ -1,3 +1,60 @@
 package lessons
 
-type index struct{}
+import (
+	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+)
+
+// index is the retrieval index of a store: a textidx.Index over the living
+// entries' token sets, built once (on first use) and kept up to date by
+// add and bury. Document numbers follow insertion order, which is the
+// living order, so ties fall back to store order as in darwin-memo.
+type index struct {
+	x    *textidx.Index
+	docs []*Entry // by document number
+}
+
+// dict returns the store's token dictionary, creating it on first use.
+func (s *Store) tokenDict() *textidx.Dict {
+	if s.dict == nil {
+		s.dict = textidx.NewDict()
+	}
+	return s.dict
+}
+
+// tokenSet returns e's token id set (question + " " + answer), interning it
+// on first use.
+func (s *Store) tokenSet(e *Entry) []uint32 {
+	if !e.hasSet {
+		e.set = s.tokenDict().Intern(textidx.Tokens(e.Question + " " + e.Answer))
+		e.hasSet = true
+	}
+	return e.set
+}
+
+// ensureIndex builds the index over the living entries if needed.
+func (s *Store) ensureIndex() *index {
+	if s.idx != nil {
+		return s.idx
+	}
+	sets := make([][]uint32, len(s.living))
+	docs := make([]*Entry, len(s.living))
+	for i, e := range s.living {
+		sets[i] = s.tokenSet(e)
+		e.doc = i
+		docs[i] = e
+	}
+	s.idx = &index{x: textidx.NewIndexIDs(s.tokenDict(), sets), docs: docs}
+	return s.idx
+}
+
+func (ix *index) add(s *Store, e *Entry) {
+	e.doc = ix.x.AddIDs(s.tokenSet(e))
+	ix.docs = append(ix.docs, e)
+}
+
+func (ix *index) remove(e *Entry) {
+	if e.doc >= 0 && e.doc < len(ix.docs) && ix.docs[e.doc] == e {
+		ix.x.Remove(e.doc)
+		ix.docs[e.doc] = nil
+	}
+}

@@ -57,13 +57,13 @@ type member struct {
 	val value
 }
 
-func vNull() value             { return value{k: kNull} }
-func vBool(b bool) value       { return value{k: kBool, b: b} }
-func vStr(s string) value      { return value{k: kString, s: s} }
-func vInt(i int) value         { return value{k: kNumber, s: strconv.Itoa(i)} }
-func vFloat(f float64) value   { return value{k: kNumber, s: pyFloat(f), isF: true} }
-func vObj(ms ...member) value  { return value{k: kObject, obj: ms} }
-func vArr(vs ...value) value   { return value{k: kArray, arr: vs} }
+func vNull() value                 { return value{k: kNull} }
+func vBool(b bool) value           { return value{k: kBool, b: b} }
+func vStr(s string) value          { return value{k: kString, s: s} }
+func vInt(i int) value             { return value{k: kNumber, s: strconv.Itoa(i)} }
+func vFloat(f float64) value       { return value{k: kNumber, s: pyFloat(f), isF: true} }
+func vObj(ms ...member) value      { return value{k: kObject, obj: ms} }
+func vArr(vs ...value) value       { return value{k: kArray, arr: vs} }
 func m(key string, v value) member { return member{key, v} }
 
 func vStrs(ss []string) value {

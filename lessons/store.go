@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
 )
 
 // Kind is the kind of a lesson.
@@ -65,8 +67,10 @@ type Entry struct {
 	ImportedAt    *string
 	ID            string
 
-	tokens []string // token set of Question+" "+Answer, computed lazily
-	dead   bool     // set while a burial sweep is compacting the living list
+	set    []uint32 // token id set of Question+" "+Answer (store dict), lazily
+	hasSet bool
+	doc    int  // document number in the store's index
+	dead   bool // set while a burial sweep is compacting the living list
 }
 
 // Alive reports whether the entry's balance is above the death threshold.
@@ -212,6 +216,7 @@ type Store struct {
 	warnings []string
 	opts     Options
 	idx      *index
+	dict     *textidx.Dict
 	file     *fileState
 }
 

@@ -1,0 +1,683 @@
+package lessons
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// NewLesson is a lesson to add to the store.
+type NewLesson struct {
+	Question string
+	Answer   string
+	Kind     Kind     // default explicit
+	Sources  []string // provenance labels, e.g. "pr#123", "path:src/x.go"
+	// RecordedTS is when the lesson was recorded (UTC ISO-8601 to the
+	// second). Default: the injected clock.
+	RecordedTS string
+}
+
+// Add creates a living entry with spawn energy at the current tick, as
+// darwin-memo's Ledger.add does (juvenile = admission_window).
+func (s *Store) Add(l NewLesson) (*Entry, error) {
+	if strings.TrimSpace(l.Question) == "" || strings.TrimSpace(l.Answer) == "" {
+		return nil, errors.New("a lesson needs a non-empty question and answer")
+	}
+	if l.Kind == "" {
+		l.Kind = KindExplicit
+	}
+	if !validKind(string(l.Kind)) {
+		return nil, fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", l.Kind)
+	}
+	ts := l.RecordedTS
+	if ts == "" {
+		ts = s.nowISO()
+	}
+	e := &Entry{
+		Question:      l.Question,
+		Answer:        l.Answer,
+		Kind:          l.Kind,
+		Sources:       append([]string{}, l.Sources...),
+		Energy:        SpawnEnergy,
+		BornCycle:     s.tick,
+		RecordedTS:    ts,
+		LastUsedCycle: -1,
+		Lineage:       []string{},
+		Juvenile:      max(0, s.cfg.AdmissionWindow),
+	}
+	e.ID = s.freshEntryID("entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
+	s.addLiving(e)
+	s.log("add", m("entry", vStr(e.ID)), m("kind", vStr(string(e.Kind))))
+	return e, nil
+}
+
+// freshEntryID derives an id from parts, bumping a counter until it is
+// unused by living and dead entries.
+func (s *Store) freshEntryID(parts ...string) string {
+	for n := 0; ; n++ {
+		p := parts
+		if n > 0 {
+			p = append(append([]string{}, parts...), strconv.Itoa(n))
+		}
+		id := s.opts.NewID(p...)
+		_, live := s.byID[id]
+		_, dead := s.deadIDs[id]
+		if !live && !dead {
+			return id
+		}
+	}
+}
+
+func (s *Store) addLiving(e *Entry) {
+	s.byID[e.ID] = e
+	s.living = append(s.living, e)
+	if s.idx != nil {
+		s.idx.add(s, e)
+	}
+}
+
+// bury moves living entries to the graveyard in the given order, with
+// balance min(energy, 0), and compacts the living list once.
+func (s *Store) bury(es ...*Entry) {
+	if len(es) == 0 {
+		return
+	}
+	for _, e := range es {
+		s.markDead(e)
+	}
+	s.compactLiving()
+}
+
+// markDead moves e to the graveyard; the living list keeps it until
+// compactLiving runs.
+func (s *Store) markDead(e *Entry) {
+	if e.dead {
+		return
+	}
+	e.dead = true
+	delete(s.byID, e.ID)
+	e.Energy = math.Min(e.Energy, 0)
+	s.deadIDs[e.ID] = len(s.graveyard)
+	s.graveyard = append(s.graveyard, e)
+	if s.idx != nil {
+		s.idx.remove(e)
+	}
+	s.dropRetrieverVector(e.ID)
+}
+
+// compactLiving drops dead entries from the living list, keeping order.
+func (s *Store) compactLiving() {
+	out := s.living[:0]
+	for _, e := range s.living {
+		if !e.dead {
+			out = append(out, e)
+		}
+	}
+	clear(s.living[len(out):])
+	s.living = out
+}
+
+// dropRetrieverVector removes id's cached vector from carried retriever
+// state of the shape {"vectors": {id: [...]}} (store.py bury).
+func (s *Store) dropRetrieverVector(id string) {
+	if s.retriever == nil || s.retriever.k != kObject {
+		return
+	}
+	for i, mb := range s.retriever.obj {
+		if mb.key != "vectors" || mb.val.k != kObject {
+			continue
+		}
+		vs := mb.val.obj
+		for j := range vs {
+			if vs[j].key == id {
+				s.retriever.obj[i].val.obj = append(vs[:j:j], vs[j+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// note appends a history note for id, keeping at most HistoryCap.
+func (s *Store) note(id string, v value) {
+	h, ok := s.history[id]
+	if !ok {
+		s.historyIDs = append(s.historyIDs, id)
+	}
+	h = append(h, v)
+	if len(h) > HistoryCap {
+		h = append(h[:0:0], h[len(h)-HistoryCap:]...)
+	}
+	s.history[id] = h
+}
+
+// structured builds a note {"tick","ts","text","event",...}.
+func (s *Store) structured(text, event string, extra ...member) value {
+	ms := make([]member, 0, 4+len(extra))
+	ms = append(ms, m("tick", vInt(s.tick)), m("ts", vStr(s.nowISO())), m("text", vStr(text)), m("event", vStr(event)))
+	return vObj(append(ms, extra...)...)
+}
+
+// ---------------------------------------------------------------------------
+// Settle
+
+// Evidence identifies the measurement behind a settlement. Fields are
+// written in this order and only when set. Repository and Run together make
+// the settlement a durable replay-guard record in ledger.settled_runs.
+type Evidence struct {
+	Mode       string // "junit", "pass-counts", "checks"
+	Identity   string // "unverified", "verified"
+	Repository string // owner/name
+	Run        string // CI run identity, e.g. "123456:1" or "pr#42"
+	PR         int
+	BaseSHA    string
+	HeadSHA    string
+	URL        string
+}
+
+func (ev *Evidence) members() []member {
+	if ev == nil {
+		return nil
+	}
+	var ms []member
+	add := func(k, v string) {
+		if v != "" {
+			ms = append(ms, m(k, vStr(v)))
+		}
+	}
+	add("mode", ev.Mode)
+	add("identity", ev.Identity)
+	add("repository", ev.Repository)
+	add("run", ev.Run)
+	if ev.PR != 0 {
+		ms = append(ms, m("pr", vInt(ev.PR)))
+	}
+	add("base_sha", ev.BaseSHA)
+	add("head_sha", ev.HeadSHA)
+	add("url", ev.URL)
+	return ms
+}
+
+func (ev *Evidence) value() value {
+	if ev == nil {
+		return vNull()
+	}
+	return vObj(ev.members()...)
+}
+
+// SettleOptions describe where a settlement's delta came from.
+type SettleOptions struct {
+	Detail   string
+	Source   string // "ci", "operator", ...; default "unknown"
+	Evidence *Evidence
+}
+
+// Settle statuses.
+const (
+	StatusSettled  = "settle"
+	StatusAbandon  = "abandon"
+	StatusExpired  = "expired"
+	StatusDropped  = "dropped"  // unknown, duplicate or expired ticket
+	StatusRejected = "rejected" // non-finite delta
+)
+
+// Credit is the energy one settlement moved for one entry.
+type Credit struct {
+	Entry  string
+	Amount float64
+}
+
+// SettleResult reports what one settlement did.
+type SettleResult struct {
+	Ticket  string
+	Landed  bool   // darwin-memo's settle() return value
+	Status  string // StatusSettled, StatusAbandon, ...
+	Applied []Credit
+	Buried  []string
+}
+
+// Settle applies an outcome delta to a pending ticket's provenance
+// (semantics §5). A non-finite delta is rejected and the ticket stays
+// pending; an unknown or already settled ticket is dropped. Neither is an
+// error: duplicate delivery is expected.
+func (s *Store) Settle(ticketID string, delta float64, opts SettleOptions) SettleResult {
+	if opts.Source == "" {
+		opts.Source = "unknown"
+	}
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		s.log("settle_rejected", m("ticket", vStr(ticketID)), m("detail", vStr("non-finite delta")), m("source", vStr(opts.Source)))
+		return SettleResult{Ticket: ticketID, Status: StatusRejected}
+	}
+	at := -1
+	for i, t := range s.pending {
+		if t.ID == ticketID {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		s.log("settle_dropped", m("ticket", vStr(ticketID)), m("delta", vFloat(delta)), m("detail", vStr(opts.Detail)))
+		return SettleResult{Ticket: ticketID, Status: StatusDropped}
+	}
+	t := s.pending[at]
+	s.pending = append(s.pending[:at:at], s.pending[at+1:]...)
+	return s.apply(t, delta, opts)
+}
+
+// Abandon closes a pending ticket without an outcome: no energy moves and
+// escrow is released. It reports whether the ticket was pending.
+func (s *Store) Abandon(ticketID string) SettleResult {
+	return s.Settle(ticketID, 0, SettleOptions{Detail: "abandoned: not acted on", Source: "abandon"})
+}
+
+// assignCredit is survival.py assign_credit.
+func (s *Store) assignCredit(t *Ticket, delta float64) []Credit {
+	c := s.cfg
+	credit := c.CreditGain * math.Tanh(delta/s.cfg.Scale())
+	if credit == 0 || math.IsNaN(credit) {
+		return nil
+	}
+	var out []Credit
+	if t.DecidingEntry != "" {
+		w := 1.0
+		if e, ok := s.byID[t.DecidingEntry]; ok && e.Juvenile > 0 {
+			w = c.SupportingShare
+		}
+		out = append(out, Credit{t.DecidingEntry, credit * w})
+		for _, id := range t.SupportingEntries {
+			out = append(out, Credit{id, credit * c.SupportingShare})
+		}
+		return out
+	}
+	n := float64(len(t.SupportingEntries))
+	for _, id := range t.SupportingEntries {
+		amt := credit / n
+		if e, ok := s.byID[id]; ok && !e.MayDecide() {
+			amt *= c.SupportingShare
+		}
+		out = append(out, Credit{id, amt})
+	}
+	return out
+}
+
+func signed(f float64, format string) string {
+	return fmt.Sprintf(format, f)
+}
+
+// apply runs steps 3-9 of settle for a ticket already removed from pending
+// (or a store-free ticket that was never pending).
+func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult {
+	event := StatusSettled
+	if opts.Source == "abandon" || opts.Source == "expired" {
+		event = opts.Source
+	}
+	res := SettleResult{Ticket: t.ID, Landed: true, Status: event}
+	if ev := opts.Evidence; ev != nil && ev.Repository != "" && ev.Run != "" {
+		ms := []member{m("ticket", vStr(t.ID)), m("source", vStr(opts.Source)), m("delta", vFloat(delta))}
+		s.settledRuns = append(s.settledRuns, vObj(append(ms, ev.members()...)...))
+	}
+	srcLabel := opts.Source
+	if srcLabel == "measured" {
+		srcLabel = "legacy measured claim"
+	}
+	detail := ""
+	if opts.Detail != "" {
+		detail = ", " + opts.Detail
+	}
+	applied := s.assignCredit(t, delta)
+	credited := map[string]bool{}
+	for _, c := range applied {
+		credited[c.Entry] = true
+		if e, ok := s.byID[c.Entry]; ok {
+			e.Energy = math.Min(s.MaxEnergy, e.Energy+c.Amount)
+			e.Uses++
+			e.LastUsedCycle = s.tick
+		}
+		if c.Amount < damageThreshold {
+			s.damaged[c.Entry] = true
+		}
+		text := fmt.Sprintf("tick %d: credit %s (%s delta %s%s)", s.tick, signed(c.Amount, "%+.3f"), srcLabel, pyG(delta), detail)
+		s.note(c.Entry, s.structured(text, "settle",
+			m("ticket", vStr(t.ID)), m("credit", vFloat(round6(c.Amount))), m("delta", vFloat(delta)),
+			m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())))
+	}
+	res.Applied = applied
+	prov := t.Provenance()
+	for _, id := range prov {
+		if credited[id] {
+			continue
+		}
+		e, ok := s.byID[id]
+		if !ok {
+			continue
+		}
+		if event == StatusSettled {
+			e.Uses++
+			e.LastUsedCycle = s.tick
+			text := fmt.Sprintf("tick %d: outcome moved no credit (%s delta %s%s)", s.tick, srcLabel, pyG(delta), detail)
+			s.note(id, s.structured(text, "settle", m("ticket", vStr(t.ID)), m("credit", vFloat(0)), m("delta", vFloat(delta)),
+				m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())))
+		} else {
+			text := fmt.Sprintf("tick %d: no outcome observed (%s%s)", s.tick, event, detail)
+			s.note(id, s.structured(text, event, m("ticket", vStr(t.ID)), m("detail", vStr(opts.Detail))))
+		}
+	}
+	// Lifecycle: probation graduation, admission window.
+	denied := map[string]bool{}
+	for _, c := range applied {
+		e, ok := s.byID[c.Entry]
+		if !ok {
+			continue
+		}
+		if e.Probation > 0 && c.Amount > 0 {
+			e.Probation--
+			if e.Probation == 0 {
+				s.note(e.ID, s.structured(fmt.Sprintf("tick %d: graduated from probation", s.tick), "graduated", m("lifecycle", vStr("probation"))))
+				s.log("graduate", m("entry", vStr(e.ID)), m("lifecycle", vStr("probation")))
+			}
+		}
+		if e.Juvenile > 0 {
+			if delta < 0 && e.ID == t.DecidingEntry {
+				e.Energy = 0
+				e.Juvenile = 0
+				s.damaged[e.ID] = true
+				denied[e.ID] = true
+				s.note(e.ID, s.structured(fmt.Sprintf("tick %d: admission denied (juvenile decider on a negative outcome)", s.tick), "admission_denied", m("ticket", vStr(t.ID))))
+				s.log("admission_denied", m("entry", vStr(e.ID)), m("ticket", vStr(t.ID)))
+			} else {
+				e.Juvenile--
+				if e.Juvenile == 0 {
+					s.note(e.ID, s.structured(fmt.Sprintf("tick %d: admitted", s.tick), "graduated", m("lifecycle", vStr("admission"))))
+					s.log("graduate", m("entry", vStr(e.ID)), m("lifecycle", vStr("admission")))
+				}
+			}
+		}
+	}
+	// Burial sweep over the provenance.
+	escrow := s.escrowed()
+	var dead []*Entry
+	for _, id := range prov {
+		e, ok := s.byID[id]
+		if !ok || e.dead {
+			continue
+		}
+		if e.Pinned {
+			e.Energy = math.Max(e.Energy, 0)
+			continue
+		}
+		if !e.Alive() && (!escrow[id] || denied[id]) {
+			cause := s.cause(id)
+			s.note(id, s.structured(fmt.Sprintf("buried at tick %d on settle", s.tick), "buried", m("cause", vStr(cause)),
+				m("uses", vInt(e.Uses)), m("last_used_tick", vInt(e.LastUsedCycle))))
+			dead = append(dead, e)
+			e.dead = true // keep duplicates in prov from double-burying
+			res.Buried = append(res.Buried, id)
+		}
+	}
+	for _, e := range dead {
+		e.dead = false
+	}
+	s.bury(dead...)
+	ap := make([]value, len(applied))
+	for i, c := range applied {
+		ap[i] = vObj(m("entry", vStr(c.Entry)), m("credit", vFloat(round6(c.Amount))))
+	}
+	s.log(event, m("ticket", vStr(t.ID)), m("delta", vFloat(delta)), m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)),
+		m("evidence", opts.Evidence.value()), m("applied", vArr(ap...)), m("buried", vStrs(res.Buried)))
+	return res
+}
+
+func (s *Store) cause(id string) string {
+	if s.damaged[id] {
+		return "executed"
+	}
+	return "starved"
+}
+
+// escrowed returns the provenance ids of all pending tickets.
+func (s *Store) escrowed() map[string]bool {
+	out := make(map[string]bool, 2*len(s.pending))
+	for _, t := range s.pending {
+		for _, id := range t.SupportingEntries {
+			out[id] = true
+		}
+		if t.DecidingEntry != "" {
+			out[t.DecidingEntry] = true
+		}
+	}
+	return out
+}
+
+// pyG formats a delta as Python's '%+g'.
+func pyG(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "+nan"
+	case math.IsInf(f, 1):
+		return "+inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return fmt.Sprintf("%+.6g", f)
+}
+
+// ---------------------------------------------------------------------------
+// Tick
+
+// TickOptions tune one tick.
+type TickOptions struct {
+	// ExpireAfter closes pending tickets older than this many ticks at delta
+	// 0. Zero means the default (50); negative disables expiry.
+	ExpireAfter int
+}
+
+// TickStats is what one tick did (darwin-memo's tick log record).
+type TickStats struct {
+	Tick          int      `json:"tick"`
+	Population    int      `json:"population"`
+	Deaths        int      `json:"deaths"`
+	Merges        int      `json:"merges"`
+	Pending       int      `json:"pending"`
+	Expired       int      `json:"expired"`
+	TotalEnergy   float64  `json:"total_energy"`
+	UpkeepCharged float64  `json:"upkeep_charged"`
+	DeadEntries   []string `json:"-"`
+}
+
+// Tick advances time by one tick: expiry, upkeep and deaths, and every
+// consolidate_every ticks consolidation (semantics §6).
+func (s *Store) Tick(opts TickOptions) TickStats {
+	s.tick++
+	expire := opts.ExpireAfter
+	if expire == 0 {
+		expire = DefaultExpire
+	}
+	st := TickStats{Tick: s.tick}
+	if expire > 0 {
+		var old []string
+		for _, t := range s.pending {
+			if s.tick-t.BornTick > expire {
+				old = append(old, t.ID)
+			}
+		}
+		for _, id := range old {
+			if s.Settle(id, 0, SettleOptions{Detail: "expired unsettled", Source: "expired"}).Landed {
+				st.Expired++
+			}
+		}
+	}
+	escrow := s.escrowed()
+	// Upkeep.
+	var dead []*Entry
+	charged := 0.0
+	for _, e := range s.living {
+		before := e.Energy
+		e.Energy -= s.Upkeep
+		if e.Pinned {
+			e.Energy = math.Max(e.Energy, 0)
+		} else if !e.Alive() && !escrow[e.ID] {
+			dead = append(dead, e)
+		}
+		charged += before - e.Energy
+	}
+	for _, e := range dead {
+		cause := s.cause(e.ID)
+		why := "starved: never earned its upkeep"
+		if cause == "executed" {
+			why = "executed: negative outcomes drained it"
+		}
+		text := fmt.Sprintf("died at tick %d (%s; uses=%d, last_used_tick=%d)", s.tick, why, e.Uses, e.LastUsedCycle)
+		s.note(e.ID, s.structured(text, "death", m("cause", vStr(cause)), m("uses", vInt(e.Uses)), m("last_used_tick", vInt(e.LastUsedCycle))))
+		st.DeadEntries = append(st.DeadEntries, e.ID)
+	}
+	s.bury(dead...)
+	st.Deaths = len(dead)
+	st.UpkeepCharged = round6(charged)
+	if ce := s.cfg.ConsolidateEvery; ce > 0 && s.tick%ce == 0 {
+		st.Merges = s.consolidate(escrow)
+	}
+	st.Population = len(s.living)
+	st.Pending = len(s.pending)
+	total := 0.0
+	for _, e := range s.living {
+		total += e.Energy
+	}
+	st.TotalEnergy = round3(total)
+	s.log("tick", m("population", vInt(st.Population)), m("deaths", vInt(st.Deaths)), m("merges", vInt(st.Merges)),
+		m("pending", vInt(st.Pending)), m("expired", vInt(st.Expired)), m("total_energy", vFloat(st.TotalEnergy)),
+		m("upkeep_charged", vFloat(st.UpkeepCharged)), m("dead_entries", vStrs(st.DeadEntries)))
+	return st
+}
+
+func round3(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
+	return r
+}
+
+// ---------------------------------------------------------------------------
+// Pin, unpin, forget
+
+// Pin marks a living entry as pinned (floored at 0, never merged, never
+// forgotten). It returns false for ids that are not living; pinning a pinned
+// entry is a no-op.
+func (s *Store) Pin(id string) bool { return s.setPinned(id, true) }
+
+// Unpin clears the pin. It returns false for ids that are not living.
+func (s *Store) Unpin(id string) bool { return s.setPinned(id, false) }
+
+func (s *Store) setPinned(id string, pin bool) bool {
+	e, ok := s.byID[id]
+	if !ok {
+		return false
+	}
+	if e.Pinned == pin {
+		return true
+	}
+	e.Pinned = pin
+	ev := "pin"
+	text := fmt.Sprintf("tick %d: pinned by an operator", s.tick)
+	if !pin {
+		ev = "unpin"
+		text = fmt.Sprintf("tick %d: unpinned by an operator", s.tick)
+	}
+	s.note(id, s.structured(text, ev))
+	s.log(ev, m("entry", vStr(id)))
+	return true
+}
+
+// Forget results.
+const (
+	ForgetBuried   = "buried"
+	ForgetUnknown  = "unknown"
+	ForgetPinned   = "pinned"
+	ForgetEscrowed = "escrowed"
+)
+
+// Forget buries a living entry explicitly (cause "forgotten"). It refuses
+// pinned and escrowed entries.
+func (s *Store) Forget(id string) string {
+	e, ok := s.byID[id]
+	if !ok {
+		return ForgetUnknown
+	}
+	if e.Pinned {
+		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetPinned)))
+		return ForgetPinned
+	}
+	if s.escrowed()[id] {
+		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetEscrowed)))
+		return ForgetEscrowed
+	}
+	s.note(id, s.structured(fmt.Sprintf("buried at tick %d (forgotten)", s.tick), "buried", m("via", vStr("forget")), m("cause", vStr("forgotten"))))
+	s.bury(e)
+	s.log("forget", m("entry", vStr(id)))
+	return ForgetBuried
+}
+
+// ---------------------------------------------------------------------------
+// Import
+
+// ImportOptions tune Import.
+type ImportOptions struct {
+	// Label is recorded as imported_from (e.g. the foreign store's path).
+	Label string
+	// Probation is how many positive settlements an import must ride along
+	// on before it may decide. Nil means the default (3); values are
+	// clamped at 0.
+	Probation *int
+}
+
+// Import copies the living entries of another store, keeping their ids,
+// text, kind and sources, at spawn energy and on probation. Ids already
+// living or buried here are skipped, so imports are idempotent and dead
+// poison is not resurrected. It returns the imported ids.
+func (s *Store) Import(from *Store, opts ImportOptions) []string {
+	prob := DefaultProbation
+	if opts.Probation != nil {
+		prob = max(0, *opts.Probation)
+	}
+	label := opts.Label
+	if label == "" {
+		label = from.name
+	}
+	at := s.nowISO()
+	var out []string
+	for _, f := range from.living {
+		if !f.Alive() {
+			continue
+		}
+		if _, ok := s.byID[f.ID]; ok {
+			continue
+		}
+		if _, ok := s.deadIDs[f.ID]; ok {
+			continue
+		}
+		lf, la := label, at
+		e := &Entry{
+			Question: f.Question, Answer: f.Answer, Kind: f.Kind,
+			Sources: append([]string{}, f.Sources...), Energy: SpawnEnergy, BornCycle: s.tick,
+			RecordedTS: f.RecordedTS, LastUsedCycle: -1, Lineage: []string{}, Probation: prob,
+			ImportedFrom: &lf, ImportedAt: &la, ID: f.ID,
+		}
+		s.addLiving(e)
+		s.note(e.ID, s.structured(fmt.Sprintf("tick %d: imported from %s (probation %d)", s.tick, label, prob), "import",
+			m("imported_from", vStr(label))))
+		out = append(out, e.ID)
+	}
+	s.log("import", m("from", vStr(label)), m("entries", vStrs(out)))
+	return out
+}
+
+// TicksToStarvation is round(energy / upkeep, 1), or nil for pinned entries
+// or when upkeep <= 0.
+func (s *Store) TicksToStarvation(e *Entry) *float64 {
+	if e.Pinned || s.Upkeep <= 0 {
+		return nil
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(e.Energy/s.Upkeep, 'f', 1, 64), 64)
+	return &r
+}

@@ -1,0 +1,209 @@
+package lessons
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// RenderOptions tune Render.
+type RenderOptions struct {
+	Budget   int    // hard byte budget of the output; default 25 KiB
+	MaxLines int    // hard line cap; default 200
+	Label    string // store name shown in the header; default the file's base name
+}
+
+// DefaultRenderBudget is 25 KiB.
+const DefaultRenderBudget = 25 * 1024
+
+// ParseBudget parses a byte budget: a number with an optional unit b, k, kb,
+// m or mb (case-insensitive; k and m are 1024 and 1024²).
+func ParseBudget(s string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := 1
+	for _, u := range []struct {
+		suf string
+		m   int
+	}{{"kb", 1024}, {"mb", 1024 * 1024}, {"k", 1024}, {"m", 1024 * 1024}, {"b", 1}} {
+		if strings.HasSuffix(t, u.suf) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suf)), u.m
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || t == "" {
+		return 0, fmt.Errorf("budget %q is not a size; write bytes or a size such as 25kb or 1mb", s)
+	}
+	n := int(f * float64(mult))
+	if n <= 0 {
+		return 0, fmt.Errorf("budget %q must be positive", s)
+	}
+	return n, nil
+}
+
+// Render projects the living entries into a Markdown document (for
+// AGENTS.md / MEMORY.md) that never exceeds the byte budget or the line cap
+// (semantics §8). Entries are ranked by (-energy, id), grouped by kind,
+// groups ordered by their leader's energy then kind name, and packed
+// greedily: an entry is admitted only if the whole document still fits.
+// The result is deterministic: no clock is read and ties break by id.
+func (s *Store) Render(opts RenderOptions) ([]byte, error) {
+	if opts.Budget == 0 {
+		opts.Budget = DefaultRenderBudget
+	}
+	if opts.MaxLines == 0 {
+		opts.MaxLines = 200
+	}
+	if opts.Budget < 0 {
+		return nil, errors.New("render budget must be positive")
+	}
+	if opts.MaxLines < 0 {
+		return nil, errors.New("render max-lines must be at least 1")
+	}
+	label := opts.Label
+	if label == "" {
+		label = filepath.Base(s.name)
+	}
+	var ranked []*Entry
+	for _, e := range s.living {
+		if e.Alive() {
+			ranked = append(ranked, e)
+		}
+	}
+	slices.SortFunc(ranked, func(a, b *Entry) int {
+		switch {
+		case a.Energy > b.Energy:
+			return -1
+		case a.Energy < b.Energy:
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	n := len(ranked)
+	header := func(shown int) string {
+		return fmt.Sprintf("<!-- rendered by darwin-memo from %s: %d of %d living entries shown, budget %d bytes, %d lines -->", label, shown, n, opts.Budget, opts.MaxLines)
+	}
+	// Greedy packing with exact size accounting (every line ends in "\n").
+	type block struct {
+		e      *Entry
+		l1, l2 string
+	}
+	groupCost := func(k Kind) (int, int) { return 1 + len("## ") + len(k) + 1 + 1, 3 } // "", "## kind", ""
+	var shown []block
+	inGroup := map[Kind]bool{}
+	bytesUsed, linesUsed := 0, 0 // excluding the header line
+	for _, e := range ranked {
+		b := block{e: e, l1: "- " + collapse(e.Answer), l2: fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))}
+		nb, nl := len(b.l1)+1+len(b.l2)+1, 2
+		if !inGroup[e.Kind] {
+			gb, gl := groupCost(e.Kind)
+			nb, nl = nb+gb, nl+gl
+		}
+		if len(header(len(shown)+1))+1+bytesUsed+nb > opts.Budget || 1+linesUsed+nl > opts.MaxLines {
+			continue
+		}
+		inGroup[e.Kind] = true
+		bytesUsed += nb
+		linesUsed += nl
+		shown = append(shown, b)
+	}
+	lines := []string{header(len(shown))}
+	switch {
+	case n == 0:
+		lines = append(lines, "", "(no living entries: every lesson in this store has died, or none has been recorded yet)")
+	case len(shown) == 0:
+		lines = append(lines, "", fmt.Sprintf("(none of the %d living entries fits in %d bytes and %d lines; raise --budget or --max-lines)", n, opts.Budget, opts.MaxLines))
+	default:
+		type group struct {
+			kind   Kind
+			leader float64
+			blocks []block
+		}
+		var groups []*group
+		byKind := map[Kind]*group{}
+		for _, b := range shown {
+			g := byKind[b.e.Kind]
+			if g == nil {
+				g = &group{kind: b.e.Kind, leader: b.e.Energy}
+				byKind[b.e.Kind] = g
+				groups = append(groups, g)
+			}
+			g.blocks = append(g.blocks, b)
+		}
+		slices.SortStableFunc(groups, func(a, b *group) int {
+			switch {
+			case a.leader > b.leader:
+				return -1
+			case a.leader < b.leader:
+				return 1
+			}
+			return strings.Compare(string(a.kind), string(b.kind))
+		})
+		for _, g := range groups {
+			lines = append(lines, "", "## "+string(g.kind), "")
+			for _, b := range g.blocks {
+				lines = append(lines, b.l1, b.l2)
+			}
+		}
+	}
+	return truncateDoc(lines, opts.Budget, opts.MaxLines), nil
+}
+
+// truncateDoc joins lines with "\n" terminators and, as a last resort, cuts
+// at a line boundary, then at a UTF-8 boundary, to honour the limits.
+func truncateDoc(lines []string, budget, maxLines int) []byte {
+	if len(lines) > maxLines {
+		lines = lines[:maxLines]
+	}
+	var out []byte
+	for _, l := range lines {
+		if len(out)+len(l)+1 > budget {
+			if len(out) == 0 {
+				// not even one line fits: cut it at a UTF-8 boundary
+				cut := min(len(l), budget)
+				for cut > 0 && !utf8.RuneStart(l[cut]) && cut < len(l) {
+					cut--
+				}
+				for cut > 0 && !utf8.ValidString(l[:cut]) {
+					cut--
+				}
+				out = append(out, l[:cut]...)
+			}
+			break
+		}
+		out = append(out, l...)
+		out = append(out, '\n')
+	}
+	return out
+}
+
+func collapse(s string) string {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return "(empty)"
+	}
+	return strings.Join(f, " ")
+}
+
+func prefix8(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func lastSettle(e *Entry) string {
+	if e.LastUsedCycle < 0 {
+		return "never"
+	}
+	return fmt.Sprintf("t%d", e.LastUsedCycle)
+}
+
+// RenderMissing is the document rendered when the store file does not exist.
+func RenderMissing(path string) []byte {
+	return []byte(fmt.Sprintf("<!-- darwin-memo: store not found at %s; nothing to render yet -->\n", path))
+}

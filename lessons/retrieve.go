@@ -1,0 +1,252 @@
+package lessons
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+)
+
+// RetrieveOptions tune retrieval (semantics §4.2).
+type RetrieveOptions struct {
+	K        int     // hits to keep; default 3
+	Kind     Kind    // only entries of this kind ("" for all)
+	Source   string  // only entries carrying this source label ("" for all)
+	HalfLife float64 // > 0 decays scores by age in ticks; 0 is off
+}
+
+// Hit is one retrieved entry with its relevance score.
+type Hit struct {
+	Entry *Entry
+	Score float64
+}
+
+// Retrieve ranks the living entries for query by smoothed IDF with the 0.25
+// coverage floor. Energy only breaks ties. It returns nil when nothing
+// qualifies (silence).
+func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
+	if opts.K <= 0 {
+		opts.K = DefaultK
+	}
+	if opts.Kind != "" && !validKind(string(opts.Kind)) {
+		return nil, fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", opts.Kind)
+	}
+	if opts.HalfLife < 0 || math.IsNaN(opts.HalfLife) {
+		return nil, errors.New("half-life must be positive (or 0 to disable decay)")
+	}
+	q := textidx.Tokens(query)
+	if len(q) == 0 || len(s.living) == 0 {
+		return nil, nil
+	}
+	var x *textidx.Index
+	var docs []*Entry
+	if opts.Kind == "" && opts.Source == "" {
+		ix := s.ensureIndex()
+		x, docs = ix.x, ix.docs
+	} else {
+		// A filtered query is its own corpus (df over the filtered population).
+		var sets [][]uint32
+		for _, e := range s.living {
+			if opts.Kind != "" && e.Kind != opts.Kind {
+				continue
+			}
+			if opts.Source != "" && !slices.Contains(e.Sources, opts.Source) {
+				continue
+			}
+			sets = append(sets, s.tokenSet(e))
+			docs = append(docs, e)
+		}
+		if len(docs) == 0 {
+			return nil, nil
+		}
+		x = textidx.NewIndexIDs(s.tokenDict(), sets)
+	}
+	byEnergy := func(a, b int) bool { return docs[a].Energy > docs[b].Energy }
+	var raw []textidx.Hit
+	if opts.HalfLife > 0 {
+		raw = x.RankTop(q, MinCoverage, 0, nil)
+		for i := range raw {
+			e := docs[raw[i].Doc]
+			ref := e.BornCycle
+			if e.LastUsedCycle >= 0 {
+				ref = e.LastUsedCycle
+			}
+			if age := float64(s.tick - ref); age > 0 {
+				raw[i].Score *= math.Pow(0.5, age/opts.HalfLife)
+			}
+		}
+		slices.SortStableFunc(raw, func(a, b textidx.Hit) int {
+			switch {
+			case a.Score > b.Score:
+				return -1
+			case a.Score < b.Score:
+				return 1
+			case byEnergy(a.Doc, b.Doc):
+				return -1
+			case byEnergy(b.Doc, a.Doc):
+				return 1
+			}
+			return a.Doc - b.Doc
+		})
+		if len(raw) > opts.K {
+			raw = raw[:opts.K]
+		}
+	} else {
+		raw = x.RankTop(q, MinCoverage, opts.K, byEnergy)
+	}
+	hits := make([]Hit, len(raw))
+	for i, h := range raw {
+		hits[i] = Hit{Entry: docs[h.Doc], Score: h.Score}
+	}
+	return hits, nil
+}
+
+// DecideOptions tune Decide.
+type DecideOptions struct {
+	RetrieveOptions
+	// Register records the ticket in ledger.pending (darwin-memo's compat
+	// ticket, named in a PR body as "darwin-memo-ticket: <id>"). Without it
+	// the store is not modified and the caller hands out the store-free
+	// ticket line instead.
+	Register bool
+}
+
+// Decision is the outcome of one consult.
+type Decision struct {
+	Query      string
+	Answer     string // annotated answer; "" when silent
+	Silent     bool
+	Decider    string   // "" for none
+	Supporting []string // other hits in rank order
+	Hits       []Hit
+	Withheld   []string // probationary ids withheld from a silent answer
+	Tick       int
+	// Ticket is the record of this consult. It is nil when silent. When
+	// Register was set it is also pending in the ledger.
+	Ticket *Ticket
+}
+
+// StoreFreeLine returns the store-free ticket line for this decision ("" when
+// silent).
+func (d *Decision) StoreFreeLine() string {
+	if d.Silent || d.Ticket == nil {
+		return ""
+	}
+	return FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query}.Line()
+}
+
+// Decide consults the store: the best-ranked hit that may decide answers,
+// the other hits support it, and a ticket records the provenance
+// (semantics §4.3, §4.4).
+func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
+	hits, err := s.Retrieve(query, opts.RetrieveOptions)
+	if err != nil {
+		return nil, err
+	}
+	d := &Decision{Query: query, Hits: hits, Tick: s.tick}
+	var decider *Entry
+	for _, h := range hits {
+		if h.Entry.MayDecide() {
+			decider = h.Entry
+			break
+		}
+	}
+	if decider == nil {
+		for _, h := range hits {
+			d.Withheld = append(d.Withheld, h.Entry.ID)
+		}
+	} else {
+		d.Decider = decider.ID
+		for _, h := range hits {
+			if h.Entry != decider {
+				d.Supporting = append(d.Supporting, h.Entry.ID)
+			}
+		}
+		d.Answer = s.annotate(decider, hits)
+	}
+	d.Silent = d.Answer == "" || (d.Decider == "" && len(d.Supporting) == 0)
+	if d.Silent {
+		d.Answer, d.Decider, d.Supporting = "", "", nil
+	}
+	if d.Supporting == nil {
+		d.Supporting = []string{}
+	}
+	if !d.Silent {
+		t := &Ticket{Query: query, Answer: d.Answer, DecidingEntry: d.Decider, SupportingEntries: d.Supporting, BornTick: s.tick}
+		t.ID = s.freshTicketID(t)
+		d.Ticket = t
+		if opts.Register {
+			s.pending = append(s.pending, t)
+		}
+	}
+	if opts.Register {
+		tid := vNull()
+		if d.Ticket != nil {
+			tid = vStr(d.Ticket.ID)
+		}
+		s.log("decide", m("ticket", tid), m("query", vStr(query)), m("silent", vBool(d.Silent)),
+			m("decider", vStr(d.Decider)), m("supporting", vStrs(d.Supporting)), m("withheld", vStrs(d.Withheld)))
+	}
+	return d, nil
+}
+
+func (s *Store) freshTicketID(t *Ticket) string {
+	parts := []string{"ticket", t.Query, fmt.Sprint(t.BornTick), t.DecidingEntry, strings.Join(t.SupportingEntries, ",")}
+	for n := 0; ; n++ {
+		p := parts
+		if n > 0 {
+			p = append(append([]string{}, parts...), fmt.Sprint(n))
+		}
+		id := s.opts.NewID(p...)
+		if !slices.ContainsFunc(s.pending, func(x *Ticket) bool { return x.ID == id }) {
+			return id
+		}
+	}
+}
+
+// ageLine is "[recorded <ts>; born tick B; last settled tick L]".
+func ageLine(e *Entry) string {
+	rec := "age unknown"
+	if e.RecordedTS != "" {
+		rec = "recorded " + e.RecordedTS
+	}
+	settled := "never settled"
+	if e.LastUsedCycle >= 0 {
+		settled = fmt.Sprintf("last settled tick %d", e.LastUsedCycle)
+	}
+	return fmt.Sprintf("[%s; born tick %d; %s]", rec, e.BornCycle, settled)
+}
+
+// annotate renders the decider's answer, or a conflict block when other hits
+// overlap it at conflict_threshold (temporal.py render_consult).
+func (s *Store) annotate(decider *Entry, hits []Hit) string {
+	thr := s.cfg.conflictThreshold()
+	cluster := []*Entry{decider}
+	ds := s.tokenSet(decider)
+	for _, h := range hits {
+		if h.Entry != decider && textidx.JaccardIDs(ds, s.tokenSet(h.Entry)) >= thr {
+			cluster = append(cluster, h.Entry)
+		}
+	}
+	if len(cluster) == 1 {
+		return decider.Answer + "\n" + ageLine(decider)
+	}
+	slices.SortStableFunc(cluster, func(a, b *Entry) int {
+		if c := strings.Compare(b.RecordedTS, a.RecordedTS); c != 0 {
+			return c
+		}
+		return b.BornCycle - a.BornCycle
+	})
+	var sb strings.Builder
+	sb.WriteString("conflicting/overlapping advice, newest first:")
+	for _, e := range cluster {
+		sb.WriteString("\n- ")
+		sb.WriteString(e.Answer)
+		sb.WriteByte(' ')
+		sb.WriteString(ageLine(e))
+	}
+	return sb.String()
+}

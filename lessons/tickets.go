@@ -1,0 +1,399 @@
+package lessons
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A ticket reaches the bot through the merged PR's body, in one of two forms
+// (see docs/tickets.md):
+//
+//   - compat: "darwin-memo-ticket: <12 hex>", naming a ticket pending in
+//     ledger.pending (darwin-memo's form; the agent's PR must commit it);
+//   - store-free: "darwin-memo: v1 t=<tick> d=<decider> s=<supporters>
+//     q=<base64url query>", carrying everything needed, so the agent's PR
+//     never edits lessons.json.
+
+// Ticket forms.
+const (
+	FormCompat    = "compat"
+	FormStoreFree = "store-free"
+)
+
+// Limits of a store-free ticket.
+const (
+	MaxTicketQuery      = 4096 // bytes of decoded query
+	MaxTicketSupporters = 8
+)
+
+// FreeTicket is the content of a store-free ticket.
+type FreeTicket struct {
+	Tick       int
+	Decider    string   // "" for none
+	Supporting []string // in rank order
+	Query      string
+}
+
+var b64 = base64.RawURLEncoding
+
+// Line renders the canonical ticket line.
+func (t FreeTicket) Line() string {
+	d := t.Decider
+	if d == "" {
+		d = "-"
+	}
+	sup := strings.Join(t.Supporting, ",")
+	if sup == "" {
+		sup = "-"
+	}
+	return fmt.Sprintf("darwin-memo: v1 t=%d d=%s s=%s q=%s", t.Tick, d, sup, b64.EncodeToString([]byte(t.Query)))
+}
+
+// ID is the store-free ticket's id: a content hash of its canonical line.
+func (t FreeTicket) ID() string { return ContentID(t.Line()) }
+
+// Named returns the supporters followed by the decider.
+func (t FreeTicket) Named() []string {
+	out := append([]string(nil), t.Supporting...)
+	if t.Decider != "" {
+		out = append(out, t.Decider)
+	}
+	return out
+}
+
+// BodyTicket is one ticket found in a PR body.
+type BodyTicket struct {
+	Form string // FormCompat or FormStoreFree
+	ID   string // compat: the pending ticket id; store-free: FreeTicket.ID()
+	Free FreeTicket
+}
+
+var compatRe = regexp.MustCompile(`darwin-memo-ticket:\s*([0-9a-f]{12})`)
+var freeRe = regexp.MustCompile(`darwin-memo:[ \t]*(v[0-9]+)\b`)
+
+// TicketError is a malformed store-free ticket line in a PR body.
+type TicketError struct {
+	Offset int // byte offset of the line in the body
+	Msg    string
+}
+
+func (e *TicketError) Error() string {
+	return fmt.Sprintf("ticket at byte %d of the PR body: %s", e.Offset, e.Msg)
+}
+
+func isHex12(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func isFieldByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == ',' || c == '='
+}
+
+// ParseTickets finds every ticket in a PR body, in order of first
+// appearance, without repeats: compat tickets ("darwin-memo-ticket:" then
+// optional whitespace and 12 lowercase hex; a longer hex run matches on its
+// first 12) and store-free tickets. Malformed store-free tickets are
+// reported as errors and skipped; text that merely mentions "darwin-memo:"
+// without a version is ignored.
+func ParseTickets(body string) ([]BodyTicket, []error) {
+	type found struct {
+		at int
+		t  BodyTicket
+	}
+	var all []found
+	for _, mt := range compatRe.FindAllStringSubmatchIndex(body, -1) {
+		all = append(all, found{mt[0], BodyTicket{Form: FormCompat, ID: body[mt[2]:mt[3]]}})
+	}
+	var errs []error
+	for _, mt := range freeRe.FindAllStringSubmatchIndex(body, -1) {
+		at := mt[0]
+		if ver := body[mt[2]:mt[3]]; ver != "v1" {
+			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (upgrade the action)", ver)})
+			continue
+		}
+		ft, err := parseFields(body[mt[1]:])
+		if err != nil {
+			errs = append(errs, &TicketError{at, err.Error()})
+			continue
+		}
+		all = append(all, found{at, BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}})
+	}
+	slices.SortStableFunc(all, func(a, b found) int { return a.at - b.at })
+	var out []BodyTicket
+	seen := map[string]bool{}
+	for _, f := range all {
+		k := f.t.Form + ":" + f.t.ID
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f.t)
+	}
+	return out, errs
+}
+
+// parseFields reads the key=value fields after "darwin-memo: v1".
+func parseFields(rest string) (FreeTicket, error) {
+	var t FreeTicket
+	got := map[byte]bool{}
+	i := 0
+	for {
+		// skip blanks (spaces and tabs only: a ticket is one line)
+		j := i
+		for j < len(rest) && (rest[j] == ' ' || rest[j] == '\t') {
+			j++
+		}
+		if j == i && i > 0 || j+1 >= len(rest) || rest[j+1] != '=' {
+			break
+		}
+		k := j
+		for k < len(rest) && isFieldByte(rest[k]) {
+			k++
+		}
+		key, val := rest[j], rest[j+2:k]
+		i = k
+		if got[key] {
+			return t, fmt.Errorf("field %c= appears twice", key)
+		}
+		got[key] = true
+		switch key {
+		case 't':
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 || val != strconv.Itoa(n) {
+				return t, fmt.Errorf("t=%q is not a tick number", val)
+			}
+			t.Tick = n
+		case 'd':
+			if val != "-" && !isHex12(val) {
+				return t, fmt.Errorf("d=%q is not an entry id (12 lowercase hex) or -", val)
+			}
+			if val != "-" {
+				t.Decider = val
+			}
+		case 's':
+			if val != "-" {
+				for _, id := range strings.Split(val, ",") {
+					if !isHex12(id) {
+						return t, fmt.Errorf("s= holds %q, not an entry id (12 lowercase hex)", id)
+					}
+					if slices.Contains(t.Supporting, id) || id == t.Decider {
+						return t, fmt.Errorf("s= names %s twice", id)
+					}
+					t.Supporting = append(t.Supporting, id)
+				}
+			}
+			if len(t.Supporting) > MaxTicketSupporters {
+				return t, fmt.Errorf("s= names %d entries; at most %d are allowed", len(t.Supporting), MaxTicketSupporters)
+			}
+		case 'q':
+			q, err := b64.DecodeString(val)
+			if err != nil {
+				return t, fmt.Errorf("q= is not unpadded base64url: %v (was the line cut or reflowed?)", err)
+			}
+			if len(q) > MaxTicketQuery {
+				return t, fmt.Errorf("q= decodes to %d bytes; at most %d are allowed", len(q), MaxTicketQuery)
+			}
+			t.Query = string(q)
+		default:
+			return t, fmt.Errorf("unknown field %c=", key)
+		}
+	}
+	for _, k := range []byte{'t', 'd', 's', 'q'} {
+		if !got[k] {
+			return t, fmt.Errorf("missing field %c= (a v1 ticket has t=, d=, s= and q=; paste the whole line that decide printed)", k)
+		}
+	}
+	if t.Decider == "" && len(t.Supporting) == 0 {
+		return t, errors.New("names no entries (d=- and s=-)")
+	}
+	if slices.Contains(t.Supporting, t.Decider) {
+		return t, fmt.Errorf("names %s as decider and supporter", t.Decider)
+	}
+	if strings.TrimSpace(t.Query) == "" {
+		return t, errors.New("q= is empty")
+	}
+	return t, nil
+}
+
+// RefusedError says why a ticket may not be settled.
+type RefusedError struct {
+	Ticket string
+	Reason string
+}
+
+func (e *RefusedError) Error() string { return fmt.Sprintf("ticket %s refused: %s", e.Ticket, e.Reason) }
+
+// VerifyOptions tune VerifyTicket.
+type VerifyOptions struct {
+	ExpireAfter int // 0 means the default (50); negative disables the check
+}
+
+// VerifyTicket checks a ticket against the store at the PR's base commit
+// (the receiver). A compat ticket is refused if it was already pending at
+// base: only tickets this PR opened may be settled (darwin-memo's
+// --opened-since). A store-free ticket is refused unless re-running its
+// query against the base store retrieves every entry it names, with its
+// decider ranked above every named supporter that may decide; so a PR cannot
+// aim credit or damage at a lesson it never consulted. It is also refused
+// if it claims a tick after the base's or is older than the expiry window.
+func (s *Store) VerifyTicket(t BodyTicket, opts VerifyOptions) error {
+	refuse := func(format string, args ...any) error {
+		return &RefusedError{Ticket: t.ID, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch t.Form {
+	case FormCompat:
+		for _, p := range s.pending {
+			if p.ID == t.ID {
+				return refuse("already pending at the PR's base, so this PR did not open it")
+			}
+		}
+		return nil
+	case FormStoreFree:
+	default:
+		return refuse("unknown ticket form %q", t.Form)
+	}
+	f := t.Free
+	if f.Tick > s.tick {
+		return refuse("claims tick %d but the base store is at tick %d", f.Tick, s.tick)
+	}
+	expire := opts.ExpireAfter
+	if expire == 0 {
+		expire = DefaultExpire
+	}
+	if expire > 0 && s.tick-f.Tick > expire {
+		return refuse("expired: issued at tick %d, base is at tick %d (more than %d ticks)", f.Tick, s.tick, expire)
+	}
+	named := f.Named()
+	if len(named) == 0 {
+		return refuse("names no entries")
+	}
+	hits, err := s.Retrieve(f.Query, RetrieveOptions{K: max(DefaultK, len(named))})
+	if err != nil {
+		return refuse("query could not be re-run: %v", err)
+	}
+	rank := map[string]int{}
+	for i, h := range hits {
+		rank[h.Entry.ID] = i
+	}
+	for _, id := range named {
+		if _, ok := rank[id]; !ok {
+			return refuse("its query does not retrieve entry %s at the PR's base", id)
+		}
+	}
+	if f.Decider != "" {
+		d := hits[rank[f.Decider]].Entry
+		if !d.MayDecide() {
+			return refuse("decider %s is on probation and may not decide", f.Decider)
+		}
+		for _, id := range f.Supporting {
+			if e := hits[rank[id]].Entry; e.MayDecide() && rank[id] < rank[f.Decider] {
+				return refuse("supporter %s ranks above decider %s for this query", id, f.Decider)
+			}
+		}
+	}
+	return nil
+}
+
+// SettleFree applies a delta to a verified store-free ticket's entries, with
+// the same credit rules as a pending ticket. With evidence naming a
+// repository and run, a repeat of the same ticket for the same run is
+// dropped (the settled_runs replay guard), so reruns are idempotent.
+func (s *Store) SettleFree(t FreeTicket, delta float64, opts SettleOptions) SettleResult {
+	id := t.ID()
+	if opts.Source == "" {
+		opts.Source = "unknown"
+	}
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		s.log("settle_rejected", m("ticket", vStr(id)), m("detail", vStr("non-finite delta")), m("source", vStr(opts.Source)))
+		return SettleResult{Ticket: id, Status: StatusRejected}
+	}
+	if s.settledRun(id, opts.Evidence) {
+		s.log("settle_dropped", m("ticket", vStr(id)), m("delta", vFloat(delta)), m("detail", vStr(opts.Detail)))
+		return SettleResult{Ticket: id, Status: StatusDropped}
+	}
+	tk := &Ticket{ID: id, Query: t.Query, DecidingEntry: t.Decider, SupportingEntries: t.Supporting, BornTick: t.Tick}
+	return s.apply(tk, delta, opts)
+}
+
+// settledRun reports whether settled_runs records ticket id for the same
+// repository and run.
+func (s *Store) settledRun(id string, ev *Evidence) bool {
+	if ev == nil || ev.Repository == "" || ev.Run == "" {
+		return false
+	}
+	for _, r := range s.settledRuns {
+		if r.str("ticket") == id && r.str("repository") == ev.Repository && r.str("run") == ev.Run {
+			return true
+		}
+	}
+	return false
+}
+
+// TicketOutcome is what SettleBody did with one ticket.
+type TicketOutcome struct {
+	BodyTicket
+	Refused string        // non-empty when verification refused it
+	Result  *SettleResult // nil when refused
+}
+
+// BodyReport is the result of SettleBody.
+type BodyReport struct {
+	Tickets []TicketOutcome
+	Errors  []error    // malformed ticket lines
+	Tick    *TickStats // nil unless a settlement landed
+}
+
+// SettleBody settles every ticket in a merged PR's body with one delta:
+// tickets are parsed, verified against base (the store at the PR's base
+// commit; nil means there was none, which refuses store-free tickets),
+// settled, and the ledger ticks once only if at least one settlement landed
+// (darwin-memo's tick-only-on-evidence rule).
+func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
+	tickets, errs := ParseTickets(body)
+	rep := BodyReport{Errors: errs}
+	if base == nil {
+		base = New("base", Options{})
+	}
+	landed := false
+	for _, t := range tickets {
+		out := TicketOutcome{BodyTicket: t}
+		if err := base.VerifyTicket(t, VerifyOptions{ExpireAfter: topts.ExpireAfter}); err != nil {
+			var re *RefusedError
+			if errors.As(err, &re) {
+				out.Refused = re.Reason
+			} else {
+				out.Refused = err.Error()
+			}
+			rep.Tickets = append(rep.Tickets, out)
+			continue
+		}
+		var r SettleResult
+		if t.Form == FormCompat {
+			r = s.Settle(t.ID, delta, opts)
+		} else {
+			r = s.SettleFree(t.Free, delta, opts)
+		}
+		landed = landed || r.Landed
+		out.Result = &r
+		rep.Tickets = append(rep.Tickets, out)
+	}
+	if landed {
+		st := s.Tick(topts)
+		rep.Tick = &st
+	}
+	return rep
+}
