@@ -26,6 +26,7 @@ const (
 const (
 	minGroundedShare  = 0.8
 	minGroundedTokens = 3
+	minAnswerWords    = 3
 )
 
 // framingWords may appear in a lesson without occurring in its cited
@@ -47,6 +48,7 @@ const (
 	reasonSchema      = "schema"
 	reasonLength      = "length"
 	reasonCitation    = "citation"
+	reasonSuspicious  = "suspicious source"
 	reasonSelf        = "not self-contained"
 	reasonHidden      = "hidden characters"
 	reasonURL         = "url"
@@ -57,20 +59,25 @@ const (
 	reasonEncoded     = "encoded payload"
 	reasonScript      = "mixed-script word"
 	reasonUngrounded  = "ungrounded"
+	reasonThin        = "too thin"
 	reasonLimit       = "limit"
 )
 
 var (
-	urlPattern = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://|\bwww\.|\bmailto:|\bjavascript:|\bdata:[a-z]+/|\bfile:/|` +
-		`\b\d{1,3}(\.\d{1,3}){3}\b|` +
-		`\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|sh|dev|ai|xyz|ru|cn|co|me|app|link|site|top|info|biz|gg|ly|tk|cc|to|ws|pw|su|onion|zip|mov|click|online|store|live|page|cloud|host|website|space|fun|icu|cf|ml|ga|gq)\b)`)
+	// urlPattern matches links that are rejected wherever they appear.
+	urlPattern = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://|(^|[\s(\[<"'])//[a-z0-9-]+\.|\bwww\.|\bmailto:|\bjavascript:|\bdata:[a-z]+/|\bfile:/|\b\d{1,3}(\.\d{1,3}){3}\b)`)
+	// hostPattern matches a bare host name or host/path (evil.example/x,
+	// config-mirror.xyz); it is rejected unless the diff contains it (a Go
+	// import path, a script the PR adds).
+	hostPattern = regexp.MustCompile(`(?i)\b[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}[a-z0-9-]*/[^\s)\]>"'` + "`" + `]*|` +
+		`\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|sh|dev|ai|xyz|ru|cn|co|me|ly|tk|ws|pw|su|onion|icu|cf|ga|gq|gg|biz|website)\b`)
 	markupPattern = regexp.MustCompile("(?i)(\\]\\(|\\]\\[|```|~~~|<\\s*/?\\s*(script|img|iframe|a|svg|style|object|embed|link|meta|form|input|details|summary|div|span|body|html|base|button|textarea|video|audio|source|math)\\b|\\bon(error|load|click|mouseover)\\s*=)")
 	// commandPattern finds the start of a shell command in prose.
 	commandPattern = regexp.MustCompile(`(?i)(\b(curl|wget|sudo|su|chmod|chown|chattr|eval|exec|nc|ncat|netcat|socat|telnet|powershell|pwsh|iex|invoke-expression|invoke-webrequest|iwr|npx|bunx|crontab|mkfifo|ssh|scp|rsync|ftp|tftp|kubectl|nohup|setsid|xargs|osascript|certutil|bitsadmin|regsvr32|mshta|rundll32)\b|` +
 		`\brm\s+-\w+|\b(ba|z|k|da)?sh\s+-\w|\bnpm\s+(i|install|exec|run)\b|\byarn\s+(add|dlx)\b|\bpnpm\s+(add|dlx)\b|\bpip3?\s+install\b|\bgo\s+(install|get|run)\b|` +
 		`\bapt(-get)?\s+install\b|\bapk\s+add\b|\bbrew\s+install\b|\bgem\s+install\b|\bcargo\s+install\b|\bdocker\s+(run|exec|pull)\b|` +
 		`\bbase64\s+(-d|--decode)\b|\b(python3?|node|perl|ruby|php)\s+-[ce]\b|\bgit\s+(push|config|remote|clone|fetch|pull|reset|clean)\b|` +
-		`\bexport\s+[a-z_]+=|\bdd\s+if=|\bsource\s+\S|\|\s*(ba|z|k|da)?sh\b|\|\s*(python3?|perl|ruby|node|iex)\b|\$\(|\$\{|>\s*/dev/|2>&1|&&|\|\|)`)
+		`\bexport\s+[a-z_]+=|\$[a-z_][a-z0-9_]*|\b(echo|printenv|env)\b|\bdd\s+if=|\bsource\s+\S|\|\s*(ba|z|k|da)?sh\b|\|\s*(python3?|perl|ruby|node|iex)\b|\$\(|\$\{|>\s*/dev/|2>&1|&&|\|\|)`)
 	backtickSpan = regexp.MustCompile("`([^`]+)`")
 	// instructionPattern matches text addressed to an agent rather than a
 	// fact about the repository. It runs on normalised text: lower case,
@@ -89,18 +96,27 @@ var (
 		`do ?n ?t (tell|mention|reveal|report|log|inform)|do not (tell|mention|reveal|report|log|inform)|without (telling|mentioning|asking|review)|keep (this|it) (secret|hidden|quiet)|` +
 		`exfiltrat\w*|api keys?|secret keys?|access tokens?|credentials?|passwords?|private keys?|` +
 		`agents md|claude md|cursorrules|cursor rules|copilot instructions|mcp (server|config)|` +
-		`auto ?approve|auto ?merge|merge without|force push|push force|branch protection|` +
+		`auto ?approve\w*|auto ?merge\w*|merge\w* without|force ?push\w*|push\w* (with )?force|branch protection|` +
 		`execute the following|run the following|run this|follow these|the following (command|instructions?|steps)|` +
 		`pr data|pr_data|nonce|begin (instructions?|system)|end (instructions?|system)|important instructions?|attention (ai|agent|assistant|model)|` +
 		`(ai|coding|autonomous) agents? (must|should|will|always|never)|agents? (must|should) (always|never)` +
 		`)\b`)
-	rolePattern = regexp.MustCompile(`(?i)(^|[\s\[(<"'])(system|assistant|user|human|developer|tool)\s*:|<\|[a-z_]*\|?>|\[/?inst\]|<</?sys>>|###\s*(instruction|system|response)`)
+	// injectionMarker matches (in normalised text) phrases that only make
+	// sense addressed to a model; a document containing one is suspicious.
+	injectionMarker = regexp.MustCompile(`\b(` +
+		`ignore (all |any |the |your |my )?(previous|prior|above|earlier|preceding|former) |ignore (all |any |your )?(instructions|rules|guidelines)|` +
+		`disregard (all|any|the|your|previous|prior|everything)|forget (all|everything|your|previous|prior) |previous instructions|prior instructions|new instructions|` +
+		`system prompt|developer mode|jailbreak|you are now|you are no longer|pretend (you|to be)|act as (a|an|the|if)|role ?play|` +
+		`(ai|coding|autonomous) (agents?|assistants?|models?) (must|should|will|always|never)|attention (ai|agent|assistant|model)|` +
+		`pr data|pr_data|im start|im end|end of (data|input|document)` +
+		`)`)
+	rolePattern   = regexp.MustCompile(`(?i)(^|[\s\[(<"'])(system|assistant|user|human|developer|tool)\s*:|<\|[a-z_]*\|?>|\[/?inst\]|<</?sys>>|###\s*(instruction|system|response)`)
 	secretPattern = regexp.MustCompile(`(?i)(\b(ghp|gho|ghu|ghs|ghr)_[a-z0-9]{10,}|\bgithub_pat_\w{10,}|\bsk-[a-z0-9_-]{10,}|\bsk-ant-|\bxox[abposr]-[a-z0-9-]{6,}|` +
 		`\bAKIA[0-9A-Z]{12,}|\bASIA[0-9A-Z]{12,}|\bAIza[0-9a-z_-]{20,}|\bglpat-[a-z0-9_-]{10,}|\bnpm_[a-z0-9]{20,}|\bhf_[a-z0-9]{20,}|` +
 		`-----BEGIN [A-Z ]*PRIVATE KEY|\beyJ[a-z0-9_-]{10,}\.[a-z0-9_-]{10,}|` +
 		`\b[a-z0-9_]*(token|secret|passwd|password|api_?key|private_?key|access_?key)[a-z0-9_]*\s*[:=]\s*\S+|` +
 		`\b[0-9a-f]{32,}\b)`)
-	longBlob = regexp.MustCompile(`[A-Za-z0-9+/_=-]{40,}`)
+	longBlob    = regexp.MustCompile(`[A-Za-z0-9+/_=-]{40,}`)
 	base64Token = regexp.MustCompile(`[A-Za-z0-9+/_-]{16,}={0,2}`)
 	selfRef     = regexp.MustCompile(`(?i)\b(this|that|these|the above|the same|the current|the previous|the following) (prs?|pull requests?|changes?|commits?|diffs?|patch|patches|documents?|text|comments?|author|issue|review)\b|\bthe (pr|pull request|diff|patch|documents?|text|author|comment|reviewer)\b|\bthe above\b|\bas mentioned\b|\baccording to\b|\bmentioned (above|earlier)\b|\bpr ?#\d+|\bpull request #?\d+|#\d+\b`)
 	leadPronoun = regexp.MustCompile(`(?i)^(it|this|that|they|these|those|he|she|we|here|there)\b`)
@@ -194,8 +210,12 @@ func (c *checker) check(l RawLesson) string {
 	}
 	// 4. citations and paths
 	for _, id := range l.Evidence {
-		if _, ok := c.docs[id]; !ok {
+		d, ok := c.docs[id]
+		if !ok {
 			return fmt.Sprintf("%s: cites %q, which is not a document of the pull request", reasonCitation, capText(id, 80))
+		}
+		if d.Suspicious != "" {
+			return fmt.Sprintf("%s: cites %s, whose text looks like an injection attempt (%s)", reasonSuspicious, id, d.Suspicious)
 		}
 	}
 	for _, p := range l.Paths {
@@ -213,7 +233,12 @@ func (c *checker) check(l RawLesson) string {
 	}
 	// 6. links, markup
 	if m := urlPattern.FindString(text); m != "" {
-		return fmt.Sprintf("%s: %q", reasonURL, m)
+		return fmt.Sprintf("%s: %q", reasonURL, strings.TrimSpace(m))
+	}
+	for _, m := range hostPattern.FindAllString(text, -1) {
+		if !strings.Contains(c.diff, strings.ToLower(m)) {
+			return fmt.Sprintf("%s: %q is not in the diff", reasonURL, m)
+		}
 	}
 	if m := markupPattern.FindString(text); m != "" {
 		return fmt.Sprintf("%s: %q", reasonMarkup, m)
@@ -244,13 +269,13 @@ func (c *checker) check(l RawLesson) string {
 		return fmt.Sprintf("%s: %q", reasonScript, w)
 	}
 	// 11. grounding
-	return c.grounded(text, l.Evidence)
+	return c.grounded(text, a, l.Evidence)
 }
 
 // grounded returns "" when enough of text's content tokens occur in the
 // cited documents, and a rejection reason naming some missing words
 // otherwise.
-func (c *checker) grounded(text string, cites []string) string {
+func (c *checker) grounded(text, answer string, cites []string) string {
 	var content, missing []string
 	for _, t := range groundTokens(text) {
 		if c.framing[t] {
@@ -267,6 +292,15 @@ func (c *checker) grounded(text string, cites []string) string {
 		if !found {
 			missing = append(missing, t)
 		}
+	}
+	answerWords := 0
+	for _, t := range groundTokens(answer) {
+		if !c.framing[t] {
+			answerWords++
+		}
+	}
+	if answerWords < minAnswerWords {
+		return fmt.Sprintf("%s: the answer has %d content words, want %d", reasonThin, answerWords, minAnswerWords)
 	}
 	grounded := len(content) - len(missing)
 	if grounded < minGroundedTokens {

@@ -181,7 +181,7 @@ func reviewRequest(body string) string {
 	for _, line := range strings.Split(body, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			break
+			return "" // the request depends on code the lesson cannot carry
 		}
 		if strings.HasPrefix(t, ">") || t == "" {
 			continue

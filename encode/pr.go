@@ -29,6 +29,12 @@ type PR struct {
 	// pass at its final head, as settle measured them (supplied by the
 	// caller).
 	CIFixed []CIFailure
+
+	// suspicious maps a document id to why its text looks like an
+	// injection attempt (hidden characters, role markers, "ignore previous
+	// instructions", ...). Normalize fills it; lessons citing such a
+	// document are rejected.
+	suspicious map[string]string
 }
 
 // File is one changed file of a PR.
@@ -109,7 +115,13 @@ func (p *PR) Normalize() *PR {
 		AuthorAssociation: strings.ToUpper(oneLine(Sanitize(p.AuthorAssociation))),
 		MergedAt:          p.MergedAt.UTC(),
 		HeadSHA:           oneLine(Sanitize(p.HeadSHA)),
+		suspicious:        map[string]string{},
 	}
+	for id, why := range p.suspicious {
+		q.suspicious[id] = why
+	}
+	q.flag("pr", true, p.Title, p.Body)
+	q.flag("pr", true, p.Labels...)
 	seen := map[string]bool{}
 	for _, l := range p.Labels {
 		l = capText(oneLine(Sanitize(l)), maxLabel)
@@ -123,8 +135,10 @@ func (p *PR) Normalize() *PR {
 
 	files := make([]File, 0, len(p.Files))
 	for _, f := range p.Files {
+		raw := f
 		f.Path = capText(oneLine(Sanitize(f.Path)), maxPath)
 		f.Status = capText(oneLine(Sanitize(f.Status)), 20)
+		q.flag("diff:"+f.Path, false, raw.Path, raw.Patch)
 		f.Patch = capText(capLines(Sanitize(f.Patch), maxPatchLines), maxPatch)
 		if f.Path == "" {
 			continue
@@ -146,6 +160,7 @@ func (p *PR) Normalize() *PR {
 
 	reviews := make([]ReviewComment, 0, len(p.Reviews))
 	for _, r := range p.Reviews {
+		q.flag(fmt.Sprintf("review:%d", r.ID), true, r.Path, r.Body)
 		r.Path = capText(oneLine(Sanitize(r.Path)), maxPath)
 		r.Body = capText(strings.TrimSpace(Sanitize(r.Body)), maxReview)
 		r.Author = capText(oneLine(Sanitize(r.Author)), maxAuthor)
@@ -167,6 +182,7 @@ func (p *PR) Normalize() *PR {
 			break
 		}
 		c.SHA = strings.ToLower(oneLine(Sanitize(c.SHA)))
+		q.flag("commit:"+c.Short(), true, c.Message)
 		c.Message = commitText(Sanitize(c.Message))
 		if c.SHA == "" {
 			continue
@@ -176,8 +192,10 @@ func (p *PR) Normalize() *PR {
 
 	seenTest := map[string]bool{}
 	for _, f := range p.CIFixed {
+		raw := f
 		f.Test = capText(oneLine(Sanitize(f.Test)), maxCITest)
 		f.Message = capText(strings.TrimSpace(Sanitize(f.Message)), maxCIMessage)
+		q.flag("ci:"+f.Test, true, raw.Test, raw.Message)
 		if f.Test == "" || seenTest[f.Test] {
 			continue
 		}
@@ -237,6 +255,9 @@ type Document struct {
 	Text string `json:"text"`
 	// Path is the file the document is about (diff and review documents).
 	Path string `json:"path,omitempty"`
+	// Suspicious says why the document's raw text looks like an injection
+	// attempt; lessons citing it are rejected. Never sent to the model.
+	Suspicious string `json:"-"`
 }
 
 // Documents returns the documents of a normalised PR (see Normalize), in a
@@ -284,5 +305,23 @@ func (p *PR) Documents() []Document {
 		seen[id] = true
 		docs = append(docs, Document{ID: id, Kind: "commit", Text: c.Message})
 	}
+	for i := range docs {
+		docs[i].Suspicious = p.suspicious[docs[i].ID]
+	}
 	return docs
+}
+
+// flag records why the raw texts of document id look like an injection
+// attempt, if they do (the first reason wins). prose enables the role
+// marker check, which code ("user: root" in YAML) would trip.
+func (p *PR) flag(id string, prose bool, raws ...string) {
+	if _, done := p.suspicious[id]; done {
+		return
+	}
+	for _, raw := range raws {
+		if why := suspicious(raw, prose); why != "" {
+			p.suspicious[id] = why
+			return
+		}
+	}
 }

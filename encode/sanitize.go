@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -112,4 +113,45 @@ func capLines(s string, n int) string {
 // oneLine collapses all whitespace runs in s to single spaces.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// suspicious returns why raw (text as the attacker wrote it, before
+// Sanitize) looks like an injection attempt, or "": characters that hide
+// or disguise text (Unicode tags, bidi controls, zero-width characters
+// inside a word, full-width letters, words mixing Latin with another
+// script), or phrases that address a model (injectionMarker, and in prose
+// rolePattern).
+func suspicious(raw string, prose bool) string {
+	rs := []rune(raw)
+	for i, r := range rs {
+		switch {
+		case r >= 0xE0000 && r <= 0xE007F:
+			return fmt.Sprintf("Unicode tag character U+%04X", r)
+		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+			return fmt.Sprintf("bidirectional control U+%04X", r)
+		case r >= 0xFF21 && r <= 0xFF3A, r >= 0xFF41 && r <= 0xFF5A:
+			return fmt.Sprintf("full-width letter U+%04X", r)
+		case r == 0x200B || r == 0x200C || r == 0x200D || r == 0x2060 || r == 0x00AD || r == 0xFEFF || r == 0x180E:
+			if i > 0 && i+1 < len(rs) && asciiAlnum(rs[i-1]) && asciiAlnum(rs[i+1]) {
+				return fmt.Sprintf("zero-width character U+%04X inside a word", r)
+			}
+		}
+	}
+	if w, ok := mixedScript(raw); ok {
+		return fmt.Sprintf("word %q mixes scripts", w)
+	}
+	clean := Sanitize(raw)
+	if m := injectionMarker.FindString(normalizeWords(clean)); m != "" {
+		return fmt.Sprintf("text addressed to a model: %q", m)
+	}
+	if prose {
+		if m := rolePattern.FindString(clean); m != "" {
+			return fmt.Sprintf("role marker %q", strings.TrimSpace(m))
+		}
+	}
+	return ""
+}
+
+func asciiAlnum(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }
