@@ -41,7 +41,7 @@ known know happen happens happened cause caused causes break breaks broke broken
 than more less lesson lessons commit commits change path paths repository repo project code agent agents
 true false value values name names called call calls line lines expect expected expects work works worked
 get gets got set sets need needs done happen why what did been being there here some many much well like
-fixed failed broke were edited test's file's also always never`
+fixed failed broke were edited test's file's also always never target targets step steps`
 
 // rejection reasons' leading words, stable for callers and docs.
 const (
