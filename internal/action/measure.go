@@ -1,0 +1,38 @@
+package action
+
+import (
+	"context"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Measurement outcomes, as settle reports them.
+const (
+	Measured  = "measured"
+	Pending   = "pending"
+	Abstained = "abstained"
+)
+
+// Measurement is a merged pull request's CI pass delta as the action needs it.
+type Measurement struct {
+	// Outcome is Measured, Pending or Abstained.
+	Outcome string
+	// Delta is improvements minus regressions of shared tests (Measured only).
+	Delta float64
+	// Source names where the results came from (for example "junit-artifacts").
+	Source string
+	// Before and After are the commits compared.
+	Before, After string
+	// Quarantined lists flaky tests excluded from the delta.
+	Quarantined []string
+	// Fixed lists tests that failed before and pass after (for the lesson encoder).
+	Fixed []string
+	// Reason says why the outcome is pending or abstained.
+	Reason string
+	// URL links to the evidence, if any.
+	URL string
+}
+
+// Measurer measures one merged pull request. The production measurer wraps settle.Measure;
+// tests may pass their own.
+type Measurer func(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (Measurement, error)

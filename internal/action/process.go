@@ -1,0 +1,522 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/darwin-memo/darwin-memo-action/encode"
+	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/storemerge"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+)
+
+// load reads the base branch's store, the open bot pull request and its store, and merges
+// them into the store the run works on. It only reads.
+func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
+	st := &state{base: r.Config.Base}
+	if st.base == "" {
+		st.base = trig.DefaultBranch
+	}
+	if st.base == "" {
+		repo, _, err := r.Client.Repositories.Get(ctx, r.Owner, r.Repo)
+		if err != nil {
+			return nil, botpr.Explain(fmt.Errorf("reading the repository's default branch: %w", err), "contents")
+		}
+		st.base = repo.GetDefaultBranch()
+	}
+	if st.base == r.Config.Branch {
+		return nil, fmt.Errorf("input branch %q is the base branch; give the bot a branch of its own", r.Config.Branch)
+	}
+	ref, _, err := r.Client.Git.GetRef(ctx, r.Owner, r.Repo, "heads/"+st.base)
+	if err != nil {
+		return nil, botpr.Explain(fmt.Errorf("reading base branch %s: %w", st.base, err), "contents")
+	}
+	st.baseTip = ref.GetObject().GetSHA()
+	doc, found, err := r.readFile(ctx, r.Config.StorePath, st.baseTip)
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		st.mainDoc = doc
+	}
+	if st.mainStore, err = r.parseStore("the base branch "+st.base, st.mainDoc); err != nil {
+		return nil, err
+	}
+	if st.mainRec, err = ReadRecord(st.mainDoc); err != nil {
+		return nil, fmt.Errorf("the lesson store on the base branch %s: %w", st.base, err)
+	}
+	if r.Config.RenderPath != "" {
+		if st.mainMD, _, err = r.readFile(ctx, r.Config.RenderPath, st.baseTip); err != nil {
+			return nil, err
+		}
+	}
+	if st.open, err = r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base); err != nil {
+		return nil, err
+	}
+	st.workDoc = st.mainDoc
+	if st.open != nil {
+		merged, warn, err := r.mergeBotBranch(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		if warn != "" {
+			st.warnings = append(st.warnings, warn)
+		} else {
+			st.workDoc = merged
+		}
+	}
+	if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc); err != nil {
+		return nil, err
+	}
+	if st.rec, err = ReadRecord(st.workDoc); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// mergeBotBranch three-way merges the store on the open bot pull request's branch with the
+// store on the base branch. A bot branch whose store cannot be used is reported as a warning
+// (the run then starts from the base branch, and the record that travels with the store makes
+// it redo what the branch held).
+func (r *Runner) mergeBotBranch(ctx context.Context, st *state) ([]byte, string, error) {
+	head := st.open.GetHead().GetSHA()
+	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
+	if err != nil {
+		return nil, "", err
+	}
+	if !found {
+		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil
+	}
+	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
+	if err != nil {
+		return nil, "", botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
+	}
+	var parent string
+	if len(c.Parents) > 0 {
+		parent = c.Parents[0].GetSHA()
+	}
+	if parent == st.baseTip {
+		return ours, "", nil // the branch is built on the current base: nothing to merge
+	}
+	var anc []byte
+	if parent != "" {
+		if anc, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
+			return nil, "", err
+		}
+	}
+	merged, err := storemerge.Merge(anc, ours, orEmptyDoc(st.mainDoc), map[string]storemerge.KeyMerger{RecordKey: mergeRecords})
+	if err != nil {
+		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch", err), nil
+	}
+	if _, err := lessons.Parse(r.Config.StorePath, merged); err != nil {
+		return nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch", err), nil
+	}
+	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
+	return merged, "", nil
+}
+
+func orEmptyDoc(b []byte) []byte {
+	if b == nil {
+		return []byte(`{"config":{"max_energy":5.0,"upkeep":0.05},"entries":[],"graveyard":[]}`)
+	}
+	return b
+}
+
+// candidates lists the merged pull requests to process in merge order: the recently merged
+// ones inside the lookback window, the one the event names, and those queued by earlier runs,
+// minus those already processed and the bot's own.
+func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*github.PullRequest, error) {
+	list, _, err := r.Client.PullRequests.List(ctx, r.Owner, r.Repo, &github.PullRequestListOptions{
+		State: "closed", Base: st.base, Sort: "updated", Direction: "desc",
+		ListOptions: github.ListOptions{PerPage: r.Config.Lookback},
+	})
+	if err != nil {
+		return nil, botpr.Explain(fmt.Errorf("listing recently merged pull requests: %w", err), "pull-requests")
+	}
+	byNum := map[int]*github.PullRequest{}
+	keep := func(pr *github.PullRequest) {
+		n := pr.GetNumber()
+		if pr.MergedAt == nil || pr.GetBase().GetRef() != st.base || pr.GetHead().GetRef() == r.Config.Branch || st.rec.has(n) {
+			return
+		}
+		byNum[n] = pr
+	}
+	for _, pr := range list {
+		keep(pr)
+	}
+	extra := append([]int{}, st.rec.Queued...)
+	for _, n := range []int{trig.PR, r.Config.PRNumber} {
+		if n > 0 {
+			extra = append(extra, n)
+		}
+	}
+	if trig.SHA != "" {
+		prs, _, err := r.Client.PullRequests.ListPullRequestsWithCommit(ctx, r.Owner, r.Repo, trig.SHA, &github.ListOptions{PerPage: 10})
+		if err != nil {
+			return nil, botpr.Explain(fmt.Errorf("finding the pull request of commit %s: %w", short(trig.SHA), err), "pull-requests")
+		}
+		for _, pr := range prs {
+			if pr.MergedAt != nil && pr.GetBase().GetRef() == st.base {
+				extra = append(extra, pr.GetNumber())
+			}
+		}
+	}
+	for _, n := range extra {
+		if _, ok := byNum[n]; ok || st.rec.has(n) {
+			continue
+		}
+		pr, _, err := r.Client.PullRequests.Get(ctx, r.Owner, r.Repo, n)
+		if err != nil {
+			return nil, botpr.Explain(fmt.Errorf("reading pull request #%d: %w", n, err), "pull-requests")
+		}
+		if !pr.GetMerged() && pr.MergedAt == nil {
+			if n == trig.PR || n == r.Config.PRNumber {
+				st.warnings = append(st.warnings, fmt.Sprintf("pull request #%d is not merged; nothing to settle for it", n))
+			}
+			continue
+		}
+		keep(pr)
+	}
+	out := make([]*github.PullRequest, 0, len(byNum))
+	for _, pr := range byNum {
+		out = append(out, pr)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i].GetMergedAt().Time, out[j].GetMergedAt().Time
+		if !a.Equal(b) {
+			return a.Before(b)
+		}
+		return out[i].GetNumber() < out[j].GetNumber()
+	})
+	return out, nil
+}
+
+// baseOf returns the commit the pull request was merged onto: the first parent of its merge
+// commit, or its recorded base sha.
+func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, error) {
+	if sha := pr.GetMergeCommitSHA(); sha != "" {
+		c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, sha)
+		if err != nil {
+			return "", botpr.Explain(fmt.Errorf("reading merge commit %s of #%d: %w", short(sha), pr.GetNumber(), err), "contents")
+		}
+		if len(c.Parents) > 0 {
+			return c.Parents[0].GetSHA(), nil
+		}
+	}
+	return pr.GetBase().GetSHA(), nil
+}
+
+// process settles, ticks and encodes one merged pull request into st.
+func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest, out *Outcome) error {
+	n := pr.GetNumber()
+	body := pr.GetBody()
+	tickets, terrs := lessons.ParseTickets(body)
+	for _, e := range terrs {
+		st.warnings = append(st.warnings, fmt.Sprintf("#%d: %v", n, e))
+	}
+	p := Processed{PR: n, Title: pr.GetTitle(), MergeCommit: pr.GetMergeCommitSHA(), Run: r.RunID, Outcome: OutcomeNoTickets}
+	if t := pr.GetMergedAt(); !t.IsZero() {
+		p.MergedAt = t.UTC().Format(time.RFC3339)
+	}
+	var fixed []string
+	if len(tickets) > 0 {
+		baseSHA, err := r.baseOf(ctx, pr)
+		if err != nil {
+			return err
+		}
+		baseDoc, found, err := r.readFile(ctx, r.Config.StorePath, baseSHA)
+		if err != nil {
+			return err
+		}
+		var baseStore *lessons.Store
+		if found {
+			if baseStore, err = lessons.ParseWith(r.Config.StorePath, baseDoc, r.storeOptions()); err != nil {
+				// darwin-memo fails closed when the base store is unreadable.
+				out.Abstained = append(out.Abstained, n)
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: the store at its base %s is unreadable (%v)", n, short(baseSHA), err))
+				return nil
+			}
+		} else {
+			baseStore = lessons.New(r.Config.StorePath, r.storeOptions())
+		}
+		expire := r.Config.ExpireAfter
+		if expire == 0 {
+			expire = -1
+		}
+		verified := 0
+		for _, t := range tickets {
+			if baseStore.VerifyTicket(t, lessons.VerifyOptions{ExpireAfter: expire}) == nil {
+				verified++
+			}
+		}
+		if verified == 0 {
+			p.Outcome = OutcomeRefused
+			for _, t := range tickets {
+				p.Refused = append(p.Refused, t.ID)
+			}
+			r.logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
+		} else {
+			m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr)
+			if err != nil {
+				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
+			}
+			switch m.Outcome {
+			case Pending:
+				out.Queued = append(out.Queued, n)
+				st.rec.queue(n)
+				r.logf("#%d: CI pending (%s); queued", n, m.Reason)
+				return nil
+			case Abstained:
+				out.Abstained = append(out.Abstained, n)
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: %s; its tickets stay unsettled", n, m.Reason))
+				return nil
+			case Measured:
+			default:
+				return fmt.Errorf("measuring the CI of #%d: unknown outcome %q", n, m.Outcome)
+			}
+			if math.IsNaN(m.Delta) || math.IsInf(m.Delta, 0) {
+				return fmt.Errorf("measuring the CI of #%d: non-finite delta", n)
+			}
+			if math.Abs(m.Delta) >= 10 {
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, m.Delta))
+			}
+			rep := r.settle(st, baseStore, pr, m, expire)
+			for _, t := range rep.Tickets {
+				switch {
+				case t.Refused != "":
+					p.Refused = append(p.Refused, t.ID)
+					st.warnings = append(st.warnings, fmt.Sprintf("#%d: ticket %s refused: %s", n, t.ID, t.Refused))
+				case t.Result != nil && t.Result.Landed:
+					p.Settled = append(p.Settled, t.ID)
+					out.SettledTickets++
+				}
+			}
+			if rep.Tick != nil {
+				tick := rep.Tick.Tick
+				p.Tick = &tick
+			}
+			if len(p.Settled) > 0 {
+				p.Outcome = OutcomeSettled
+			} else {
+				p.Outcome = OutcomeRefused
+			}
+			d := m.Delta
+			p.Delta, p.Source, p.Before, p.After = &d, m.Source, m.Before, m.After
+			p.Quarantined = capStrings(m.Quarantined, 20)
+			out.Delta += m.Delta
+			fixed = m.Fixed
+			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, m.Delta, m.Source, len(p.Settled))
+		}
+	}
+	r.encodeLessons(ctx, st, pr, fixed, &p)
+	st.rec.add(p)
+	st.rec.addTrend(TrendPoint{PR: n, Tick: st.store.TickCount(), Population: len(st.store.Living()), Energy: round3(totalEnergy(st.store))})
+	out.Processed = append(out.Processed, n)
+	return nil
+}
+
+// settle applies one measured delta to the pull request's tickets with the action's scale,
+// restoring the store's persisted scale afterwards (the input overrides it for this
+// settlement only, as darwin-memo's --scale does).
+func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequest, m Measurement, expire int) lessons.BodyReport {
+	cfg := st.store.Config()
+	scaled := cfg
+	scale := r.Config.Scale
+	scaled.ResourceScale = &scale
+	st.store.SetConfig(scaled)
+	defer st.store.SetConfig(cfg)
+	n := pr.GetNumber()
+	return st.store.SettleBody(baseStore, pr.GetBody(), m.Delta, lessons.SettleOptions{
+		Source: "ci",
+		Detail: fmt.Sprintf("pr#%d", n),
+		Evidence: &lessons.Evidence{
+			Mode: m.Source, Identity: "verified", Repository: r.Owner + "/" + r.Repo,
+			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: m.Before, HeadSHA: m.After, URL: m.URL,
+		},
+	}, lessons.TickOptions{ExpireAfter: expire})
+}
+
+// encodeLessons turns the merged pull request into lessons. Encoding is best effort: a failure
+// is a warning, never a reason to lose the settlement.
+func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRequest, fixed []string, p *Processed) {
+	n := pr.GetNumber()
+	var ci []encode.CIFailure
+	for _, t := range fixed {
+		ci = append(ci, encode.CIFailure{Test: t})
+	}
+	epr, err := encode.Collect(ctx, r.Client, r.Owner, r.Repo, n, encode.CollectOptions{CIFixed: ci, MaxPages: 1})
+	if err != nil {
+		st.warnings = append(st.warnings, fmt.Sprintf("#%d: no lessons encoded: %v", n, err))
+		return
+	}
+	assoc := pr.GetAuthorAssociation()
+	trusted := false
+	for _, a := range r.Config.TrustedAssociations {
+		trusted = trusted || strings.EqualFold(a, assoc)
+	}
+	enc := r.Encoder
+	if trusted && !encode.Trusted(assoc) && r.TrustingEncoder != nil {
+		enc = r.TrustingEncoder // the user trusts this association more than the default
+	}
+	if enc == nil {
+		enc = encode.New(nil)
+	}
+	living := make([]encode.Living, 0, len(st.store.Living()))
+	for _, e := range st.store.Living() {
+		living = append(living, encode.Living{ID: e.ID, Question: e.Question, Answer: e.Answer})
+	}
+	res, err := enc.Encode(ctx, epr, living)
+	if err != nil {
+		st.warnings = append(st.warnings, fmt.Sprintf("#%d: no lessons encoded: %v", n, err))
+		return
+	}
+	if res.Fallback != "" {
+		st.warnings = append(st.warnings, fmt.Sprintf("#%d: the %s encoder failed (%s); used the deterministic encoder", n, res.Requested, res.Fallback))
+	}
+	added, proposed := res.Added(), res.Proposed()
+	if !trusted {
+		// The user trusts this association less than the default: propose only.
+		proposed, added = append(proposed, added...), nil
+	}
+	for _, c := range added {
+		if _, err := st.store.Add(lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: c.Sources, RecordedTS: c.RecordedTS}); err != nil {
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson not added: %v", n, err))
+		}
+	}
+	for _, c := range proposed {
+		if len(p.Proposed) == maxProposed {
+			break
+		}
+		p.Proposed = append(p.Proposed, Proposal{Question: c.Question, Answer: c.Answer, Author: epr.Author})
+	}
+}
+
+func capStrings(l []string, n int) []string {
+	if len(l) > n {
+		return append([]string{}, l[:n]...)
+	}
+	return l
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+func totalEnergy(s *lessons.Store) float64 {
+	t := 0.0
+	for _, e := range s.Living() {
+		t += e.Energy
+	}
+	return t
+}
+
+func livingIDs(s *lessons.Store) map[string]bool {
+	m := map[string]bool{}
+	for _, e := range s.Living() {
+		if e.Alive() {
+			m[e.ID] = true
+		}
+	}
+	return m
+}
+
+// publish writes the result: the store and its rendering as one commit on the bot branch and
+// the bot pull request, or closes the bot pull request when nothing is left to merge.
+func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
+	doc, err := st.store.Marshal()
+	if err != nil {
+		return fmt.Errorf("serialising the store: %w", err)
+	}
+	if doc, err = WithRecord(doc, st.rec); err != nil {
+		return fmt.Errorf("recording processed pull requests in the store: %w", err)
+	}
+	// Round-trip through the store so the bytes are what the lessons package writes.
+	final, err := lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions())
+	if err != nil {
+		return fmt.Errorf("the updated store does not load (a bug; nothing was written): %w", err)
+	}
+	if doc, err = final.Marshal(); err != nil {
+		return err
+	}
+	var md []byte
+	if r.Render != nil && r.Config.RenderPath != "" {
+		if md, err = r.Render(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
+			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
+		}
+	}
+	out.Report = r.buildReport(st, final)
+	changed := r.differs(st, doc, md)
+	files := map[string][]byte{r.Config.StorePath: doc}
+	if md != nil {
+		files[r.Config.RenderPath] = md
+	}
+	switch {
+	case r.Config.DryRun:
+		out.Report.DryRun = true
+		if changed {
+			out.Store = doc
+		}
+		r.logf("dry run: would %s", map[bool]string{true: "update the bot pull request", false: "leave everything as it is"}[changed])
+		return nil
+	case !changed && st.open == nil:
+		r.logf("nothing changed; no bot pull request")
+		return nil
+	case !changed:
+		body := "Closed by darwin-memo: the base branch already holds everything this pull request carried."
+		if err := r.repoAPI().Close(ctx, st.open.GetNumber(), r.Config.Branch, body); err != nil {
+			return err
+		}
+		out.PRNumber, out.Operation = st.open.GetNumber(), botpr.OpClosed
+		r.logf("closed bot pull request #%d: it became empty", out.PRNumber)
+		return nil
+	}
+	out.Store = doc
+	msg := fmt.Sprintf("darwin-memo: update lessons\n\n%s", commitSummary(out))
+	if _, err := r.repoAPI().Commit(ctx, botpr.CommitRequest{
+		Branch: r.Config.Branch, Parent: st.baseTip, Files: files, Message: msg, BranchExists: st.open != nil,
+	}); err != nil {
+		return err
+	}
+	pr, op, err := r.repoAPI().Upsert(ctx, botpr.UpsertRequest{
+		Branch: r.Config.Branch, Base: st.base, Title: reportTitle(out.Report), Body: reportBody(out.Report),
+		Labels: r.Config.Labels, Existing: st.open,
+	})
+	var le *botpr.LabelError
+	if errors.As(err, &le) {
+		out.Report.Warnings = append(out.Report.Warnings, le.Error())
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	out.PRNumber, out.Operation = pr.GetNumber(), op
+	r.logf("%s bot pull request #%d", op, out.PRNumber)
+	return nil
+}
+
+// differs reports whether the bot branch would carry anything the base branch lacks.
+func (r *Runner) differs(st *state, doc, md []byte) bool {
+	if st.mainDoc == nil {
+		return len(st.rec.Processed) > 0 || len(st.store.Living())+len(st.store.Graveyard()) > 0
+	}
+	norm, err := st.mainStore.Marshal()
+	if err != nil || !bytes.Equal(norm, doc) {
+		return true
+	}
+	return md != nil && !bytes.Equal(md, st.mainMD)
+}
+
+func commitSummary(out *Outcome) string {
+	var b strings.Builder
+	for _, n := range out.Processed {
+		fmt.Fprintf(&b, "processed #%d\n", n)
+	}
+	fmt.Fprintf(&b, "settled tickets: %d, births: %d, deaths: %d\n", out.SettledTickets, out.Births, out.Deaths)
+	return b.String()
+}

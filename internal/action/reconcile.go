@@ -1,0 +1,209 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/darwin-memo/darwin-memo-action/encode"
+	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/report"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+)
+
+// Results of a run, as the `result` output reports them.
+const (
+	ResultSettled   = "settled"
+	ResultPending   = "pending"
+	ResultAbstained = "abstained"
+	ResultNoop      = "noop"
+)
+
+// Runner reconciles merged pull requests into the lesson store and the bot pull request.
+type Runner struct {
+	Client *github.Client
+	Config Config
+	// Owner, Repo name the repository; RepoURL is its web address; RunURL the run's.
+	Owner, Repo     string
+	RepoURL, RunURL string
+	// RunID identifies the workflow run in evidence ("12345:1").
+	RunID string
+	// Measure measures a merged pull request's CI delta.
+	Measure Measurer
+	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder.
+	Encoder *encode.Encoder
+	// TrustingEncoder adds lessons from every author; it is used for pull requests whose
+	// author association the trusted-associations input adds to the default trusted ones.
+	TrustingEncoder *encode.Encoder
+	// Render renders the store into Markdown within a byte budget; nil disables rendering.
+	Render func(s *lessons.Store, storePath string, budget int) ([]byte, error)
+	// Now is the clock for timestamps the store writes.
+	Now func() time.Time
+	// Logf prints one progress line (the runner log).
+	Logf func(format string, args ...any)
+}
+
+// Outcome is what a run did.
+type Outcome struct {
+	Result         string
+	Delta          float64
+	SettledTickets int
+	Births, Deaths int
+	PRNumber       int
+	Operation      botpr.Operation
+	// Report is the bot pull request's report (also the step summary).
+	Report report.Report
+	// Processed lists the pull requests finished in this run, in merge order.
+	Processed []int
+	// Queued lists pull requests left for a later run (CI pending).
+	Queued []int
+	// Abstained lists pull requests whose CI was not measurable (left untouched).
+	Abstained []int
+	// Store is the store document the bot branch holds after the run (nil when unchanged).
+	Store []byte
+}
+
+// Headline is a one-line description of the outcome for the step summary.
+func (o *Outcome) Headline() string {
+	switch o.Result {
+	case ResultSettled:
+		return fmt.Sprintf("settled %d ticket(s), delta %s", o.SettledTickets, strconv.FormatFloat(o.Delta, 'g', -1, 64))
+	case ResultPending:
+		return "CI pending; pull requests stay queued"
+	case ResultAbstained:
+		return "abstained; nothing measurable"
+	}
+	return "nothing to settle"
+}
+
+func (r *Runner) logf(format string, args ...any) {
+	if r.Logf != nil {
+		r.Logf(format, args...)
+	}
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+func (r *Runner) repoAPI() botpr.Repo {
+	return botpr.Repo{Client: r.Client, Owner: r.Owner, Name: r.Repo}
+}
+
+// readFile reads path at a commit through the contents API; found is false on 404.
+func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, found bool, err error) {
+	fc, _, resp, err := r.Client.Repositories.GetContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
+	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			return nil, false, nil
+		}
+		return nil, false, botpr.Explain(fmt.Errorf("reading %s at %s: %w", path, short(ref), err), "contents")
+	}
+	if fc == nil {
+		return nil, false, fmt.Errorf("reading %s at %s: it is a directory, not a file", path, short(ref))
+	}
+	if fc.GetEncoding() == "none" || (fc.GetSize() > 0 && fc.Content == nil) {
+		// Files over 1 MB come without content; fetch the raw bytes.
+		rc, _, err := r.Client.Repositories.DownloadContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
+		if err != nil {
+			return nil, false, fmt.Errorf("downloading %s at %s: %w", path, short(ref), err)
+		}
+		defer rc.Close()
+		var b bytes.Buffer
+		if _, err := b.ReadFrom(rc); err != nil {
+			return nil, false, fmt.Errorf("downloading %s at %s: %w", path, short(ref), err)
+		}
+		return b.Bytes(), true, nil
+	}
+	s, err := fc.GetContent()
+	if err != nil {
+		return nil, false, fmt.Errorf("decoding %s at %s: %w", path, short(ref), err)
+	}
+	return []byte(s), true, nil
+}
+
+func (r *Runner) storeOptions() lessons.Options {
+	return lessons.Options{Now: r.now}
+}
+
+// parseStore parses a store document; nil data gives a new empty store.
+func (r *Runner) parseStore(where string, data []byte) (*lessons.Store, error) {
+	if data == nil {
+		return lessons.New(r.Config.StorePath, r.storeOptions()), nil
+	}
+	s, err := lessons.ParseWith(r.Config.StorePath, data, r.storeOptions())
+	if err != nil {
+		return nil, fmt.Errorf("the lesson store on %s is malformed, so nothing was written; fix it there (for example with `darwin-memo doctor --store %s`): %w", where, r.Config.StorePath, err)
+	}
+	return s, nil
+}
+
+// state is the store the run starts from.
+type state struct {
+	base      string // base branch name
+	baseTip   string
+	mainDoc   []byte // store on the base branch (nil if absent)
+	mainStore *lessons.Store
+	mainRec   Record
+	mainMD    []byte // rendering on the base branch (nil if absent)
+	open      *github.PullRequest
+	workDoc   []byte
+	store     *lessons.Store
+	rec       Record
+	warnings  []string
+}
+
+// Run reconciles every merged pull request not processed yet and publishes the bot pull
+// request. It writes nothing until every read succeeded, and moves the bot branch in one
+// request, so a failure never leaves a half-written branch.
+func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
+	st, err := r.load(ctx, trig)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{Result: ResultNoop, Operation: botpr.OpNone}
+	prs, err := r.candidates(ctx, st, trig)
+	if err != nil {
+		return nil, err
+	}
+	before := livingIDs(st.store)
+	for _, pr := range prs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := r.process(ctx, st, pr, out); err != nil {
+			return nil, err
+		}
+	}
+	after := livingIDs(st.store)
+	for id := range after {
+		if !before[id] {
+			out.Births++
+		}
+	}
+	for id := range before {
+		if !after[id] {
+			out.Deaths++
+		}
+	}
+	switch {
+	case out.SettledTickets > 0:
+		out.Result = ResultSettled
+	case len(out.Queued) > 0:
+		out.Result = ResultPending
+	case len(out.Abstained) > 0:
+		out.Result = ResultAbstained
+	}
+	if out.Deaths >= 3 && out.Deaths*2 > len(before) {
+		st.warnings = append(st.warnings, fmt.Sprintf("mass extinction: %d of %d living lessons died in this run; check the settlements above before merging", out.Deaths, len(before)))
+	}
+	return out, r.publish(ctx, st, out)
+}

@@ -1,0 +1,280 @@
+package action
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// RecordKey is the top-level key of the store where the action keeps its own state: which
+// merged pull requests it has processed (so a rerun never settles twice), which are queued
+// behind pending CI, and the population trend for the chart. darwin-memo ignores unknown
+// top-level keys and the lessons package preserves them.
+const RecordKey = "darwin_memo_action"
+
+// Caps that keep the record small whatever the repository's age.
+const (
+	maxProcessed = 500
+	maxTrend     = 60
+	maxProposed  = 5
+)
+
+// Record is the value stored under RecordKey.
+type Record struct {
+	Version   int          `json:"version"`
+	Processed []Processed  `json:"processed"`
+	Queued    []int        `json:"queued,omitempty"`
+	Trend     []TrendPoint `json:"trend,omitempty"`
+}
+
+// Processed is one merged pull request the action has finished with.
+type Processed struct {
+	PR          int        `json:"pr"`
+	Title       string     `json:"title,omitempty"`
+	MergeCommit string     `json:"merge_commit,omitempty"`
+	MergedAt    string     `json:"merged_at,omitempty"`
+	Outcome     string     `json:"outcome"` // settled, no-tickets, refused
+	Delta       *float64   `json:"delta,omitempty"`
+	Source      string     `json:"source,omitempty"`
+	Before      string     `json:"before,omitempty"`
+	After       string     `json:"after,omitempty"`
+	Quarantined []string   `json:"quarantined,omitempty"`
+	Settled     []string   `json:"settled,omitempty"`
+	Refused     []string   `json:"refused,omitempty"`
+	Tick        *int       `json:"tick,omitempty"`
+	Proposed    []Proposal `json:"proposed,omitempty"`
+	Run         string     `json:"run,omitempty"`
+}
+
+// Proposal is a lesson from an untrusted author, listed for people to add by hand.
+type Proposal struct {
+	Question string `json:"question"`
+	Answer   string `json:"answer"`
+	Author   string `json:"author,omitempty"`
+}
+
+// Processed outcomes.
+const (
+	OutcomeSettled   = "settled"
+	OutcomeNoTickets = "no-tickets"
+	OutcomeRefused   = "refused"
+)
+
+// TrendPoint is the population after one processed pull request.
+type TrendPoint struct {
+	PR         int     `json:"pr"`
+	Tick       int     `json:"tick"`
+	Population int     `json:"population"`
+	Energy     float64 `json:"energy"`
+}
+
+func (r *Record) has(pr int) bool {
+	for _, p := range r.Processed {
+		if p.PR == pr {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Record) add(p Processed) {
+	r.Processed = append(r.Processed, p)
+	if len(r.Processed) > maxProcessed {
+		r.Processed = r.Processed[len(r.Processed)-maxProcessed:]
+	}
+	r.unqueue(p.PR)
+}
+
+func (r *Record) queue(pr int) {
+	for _, q := range r.Queued {
+		if q == pr {
+			return
+		}
+	}
+	r.Queued = append(r.Queued, pr)
+	sort.Ints(r.Queued)
+}
+
+func (r *Record) unqueue(pr int) {
+	out := r.Queued[:0]
+	for _, q := range r.Queued {
+		if q != pr {
+			out = append(out, q)
+		}
+	}
+	r.Queued = out
+	if len(r.Queued) == 0 {
+		r.Queued = nil
+	}
+}
+
+func (r *Record) addTrend(p TrendPoint) {
+	r.Trend = append(r.Trend, p)
+	if len(r.Trend) > maxTrend {
+		r.Trend = r.Trend[len(r.Trend)-maxTrend:]
+	}
+}
+
+// ReadRecord returns the record stored in a store document (an empty record when the key is
+// absent). A malformed record is an error naming the key: it is the replay guard, so guessing
+// could settle a pull request twice.
+func ReadRecord(doc []byte) (Record, error) {
+	rec := Record{Version: 1}
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return rec, nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &top); err != nil {
+		return rec, fmt.Errorf("store is not a JSON object: %w", err)
+	}
+	raw, ok := top[RecordKey]
+	if !ok || string(raw) == "null" {
+		return rec, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&rec); err != nil {
+		return Record{Version: 1}, fmt.Errorf("store key %q is malformed (%v); fix or delete it by hand: it records which pull requests were settled", RecordKey, err)
+	}
+	if rec.Version != 1 {
+		return Record{Version: 1}, fmt.Errorf("store key %q has version %d; this action reads version 1 (upgrade the action)", RecordKey, rec.Version)
+	}
+	return rec, nil
+}
+
+// marshalRecord renders the record with the store's 2-space indentation, nested one level.
+func marshalRecord(r Record) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// WithRecord returns doc with the value of RecordKey replaced by (or, if absent, appended as)
+// the record, leaving every other byte as it was.
+func WithRecord(doc []byte, r Record) ([]byte, error) {
+	val, err := marshalRecord(r)
+	if err != nil {
+		return nil, err
+	}
+	start, end, closing, err := topLevelSpan(doc, RecordKey)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if start >= 0 {
+		out.Write(doc[:start])
+		out.Write(val)
+		out.Write(doc[end:])
+		return out.Bytes(), nil
+	}
+	head := bytes.TrimRight(doc[:closing], " \t\r\n")
+	out.Write(head)
+	if !bytes.HasSuffix(head, []byte("{")) {
+		out.WriteByte(',')
+	}
+	keyJSON, _ := json.Marshal(RecordKey)
+	out.WriteString("\n  ")
+	out.Write(keyJSON)
+	out.WriteString(": ")
+	out.Write(val)
+	out.WriteString("\n")
+	out.Write(doc[closing:])
+	return out.Bytes(), nil
+}
+
+// topLevelSpan finds the byte span of key's value in a JSON object, and the offset of the
+// object's closing brace. start is -1 when the key is absent.
+func topLevelSpan(doc []byte, key string) (start, end, closing int, err error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	tok, err := dec.Token()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return 0, 0, 0, errors.New("store is not a JSON object")
+	}
+	start, end = -1, -1
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		before := dec.InputOffset()
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return 0, 0, 0, err
+		}
+		after := dec.InputOffset()
+		if k, _ := kt.(string); k == key {
+			// The value starts after the colon and any blanks that follow the key.
+			s := int(before)
+			for s < len(doc) && (doc[s] == ' ' || doc[s] == ':' || doc[s] == '\n' || doc[s] == '\t' || doc[s] == '\r') {
+				s++
+			}
+			start, end = s, int(after)
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return 0, 0, 0, err
+	}
+	closing = int(dec.InputOffset()) - 1
+	return start, end, closing, nil
+}
+
+// mergeRecords is the three-way rule for RecordKey: the union of processed pull requests (a
+// pull request processed on either side stays processed), queued ones minus the processed,
+// and the longer trend.
+func mergeRecords(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
+	read := func(raw json.RawMessage) (Record, error) {
+		if raw == nil {
+			return Record{Version: 1}, nil
+		}
+		return ReadRecord([]byte(`{"` + RecordKey + `":` + string(raw) + `}`))
+	}
+	o, err := read(ours)
+	if err != nil {
+		return nil, err
+	}
+	t, err := read(theirs)
+	if err != nil {
+		return nil, err
+	}
+	out := Record{Version: 1}
+	byPR := map[int]Processed{}
+	for _, p := range t.Processed {
+		byPR[p.PR] = p
+	}
+	for _, p := range o.Processed {
+		byPR[p.PR] = p
+	}
+	prs := make([]int, 0, len(byPR))
+	for n := range byPR {
+		prs = append(prs, n)
+	}
+	sort.Ints(prs)
+	for _, n := range prs {
+		out.Processed = append(out.Processed, byPR[n])
+	}
+	if len(out.Processed) > maxProcessed {
+		out.Processed = out.Processed[len(out.Processed)-maxProcessed:]
+	}
+	for _, q := range append(append([]int{}, o.Queued...), t.Queued...) {
+		if _, done := byPR[q]; !done {
+			out.queue(q)
+		}
+	}
+	out.Trend = o.Trend
+	if len(t.Trend) > len(o.Trend) {
+		out.Trend = t.Trend
+	}
+	return marshalRecord(out)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

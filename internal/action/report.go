@@ -1,0 +1,115 @@
+package action
+
+import (
+	"sort"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/report"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+)
+
+func reportTitle(r report.Report) string { return report.Title(r) }
+func reportBody(r report.Report) string  { return report.Body(r) }
+
+// buildReport describes everything the bot branch carries that the base branch lacks: the
+// pull requests processed on the branch, and the births, deaths and merges found by comparing
+// the final store with the base branch's.
+func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
+	rep := report.Report{
+		RepoURL: r.RepoURL, RunURL: r.RunURL, StorePath: r.Config.StorePath,
+		Warnings: append([]string(nil), st.warnings...), Queued: append([]int(nil), st.rec.Queued...),
+		Tick: final.TickCount(),
+	}
+	for _, p := range st.rec.Processed {
+		if st.mainRec.has(p.PR) {
+			continue
+		}
+		if p.Outcome != OutcomeNoTickets {
+			rep.Settlements = append(rep.Settlements, report.Settlement{
+				PR: p.PR, Title: p.Title, Outcome: p.Outcome, Delta: p.Delta, Source: p.Source,
+				Before: p.Before, After: p.After, Quarantined: p.Quarantined, Settled: p.Settled, Refused: p.Refused,
+			})
+		}
+		for _, pp := range p.Proposed {
+			rep.Proposed = append(rep.Proposed, report.Proposal{PR: p.PR, Question: pp.Question, Answer: pp.Answer, Author: pp.Author})
+		}
+	}
+	known := func(id string) bool {
+		if _, ok := st.mainStore.Entry(id); ok {
+			return true
+		}
+		_, ok := st.mainStore.Dead(id)
+		return ok
+	}
+	heirOf := map[string]string{}
+	for _, list := range [][]*lessons.Entry{final.Living(), final.Graveyard()} {
+		for _, e := range list {
+			for _, m := range e.Lineage {
+				heirOf[m] = e.ID
+			}
+		}
+	}
+	for _, e := range final.Living() {
+		if known(e.ID) {
+			continue
+		}
+		if e.Kind == lessons.KindConsolidated && len(e.Lineage) > 0 {
+			rep.Merges = append(rep.Merges, report.Merge{ID: e.ID, Question: e.Question, Members: e.Lineage, Energy: e.Energy})
+			continue
+		}
+		rep.Births = append(rep.Births, report.Birth{ID: e.ID, Question: e.Question, Answer: e.Answer, Sources: e.Sources})
+	}
+	for _, e := range final.Graveyard() {
+		if _, wasLiving := st.mainStore.Entry(e.ID); !wasLiving {
+			if _, wasDead := st.mainStore.Dead(e.ID); wasDead || known(e.ID) {
+				continue
+			}
+		}
+		d := report.Death{ID: e.ID, Question: e.Question, Uses: e.Uses, Lineage: e.Lineage, Cause: causeOf(final, e, heirOf)}
+		if d.Cause == "merged" {
+			d.Heir = heirOf[e.ID]
+		}
+		notes := final.History(e.ID)
+		if len(notes) > 3 {
+			notes = notes[len(notes)-3:]
+		}
+		for _, n := range notes {
+			d.Notes = append(d.Notes, n.Text())
+		}
+		rep.Deaths = append(rep.Deaths, d)
+	}
+	living := append([]*lessons.Entry(nil), final.Living()...)
+	sort.SliceStable(living, func(i, j int) bool {
+		if living[i].Energy != living[j].Energy {
+			return living[i].Energy > living[j].Energy
+		}
+		return living[i].ID < living[j].ID
+	})
+	for _, e := range living {
+		rep.Survivors = append(rep.Survivors, report.Survivor{
+			ID: e.ID, Question: e.Question, Energy: e.Energy, TicksToStarvation: final.TicksToStarvation(e),
+			Uses: e.Uses, Pinned: e.Pinned, New: !known(e.ID),
+		})
+	}
+	for _, p := range st.rec.Trend {
+		rep.Trend = append(rep.Trend, report.Point{Label: "#" + itoa(p.PR), Population: p.Population, Energy: p.Energy})
+	}
+	return rep
+}
+
+// causeOf resolves why a dead entry died, in the order darwin-memo's `why` uses: merged (some
+// entry's lineage names it), the last death or burial note with a cause, then the damaged set.
+func causeOf(s *lessons.Store, e *lessons.Entry, heirOf map[string]string) string {
+	if _, ok := heirOf[e.ID]; ok {
+		return "merged"
+	}
+	notes := s.History(e.ID)
+	for i := len(notes) - 1; i >= 0; i-- {
+		if c := notes[i].Cause(); c != "" {
+			return c
+		}
+	}
+	if s.Damaged(e.ID) {
+		return "executed"
+	}
+	return "starved"
+}

@@ -1,0 +1,422 @@
+// Package report renders what the action did as GitHub-flavoured Markdown: the bot pull
+// request's body and the step summary. It shows settlements with links to the commits they
+// compared, births, deaths with obituaries, merges, a survivors table, a Mermaid chart of
+// population and energy, and warnings. Rendering is deterministic and bounded: GitHub refuses
+// pull-request bodies over 65,536 characters, so long lists are cut with a note.
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// MaxBody is the budget kept under GitHub's 65,536-character pull-request body limit.
+const MaxBody = 60000
+
+// Marker starts every body the action writes, so people and tools can recognise it.
+const Marker = "<!-- darwin-memo-action -->"
+
+// Report is everything one bot pull request shows.
+type Report struct {
+	// RepoURL is https://github.com/owner/name (links to commits and pull requests).
+	RepoURL string
+	// RunURL links to the workflow run that wrote the report, if known.
+	RunURL      string
+	StorePath   string
+	Settlements []Settlement
+	Births      []Birth
+	Proposed    []Proposal
+	Deaths      []Death
+	Merges      []Merge
+	Survivors   []Survivor
+	Trend       []Point
+	Warnings    []string
+	// Queued lists merged pull requests whose CI is still pending.
+	Queued []int
+	// Tick is the ledger's tick count after the update.
+	Tick   int
+	DryRun bool
+}
+
+// Settlement is one merged pull request whose tickets were settled (or refused).
+type Settlement struct {
+	PR          int
+	Title       string
+	Outcome     string // settled, refused, no-tickets
+	Delta       *float64
+	Source      string
+	Before      string
+	After       string
+	Quarantined []string
+	Settled     []string
+	Refused     []string
+}
+
+// Birth is a lesson added to the store.
+type Birth struct {
+	ID, Question, Answer string
+	Sources              []string
+}
+
+// Proposal is a lesson from an author outside the trusted associations, not added.
+type Proposal struct {
+	PR               int
+	Question, Answer string
+	Author           string
+}
+
+// Death is a lesson that died, with its obituary.
+type Death struct {
+	ID, Question string
+	// Cause is executed, starved, forgotten or merged.
+	Cause string
+	// Heir is the lesson it was merged into, for cause merged.
+	Heir    string
+	Uses    int
+	Notes   []string
+	Lineage []string
+}
+
+// Merge is a consolidated lesson born from near-duplicates.
+type Merge struct {
+	ID, Question string
+	Members      []string
+	Energy       float64
+}
+
+// Survivor is one living lesson.
+type Survivor struct {
+	ID, Question      string
+	Energy            float64
+	TicksToStarvation *float64
+	Uses              int
+	Pinned            bool
+	New               bool
+}
+
+// Point is the population after one processed pull request.
+type Point struct {
+	Label      string
+	Population int
+	Energy     float64
+}
+
+// Title is the bot pull request's title.
+func Title(r Report) string {
+	var parts []string
+	if n := len(r.Settlements); n > 0 {
+		parts = append(parts, plural(n, "merge", "merges")+" settled")
+	}
+	if n := len(r.Births); n > 0 {
+		parts = append(parts, plural(n, "birth", "births"))
+	}
+	if n := len(r.Deaths); n > 0 {
+		parts = append(parts, plural(n, "death", "deaths"))
+	}
+	if len(parts) == 0 {
+		return "darwin-memo: lessons update"
+	}
+	return "darwin-memo: " + strings.Join(parts, ", ")
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// Body renders the bot pull request's body.
+func Body(r Report) string {
+	var b strings.Builder
+	b.WriteString(Marker + "\n")
+	b.WriteString("## darwin-memo: lessons measured by CI\n\n")
+	fmt.Fprintf(&b, "This pull request updates `%s`", r.StorePath)
+	b.WriteString(" from merged pull requests: each lesson an agent consulted earns or loses energy by the CI pass delta of the pull request that used it. Review it like code, then merge it; the action keeps it up to date until then.\n")
+	if r.DryRun {
+		b.WriteString("\n> **Dry run:** nothing was written.\n")
+	}
+	body := b.String()
+	sections := []string{
+		warnings(r),
+		settlements(r),
+		births(r),
+		deaths(r),
+		merges(r),
+		trend(r),
+		survivors(r),
+		footer(r),
+	}
+	for _, s := range sections {
+		if s == "" {
+			continue
+		}
+		if len(body)+len(s) > MaxBody {
+			body += "\n_(The rest of this report was cut to stay under GitHub's body limit; see the step summary of the run.)_\n"
+			break
+		}
+		body += s
+	}
+	return body
+}
+
+// Summary renders the step summary: the same report under a heading naming the outcome.
+func Summary(r Report, headline string) string {
+	return "# darwin-memo: " + headline + "\n\n" + strings.TrimPrefix(Body(r), Marker+"\n")
+}
+
+func (r Report) commitLink(sha string) string {
+	if sha == "" {
+		return "?"
+	}
+	short := sha
+	if len(short) > 7 {
+		short = short[:7]
+	}
+	if r.RepoURL == "" {
+		return "`" + short + "`"
+	}
+	return fmt.Sprintf("[`%s`](%s/commit/%s)", short, r.RepoURL, sha)
+}
+
+func (r Report) prLink(n int) string {
+	if r.RepoURL == "" {
+		return fmt.Sprintf("#%d", n)
+	}
+	return fmt.Sprintf("[#%d](%s/pull/%d)", n, r.RepoURL, n)
+}
+
+// cell makes text safe inside a Markdown table cell and one line long.
+func cell(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "`", "'").Replace(s)
+	if len([]rune(s)) > max {
+		s = string([]rune(s)[:max-1]) + "…"
+	}
+	return s
+}
+
+func fmtFloat(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return "n/a"
+	}
+	return strconv.FormatFloat(f, 'f', 3, 64)
+}
+
+func fmtDelta(d *float64) string {
+	if d == nil {
+		return "–"
+	}
+	if *d == math.Trunc(*d) {
+		return fmt.Sprintf("%+d", int64(*d))
+	}
+	return fmt.Sprintf("%+.3f", *d)
+}
+
+func warnings(r Report) string {
+	if len(r.Warnings) == 0 && len(r.Queued) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n### ⚠️ Warnings\n\n")
+	for _, w := range r.Warnings {
+		b.WriteString("- " + cell(w, 400) + "\n")
+	}
+	if len(r.Queued) > 0 {
+		var links []string
+		for _, n := range r.Queued {
+			links = append(links, r.prLink(n))
+		}
+		b.WriteString("- CI still pending for " + strings.Join(links, ", ") + "; they stay queued and a later run settles them.\n")
+	}
+	return b.String()
+}
+
+func settlements(r Report) string {
+	if len(r.Settlements) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n### Settlements\n\n")
+	b.WriteString("| PR | Delta | Source | Before → after | Tickets | Quarantined |\n|---|---:|---|---|---|---|\n")
+	for _, s := range r.Settlements {
+		tickets := "none"
+		switch {
+		case len(s.Settled) > 0 || len(s.Refused) > 0:
+			var parts []string
+			if len(s.Settled) > 0 {
+				parts = append(parts, fmt.Sprintf("%d settled (`%s`)", len(s.Settled), strings.Join(capList(s.Settled, 4), "`, `")))
+			}
+			if len(s.Refused) > 0 {
+				parts = append(parts, fmt.Sprintf("%d refused", len(s.Refused)))
+			}
+			tickets = strings.Join(parts, "; ")
+		}
+		q := "–"
+		if len(s.Quarantined) > 0 {
+			q = cell(strings.Join(capList(s.Quarantined, 3), ", "), 120)
+		}
+		source := s.Source
+		if source == "" {
+			source = "–"
+		}
+		arrow := "–"
+		if s.Before != "" || s.After != "" {
+			arrow = r.commitLink(s.Before) + " → " + r.commitLink(s.After)
+		}
+		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %s | %s |\n", r.prLink(s.PR), cell(s.Title, 60), fmtDelta(s.Delta), cell(source, 40), arrow, tickets, q)
+	}
+	return b.String()
+}
+
+func capList(l []string, n int) []string {
+	if len(l) <= n {
+		return l
+	}
+	return append(append([]string{}, l[:n]...), fmt.Sprintf("+%d more", len(l)-n))
+}
+
+func births(r Report) string {
+	if len(r.Births) == 0 && len(r.Proposed) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if len(r.Births) > 0 {
+		fmt.Fprintf(&b, "\n### Births (%d)\n\n| Lesson | Question | Answer | From |\n|---|---|---|---|\n", len(r.Births))
+		for i, e := range r.Births {
+			if i == 40 {
+				fmt.Fprintf(&b, "| … | %d more | | |\n", len(r.Births)-40)
+				break
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", e.ID, cell(e.Question, 100), cell(e.Answer, 160), cell(strings.Join(capList(e.Sources, 3), ", "), 80))
+		}
+	}
+	if len(r.Proposed) > 0 {
+		b.WriteString("\n**Proposed, not added** (their authors are not trusted by the `trusted-associations` input; add them by hand with `darwin-memo add` if they are right):\n\n")
+		for _, p := range r.Proposed {
+			fmt.Fprintf(&b, "- %s by %s: %s — %s\n", r.prLink(p.PR), cell(p.Author, 40), cell(p.Question, 120), cell(p.Answer, 200))
+		}
+	}
+	return b.String()
+}
+
+func deaths(r Report) string {
+	if len(r.Deaths) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Deaths (%d)\n\n", len(r.Deaths))
+	for i, d := range r.Deaths {
+		if i == 40 {
+			fmt.Fprintf(&b, "- … %d more\n", len(r.Deaths)-40)
+			break
+		}
+		cause := d.Cause
+		switch d.Cause {
+		case "executed":
+			cause = "**executed** (measured outcomes drained it)"
+		case "starved":
+			cause = "starved (never earned its upkeep)"
+		case "merged":
+			cause = "merged into `" + d.Heir + "`"
+		}
+		fmt.Fprintf(&b, "- `%s` %s — %s, uses %d", d.ID, cell(d.Question, 100), cause, d.Uses)
+		if len(d.Lineage) > 0 {
+			fmt.Fprintf(&b, ", lineage `%s`", strings.Join(capList(d.Lineage, 5), "`, `"))
+		}
+		b.WriteString("\n")
+		if len(d.Notes) > 0 {
+			b.WriteString("  <details><summary>obituary</summary>\n\n")
+			for _, n := range d.Notes {
+				b.WriteString("  - " + cell(n, 200) + "\n")
+			}
+			b.WriteString("\n  </details>\n")
+		}
+	}
+	return b.String()
+}
+
+func merges(r Report) string {
+	if len(r.Merges) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Merges (%d)\n\n", len(r.Merges))
+	for _, m := range r.Merges {
+		fmt.Fprintf(&b, "- `%s` %s ← `%s` (energy %s)\n", m.ID, cell(m.Question, 100), strings.Join(m.Members, "`, `"), fmtFloat(m.Energy))
+	}
+	return b.String()
+}
+
+// trend draws population (bars) and total energy (line) after each processed pull request as
+// a Mermaid xychart, which GitHub renders.
+func trend(r Report) string {
+	pts := r.Trend
+	if len(pts) < 2 {
+		return ""
+	}
+	if len(pts) > 30 {
+		pts = pts[len(pts)-30:]
+	}
+	var labels, pop, energy []string
+	top := 1.0
+	for _, p := range pts {
+		labels = append(labels, strconv.Quote(p.Label))
+		pop = append(pop, strconv.Itoa(p.Population))
+		energy = append(energy, strconv.FormatFloat(p.Energy, 'f', 2, 64))
+		top = math.Max(top, math.Max(float64(p.Population), p.Energy))
+	}
+	var b strings.Builder
+	b.WriteString("\n### Population and energy\n\n")
+	b.WriteString("Bars: living lessons; line: total energy, after each merged pull request.\n\n")
+	b.WriteString("```mermaid\nxychart-beta\n")
+	b.WriteString("    title \"Living lessons and total energy\"\n")
+	b.WriteString("    x-axis [" + strings.Join(labels, ", ") + "]\n")
+	fmt.Fprintf(&b, "    y-axis \"lessons / energy\" 0 --> %d\n", int(math.Ceil(top*1.1)))
+	b.WriteString("    bar [" + strings.Join(pop, ", ") + "]\n")
+	b.WriteString("    line [" + strings.Join(energy, ", ") + "]\n")
+	b.WriteString("```\n")
+	return b.String()
+}
+
+func survivors(r Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n### Survivors (%d living, tick %d)\n\n", len(r.Survivors), r.Tick)
+	if len(r.Survivors) == 0 {
+		b.WriteString("No living lessons.\n")
+		return b.String()
+	}
+	b.WriteString("| Lesson | Question | Energy | Ticks to starvation | Uses |\n|---|---|---:|---:|---:|\n")
+	for i, s := range r.Survivors {
+		if i == 50 {
+			fmt.Fprintf(&b, "| … | %d more | | | |\n", len(r.Survivors)-50)
+			break
+		}
+		tts := "pinned"
+		if s.TicksToStarvation != nil {
+			tts = strconv.FormatFloat(*s.TicksToStarvation, 'f', 1, 64)
+		} else if !s.Pinned {
+			tts = "–"
+		}
+		mark := ""
+		if s.New {
+			mark = " 🆕"
+		}
+		fmt.Fprintf(&b, "| `%s`%s | %s | %s | %s | %d |\n", s.ID, mark, cell(s.Question, 100), fmtFloat(s.Energy), tts, s.Uses)
+	}
+	return b.String()
+}
+
+func footer(r Report) string {
+	var b strings.Builder
+	b.WriteString("\n---\n")
+	b.WriteString("Merging this pull request commits the store; closing it discards the update (the next run rebuilds it). ")
+	b.WriteString("Edits pushed to this branch are overwritten; edit the store on the base branch instead and the next run keeps your change.")
+	if r.RunURL != "" {
+		fmt.Fprintf(&b, " Written by [this run](%s).", r.RunURL)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
