@@ -32,6 +32,7 @@ func metric(c *sim.Cell, f func(sim.Metrics) float64) []float64 {
 
 func killRate(m sim.Metrics) float64  { return m.PoisonKillRate }
 func retained(m sim.Metrics) float64  { return m.BenignRetained }
+func facts(m sim.Metrics) float64     { return m.FactsRetained }
 func cumDelta(m sim.Metrics) float64  { return m.CumulativeDelta }
 func killPRs(m sim.Metrics) float64   { return m.MedianKillPRs }
 func damage(m sim.Metrics) float64    { return m.Damage }
@@ -43,7 +44,9 @@ func isStrike(arm string) bool { return strings.HasPrefix(arm, "strike_") }
 
 // isBaseline reports whether an arm is a baseline of the cumulative-delta
 // goal (every arm but ours and the memory-less reference).
-func isBaseline(arm string) bool { return arm != Ours && arm != "no_memory" && !strings.HasPrefix(arm, Ours+"_") }
+func isBaseline(arm string) bool {
+	return arm != Ours && arm != "no_memory" && !strings.HasPrefix(arm, Ours+"_")
+}
 
 // RelativeRetention is an arm's median benign retention at noise divided by
 // its median at 0% noise.

@@ -128,7 +128,8 @@ var columns = []column{
 	{"poison killed, median [min–max]", killRate, minMax},
 	{"kill latency (PRs)", killPRs, spread(1)},
 	{"damage (tests broken)", damage, spread(0)},
-	{"benign retained", retained, spread(2)},
+	{"benign capability retained", retained, spread(2)},
+	{"useful facts kept", facts, spread(2)},
 	{"tail Δ / PR", tailDelta, spread(2)},
 	{"cumulative Δ", cumDelta, spread(0)},
 	{"final population", finalPop, spread(0)},
@@ -263,7 +264,8 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		"* **poison killed**: share of poisoned lessons no living entry carries at the end (every poisoned lesson arrives in the first %.0f%% of the run).\n"+
 		"* **kill latency**: merged PRs from the first time an agent acted on a poisoned lesson to its removal (0 = removed in the PR where it first did harm); median per seed.\n"+
 		"* **damage**: passing tests broken by acting on poisoned lessons over the run.\n"+
-		"* **benign retained**: share of useful facts (a useful lesson and its near-duplicates count once; a merged entry carries its members' facts) still in the store at the end.\n"+
+		"* **benign capability retained**: share of topics that ever had a useful lesson for which the store still holds one at the end (a merged entry carries its members' lessons). In this world every useful lesson of a topic has the same effect, so this is what the store can still do for agents; the retention goals use it.\n"+
+		"* **useful facts kept**: share of distinct useful lessons (a lesson and its near-duplicates count once) still held at the end; stricter, since it also counts redundant lessons of a topic.\n"+
 		"* **tail Δ / PR**: mean true delta per merged PR over the last %.0f%% of the run, when no lesson arrives: the quality of what survived.\n"+
 		"* **cumulative Δ**: sum of true deltas (tests fixed minus tests broken) over the run. True, not measured: noise changes what an arm learns, not the score.\n"+
 		"* **final population**: living entries at the end.\n",

@@ -16,9 +16,14 @@ type Metrics struct {
 	MedianKillPRs float64
 	// Damage is the number of tests poisoned lessons broke before removal.
 	Damage float64
-	// BenignRetained is the share of useful facts a living entry carries at
-	// the end (NaN when the world had none).
+	// BenignRetained is the benign capability retained at the end: the
+	// share of topics that ever had a useful lesson for which a living entry
+	// still carries one. Useful lessons of one topic have identical effects
+	// in this world, so this is what the store can still do for agents.
 	BenignRetained float64
+	// FactsRetained is the share of distinct useful facts (a lesson and its
+	// near-duplicates count once) a living entry carries at the end.
+	FactsRetained float64
 	// TailDelta is the mean true delta per merged PR over the final
 	// TailFraction of the run.
 	TailDelta float64
@@ -56,7 +61,23 @@ func Measure(w *World, r *Result) Metrics {
 			kept++
 		}
 	}
-	m.BenignRetained = ratio(kept, len(r.FactsCarried))
+	m.FactsRetained = ratio(kept, len(r.FactsCarried))
+	everUseful := make([]bool, w.Config.Topics)
+	for _, l := range w.Lessons {
+		if l.Class.benign() {
+			everUseful[l.Topic] = true
+		}
+	}
+	topics, covered := 0, 0
+	for t, ok := range everUseful {
+		if ok {
+			topics++
+			if t < len(r.TopicsCovered) && r.TopicsCovered[t] {
+				covered++
+			}
+		}
+	}
+	m.BenignRetained = ratio(covered, topics)
 	n := len(r.PRs)
 	tail := int(math.Ceil(w.Config.TailFraction * float64(n)))
 	tail = min(max(tail, 1), n)

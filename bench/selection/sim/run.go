@@ -44,6 +44,9 @@ type Result struct {
 	// FactsCarried[f] is true when a living entry carries useful fact f at
 	// the end.
 	FactsCarried []bool
+	// TopicsCovered[t] is true when a living entry carries a useful fact
+	// for topic t at the end.
+	TopicsCovered []bool
 }
 
 type pendingSettle struct {
@@ -152,9 +155,11 @@ func Run(w *World, arm Arm) (*Result, error) {
 		}
 		if pr == len(w.PRs)-1 {
 			res.FactsCarried = make([]bool, w.Facts)
+			res.TopicsCovered = make([]bool, cfg.Topics)
 			for id, ok := range carried {
 				if l := w.Lessons[id]; ok && l.Class.benign() {
 					res.FactsCarried[l.Fact] = true
+					res.TopicsCovered[l.Topic] = true
 				}
 			}
 		}

@@ -270,7 +270,7 @@ func TestRunAndMeasureTinyScenario(t *testing.T) {
 		t.Errorf("poison fate %+v", f)
 	}
 	m := Measure(w, r)
-	want := Metrics{PoisonKillRate: 1, MedianKillPRs: 1, Damage: 3, BenignRetained: 1,
+	want := Metrics{PoisonKillRate: 1, MedianKillPRs: 1, Damage: 3, BenignRetained: 1, FactsRetained: 1,
 		TailDelta: 1, CumulativeDelta: -1, FinalPopulation: 1}
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("metrics\n got %+v\nwant %+v", m, want)
@@ -281,9 +281,9 @@ func TestMeasureUndefinedAndPartial(t *testing.T) {
 	w := tinyWorld(make([]PR, 2))
 	r := &Result{PRs: []PRStat{{TrueDelta: 2, Population: 3}, {TrueDelta: -1, Population: 2}},
 		Fates:        []Fate{{Lesson: 0, Gone: -1, FirstActed: -1}, {Lesson: 1, Gone: -1, FirstActed: 0, Damage: 4}, {Lesson: 2, Gone: 0, FirstActed: -1}},
-		FactsCarried: []bool{false}}
+		FactsCarried: []bool{false}, TopicsCovered: []bool{false}}
 	m := Measure(w, r)
-	if m.PoisonKillRate != 0 || !math.IsNaN(m.MedianKillPRs) || m.Damage != 4 || m.BenignRetained != 0 ||
+	if m.PoisonKillRate != 0 || !math.IsNaN(m.MedianKillPRs) || m.Damage != 4 || m.BenignRetained != 0 || m.FactsRetained != 0 ||
 		m.TailDelta != -1 || m.CumulativeDelta != 1 || m.FinalPopulation != 2 {
 		t.Errorf("metrics %+v", m)
 	}
