@@ -1,0 +1,175 @@
+package settle
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/junit"
+)
+
+// FlakyPath is where the quarantine sidecar lives in the repository.
+const FlakyPath = ".darwin-memo/flaky.json"
+
+// Defaults of darwin-memo's settle-ci (--window 10, --flip-threshold 3).
+const (
+	DefaultFlakyWindow    = 10
+	DefaultFlipThreshold  = 3
+	maxFlakyHistoryTests  = 100000
+	maxFlakyHistoryLength = 1000
+)
+
+// FlakyHistory is the flaky-quarantine sidecar, `{"tests": {"<id>":
+// [bool, ...]}}`: the last Window observations (true = passed) per test.
+// A test whose history has at least FlipThreshold adjacent disagreements is
+// quarantined: excluded from Delta.
+type FlakyHistory struct {
+	Tests map[string][]bool
+	// Window is how many observations each test keeps: 0 means
+	// DefaultFlakyWindow, negative keeps none (darwin-memo's --window <= 0).
+	Window int
+	// FlipThreshold is the flip count that quarantines: 0 means
+	// DefaultFlipThreshold.
+	FlipThreshold int
+}
+
+// NewFlakyHistory returns an empty history with the default window and
+// threshold.
+func NewFlakyHistory() *FlakyHistory {
+	return &FlakyHistory{Tests: map[string][]bool{}, Window: DefaultFlakyWindow, FlipThreshold: DefaultFlipThreshold}
+}
+
+// LoadFlakyHistory reads a sidecar. Missing (nil) or malformed data (not an
+// object, "tests" not an object, values not lists of booleans) gives an
+// empty history and never an error: a pull request can author this file, so
+// it must not be able to break or steer settlement. Individual entries that
+// are not lists of booleans are dropped; non-boolean items inside a list are
+// skipped.
+func LoadFlakyHistory(data []byte) *FlakyHistory {
+	h := NewFlakyHistory()
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return h
+	}
+	var tests map[string]json.RawMessage
+	if json.Unmarshal(top["tests"], &tests) != nil {
+		return h
+	}
+	if len(tests) > maxFlakyHistoryTests {
+		return h
+	}
+	for id, raw := range tests {
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			continue
+		}
+		var hist []bool
+		for _, it := range items {
+			var b bool
+			if json.Unmarshal(it, &b) == nil {
+				hist = append(hist, b)
+			}
+		}
+		if len(hist) > maxFlakyHistoryLength {
+			hist = hist[len(hist)-maxFlakyHistoryLength:]
+		}
+		if len(hist) > 0 {
+			h.Tests[id] = hist
+		}
+	}
+	return h
+}
+
+// Update records the observations of one measurement, before then after,
+// for every id in the union of both runs: a pass is true, a failure false,
+// a test that passed only on a rerun (junit.Flaky) records false then true
+// (it did flip), a skip records nothing. Each history keeps its last Window
+// entries; ids not in either run, or left with no observations, are
+// dropped, so tests that left the suite leave the history.
+func (h *FlakyHistory) Update(before, after map[string]junit.Status) {
+	if h.Tests == nil {
+		h.Tests = map[string][]bool{}
+	}
+	window := h.Window
+	if window == 0 {
+		window = DefaultFlakyWindow
+	}
+	next := make(map[string][]bool, len(before)+len(after))
+	ids := map[string]bool{}
+	for id := range before {
+		ids[id] = true
+	}
+	for id := range after {
+		ids[id] = true
+	}
+	for id := range ids {
+		hist := append([]bool(nil), h.Tests[id]...)
+		for _, side := range []map[string]junit.Status{before, after} {
+			s, ok := side[id]
+			if !ok {
+				continue
+			}
+			switch s {
+			case junit.Passed:
+				hist = append(hist, true)
+			case junit.Failed:
+				hist = append(hist, false)
+			case junit.Flaky:
+				hist = append(hist, false, true)
+			}
+		}
+		switch {
+		case window <= 0:
+			hist = nil
+		case len(hist) > window:
+			hist = hist[len(hist)-window:]
+		}
+		if len(hist) > 0 {
+			next[id] = hist
+		}
+	}
+	h.Tests = next
+}
+
+// Quarantined returns the sorted ids with at least FlipThreshold adjacent
+// disagreeing observations.
+func (h *FlakyHistory) Quarantined() []string {
+	threshold := h.FlipThreshold
+	if threshold <= 0 {
+		threshold = DefaultFlipThreshold
+	}
+	ids := []string{}
+	for id, hist := range h.Tests {
+		flips := 0
+		for i := 1; i < len(hist); i++ {
+			if hist[i] != hist[i-1] {
+				flips++
+			}
+		}
+		if flips >= threshold {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Marshal returns the sidecar bytes: keys sorted, two-space indent, a
+// trailing newline. The same history always gives the same bytes.
+func (h *FlakyHistory) Marshal() ([]byte, error) {
+	tests := h.Tests
+	if tests == nil {
+		tests = map[string][]bool{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	// encoding/json sorts map keys.
+	if err := enc.Encode(struct {
+		Tests map[string][]bool `json:"tests"`
+	}{tests}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

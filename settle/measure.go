@@ -1,0 +1,567 @@
+package settle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
+	"github.com/darwin-memo/darwin-memo-action/internal/junit"
+	"github.com/google/go-github/v62/github"
+)
+
+// Outcome is the kind of answer Measure gives.
+type Outcome string
+
+// The three outcomes of a measurement.
+const (
+	// Measured: Delta is meaningful and backed by evidence.
+	Measured Outcome = "measured"
+	// Pending: CI at one of the SHAs is not complete, or GitHub could not
+	// answer in time. Settle later; never guess.
+	Pending Outcome = "pending"
+	// Abstained: nothing measurable (no CI, zero tests, all skipped, a
+	// collection error, expired artifacts). A missing count is never zero.
+	Abstained Outcome = "abstained"
+)
+
+// Source names where the per-test results came from, best first.
+type Source string
+
+// The result sources, in order of preference.
+const (
+	SourceEnricoMi  Source = "enricomi-check-run" // (a) digest + "tests found" annotations
+	SourceArtifacts Source = "junit-artifacts"    // (b) JUnit XML in workflow-run artifacts
+	SourceReporter  Source = "reporter-check-run" // (c) dorny/test-reporter, mikepenz/action-junit-report
+	SourceJobs      Source = "job-check-runs"     // (d) each job's conclusion
+	SourceStatuses  Source = "commit-statuses"    // (e) combined commit status (external CI)
+)
+
+// Mode says how Delta was computed.
+type Mode string
+
+// The delta modes.
+const (
+	// PerTest: Delta = improvements - regressions over tests measured at
+	// both SHAs (darwin-memo's newest settle-ci).
+	PerTest Mode = "per-test"
+	// PassCounts: only counts were available at one side; Delta = passes
+	// after - passes before, used only when both sides ran the same number
+	// of tests (otherwise added tests would be credited) .
+	PassCounts Mode = "pass-counts"
+)
+
+// DefaultWalkBack bounds the first-parent walk looking for a base commit
+// with CI.
+const DefaultWalkBack = 10
+
+// Options tune Measure. The zero value is the default behaviour.
+type Options struct {
+	// UseMergeCommitCI measures "after" at the merge commit when its push
+	// CI is complete, instead of the PR's final head.
+	UseMergeCommitCI bool
+	// ArtifactName is a path.Match glob selecting the workflow artifacts
+	// that hold JUnit XML; empty selects names containing test, junit or
+	// report.
+	ArtifactName string
+	// WalkBack bounds the first-parent walk for a base commit with CI
+	// (0 means DefaultWalkBack, negative means do not walk).
+	WalkBack int
+	// History, when set, is the flaky-quarantine sidecar: a per-test
+	// measurement records its observations into it (before quarantine is
+	// computed, as darwin-memo does) and quarantined tests leave the delta.
+	// The caller saves it afterwards.
+	History *FlakyHistory
+	// IgnoreChecks names check runs to ignore, typically the job running
+	// this action (still in progress while it measures).
+	IgnoreChecks []string
+	// IgnoreRunIDs lists workflow runs to ignore (the current run).
+	IgnoreRunIDs []int64
+	// Download is the plain client for artifact redirect URLs. It must not
+	// add credentials; nil means ghapi.NewDownloadClient.
+	Download *http.Client
+	// Limits bound artifact downloads.
+	Limits Limits
+}
+
+// Request names the merged pull request to measure.
+type Request struct {
+	Owner, Repo string
+	// Number is the pull request number; ignored when PR is set.
+	Number int
+	// PR is the pull request as already fetched with PullRequests.Get
+	// (saves a request). Event payloads are not trusted for SHAs.
+	PR *github.PullRequest
+	Options
+}
+
+// Side is the evidence for one of the two SHAs.
+type Side struct {
+	SHA string `json:"sha"`
+	// Why says how this SHA was chosen.
+	Why string `json:"why"`
+	// Counts summarises the results used at this SHA.
+	Counts junit.Counts `json:"counts"`
+}
+
+// Result is a measurement and its evidence.
+type Result struct {
+	Outcome Outcome `json:"outcome"`
+	// Reason explains a pending or abstained outcome (and notes how a
+	// measured one was obtained).
+	Reason string `json:"reason,omitempty"`
+	// Delta is improvements - regressions (or the pass-count difference in
+	// PassCounts mode). Zero unless Outcome is Measured.
+	Delta  int    `json:"delta"`
+	Mode   Mode   `json:"mode,omitempty"`
+	Source Source `json:"source,omitempty"`
+	Number int    `json:"number"`
+	Before Side   `json:"before"`
+	After  Side   `json:"after"`
+	// Transitions holds the per-test lists (empty in PassCounts mode).
+	Transitions
+	// Requests is the number of GitHub API calls (pages and downloads
+	// included, transport retries not) the measurement made.
+	Requests int `json:"requests"`
+	// Links point at the pull request and the check runs or workflow runs
+	// the results came from.
+	Links []string `json:"links"`
+	// Notes record what was skipped on the way (unsafe zip entries,
+	// sources present at one SHA only, ...).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// outcomeError ends a measurement early with a pending or abstained
+// outcome.
+type outcomeError struct {
+	outcome Outcome
+	reason  string
+}
+
+func (e *outcomeError) Error() string { return string(e.outcome) + ": " + e.reason }
+
+func pending(format string, args ...any) error {
+	return &outcomeError{Pending, fmt.Sprintf(format, args...)}
+}
+
+func abstain(format string, args ...any) error {
+	return &outcomeError{Abstained, fmt.Sprintf(format, args...)}
+}
+
+// apiErr turns a GitHub error into a pending outcome when it is transient
+// (rate limits, 5xx, timeouts) and otherwise wraps it with what was being
+// done and, for permission errors, what to grant.
+func apiErr(what string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if ghapi.IsRateLimit(err) {
+		return pending("%s: GitHub rate limit (%v); settle later", what, err)
+	}
+	if ghapi.IsTransient(err) {
+		return pending("%s: GitHub did not answer (%v); settle later", what, err)
+	}
+	switch ghapi.StatusCode(err) {
+	case http.StatusUnauthorized:
+		return fmt.Errorf("%s: %w (the token is invalid or expired)", what, err)
+	case http.StatusForbidden:
+		return fmt.Errorf("%s: %w (grant the workflow `checks: read`, `actions: read`, `statuses: read` and `pull-requests: read`)", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// Measure reads the CI pass delta of a merged pull request from the GitHub
+// API: it picks the before and after SHAs, finds the best result source
+// available at both, and compares them. A returned error means the request
+// itself is wrong (bad input, unknown PR, missing permission) or ctx was
+// cancelled; everything about CI state is expressed as the Result's
+// Outcome.
+func Measure(ctx context.Context, client *github.Client, req Request) (*Result, error) {
+	if client == nil {
+		return nil, errors.New("settle: nil GitHub client")
+	}
+	if req.Owner == "" || req.Repo == "" {
+		return nil, errors.New("settle: Request needs Owner and Repo")
+	}
+	if req.PR == nil && req.Number <= 0 {
+		return nil, errors.New("settle: Request needs a pull request Number (> 0) or PR")
+	}
+	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Number: req.Number, Links: []string{}}}
+	m.opts.Limits = m.opts.Limits.withDefaults()
+	if m.opts.WalkBack == 0 {
+		m.opts.WalkBack = DefaultWalkBack
+	}
+	if m.opts.Download == nil {
+		m.opts.Download, _ = ghapi.NewDownloadClient(nil, ghapi.Policy{})
+	}
+	err := m.run(ctx)
+	m.res.Requests = m.calls
+	var oe *outcomeError
+	switch {
+	case err == nil:
+		m.res.Outcome = Measured
+	case errors.As(err, &oe):
+		m.res.Outcome = oe.outcome
+		m.res.Reason = oe.reason
+		m.res.Delta = 0
+		m.res.Transitions = Transitions{}
+		m.res.Mode = ""
+	case ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
+		m.res.Outcome = Pending
+		m.res.Reason = "measuring took longer than allowed; settle later"
+		m.res.Delta = 0
+		m.res.Transitions = Transitions{}
+	default:
+		return m.res, fmt.Errorf("settle: %s/%s#%d: %w", req.Owner, req.Repo, m.res.Number, err)
+	}
+	return m.res, nil
+}
+
+type measurer struct {
+	gh    *github.Client
+	req   Request
+	opts  Options
+	res   *Result
+	calls int
+
+	pr      *github.PullRequest
+	commits map[string]*github.Commit
+	sides   map[string]*sideCI
+}
+
+func (m *measurer) note(format string, args ...any) {
+	m.res.Notes = append(m.res.Notes, fmt.Sprintf(format, args...))
+}
+
+func (m *measurer) link(u string) {
+	if u == "" {
+		return
+	}
+	for _, l := range m.res.Links {
+		if l == u {
+			return
+		}
+	}
+	m.res.Links = append(m.res.Links, u)
+}
+
+func (m *measurer) run(ctx context.Context) error {
+	if err := m.loadPR(ctx); err != nil {
+		return err
+	}
+	after, err := m.chooseAfter(ctx)
+	if err != nil {
+		return err
+	}
+	before, err := m.chooseBefore(ctx)
+	if err != nil {
+		return err
+	}
+	m.res.After.SHA, m.res.After.Why = after.sha, after.why
+	m.res.Before.SHA, m.res.Before.Why = before.sha, before.why
+	if err := m.checkComplete(after, "after"); err != nil {
+		return err
+	}
+	if err := m.checkComplete(before, "before"); err != nil {
+		return err
+	}
+	return m.compare(ctx, before.ci, after.ci)
+}
+
+func (m *measurer) loadPR(ctx context.Context) error {
+	pr := m.req.PR
+	if pr == nil {
+		var err error
+		m.calls++
+		pr, _, err = m.gh.PullRequests.Get(ctx, m.req.Owner, m.req.Repo, m.req.Number)
+		if err != nil {
+			return apiErr(fmt.Sprintf("get pull request #%d", m.req.Number), err)
+		}
+	}
+	m.pr = pr
+	m.res.Number = pr.GetNumber()
+	m.link(pr.GetHTMLURL())
+	if !pr.GetMerged() {
+		return abstain("pull request #%d is not merged", pr.GetNumber())
+	}
+	if pr.GetHead().GetSHA() == "" {
+		return abstain("pull request #%d has no head SHA", pr.GetNumber())
+	}
+	return nil
+}
+
+// chosen is a SHA picked for one side with the reason and its CI.
+type chosen struct {
+	sha, why string
+	ci       *sideCI
+}
+
+func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
+	head := m.pr.GetHead().GetSHA()
+	why := fmt.Sprintf("final head of #%d (its pull_request CI)", m.pr.GetNumber())
+	if mc := m.pr.GetMergeCommitSHA(); m.opts.UseMergeCommitCI && mc != "" {
+		ci, err := m.ciAt(ctx, mc)
+		if err != nil {
+			return chosen{}, err
+		}
+		switch {
+		case ci.hasCI() && len(ci.incomplete()) == 0:
+			return chosen{mc, fmt.Sprintf("merge commit of #%d (push CI complete)", m.pr.GetNumber()), ci}, nil
+		case ci.hasCI():
+			why += "; merge commit CI still running"
+		default:
+			why += "; no CI on the merge commit"
+		}
+	}
+	ci, err := m.ciAt(ctx, head)
+	if err != nil {
+		return chosen{}, err
+	}
+	if !ci.hasCI() {
+		return chosen{}, abstain("no CI ran on the head %s of #%d (no check runs or commit statuses)", short(head), m.pr.GetNumber())
+	}
+	return chosen{head, why, ci}, nil
+}
+
+// getCommit fetches (once) a git commit.
+func (m *measurer) getCommit(ctx context.Context, sha string) (*github.Commit, error) {
+	if c, ok := m.commits[sha]; ok {
+		return c, nil
+	}
+	m.calls++
+	c, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, sha)
+	if err != nil {
+		return nil, err
+	}
+	if m.commits == nil {
+		m.commits = map[string]*github.Commit{}
+	}
+	m.commits[sha] = c
+	return c, nil
+}
+
+// baseCandidate is a starting point for the before side.
+type baseCandidate struct {
+	sha, why string
+}
+
+// chooseBefore picks the base commit: the first parent of the merge commit
+// (merge and squash), the commit before the rebased run (rebase), then
+// base.sha, then the compare merge base; from each, walk first parents up
+// to the bound until a commit has CI.
+func (m *measurer) chooseBefore(ctx context.Context) (chosen, error) {
+	var cands []baseCandidate
+	first, err := m.mergeParent(ctx)
+	if err != nil {
+		return chosen{}, err
+	}
+	if first.sha != "" {
+		cands = append(cands, first)
+	}
+	if b := m.pr.GetBase().GetSHA(); b != "" {
+		cands = append(cands, baseCandidate{b, fmt.Sprintf("base.sha of #%d", m.pr.GetNumber())})
+	}
+	tried := map[string]bool{}
+	var misses []string
+	try := func(c baseCandidate) (chosen, error) {
+		if c.sha == "" || tried[c.sha] {
+			return chosen{}, nil
+		}
+		tried[c.sha] = true
+		got, err := m.walkForCI(ctx, c)
+		if err != nil || got.sha != "" {
+			return got, err
+		}
+		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", max(m.opts.WalkBack, 0), short(c.sha), c.why))
+		return chosen{}, nil
+	}
+	found := func(got chosen) chosen {
+		if len(misses) > 0 {
+			got.why += "; fallback after " + strings.Join(misses, "; ")
+		}
+		return got
+	}
+	for _, c := range cands {
+		got, err := try(c)
+		if err != nil {
+			return chosen{}, err
+		}
+		if got.sha != "" {
+			return found(got), nil
+		}
+	}
+	mb, err := m.mergeBase(ctx)
+	if err != nil {
+		return chosen{}, err
+	}
+	got, err := try(mb)
+	if err != nil {
+		return chosen{}, err
+	}
+	if got.sha != "" {
+		return found(got), nil
+	}
+	if len(misses) == 0 {
+		return chosen{}, abstain("no base commit: #%d has no merge commit parent, base.sha or merge base", m.pr.GetNumber())
+	}
+	return chosen{}, abstain("no base commit with CI: %s", strings.Join(misses, "; "))
+}
+
+// mergeParent finds the commit the PR was merged onto, detecting the
+// merge method from the merge commit's parents.
+func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
+	mc := m.pr.GetMergeCommitSHA()
+	if mc == "" {
+		m.note("no merge_commit_sha on #%d", m.pr.GetNumber())
+		return baseCandidate{}, nil
+	}
+	c, err := m.getCommit(ctx, mc)
+	if err != nil {
+		if ghapi.StatusCode(err) == http.StatusNotFound || ghapi.StatusCode(err) == http.StatusUnprocessableEntity {
+			m.note("merge commit %s not found", short(mc))
+			return baseCandidate{}, nil
+		}
+		return baseCandidate{}, apiErr("get merge commit "+short(mc), err)
+	}
+	parents := c.Parents
+	switch {
+	case len(parents) >= 2:
+		return baseCandidate{parents[0].GetSHA(), fmt.Sprintf("first parent of merge commit %s (merge)", short(mc))}, nil
+	case len(parents) == 0:
+		m.note("merge commit %s has no parents", short(mc))
+		return baseCandidate{}, nil
+	}
+	n := m.pr.GetCommits()
+	if n <= 1 {
+		return baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of %s (squash or single-commit merge)", short(mc))}, nil
+	}
+	prCommits, err := m.prCommits(ctx, n)
+	if err != nil {
+		return baseCandidate{}, err
+	}
+	if len(prCommits) != n || !sameCommit(c, prCommits[n-1]) {
+		return baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of squashed commit %s (squash)", short(mc))}, nil
+	}
+	// Rebase: the base branch moved through n rebased commits; walk n-1
+	// more first parents, checking each matches the PR's commit.
+	cur := c
+	for k := n - 2; k >= 0; k-- {
+		p := cur.Parents[0].GetSHA()
+		next, err := m.getCommit(ctx, p)
+		if err != nil {
+			return baseCandidate{}, apiErr("walk rebased commits at "+short(p), err)
+		}
+		if len(next.Parents) != 1 || !sameCommit(next, prCommits[k]) {
+			m.note("rebased commits of #%d diverge at %s; using base.sha", m.pr.GetNumber(), short(p))
+			return baseCandidate{}, nil
+		}
+		cur = next
+	}
+	if len(cur.Parents) == 0 {
+		return baseCandidate{}, nil
+	}
+	return baseCandidate{cur.Parents[0].GetSHA(), fmt.Sprintf("parent of the %d rebased commits ending at %s (rebase)", n, short(mc))}, nil
+}
+
+// sameCommit compares a git commit with a PR commit by message and author,
+// which survive a rebase while the SHA does not.
+func sameCommit(c *github.Commit, pc *github.RepositoryCommit) bool {
+	pcm := pc.GetCommit()
+	if pcm == nil {
+		return false
+	}
+	return strings.TrimSpace(c.GetMessage()) == strings.TrimSpace(pcm.GetMessage()) &&
+		c.GetAuthor().GetName() == pcm.GetAuthor().GetName()
+}
+
+// prCommits lists the PR's commits (oldest first), at most 250 as GitHub
+// serves.
+func (m *measurer) prCommits(ctx context.Context, n int) ([]*github.RepositoryCommit, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var all []*github.RepositoryCommit
+	for {
+		m.calls++
+		cs, resp, err := m.gh.PullRequests.ListCommits(ctx, m.req.Owner, m.req.Repo, m.pr.GetNumber(), opts)
+		if err != nil {
+			return nil, apiErr(fmt.Sprintf("list commits of #%d", m.pr.GetNumber()), err)
+		}
+		all = append(all, cs...)
+		if resp.NextPage == 0 || len(all) >= n {
+			return all, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func (m *measurer) mergeBase(ctx context.Context) (baseCandidate, error) {
+	base, head := m.pr.GetBase().GetRef(), m.pr.GetHead().GetSHA()
+	if base == "" {
+		return baseCandidate{}, nil
+	}
+	m.calls++
+	cmp, _, err := m.gh.Repositories.CompareCommits(ctx, m.req.Owner, m.req.Repo, base, head, &github.ListOptions{PerPage: 1})
+	if err != nil {
+		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
+			return baseCandidate{}, nil
+		}
+		return baseCandidate{}, apiErr("compare "+base+"..."+short(head), err)
+	}
+	sha := cmp.GetMergeBaseCommit().GetSHA()
+	if sha == "" {
+		return baseCandidate{}, nil
+	}
+	return baseCandidate{sha, fmt.Sprintf("merge base of %s and the head (compare)", base)}, nil
+}
+
+// walkForCI returns the first commit with CI on the first-parent chain
+// from c, within the walk-back bound.
+func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, error) {
+	sha := c.sha
+	var skipped []string
+	for step := 0; ; step++ {
+		ci, err := m.ciAt(ctx, sha)
+		if err != nil {
+			return chosen{}, err
+		}
+		if ci.hasCI() {
+			why := c.why
+			if len(skipped) > 0 {
+				why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
+			}
+			return chosen{sha, why, ci}, nil
+		}
+		if step >= m.opts.WalkBack {
+			return chosen{}, nil
+		}
+		commit, err := m.getCommit(ctx, sha)
+		if err != nil {
+			if ghapi.StatusCode(err) == http.StatusNotFound {
+				return chosen{}, nil
+			}
+			return chosen{}, apiErr("walk first parents at "+short(sha), err)
+		}
+		if len(commit.Parents) == 0 {
+			return chosen{}, nil
+		}
+		skipped = append(skipped, short(sha))
+		sha = commit.Parents[0].GetSHA()
+	}
+}
+
+func (m *measurer) checkComplete(c chosen, side string) error {
+	if inc := c.ci.incomplete(); len(inc) > 0 {
+		sort.Strings(inc)
+		return pending("CI at the %s SHA %s is not complete (%s); settle later", side, short(c.sha), strings.Join(inc, ", "))
+	}
+	return nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

@@ -1,0 +1,635 @@
+package settle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
+	"github.com/darwin-memo/darwin-memo-action/internal/junit"
+	"github.com/google/go-github/v62/github"
+)
+
+// sideCI is what one SHA has: its latest check runs (ignored names
+// removed) and, when loaded, its combined commit status.
+type sideCI struct {
+	sha          string
+	runs         []*github.CheckRun
+	status       *github.CombinedStatus
+	statusLoaded bool
+}
+
+func (s *sideCI) hasCI() bool {
+	return len(s.runs) > 0 || (s.status != nil && s.status.GetTotalCount() > 0)
+}
+
+// incomplete names the check runs (and, when they are the only CI, the
+// commit statuses) that have not finished.
+func (s *sideCI) incomplete() []string {
+	var out []string
+	for _, r := range s.runs {
+		if r.GetStatus() != "completed" {
+			out = append(out, fmt.Sprintf("%q is %s", r.GetName(), r.GetStatus()))
+		}
+	}
+	if len(s.runs) == 0 && s.status != nil {
+		for _, st := range s.status.Statuses {
+			if st.GetState() == "pending" {
+				out = append(out, fmt.Sprintf("status %q is pending", st.GetContext()))
+			}
+		}
+	}
+	return out
+}
+
+func (m *measurer) ignored(name string) bool {
+	for _, n := range m.opts.IgnoreChecks {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ciAt lists the latest check runs of sha (all pages) and, when there are
+// none, its combined status.
+func (m *measurer) ciAt(ctx context.Context, sha string) (*sideCI, error) {
+	if s, ok := m.sides[sha]; ok {
+		return s, nil
+	}
+	s := &sideCI{sha: sha}
+	opts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		m.calls++
+		res, resp, err := m.gh.Checks.ListCheckRunsForRef(ctx, m.req.Owner, m.req.Repo, sha, opts)
+		if err != nil {
+			return nil, apiErr("list check runs of "+short(sha), err)
+		}
+		for _, r := range res.CheckRuns {
+			if !m.ignored(r.GetName()) {
+				s.runs = append(s.runs, r)
+			}
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if len(s.runs) == 0 {
+		if err := m.loadStatus(ctx, s); err != nil {
+			return nil, err
+		}
+	}
+	if m.sides == nil {
+		m.sides = map[string]*sideCI{}
+	}
+	m.sides[sha] = s
+	return s, nil
+}
+
+func (m *measurer) loadStatus(ctx context.Context, s *sideCI) error {
+	if s.statusLoaded {
+		return nil
+	}
+	opts := &github.ListOptions{PerPage: 100}
+	var all *github.CombinedStatus
+	for {
+		m.calls++
+		st, resp, err := m.gh.Repositories.GetCombinedStatus(ctx, m.req.Owner, m.req.Repo, s.sha, opts)
+		if err != nil {
+			return apiErr("get combined status of "+short(s.sha), err)
+		}
+		if all == nil {
+			all = st
+		} else {
+			all.Statuses = append(all.Statuses, st.Statuses...)
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	s.status, s.statusLoaded = all, true
+	return nil
+}
+
+// sideResult is what one source found at one SHA.
+type sideResult struct {
+	results    map[string]junit.Status // nil when only counts are known
+	counts     junit.Counts
+	collection []string
+	links      []string
+}
+
+// kind of a check run, by what it carries.
+type runKind int
+
+const (
+	kindJob runKind = iota
+	kindEnricoMi
+	kindDorny
+	kindMikepenz
+)
+
+func classify(r *github.CheckRun) runKind {
+	out := r.GetOutput()
+	if out == nil {
+		return kindJob
+	}
+	if strings.Contains(out.GetSummary(), DigestPrefix) {
+		return kindEnricoMi
+	}
+	if _, ok := ParseDornyTitle(out.GetTitle()); ok {
+		return kindDorny
+	}
+	if _, ok := ParseMikepenzTitle(out.GetTitle()); ok {
+		return kindMikepenz
+	}
+	return kindJob
+}
+
+// commonRuns returns, by sorted name, the completed report runs of the
+// given kinds present at both SHAs, noting names present at one only.
+func (m *measurer) commonRuns(before, after *sideCI, kinds ...runKind) (b, a []*github.CheckRun) {
+	pick := func(s *sideCI) map[string]*github.CheckRun {
+		out := map[string]*github.CheckRun{}
+		for _, r := range s.runs {
+			k := classify(r)
+			for _, want := range kinds {
+				if k == want && r.GetStatus() == "completed" {
+					out[r.GetName()] = r
+				}
+			}
+		}
+		return out
+	}
+	bm, am := pick(before), pick(after)
+	names := make([]string, 0, len(am))
+	for n := range am {
+		if _, ok := bm[n]; ok {
+			names = append(names, n)
+		} else {
+			m.note("report check run %q exists at the after SHA only", n)
+		}
+	}
+	for n := range bm {
+		if _, ok := am[n]; !ok {
+			m.note("report check run %q exists at the before SHA only", n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b = append(b, bm[n])
+		a = append(a, am[n])
+	}
+	return b, a
+}
+
+// compare tries each source in order and settles on the first available at
+// both SHAs.
+func (m *measurer) compare(ctx context.Context, before, after *sideCI) error {
+	var why []string
+	for _, src := range []Source{SourceEnricoMi, SourceArtifacts, SourceReporter, SourceJobs, SourceStatuses} {
+		b, a, reason, err := m.source(ctx, src, before, after)
+		if err != nil {
+			return err
+		}
+		if b == nil || a == nil {
+			if reason != "" {
+				why = append(why, reason)
+			}
+			continue
+		}
+		return m.settle(src, b, a)
+	}
+	if len(why) == 0 {
+		why = append(why, "no source had results at both SHAs")
+	}
+	return abstain("nothing measurable: %s", strings.Join(why, "; "))
+}
+
+func (m *measurer) source(ctx context.Context, src Source, before, after *sideCI) (b, a *sideResult, reason string, err error) {
+	switch src {
+	case SourceEnricoMi:
+		br, ar := m.commonRuns(before, after, kindEnricoMi)
+		if len(ar) == 0 {
+			return nil, nil, "", nil
+		}
+		if a, err = m.enricoMi(ctx, ar); err != nil {
+			return nil, nil, "", err
+		}
+		if b, err = m.enricoMi(ctx, br); err != nil {
+			return nil, nil, "", err
+		}
+		return b, a, "", nil
+	case SourceArtifacts:
+		a, reason, err = m.artifacts(ctx, after)
+		if err != nil || a == nil {
+			return nil, nil, withSide("after", reason), err
+		}
+		b, reason, err = m.artifacts(ctx, before)
+		if err != nil || b == nil {
+			return nil, nil, withSide("before", reason), err
+		}
+		return b, a, "", nil
+	case SourceReporter:
+		br, ar := m.commonRuns(before, after, kindDorny, kindMikepenz)
+		if len(ar) == 0 {
+			return nil, nil, "", nil
+		}
+		return reporterResult(br), reporterResult(ar), "", nil
+	case SourceJobs:
+		a, b = m.jobs(after), m.jobs(before)
+		if a == nil || b == nil {
+			return nil, nil, "", nil
+		}
+		return b, a, "", nil
+	case SourceStatuses:
+		for _, s := range []*sideCI{after, before} {
+			if err := m.loadStatus(ctx, s); err != nil {
+				return nil, nil, "", err
+			}
+			for _, st := range s.status.Statuses {
+				if st.GetState() == "pending" {
+					return nil, nil, "", pending("commit status %q at %s is pending; settle later", st.GetContext(), short(s.sha))
+				}
+			}
+		}
+		a, b = statusResult(after.status), statusResult(before.status)
+		if a == nil || b == nil {
+			return nil, nil, "", nil
+		}
+		return b, a, "", nil
+	}
+	return nil, nil, "", nil
+}
+
+func withSide(side, reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return reason + " at the " + side + " SHA"
+}
+
+func (m *measurer) enricoMi(ctx context.Context, runs []*github.CheckRun) (*sideResult, error) {
+	out := &sideResult{results: map[string]junit.Status{}}
+	perTest := true
+	for _, r := range runs {
+		out.links = append(out.links, r.GetHTMLURL())
+		d, err := DecodeDigest(r.GetOutput().GetSummary())
+		if err != nil {
+			return nil, abstain("check run %q at %s: %v", r.GetName(), short(r.GetHeadSHA()), err)
+		}
+		c := d.Counts()
+		out.counts.Tests += c.Tests
+		out.counts.Passed += c.Passed
+		out.counts.Failed += c.Failed
+		out.counts.Skipped += c.Skipped
+		if !perTest {
+			continue
+		}
+		anns, err := m.annotations(ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		res, err := EnricoMiResults(d, anns)
+		if err != nil {
+			m.note("check run %q at %s: per-test results unavailable (%v); using counts", r.GetName(), short(r.GetHeadSHA()), err)
+			perTest = false
+			continue
+		}
+		for id, s := range res {
+			if prev, ok := out.results[id]; ok {
+				s = junit.Combine(prev, s)
+			}
+			out.results[id] = s
+		}
+	}
+	if !perTest {
+		out.results = nil
+	}
+	return out, nil
+}
+
+func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annotation, error) {
+	if r.GetOutput().GetAnnotationsCount() == 0 {
+		return nil, nil
+	}
+	opts := &github.ListOptions{PerPage: 100}
+	var out []Annotation
+	for {
+		m.calls++
+		anns, resp, err := m.gh.Checks.ListCheckRunAnnotations(ctx, m.req.Owner, m.req.Repo, r.GetID(), opts)
+		if err != nil {
+			return nil, apiErr(fmt.Sprintf("list annotations of check run %q", r.GetName()), err)
+		}
+		for _, a := range anns {
+			out = append(out, Annotation{Level: a.GetAnnotationLevel(), Title: a.GetTitle(), RawDetails: a.GetRawDetails()})
+		}
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func reporterResult(runs []*github.CheckRun) *sideResult {
+	out := &sideResult{results: map[string]junit.Status{}}
+	perTest := true
+	for _, r := range runs {
+		out.links = append(out.links, r.GetHTMLURL())
+		title := r.GetOutput().GetTitle()
+		var c junit.Counts
+		switch classify(r) {
+		case kindDorny:
+			c, _ = ParseDornyTitle(title)
+			res, raw := ParseDornySummary(r.GetOutput().GetSummary())
+			if perTest && raw == c {
+				for id, s := range res {
+					if prev, ok := out.results[id]; ok {
+						s = junit.Combine(prev, s)
+					}
+					out.results[id] = s
+				}
+			} else {
+				perTest = false
+			}
+		case kindMikepenz:
+			c, _ = ParseMikepenzTitle(title)
+			perTest = false
+		}
+		out.counts.Tests += c.Tests
+		out.counts.Passed += c.Passed
+		out.counts.Failed += c.Failed
+		out.counts.Skipped += c.Skipped
+	}
+	if !perTest {
+		out.results = nil
+	}
+	return out
+}
+
+// jobs treats every non-report check run as one test: success passes,
+// failure and timed_out fail, anything else (skipped, neutral, cancelled,
+// stale, action_required) is unmeasured.
+func (m *measurer) jobs(s *sideCI) *sideResult {
+	out := &sideResult{results: map[string]junit.Status{}}
+	for _, r := range s.runs {
+		if classify(r) != kindJob || r.GetStatus() != "completed" {
+			continue
+		}
+		st := junit.Skipped
+		switch r.GetConclusion() {
+		case "success":
+			st = junit.Passed
+		case "failure", "timed_out":
+			st = junit.Failed
+		}
+		id := r.GetName()
+		if prev, ok := out.results[id]; ok {
+			st = junit.Combine(prev, st)
+		}
+		out.results[id] = st
+		out.links = append(out.links, r.GetHTMLURL())
+	}
+	if len(out.results) == 0 {
+		return nil
+	}
+	out.counts = junit.Count(out.results)
+	return out
+}
+
+func statusResult(st *github.CombinedStatus) *sideResult {
+	if st == nil || len(st.Statuses) == 0 {
+		return nil
+	}
+	out := &sideResult{results: map[string]junit.Status{}}
+	for _, s := range st.Statuses {
+		v := junit.Skipped
+		switch s.GetState() {
+		case "success":
+			v = junit.Passed
+		case "failure", "error":
+			v = junit.Failed
+		}
+		out.results[s.GetContext()] = v
+		out.links = append(out.links, s.GetTargetURL())
+	}
+	out.counts = junit.Count(out.results)
+	return out
+}
+
+// artifacts reads JUnit XML from the artifacts of the newest run of each
+// workflow on the SHA. A nil result with a reason means the source is not
+// available there.
+func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, string, error) {
+	opts := &github.ListWorkflowRunsOptions{HeadSHA: s.sha, ListOptions: github.ListOptions{PerPage: 100}}
+	newest := map[int64]*github.WorkflowRun{}
+	for {
+		m.calls++
+		runs, resp, err := m.gh.Actions.ListRepositoryWorkflowRuns(ctx, m.req.Owner, m.req.Repo, opts)
+		if err != nil {
+			return nil, "", apiErr("list workflow runs of "+short(s.sha), err)
+		}
+		for _, r := range runs.WorkflowRuns {
+			if r.GetHeadSHA() != s.sha || m.ignoredRun(r.GetID()) {
+				continue
+			}
+			cur, ok := newest[r.GetWorkflowID()]
+			if !ok || r.GetCreatedAt().After(cur.GetCreatedAt().Time) || (r.GetCreatedAt().Equal(cur.GetCreatedAt()) && r.GetID() > cur.GetID()) {
+				newest[r.GetWorkflowID()] = r
+			}
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if len(newest) == 0 {
+		return nil, "", nil
+	}
+	ids := make([]int64, 0, len(newest))
+	for id := range newest {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		if r := newest[id]; r.GetStatus() != "completed" {
+			return nil, "", pending("workflow run %q at %s is %s; settle later", r.GetName(), short(s.sha), r.GetStatus())
+		}
+	}
+	rep := &junit.Report{}
+	out := &sideResult{}
+	expired, downloaded := 0, 0
+	for _, id := range ids {
+		run := newest[id]
+		arts, err := m.runArtifacts(ctx, run.GetID())
+		if err != nil {
+			return nil, "", err
+		}
+		for _, a := range arts {
+			if !artifactMatches(m.opts.ArtifactName, a.GetName()) {
+				continue
+			}
+			if a.GetExpired() {
+				expired++
+				continue
+			}
+			if a.GetSizeInBytes() > m.opts.Limits.MaxArtifactBytes {
+				m.note("artifact %q is %d bytes, over the %d byte limit; skipped", a.GetName(), a.GetSizeInBytes(), m.opts.Limits.MaxArtifactBytes)
+				continue
+			}
+			if downloaded >= m.opts.Limits.MaxArtifacts {
+				m.note("more than %d test artifacts at %s; the rest skipped", m.opts.Limits.MaxArtifacts, short(s.sha))
+				continue
+			}
+			downloaded++
+			r, gone, err := m.downloadJUnit(ctx, a)
+			if err != nil {
+				return nil, "", err
+			}
+			if gone {
+				expired++
+				continue
+			}
+			if r != nil {
+				rep.Merge(r)
+				out.links = append(out.links, run.GetHTMLURL())
+			}
+		}
+	}
+	if len(rep.Cases) == 0 && !rep.HasCollectionError() {
+		if expired > 0 {
+			return nil, fmt.Sprintf("%d test artifact(s) expired", expired), nil
+		}
+		return nil, "", nil
+	}
+	out.results = rep.Results()
+	out.collection = rep.CollectionErrors
+	out.counts = junit.Count(out.results)
+	return out, "", nil
+}
+
+func (m *measurer) ignoredRun(id int64) bool {
+	for _, x := range m.opts.IgnoreRunIDs {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *measurer) runArtifacts(ctx context.Context, runID int64) ([]*github.Artifact, error) {
+	opts := &github.ListOptions{PerPage: 100}
+	var out []*github.Artifact
+	for {
+		m.calls++
+		list, resp, err := m.gh.Actions.ListWorkflowRunArtifacts(ctx, m.req.Owner, m.req.Repo, runID, opts)
+		if err != nil {
+			return nil, apiErr(fmt.Sprintf("list artifacts of run %d", runID), err)
+		}
+		out = append(out, list.Artifacts...)
+		if resp.NextPage == 0 {
+			return out, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// downloadJUnit fetches an artifact through its one-minute redirect URL
+// with the credential-free client and parses the JUnit in it. A download
+// that is not a whole zip is fetched once more (new URL); if it stays
+// broken the measurement is pending. gone is true for 410 (expired).
+func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact) (rep *junit.Report, gone bool, err error) {
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		m.calls++
+		u, resp, err := m.gh.Actions.DownloadArtifact(ctx, m.req.Owner, m.req.Repo, a.GetID(), 1)
+		if err != nil {
+			if resp != nil && resp.StatusCode == 410 {
+				return nil, true, nil
+			}
+			if resp != nil && resp.StatusCode >= 500 {
+				return nil, false, pending("download artifact %q: GitHub answered %s; settle later", a.GetName(), resp.Status)
+			}
+			return nil, false, apiErr(fmt.Sprintf("download artifact %q", a.GetName()), err)
+		}
+		m.calls++
+		data, err := fetchBlob(ctx, m.opts.Download, u, m.opts.Limits.MaxArtifactBytes)
+		if err != nil {
+			if errors.Is(err, errTruncated) || ghapi.IsTransient(err) {
+				lastErr = err
+				continue
+			}
+			if ctx.Err() != nil {
+				return nil, false, ctx.Err()
+			}
+			m.note("artifact %q skipped: %v", a.GetName(), err)
+			return nil, false, nil
+		}
+		rep, notes, err := readJUnitZip(a.GetName(), data, m.opts.Limits)
+		for _, n := range notes {
+			m.note("%s", n)
+		}
+		if errors.Is(err, errTruncated) {
+			lastErr = err
+			continue
+		}
+		if err != nil {
+			return nil, false, abstain("artifact %q: %v", a.GetName(), err)
+		}
+		return rep, false, nil
+	}
+	return nil, false, pending("artifact %q could not be downloaded whole (%v); settle later", a.GetName(), lastErr)
+}
+
+// settle turns the two sides of the chosen source into the result.
+func (m *measurer) settle(src Source, b, a *sideResult) error {
+	m.res.Source = src
+	m.res.Before.Counts, m.res.After.Counts = b.counts, a.counts
+	for _, l := range append(append([]string{}, a.links...), b.links...) {
+		m.link(l)
+	}
+	for _, x := range []struct {
+		side string
+		r    *sideResult
+	}{{"before", b}, {"after", a}} {
+		if len(x.r.collection) > 0 {
+			return abstain("collection error at the %s SHA (%s): the suite did not run", x.side, strings.Join(x.r.collection, ", "))
+		}
+		c := x.r.counts
+		if x.r.results != nil {
+			c = junit.Count(x.r.results)
+		}
+		if c.Tests == 0 {
+			return abstain("zero tests at the %s SHA (source %s)", x.side, src)
+		}
+		if c.Passed+c.Failed == 0 {
+			return abstain("every test at the %s SHA is unmeasured (%d skipped, %d flaky; source %s)", x.side, c.Skipped, c.Flaky, src)
+		}
+	}
+	if b.results != nil && a.results != nil {
+		var q []string
+		if h := m.opts.History; h != nil {
+			h.Update(b.results, a.results)
+			q = h.Quarantined()
+		}
+		m.res.Mode = PerTest
+		m.res.Transitions = Diff(b.results, a.results, q)
+		m.res.Delta = m.res.Transitions.Delta
+		if m.res.Transitions.Compared == 0 {
+			return abstain("no test was measured at both SHAs (source %s)", src)
+		}
+		return nil
+	}
+	if a.counts.Tests != b.counts.Tests {
+		return abstain("source %s gives only counts and the suites differ (%d tests before, %d after); added tests cannot be told from fixes", src, b.counts.Tests, a.counts.Tests)
+	}
+	m.res.Mode = PassCounts
+	m.res.Delta = a.counts.Passed - b.counts.Passed
+	m.res.Transitions = Transitions{}
+	m.note("source %s gave counts only; delta is the pass-count difference over an unchanged test count", src)
+	return nil
+}
