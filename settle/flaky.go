@@ -65,9 +65,11 @@ func LoadFlakyHistory(data []byte) *FlakyHistory {
 		}
 		var hist []bool
 		for _, it := range items {
-			var b bool
-			if json.Unmarshal(it, &b) == nil {
-				hist = append(hist, b)
+			switch string(bytes.TrimSpace(it)) {
+			case "true":
+				hist = append(hist, true)
+			case "false":
+				hist = append(hist, false)
 			}
 		}
 		if len(hist) > maxFlakyHistoryLength {

@@ -3,6 +3,7 @@ package settle
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
 )
@@ -10,7 +11,7 @@ import (
 var (
 	reDornyTitle    = regexp.MustCompile(`^(\d+) passed, (\d+) failed and (\d+) skipped\s*$`)
 	reMikepenzTitle = regexp.MustCompile(`^(\d+) tests run, (\d+) passed, (\d+) skipped, (\d+) failed\.\s*$`)
-	reDornySuite    = regexp.MustCompile(`^###\s+\S+\s+(?:<a [^>]*>)?(.*?)(?:</a>)?\s*$`)
+	reHTMLTag       = regexp.MustCompile(`<[^>]*>`)
 )
 
 // mikepenzNoResults is the title of a mikepenz check run that found nothing.
@@ -68,8 +69,8 @@ func ParseDornySummary(summary string) (map[string]junit.Status, junit.Counts) {
 			continue
 		}
 		if !inFence {
-			if m := reDornySuite.FindStringSubmatch(line); m != nil {
-				suite = strings.TrimSpace(m[1])
+			if h, ok := strings.CutPrefix(line, "### "); ok {
+				suite = dornySuite(h)
 			}
 			continue
 		}
@@ -114,4 +115,15 @@ func ParseDornySummary(summary string) (map[string]junit.Status, junit.Counts) {
 		}
 	}
 	return res, raw
+}
+
+// dornySuite extracts the suite name from a dorny heading such as
+// "❌\u00a0<a id=\"user-content-r0s0\" href=\"...\">pytest</a>": tags
+// removed, the leading status icon dropped.
+func dornySuite(h string) string {
+	h = strings.TrimFunc(reHTMLTag.ReplaceAllString(h, ""), unicode.IsSpace)
+	if i := strings.IndexFunc(h, unicode.IsSpace); i >= 0 {
+		return strings.TrimFunc(h[i:], unicode.IsSpace)
+	}
+	return ""
 }
