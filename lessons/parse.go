@@ -540,7 +540,7 @@ func (p *parser) boolean() (bool, error) {
 // value parses any JSON value into a generic value. Duplicate object keys
 // keep the first position and the last value, as a Python dict does.
 func (p *parser) value(depth int) (value, error) {
-	if depth > 10000 {
+	if depth > maxDepth {
 		return value{}, p.syntaxErr(p.pos, "nesting too deep")
 	}
 	k, err := p.peekKind()
@@ -623,3 +623,7 @@ func parseValue(file string, data []byte) (value, error) {
 	}
 	return v, p.end()
 }
+
+// maxDepth bounds nesting in carried-through values; Python's json module
+// gives up near 1000 levels, and darwin-memo stores nest only a few levels.
+const maxDepth = 512

@@ -157,7 +157,7 @@ func parseFields(rest string) (FreeTicket, error) {
 		for j < len(rest) && (rest[j] == ' ' || rest[j] == '\t') {
 			j++
 		}
-		if j == i && i > 0 || j+1 >= len(rest) || rest[j+1] != '=' {
+		if j == i && i > 0 || j+1 >= len(rest) || rest[j+1] != '=' || rest[j] < 'a' || rest[j] > 'z' {
 			break
 		}
 		k := j
@@ -235,7 +235,9 @@ type RefusedError struct {
 	Reason string
 }
 
-func (e *RefusedError) Error() string { return fmt.Sprintf("ticket %s refused: %s", e.Ticket, e.Reason) }
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("ticket %s refused: %s", e.Ticket, e.Reason)
+}
 
 // VerifyOptions tune VerifyTicket.
 type VerifyOptions struct {

@@ -1,0 +1,88 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestCase37RenderBudget(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	kinds := []Kind{KindExplicit, KindInferred, KindConsolidated, KindExperience}
+	for iter := 0; iter < 300; iter++ {
+		s := newTestStore()
+		n := r.IntN(40)
+		for i := 0; i < n; i++ {
+			ans := strings.Repeat(fmt.Sprintf("word%d ünï  \t", r.IntN(50)), 1+r.IntN(30))
+			e, _ := s.Add(NewLesson{Question: fmt.Sprintf("q%d", i), Answer: ans, Kind: kinds[r.IntN(len(kinds))]})
+			e.Energy = float64(r.IntN(60)) / 10
+		}
+		budget := 1 + r.IntN(4000)
+		lines := 1 + r.IntN(60)
+		out, err := s.Render(RenderOptions{Budget: budget, MaxLines: lines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out) > budget || bytes.Count(out, []byte("\n")) > lines {
+			t.Fatalf("budget %d lines %d: got %d bytes %d lines", budget, lines, len(out), bytes.Count(out, []byte("\n")))
+		}
+		again, _ := s.Render(RenderOptions{Budget: budget, MaxLines: lines})
+		if !bytes.Equal(out, again) {
+			t.Fatal("render not deterministic")
+		}
+	}
+}
+
+func TestRenderOrderAndFormat(t *testing.T) {
+	s := newTestStore()
+	add := func(q, a string, k Kind, energy float64) *Entry {
+		e, _ := s.Add(NewLesson{Question: q, Answer: a, Kind: k})
+		e.Energy = energy
+		return e
+	}
+	add("q1", "explicit low", KindExplicit, 1)
+	b := add("q2", "consolidated  top\n answer", KindConsolidated, 4)
+	add("q3", "explicit high", KindExplicit, 3)
+	b.LastUsedCycle = 7
+	out, _ := s.Render(RenderOptions{})
+	want := "<!-- rendered by darwin-memo from lessons.json: 3 of 3 living entries shown, budget 25600 bytes, 200 lines -->\n" +
+		"\n## consolidated\n\n" +
+		"- consolidated top answer\n  (id " + b.ID[:8] + ", balance 4.000, last settle t7)\n" +
+		"\n## explicit\n\n" +
+		"- explicit high\n  (id " + s.living[2].ID[:8] + ", balance 3.000, last settle never)\n" +
+		"- explicit low\n  (id " + s.living[0].ID[:8] + ", balance 1.000, last settle never)\n"
+	if string(out) != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	// an item too big is skipped, smaller later ones still fit
+	big := add("q4", strings.Repeat("x", 500), KindExplicit, 5)
+	out, _ = s.Render(RenderOptions{Budget: 400})
+	if bytes.Contains(out, []byte(big.ID[:8])) || !bytes.Contains(out, []byte(b.ID[:8])) {
+		t.Errorf("greedy packing:\n%s", out)
+	}
+}
+
+func TestCase38RenderMissingOrEmpty(t *testing.T) {
+	if got := string(RenderMissing("x/lessons.json")); !strings.Contains(got, "store not found") {
+		t.Error(got)
+	}
+	out, _ := newTestStore().Render(RenderOptions{})
+	if !strings.Contains(string(out), "(no living entries") {
+		t.Errorf("%s", out)
+	}
+}
+
+func TestParseBudget(t *testing.T) {
+	for in, want := range map[string]int{"25kb": 25600, "25KB": 25600, "100": 100, "1m": 1 << 20, "2k": 2048, "10b": 10} {
+		if got, err := ParseBudget(in); err != nil || got != want {
+			t.Errorf("%s = %d %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"0", "-1kb", "lots", ""} {
+		if _, err := ParseBudget(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}

@@ -1,0 +1,172 @@
+package lessons
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func ticketStore(t *testing.T) (*Store, *Entry, *Entry, *Entry) {
+	t.Helper()
+	s := newTestStore()
+	a := mustAdd(t, s, "How do I run the postgres migrations?", "Run make migrate before the tests.")
+	b := mustAdd(t, s, "Postgres migrations lock timeout", "Set lock_timeout to 5s in migrations.")
+	c := mustAdd(t, s, "Which linter config do we use?", "golangci-lint with .golangci.yml at the root.")
+	s.tick = 12
+	return s, a, b, c
+}
+
+func TestFreeTicketLineRoundTrip(t *testing.T) {
+	ft := FreeTicket{Tick: 49, Decider: "053a99cf0a4c", Supporting: []string{"52867957f4d5", "7af78c536de1"}, Query: "Is it safe to run LLM suites in CI? ünïcode / +"}
+	line := ft.Line()
+	if !strings.HasPrefix(line, "darwin-memo: v1 t=49 d=053a99cf0a4c s=52867957f4d5,7af78c536de1 q=") {
+		t.Fatalf("line %q", line)
+	}
+	for _, body := range []string{
+		line,
+		"Fixes #12\n\n" + line + "\n",
+		"consulted: `" + line + "`.",
+		"<!-- " + line + " -->",
+		"> " + line,
+		"- " + line + "\r\n- other",
+		"```\n" + line + "\n```",
+		"**Memory**: " + line + ")",
+	} {
+		got, errs := ParseTickets(body)
+		if len(errs) != 0 || len(got) != 1 || got[0].Form != FormStoreFree {
+			t.Errorf("body %q: %v %v", body, got, errs)
+			continue
+		}
+		g := got[0].Free
+		if g.Tick != ft.Tick || g.Decider != ft.Decider || !slices.Equal(g.Supporting, ft.Supporting) || g.Query != ft.Query || got[0].ID != ft.ID() {
+			t.Errorf("body %q parsed to %+v", body, g)
+		}
+	}
+}
+
+func TestParseTicketsMixedAndErrors(t *testing.T) {
+	ft := FreeTicket{Tick: 3, Decider: "aaaaaaaaaaaa", Query: "q"}
+	body := "darwin-memo-ticket: bbbbbbbbbbbb\n" + ft.Line() + "\n" + ft.Line() + "\nI like darwin-memo: it is neat\n"
+	got, errs := ParseTickets(body)
+	if len(errs) != 0 || len(got) != 2 || got[0].Form != FormCompat || got[1].Form != FormStoreFree {
+		t.Fatalf("%+v %v", got, errs)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{"darwin-memo: v2 t=1 d=- s=- q=cQ", "unsupported ticket version v2"},
+		{"darwin-memo: v1 t=1 d=aaaaaaaaaaaa s=-", "missing field q="},
+		{"darwin-memo: v1 t=1 d=AAAAAAAAAAAA s=- q=cQ", "not an entry id"},
+		{"darwin-memo: v1 t=x d=aaaaaaaaaaaa s=- q=cQ", "not a tick number"},
+		{"darwin-memo: v1 t=1 d=aaaaaaaaaaaa s=- q=c", "not unpadded base64url"},
+		{"darwin-memo: v1 t=1 d=- s=- q=cQ", "names no entries"},
+		{"darwin-memo: v1 t=1 t=2 d=aaaaaaaaaaaa s=- q=cQ", "appears twice"},
+		{"darwin-memo: v1 t=1 d=aaaaaaaaaaaa s=aaaaaaaaaaaa q=cQ", "twice"},
+		{"darwin-memo: v1 t=1 d=aaaaaaaaaaaa s=- q=cQ z=1", "unknown field z="},
+		{"darwin-memo: v1 t=01 d=aaaaaaaaaaaa s=- q=cQ", "not a tick number"},
+	} {
+		got, errs := ParseTickets("text " + tc.line + " more")
+		if len(got) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), tc.want) {
+			t.Errorf("%q: got %v errs %v, want error containing %q", tc.line, got, errs, tc.want)
+		}
+	}
+}
+
+func TestVerifyStoreFreeTicket(t *testing.T) {
+	s, a, b, c := ticketStore(t)
+	d, err := s.Decide("postgres migrations", DecideOptions{})
+	if err != nil || d.Silent {
+		t.Fatal(d, err)
+	}
+	if len(s.pending) != 0 || len(s.events) != 3 {
+		t.Errorf("store-free decide modified the store: pending %d events %d", len(s.pending), len(s.events))
+	}
+	line := d.StoreFreeLine()
+	got, _ := ParseTickets(line)
+	ok := got[0]
+	if err := s.VerifyTicket(ok, VerifyOptions{}); err != nil {
+		t.Fatalf("genuine ticket refused: %v", err)
+	}
+	other := b
+	if d.Decider == b.ID {
+		other = a
+	}
+	tests := []struct {
+		name string
+		ft   FreeTicket
+		want string
+	}{
+		{"aimed at an entry the query does not retrieve", FreeTicket{Tick: 12, Decider: d.Decider, Supporting: []string{c.ID}, Query: "postgres migrations"}, "does not retrieve entry " + c.ID},
+		{"query swapped", FreeTicket{Tick: 12, Decider: c.ID, Query: "postgres migrations"}, "does not retrieve"},
+		{"decider and supporter swapped", FreeTicket{Tick: 12, Decider: other.ID, Supporting: []string{d.Decider}, Query: "postgres migrations"}, "ranks above decider"},
+		{"future tick", FreeTicket{Tick: 13, Decider: d.Decider, Query: "postgres migrations"}, "claims tick 13"},
+		{"expired", FreeTicket{Tick: 0, Decider: d.Decider, Query: "postgres migrations"}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := s.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: tc.ft.ID(), Free: tc.ft}, VerifyOptions{ExpireAfter: 5})
+			if tc.want == "" {
+				var re *RefusedError
+				if !errors.As(err, &re) || !strings.Contains(re.Reason, "expired") {
+					t.Errorf("err %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestSettleBodyStoreFree(t *testing.T) {
+	s, _, _, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	d, _ := s.Decide("postgres migrations", DecideOptions{})
+	dec, _ := s.Entry(d.Decider)
+	before := dec.Energy
+	body := "Adds the migration.\n\n<!-- " + d.StoreFreeLine() + " -->\n"
+	ev := &Evidence{Mode: "checks", Repository: "o/r", Run: "pr#7"}
+	rep := s.SettleBody(base, body, 1, SettleOptions{Source: "ci", Evidence: ev}, TickOptions{})
+	if len(rep.Tickets) != 1 || rep.Tickets[0].Result == nil || !rep.Tickets[0].Result.Landed || rep.Tick == nil {
+		t.Fatalf("%+v", rep)
+	}
+	if dec.Energy <= before-s.Upkeep {
+		t.Errorf("decider not credited: %v -> %v", before, dec.Energy)
+	}
+	// rerun of the same PR: dropped by the settled_runs guard, no tick
+	rep = s.SettleBody(base, body, 1, SettleOptions{Source: "ci", Evidence: ev}, TickOptions{})
+	if rep.Tickets[0].Result.Landed || rep.Tick != nil {
+		t.Errorf("replay landed: %+v", rep.Tickets[0].Result)
+	}
+	// no base store: store-free tickets are refused
+	rep = s.SettleBody(nil, body, 1, SettleOptions{}, TickOptions{})
+	if rep.Tickets[0].Refused == "" {
+		t.Error("ticket verified against a missing base")
+	}
+}
+
+func FuzzParseTickets(f *testing.F) {
+	f.Add("darwin-memo-ticket: abcdef123456")
+	f.Add(FreeTicket{Tick: 3, Decider: "aaaaaaaaaaaa", Supporting: []string{"bbbbbbbbbbbb"}, Query: "how do I"}.Line())
+	f.Add("<!-- darwin-memo: v1 t=1 d=- s=aaaaaaaaaaaa q=cQ --> darwin-memo: v9")
+	f.Fuzz(func(t *testing.T, body string) {
+		got, _ := ParseTickets(body)
+		for _, bt := range got {
+			if bt.Form != FormStoreFree {
+				if !isHex12(bt.ID) {
+					t.Fatalf("compat id %q", bt.ID)
+				}
+				continue
+			}
+			// a parsed ticket re-renders to a line that parses to the same ticket
+			again, errs := ParseTickets(bt.Free.Line())
+			if len(errs) != 0 || len(again) != 1 || again[0].ID != bt.ID {
+				t.Fatalf("re-parse of %q: %v %v", bt.Free.Line(), again, errs)
+			}
+		}
+	})
+}
