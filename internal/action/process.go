@@ -316,7 +316,9 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, m.Delta, m.Source, len(p.Settled))
 		}
 	}
-	r.encodeLessons(ctx, st, pr, fixed, &p)
+	if err := r.encodeLessons(ctx, st, pr, fixed, &p); err != nil {
+		return err
+	}
 	st.rec.add(p)
 	st.rec.addTrend(TrendPoint{PR: n, Tick: st.store.TickCount(), Population: len(st.store.Living()), Energy: round3(totalEnergy(st.store))})
 	out.Processed = append(out.Processed, n)
@@ -344,9 +346,8 @@ func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequ
 	}, lessons.TickOptions{ExpireAfter: expire})
 }
 
-// encodeLessons turns the merged pull request into lessons. Encoding is best effort: a failure
-// is a warning, never a reason to lose the settlement.
-func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRequest, fixed []string, p *Processed) {
+// encodeLessons turns the merged pull request into lessons and adds the trusted ones.
+func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRequest, fixed []string, p *Processed) error {
 	n := pr.GetNumber()
 	var ci []encode.CIFailure
 	for _, t := range fixed {
@@ -354,8 +355,9 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 	}
 	epr, err := encode.Collect(ctx, r.Client, r.Owner, r.Repo, n, encode.CollectOptions{CIFixed: ci, MaxPages: 1})
 	if err != nil {
-		st.warnings = append(st.warnings, fmt.Sprintf("#%d: no lessons encoded: %v", n, err))
-		return
+		// An API failure here fails the run before any write, so a rerun encodes the pull
+		// request instead of recording it without its lessons.
+		return botpr.Explain(fmt.Errorf("reading #%d for lesson encoding: %w", n, err), "pull-requests")
 	}
 	assoc := pr.GetAuthorAssociation()
 	trusted := false
@@ -375,8 +377,7 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 	}
 	res, err := enc.Encode(ctx, epr, living)
 	if err != nil {
-		st.warnings = append(st.warnings, fmt.Sprintf("#%d: no lessons encoded: %v", n, err))
-		return
+		return fmt.Errorf("encoding lessons from #%d: %w", n, err)
 	}
 	if res.Fallback != "" {
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: the %s encoder failed (%s); used the deterministic encoder", n, res.Requested, res.Fallback))
@@ -397,6 +398,7 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		}
 		p.Proposed = append(p.Proposed, Proposal{Question: c.Question, Answer: c.Answer, Author: epr.Author})
 	}
+	return nil
 }
 
 func capStrings(l []string, n int) []string {
@@ -429,19 +431,15 @@ func livingIDs(s *lessons.Store) map[string]bool {
 // publish writes the result: the store and its rendering as one commit on the bot branch and
 // the bot pull request, or closes the bot pull request when nothing is left to merge.
 func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
-	doc, err := st.store.Marshal()
+	final, doc, err := r.finalStore(st, st.rec)
 	if err != nil {
-		return fmt.Errorf("serialising the store: %w", err)
+		return err
 	}
-	if doc, err = WithRecord(doc, st.rec); err != nil {
-		return fmt.Errorf("recording processed pull requests in the store: %w", err)
-	}
-	// Round-trip through the store so the bytes are what the lessons package writes.
-	final, err := lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions())
+	// Pull requests queued behind pending CI alone are no reason to open a bot pull request.
+	unqueued := st.rec
+	unqueued.Queued = st.mainRec.Queued
+	_, cmpDoc, err := r.finalStore(st, unqueued)
 	if err != nil {
-		return fmt.Errorf("the updated store does not load (a bug; nothing was written): %w", err)
-	}
-	if doc, err = final.Marshal(); err != nil {
 		return err
 	}
 	var md []byte
@@ -451,7 +449,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		}
 	}
 	out.Report = r.buildReport(st, final)
-	changed := r.differs(st, doc, md)
+	changed := r.differs(st, cmpDoc)
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
 		files[r.Config.RenderPath] = md
@@ -500,16 +498,37 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	return nil
 }
 
+// finalStore serialises the working store with the record and round-trips it through the
+// lessons package, so the bytes are exactly what it writes.
+func (r *Runner) finalStore(st *state, rec Record) (*lessons.Store, []byte, error) {
+	doc, err := st.store.Marshal()
+	if err != nil {
+		return nil, nil, fmt.Errorf("serialising the store: %w", err)
+	}
+	if len(rec.Processed) > 0 || len(rec.Queued) > 0 || len(rec.Trend) > 0 || st.mainDoc != nil && bytes.Contains(st.mainDoc, []byte(`"`+RecordKey+`"`)) {
+		if doc, err = WithRecord(doc, rec); err != nil {
+			return nil, nil, fmt.Errorf("recording processed pull requests in the store: %w", err)
+		}
+	}
+	final, err := lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions())
+	if err != nil {
+		return nil, nil, fmt.Errorf("the updated store does not load (a bug; nothing was written): %w", err)
+	}
+	if doc, err = final.Marshal(); err != nil {
+		return nil, nil, err
+	}
+	return final, doc, nil
+}
+
 // differs reports whether the bot branch would carry anything the base branch lacks.
-func (r *Runner) differs(st *state, doc, md []byte) bool {
+func (r *Runner) differs(st *state, doc []byte) bool {
 	if st.mainDoc == nil {
 		return len(st.rec.Processed) > 0 || len(st.store.Living())+len(st.store.Graveyard()) > 0
 	}
 	norm, err := st.mainStore.Marshal()
-	if err != nil || !bytes.Equal(norm, doc) {
-		return true
-	}
-	return md != nil && !bytes.Equal(md, st.mainMD)
+	// The rendering alone is no reason for a bot pull request: it is refreshed whenever the
+	// store changes.
+	return err != nil || !bytes.Equal(norm, doc)
 }
 
 func commitSummary(out *Outcome) string {

@@ -348,6 +348,9 @@ func mergeLedger(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
 
 // mergeTick adds ticks people ran on the base branch to the bot's count.
 func mergeTick(base, ours, theirs json.RawMessage) json.RawMessage {
+	if equal(ours, theirs) {
+		return ours
+	}
 	var b, o, t int
 	if json.Unmarshal(ours, &o) != nil {
 		return pick(base, ours, theirs)
