@@ -15,6 +15,7 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/ledgerarm"
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // Full and quick sweeps.
@@ -38,15 +39,29 @@ var ErrGoalMissed = errors.New("selection goal missed")
 // the action's defaults.
 func LedgerOptions() ledgerarm.Options { return ledgerarm.Options{Name: Ours} }
 
-// NewSweep builds the benchmark's sweep: the ledger as reference arm, then
-// every baseline.
+// Proposed is the name of the arm running the default change proposed in
+// docs/tuning.md.
+const Proposed = Ours + "_share0"
+
+// ProposedOptions are the defaults with the change docs/tuning.md proposes:
+// supporting_share 0 (supporters are cited but not acted on, so they get no
+// credit and no blame).
+func ProposedOptions() ledgerarm.Options {
+	cfg := lessons.DefaultConfig()
+	cfg.SupportingShare = 0
+	return ledgerarm.Options{Name: Proposed, Config: &cfg}
+}
+
+// NewSweep builds the benchmark's sweep: the ledger with defaults as the
+// reference arm, the proposed tuning, then every baseline.
 func NewSweep(cfg sim.Config, seeds int, noises []float64) sim.Sweep {
 	ss := make([]uint64, seeds)
 	for i := range ss {
 		ss[i] = uint64(i + 1)
 	}
+	arms := append([]sim.ArmSpec{ledgerarm.Spec(ProposedOptions())}, sim.Baselines(cfg)...)
 	return sim.Sweep{Config: cfg, Seeds: ss, Noises: noises,
-		Reference: ledgerarm.Spec(LedgerOptions()), Arms: sim.Baselines(cfg), KeepSeries: true}
+		Reference: ledgerarm.Spec(LedgerOptions()), Arms: arms, KeepSeries: true}
 }
 
 // Command runs the selection benchmark with command-line args (without the
@@ -62,7 +77,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		prs     = fs.Int("prs", 0, "merged PRs per run (default 400)")
 		workers = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
 		write   = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
-		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: kill, retention, strikes, cumdelta, or all")
+		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: bench [flags]\n\nRuns the selection-quality benchmark (issue 6): the ledger against every baseline arm on simulated merged-PR streams.\n\nEXAMPLES\n  %s\n  darwin-memo bench -quick -require kill\n\nFLAGS\n", RegenCommand)
@@ -109,11 +124,11 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		for _, id := range strings.Split(*require, ",") {
 			id = strings.TrimSpace(id)
 			if id == "all" {
-				required = append(required, "kill", "retention", "strikes", "cumdelta")
+				required = append(required, GoalIDs...)
 				continue
 			}
-			if !slices.Contains([]string{"kill", "retention", "strikes", "cumdelta"}, id) {
-				return fmt.Errorf("-require: unknown goal %q; use kill, retention, strikes, cumdelta or all", id)
+			if !slices.Contains(GoalIDs, id) {
+				return fmt.Errorf("-require: unknown goal %q; use one of %s, or all", id, strings.Join(GoalIDs, ", "))
 			}
 			required = append(required, id)
 		}
@@ -128,7 +143,8 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	elapsed := time.Since(start)
 
-	meta := Meta{Command: RegenCommand, Config: cfg, Seeds: n, LedgerSettings: LedgerOptions().Describe()}
+	meta := Meta{Command: RegenCommand, Config: cfg, Seeds: n, LedgerSettings: LedgerOptions().Describe(),
+		ProposedSettings: ProposedOptions().Describe()}
 	if *write != "" {
 		meta.PlotPrefix = ""
 		section := Section(res, meta)
@@ -169,6 +185,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // summary prints the goals and the headline metrics as plain text.
 func summary(w io.Writer, r *sim.SweepResult, seeds int) {
+	fmt.Fprintf(w, "goals of %s (defaults):\n", Ours)
 	for _, g := range Goals(r) {
 		status := "MISSED"
 		switch {
@@ -177,16 +194,27 @@ func summary(w io.Writer, r *sim.SweepResult, seeds int) {
 		case g.Met:
 			status = "met"
 		}
-		fmt.Fprintf(w, "goal %-9s %-6s %s — %s\n", g.ID, status, g.Text, g.Measured)
+		fmt.Fprintf(w, "goal %-10s %-6s %s — %s\n", g.ID, status, g.Text, g.Measured)
+	}
+	if slices.Contains(r.Arms, Proposed) {
+		var parts []string
+		for _, g := range GoalsFor(r, Proposed) {
+			st := "missed"
+			if g.Met {
+				st = "met"
+			}
+			parts = append(parts, g.ID+" "+st)
+		}
+		fmt.Fprintf(w, "goals of %s (proposed in docs/tuning.md): %s\n", Proposed, strings.Join(parts, ", "))
 	}
 	for _, noise := range r.Noises {
-		fmt.Fprintf(w, "\n%s, median over %d seeds\n%-18s %6s %7s %7s %6s %6s %7s %5s\n", pct(noise), seeds,
-			"arm", "killed", "killPRs", "damage", "kept", "tailΔ", "cumΔ", "pop")
+		fmt.Fprintf(w, "\n%s, median over %d seeds\n%-18s %6s %7s %7s %6s %6s %6s %7s %5s\n", pct(noise), seeds,
+			"arm", "killed", "killPRs", "damage", "capab", "facts", "tailΔ", "cumΔ", "pop")
 		for _, arm := range r.Arms {
 			c := r.Cell(arm, noise)
 			med := func(f func(sim.Metrics) float64) float64 { return sim.Median(metric(c, f)) }
-			fmt.Fprintf(w, "%-18s %6.2f %7.1f %7.0f %6.2f %6.2f %7.0f %5.0f\n", arm, med(killRate), med(killPRs), med(damage),
-				med(retained), med(tailDelta), med(cumDelta), med(finalPop))
+			fmt.Fprintf(w, "%-18s %6.2f %7.1f %7.0f %6.2f %6.2f %6.2f %7.0f %5.0f\n", arm, med(killRate), med(killPRs), med(damage),
+				med(retained), med(facts), med(tailDelta), med(cumDelta), med(finalPop))
 		}
 	}
 }

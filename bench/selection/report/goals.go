@@ -62,12 +62,15 @@ func RelativeRetention(r *sim.SweepResult, arm string, noise float64) float64 {
 	return sim.Median(metric(cn, retained)) / base
 }
 
-// Goals checks issue 6's goals on a sweep.
-func Goals(r *sim.SweepResult) []Goal {
+// Goals checks issue 6's goals for this project's default arm.
+func Goals(r *sim.SweepResult) []Goal { return GoalsFor(r, Ours) }
+
+// GoalsFor checks issue 6's goals for one ledger arm of the sweep.
+func GoalsFor(r *sim.SweepResult, ours string) []Goal {
 	var goals []Goal
 
 	g := Goal{ID: "kill", Text: "poison kill rate 1.00 at 0% noise (every seed)"}
-	if c := r.Cell(Ours, 0); c != nil {
+	if c := r.Cell(ours, 0); c != nil {
 		s := sim.Summarize(metric(c, killRate))
 		g.Checked = true
 		g.Met = s.N > 0 && s.Min == 1
@@ -76,11 +79,11 @@ func Goals(r *sim.SweepResult) []Goal {
 	goals = append(goals, g)
 
 	g = Goal{ID: "retention", Text: "at 10% flaky noise the ledger keeps >= 90% of its noise-free benign retention"}
-	if rel := RelativeRetention(r, Ours, 0.1); !math.IsNaN(rel) {
+	if rel := RelativeRetention(r, ours, 0.1); !math.IsNaN(rel) {
 		g.Checked = true
 		g.Met = rel >= 0.9
 		g.Measured = fmt.Sprintf("%.0f%% (median %.2f at 10%% vs %.2f at 0%%)", 100*rel,
-			sim.Median(metric(r.Cell(Ours, 0.1), retained)), sim.Median(metric(r.Cell(Ours, 0), retained)))
+			sim.Median(metric(r.Cell(ours, 0.1), retained)), sim.Median(metric(r.Cell(ours, 0), retained)))
 	}
 	goals = append(goals, g)
 
@@ -104,33 +107,30 @@ func Goals(r *sim.SweepResult) []Goal {
 	g.Checked, g.Met, g.Measured = checked, checked && met, strings.Join(parts, ", ")
 	goals = append(goals, g)
 
-	g = Goal{ID: "cumdelta", Text: "median cumulative delta above every baseline arm (at 0% and at 10% noise)"}
-	met, checked = true, false
-	parts = nil
 	for _, noise := range []float64{0, 0.1} {
-		ours := r.Cell(Ours, noise)
-		if ours == nil {
-			continue
-		}
-		checked = true
-		o := sim.Median(metric(ours, cumDelta))
-		best, bestArm := math.Inf(-1), ""
-		for _, arm := range r.Arms {
-			if !isBaseline(arm) {
-				continue
+		g = Goal{ID: fmt.Sprintf("cumdelta%.0f", noise*100),
+			Text: fmt.Sprintf("median cumulative delta above every baseline arm at %s", pct(noise))}
+		if o := r.Cell(ours, noise); o != nil {
+			g.Checked = true
+			v := sim.Median(metric(o, cumDelta))
+			best, bestArm := math.Inf(-1), ""
+			for _, arm := range r.Arms {
+				if !isBaseline(arm) {
+					continue
+				}
+				if b := sim.Median(metric(r.Cell(arm, noise), cumDelta)); b > best {
+					best, bestArm = b, arm
+				}
 			}
-			if v := sim.Median(metric(r.Cell(arm, noise), cumDelta)); v > best {
-				best, bestArm = v, arm
-			}
+			g.Met = v > best
+			g.Measured = fmt.Sprintf("%.1f vs best baseline `%s` %.1f", v, bestArm, best)
 		}
-		if !(o > best) {
-			met = false
-		}
-		parts = append(parts, fmt.Sprintf("%s: ledger %.1f vs best baseline %s %.1f", pct(noise), o, bestArm, best))
+		goals = append(goals, g)
 	}
-	g.Checked, g.Met, g.Measured = checked, checked && met, strings.Join(parts, "; ")
-	goals = append(goals, g)
 	return goals
 }
+
+// GoalIDs are the goal ids, in report order.
+var GoalIDs = []string{"kill", "retention", "strikes", "cumdelta0", "cumdelta10"}
 
 func pct(noise float64) string { return fmt.Sprintf("%g%% noise", math.Round(noise*1000)/10) }

@@ -21,8 +21,9 @@ type Meta struct {
 	Command string // the command that regenerates the section
 	Config  sim.Config
 	Seeds   int
-	// LedgerSettings describes the ledger arm's configuration in one line.
-	LedgerSettings string
+	// LedgerSettings and ProposedSettings describe the ledger arms'
+	// configurations in one line each.
+	LedgerSettings, ProposedSettings string
 	// PlotDir is where the SVGs are written, relative to the markdown file.
 	PlotPrefix string
 }
@@ -54,8 +55,8 @@ func Plots(r *sim.SweepResult) map[string][]byte {
 		}
 		return ss
 	}
-	out[PlotRetention] = LineChart{Title: "Useful facts still in the store at the end (median of seeds)",
-		XLabel: "flaky noise: share of PRs a flaky CI run reports red", YLabel: "benign capability retained",
+	out[PlotRetention] = LineChart{Title: "Benign capability retained at the end (median of seeds)",
+		XLabel: "flaky noise: share of PRs a flaky CI run reports red", YLabel: "share of topics the store still helps with",
 		XPercent: true, YMin: 0, YMax: 1, Series: noiseSeries(retained)}.SVG()
 	out[PlotCumVsNoise] = LineChart{Title: "Cumulative true test delta over the run (median of seeds)",
 		XLabel: "flaky noise", YLabel: "tests fixed minus tests broken", XPercent: true,
@@ -207,25 +208,33 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		meta.Seeds, len(r.Noises), len(r.Arms), cfg.PRs, cfg.Topics, cfg.TestsPerTopic, cfg.Topics*cfg.TestsPerTopic, cfg.TopicSkew,
 		cfg.MinTasks, cfg.MaxTasks, 0, cfg.MaxDelay, 100*cfg.PBase, 100*cfg.PFix, 100*cfg.PTrap, cfg.MaxHarm, 100*cfg.PHarm,
 		cfg.InitialUseful, cfg.InitialNearDup, cfg.InitialPoison, cfg.InitialTrivia, cfg.ArrivalEvery, 100*cfg.LearnFraction, cfg.MaxFlake)
-	fmt.Fprintf(&b, "**Arms.** `ledger`: this project's `lessons` package, %s. "+
+	fmt.Fprintf(&b, "**Arms.** `ledger`: this project's `lessons` package with the action's defaults: %s. "+
+		"`%s`: the same with the one default change proposed in [tuning.md](tuning.md), supporting_share 0 (%s). "+
 		"`keep_everything`: never forgets. `random_matched`: after each merged PR deletes as many random entries as the ledger's net "+
 		"evictions in that PR on the same seed. `evict_on_negative`: deletes the deciding lesson of any ticket that settles negative. "+
 		"`strike_k1`, `strike_k3`: count negative settlements against every entry a ticket names and delete at k; `strike_k3_reset`: "+
 		"a positive settlement clears the count. `ttl_%dd`: Copilot Memory's rule, deleting a lesson unused (not retrieved) for %d days, "+
 		"a day being %d merged PRs. `no_memory`: no store at all (reference, not a baseline). All baselines retrieve with the same "+
 		"lexical scoring as the ledger (semantics §4.2), ties in insertion order.\n\n",
-		meta.LedgerSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay)
+		meta.LedgerSettings, Proposed, meta.ProposedSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay)
 
-	b.WriteString("### Goals\n\n| goal | measured | met |\n|---|---|---|\n")
-	for _, g := range Goals(r) {
-		status := "no"
+	fmt.Fprintf(&b, "### Goals\n\n| goal | `%s` (defaults) | met | `%s` (proposed) | met |\n|---|---|---|---|---|\n", Ours, Proposed)
+	status := func(g Goal) string {
 		switch {
 		case !g.Checked:
-			status = "not measured"
+			return "not measured"
 		case g.Met:
-			status = "yes"
+			return "**yes**"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s |\n", g.Text, g.Measured, status)
+		return "**no**"
+	}
+	ours, prop := Goals(r), GoalsFor(r, Proposed)
+	for i, g := range ours {
+		p := prop[i]
+		if g.ID == "strikes" { // about the baselines: the same for both
+			p.Measured = "(same)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", g.Text, g.Measured, status(g), p.Measured, status(p))
 	}
 	b.WriteString("\n")
 

@@ -43,13 +43,13 @@ func TestGoals(t *testing.T) {
 			"keep_everything": {0: mk(0, 1, 50), 0.1: mk(0, 1, 50)},
 			"strike_k1":       {0: mk(1, 0.5, 80), 0.1: mk(1, 0.25, 60)},
 			"no_memory":       {0: mk(1, 0, 500), 0.1: mk(1, 0, 500)}, // not a baseline
-		}, map[string]bool{"kill": true, "retention": true, "strikes": true, "cumdelta": true}},
+		}, map[string]bool{"kill": true, "retention": true, "strikes": true, "cumdelta0": true, "cumdelta10": true}},
 		{"all missed", map[string]map[float64]sim.Metrics{
-			Ours:              {0: mk(0.9, 0.8, 100), 0.1: mk(1, 0.7, 90)},
+			Ours:              {0: mk(0.9, 0.8, 100), 0.1: mk(1, 0.7, 40)},
 			"keep_everything": {0: mk(0, 1, 100), 0.1: mk(0, 1, 50)},
 			"strike_k1":       {0: mk(1, 0.5, 80), 0.1: mk(1, 0.35, 60)},
 			"no_memory":       {0: mk(1, 0, 0), 0.1: mk(1, 0, 0)},
-		}, map[string]bool{"kill": false, "retention": false, "strikes": false, "cumdelta": false}},
+		}, map[string]bool{"kill": false, "retention": false, "strikes": false, "cumdelta0": false, "cumdelta10": false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
