@@ -510,7 +510,9 @@ func (m *measurer) mergeBase(ctx context.Context) (baseCandidate, error) {
 		return baseCandidate{}, apiErr("compare "+base+"..."+short(head), err)
 	}
 	sha := cmp.GetMergeBaseCommit().GetSHA()
-	if sha == "" {
+	if sha == "" || sha == head {
+		// Once a merge commit lands, the head is an ancestor of the base
+		// branch and the merge base is the head itself: no base there.
 		return baseCandidate{}, nil
 	}
 	return baseCandidate{sha, fmt.Sprintf("merge base of %s and the head (compare)", base)}, nil

@@ -199,6 +199,7 @@ func (m *measurer) compare(ctx context.Context, before, after *sideCI) error {
 		if b == nil || a == nil {
 			if reason != "" {
 				why = append(why, reason)
+				m.note("source %s unavailable: %s", src, reason)
 			}
 			continue
 		}
@@ -243,6 +244,9 @@ func (m *measurer) source(ctx context.Context, src Source, before, after *sideCI
 	case SourceJobs:
 		a, b = m.jobs(after), m.jobs(before)
 		if a == nil || b == nil {
+			if len(after.runs) > 0 && len(before.runs) > 0 {
+				return nil, nil, "no job check run concluded success or failure at both SHAs", nil
+			}
 			return nil, nil, "", nil
 		}
 		return b, a, "", nil
@@ -394,10 +398,10 @@ func (m *measurer) jobs(s *sideCI) *sideResult {
 		out.results[id] = st
 		out.links = append(out.links, r.GetHTMLURL())
 	}
-	if len(out.results) == 0 {
-		return nil
-	}
 	out.counts = junit.Count(out.results)
+	if out.counts.Passed+out.counts.Failed == 0 {
+		return nil // no job measured here: not a usable source
+	}
 	return out
 }
 

@@ -12,6 +12,7 @@ import (
 // Route patterns served by installCI, usable with Count and Fault.Route.
 const (
 	RoutePull           = "GET /repos/{owner}/{repo}/pulls/{number}"
+	RoutePullCommits    = "GET /repos/{owner}/{repo}/pulls/{number}/commits"
 	RouteGitCommit      = "GET /repos/{owner}/{repo}/git/commits/{sha}"
 	RouteCompare        = "GET /repos/{owner}/{repo}/compare/{basehead...}"
 	RouteCheckRuns      = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
@@ -24,6 +25,7 @@ const (
 
 func (s *Server) installCI() {
 	s.HandleFunc(RoutePull, s.getPull)
+	s.HandleFunc(RoutePullCommits, s.listPullCommits)
 	s.HandleFunc(RouteGitCommit, s.getGitCommit)
 	s.HandleFunc(RouteCompare, s.compare)
 	s.HandleFunc(RouteCheckRuns, s.listCheckRuns)
@@ -127,6 +129,8 @@ func (s *Server) gitCommitJSON(c Commit) map[string]any {
 	if c.Message != "" {
 		set(m, "message", c.Message)
 	}
+	set(m, "author.name", c.Author)
+	set(m, "committer.name", c.Author)
 	set(m, "tree.sha", SHA("tree:"+c.SHA))
 	parents := make([]any, 0, len(c.Parents))
 	for _, p := range c.Parents {
@@ -591,4 +595,47 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 		"commit_url":  s.apiURL("/repos/" + full + "/commits/" + sha),
 		"url":         s.apiURL("/repos/" + full + "/commits/" + sha + "/status"),
 	})
+}
+
+func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	n, _ := strconv.Atoi(r.PathValue("number"))
+	s.mu.Lock()
+	var shas []string
+	found := false
+	for _, p := range s.repo.Pulls {
+		if p.Number == n {
+			shas, found = p.CommitSHAs, true
+		}
+	}
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	if !found {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	lo, hi := s.paginate(w, r, len(shas))
+	out := make([]any, 0, hi-lo)
+	for _, sha := range shas[lo:hi] {
+		c, ok := s.findCommit(sha)
+		if !ok {
+			s.errorf("pull request #%d lists commit %s that Repo.Commits does not declare", n, sha)
+			continue
+		}
+		git := s.gitCommitJSON(c)
+		parents := git["parents"]
+		delete(git, "parents")
+		delete(git, "sha")
+		delete(git, "html_url")
+		out = append(out, map[string]any{
+			"sha":      c.SHA,
+			"url":      s.apiURL("/repos/" + full + "/commits/" + c.SHA),
+			"html_url": "https://github.com/" + full + "/commit/" + c.SHA,
+			"commit":   git,
+			"parents":  parents,
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
 }

@@ -33,6 +33,7 @@ type Commit struct {
 	SHA     string
 	Parents []string
 	Message string
+	Author  string // default "Monalisa Octocat" (the fixture's author)
 }
 
 // PullRequest is served by GET /pulls/{number} on top of the real payload
@@ -48,7 +49,10 @@ type PullRequest struct {
 	BaseSHA        string
 	BaseRef        string // default Repo.DefaultBranch
 	MergeCommitSHA string
-	Commits        int // number of commits in the PR
+	Commits        int // number of commits in the PR; default len(CommitSHAs) or 1
+	// CommitSHAs are the PR's commits, oldest first, each declared in
+	// Repo.Commits; served by GET /pulls/{number}/commits.
+	CommitSHAs []string
 }
 
 // CheckRun is one check run on a commit.
@@ -144,10 +148,15 @@ func (r *Repo) fill() {
 			p.HeadRef = "feature"
 		}
 		if p.Commits == 0 {
-			p.Commits = 1
+			p.Commits = max(1, len(p.CommitSHAs))
 		}
 		if p.Merged && p.MergedAt.IsZero() {
 			p.MergedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		}
+	}
+	for i := range r.Commits {
+		if r.Commits[i].Author == "" {
+			r.Commits[i].Author = "Monalisa Octocat"
 		}
 	}
 	for i := range r.CheckRuns {
