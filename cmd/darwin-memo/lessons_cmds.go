@@ -1,0 +1,616 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+)
+
+// storeFlag adds --store to fs.
+func storeFlag(fs *flag.FlagSet) *string {
+	return fs.String("store", lessons.DefaultPath, "path of the lesson store")
+}
+
+func opts(io *IO) lessons.Options { return lessons.Options{Now: io.Now} }
+
+// readStore loads a store read-only; a missing file gives an empty store.
+func readStore(ctx context.Context, io *IO, path string) (*lessons.Store, error) {
+	s, err := lessons.LoadOrNew(ctx, path, opts(io))
+	if err != nil {
+		return nil, explainLoad(err)
+	}
+	return s, nil
+}
+
+// explainLoad adds what to do next to a load error.
+func explainLoad(err error) error {
+	var fe *lessons.FormatError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("%w\nthe store was not changed; fix the file (or restore it with git) and retry", err)
+	}
+	return err
+}
+
+// mutate runs fn under the store lock and saves the result.
+func mutate(ctx context.Context, io *IO, path string, fn func(s *lessons.Store) error) error {
+	s, err := lessons.LoadLocked(ctx, path, opts(io))
+	if err != nil {
+		return explainLoad(err)
+	}
+	defer s.Close()
+	if err := fn(s); err != nil {
+		return err
+	}
+	if err := s.Save(ctx); err != nil {
+		return fmt.Errorf("could not save %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeJSON prints v as compact JSON followed by a newline (HTML not escaped).
+func writeJSON(io *IO, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.Stdout.Write(buf.Bytes())
+	return err
+}
+
+// jsonFloat marshals non-finite floats as null instead of failing.
+type jsonFloat float64
+
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(f))
+}
+
+func retrieveFlags(fs *flag.FlagSet) (*int, *string, *string) {
+	top := fs.Int("top", lessons.DefaultK, "number of lessons to retrieve")
+	kind := fs.String("kind", "", "only lessons of this kind")
+	source := fs.String("source", "", "only lessons with this source label")
+	return top, kind, source
+}
+
+func runDecide(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "decide", "decide [--store PATH] [--register] QUERY...")
+	store := storeFlag(fs)
+	top, kind, source := retrieveFlags(fs)
+	register := fs.Bool("register", false, "record the ticket in ledger.pending (darwin-memo compat ticket; the PR must commit the store)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.Join(pos, " ")
+	if strings.TrimSpace(query) == "" {
+		return usagef("missing QUERY; ask about the task at hand, e.g. darwin-memo decide \"how do I run the integration tests\"")
+	}
+	if *top < 1 || *top > lessons.MaxTicketSupporters+1 {
+		return usagef("--top must be between 1 and %d", lessons.MaxTicketSupporters+1)
+	}
+	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source}, Register: *register}
+	var d *lessons.Decision
+	decide := func(s *lessons.Store) error {
+		var err error
+		d, err = s.Decide(query, dopts)
+		return err
+	}
+	if *register {
+		err = mutate(ctx, io, *store, decide)
+	} else {
+		var s *lessons.Store
+		if s, err = readStore(ctx, io, *store); err == nil {
+			err = decide(s)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Answer   *string `json:"answer"`
+		TicketID *string `json:"ticket_id"`
+		Silent   bool    `json:"silent"`
+		Ticket   *string `json:"ticket"`
+	}{Silent: d.Silent}
+	if d.Ticket != nil {
+		out.Answer, out.TicketID = &d.Answer, &d.Ticket.ID
+		line := d.StoreFreeLine()
+		if *register {
+			line = "darwin-memo-ticket: " + d.Ticket.ID
+		} else {
+			id := lessons.FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query}.ID()
+			out.TicketID = &id
+		}
+		out.Ticket = &line
+	}
+	return writeJSON(io, out)
+}
+
+func runQuery(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "query", "query [--store PATH] [--json] [--top K] QUERY...")
+	store := storeFlag(fs)
+	top, kind, source := retrieveFlags(fs)
+	asJSON := fs.Bool("json", false, "print a JSON array of {id, score, question, answer, energy}")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	query := strings.Join(pos, " ")
+	if strings.TrimSpace(query) == "" {
+		return usagef("missing QUERY, e.g. darwin-memo query --json \"flaky tests\"")
+	}
+	if *top < 1 {
+		return usagef("--top must be at least 1")
+	}
+	s, err := readStore(ctx, io, *store)
+	if err != nil {
+		return err
+	}
+	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	type hit struct {
+		ID       string    `json:"id"`
+		Score    jsonFloat `json:"score"`
+		Question string    `json:"question"`
+		Answer   string    `json:"answer"`
+		Energy   jsonFloat `json:"energy"`
+	}
+	out := []hit{}
+	for _, h := range hits {
+		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy)})
+	}
+	if *asJSON {
+		return writeJSON(io, out)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(io.Stdout, "(silent: no lesson qualifies for this query)")
+		return nil
+	}
+	for _, h := range out {
+		fmt.Fprintf(io.Stdout, "%s  score %.3f  energy %.3f  %s\n  %s\n", h.ID, float64(h.Score), float64(h.Energy), h.Question, h.Answer)
+	}
+	return nil
+}
+
+// multi is a repeatable string flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, ",") }
+func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+
+func runAdd(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "add", "add [--store PATH] [--kind K] [--source LABEL]... QUESTION ANSWER")
+	store := storeFlag(fs)
+	kind := fs.String("kind", "explicit", "lesson kind: explicit, inferred, entity, cross_doc, experience, consolidated")
+	var sources multi
+	fs.Var(&sources, "source", "provenance label, repeatable (e.g. pr#123, path:src/x.go)")
+	ts := fs.String("recorded-ts", "", "when the lesson was recorded (UTC ISO-8601, default now)")
+	q := fs.String("question", "", "the question (instead of the first argument)")
+	a := fs.String("answer", "", "the answer (instead of the second argument)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *q == "" && len(pos) > 0 {
+		*q, pos = pos[0], pos[1:]
+	}
+	if *a == "" && len(pos) > 0 {
+		*a, pos = pos[0], pos[1:]
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q; quote the question and the answer", pos[0])
+	}
+	if strings.TrimSpace(*q) == "" || strings.TrimSpace(*a) == "" {
+		return usagef("need a QUESTION and an ANSWER, e.g. darwin-memo add \"How do I run the tests?\" \"make test; it needs docker\"")
+	}
+	return mutate(ctx, io, *store, func(s *lessons.Store) error {
+		e, err := s.Add(lessons.NewLesson{Question: *q, Answer: *a, Kind: lessons.Kind(*kind), Sources: sources, RecordedTS: *ts})
+		if err != nil {
+			return usagef("%v", err)
+		}
+		fmt.Fprintln(io.Stdout, e.ID)
+		return nil
+	})
+}
+
+func parseDelta(s string) (float64, error) {
+	d, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, usagef("DELTA %q is not a number; pass the change in passing tests, e.g. 2 or -1", s)
+	}
+	return d, nil
+}
+
+func printSettle(io *IO, r lessons.SettleResult) error {
+	type credit struct {
+		Entry  string    `json:"entry"`
+		Credit jsonFloat `json:"credit"`
+	}
+	out := struct {
+		Ticket  string   `json:"ticket"`
+		Settled bool     `json:"settled"`
+		Status  string   `json:"status"`
+		Applied []credit `json:"applied"`
+		Buried  []string `json:"buried"`
+	}{r.Ticket, r.Landed, r.Status, []credit{}, r.Buried}
+	for _, c := range r.Applied {
+		out.Applied = append(out.Applied, credit{c.Entry, jsonFloat(c.Amount)})
+	}
+	if out.Buried == nil {
+		out.Buried = []string{}
+	}
+	return writeJSON(io, out)
+}
+
+func runSettle(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "settle", "settle [--store PATH] [--detail TEXT] [--source operator] TICKET DELTA")
+	store := storeFlag(fs)
+	detail := fs.String("detail", "", "free text recorded with the settlement (e.g. a CI run URL)")
+	source := fs.String("source", "operator", "who measured the delta (ci, operator)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usagef("need TICKET and DELTA, e.g. darwin-memo settle 0123456789ab 2")
+	}
+	delta, err := parseDelta(pos[1])
+	if err != nil {
+		return err
+	}
+	var r lessons.SettleResult
+	err = mutate(ctx, io, *store, func(s *lessons.Store) error {
+		r = s.Settle(pos[0], delta, lessons.SettleOptions{Detail: *detail, Source: *source})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := printSettle(io, r); err != nil {
+		return err
+	}
+	switch r.Status {
+	case lessons.StatusRejected:
+		return fmt.Errorf("DELTA %s is not finite; nothing was settled and the ticket stays pending", pos[1])
+	case lessons.StatusDropped:
+		return fmt.Errorf("ticket %s is not pending (unknown, already settled or expired); nothing changed — check the id with darwin-memo stats --json", pos[0])
+	}
+	return nil
+}
+
+func runAbandon(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "abandon", "abandon [--store PATH] TICKET")
+	store := storeFlag(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("need one TICKET id")
+	}
+	var r lessons.SettleResult
+	if err := mutate(ctx, io, *store, func(s *lessons.Store) error { r = s.Abandon(pos[0]); return nil }); err != nil {
+		return err
+	}
+	if err := printSettle(io, r); err != nil {
+		return err
+	}
+	if !r.Landed {
+		return fmt.Errorf("ticket %s is not pending; nothing to abandon", pos[0])
+	}
+	return nil
+}
+
+func runTick(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "tick", "tick [--store PATH] [--expire-after N] [--count N]")
+	store := storeFlag(fs)
+	expire := fs.Int("expire-after", lessons.DefaultExpire, "close pending tickets older than N ticks at delta 0 (negative: never)")
+	count := fs.Int("count", 1, "number of ticks to run")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *count < 1 {
+		return usagef("--count must be at least 1")
+	}
+	if *expire == 0 {
+		return usagef("--expire-after 0 would expire every ticket at once; use a positive number, or -1 to disable expiry")
+	}
+	return mutate(ctx, io, *store, func(s *lessons.Store) error {
+		for i := 0; i < *count; i++ {
+			st := s.Tick(lessons.TickOptions{ExpireAfter: *expire})
+			if err := writeJSON(io, st); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func runStats(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "stats", "stats [--store PATH] [--json]")
+	store := storeFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	if err != nil {
+		return explainLoad(err)
+	}
+	total, damaged, pinned, probation := 0.0, 0, 0, 0
+	for _, e := range s.Living() {
+		total += e.Energy
+		if s.Damaged(e.ID) {
+			damaged++
+		}
+		if e.Pinned {
+			pinned++
+		}
+		if e.Probation > 0 {
+			probation++
+		}
+	}
+	pend := []string{}
+	for _, t := range s.Pending() {
+		pend = append(pend, t.ID)
+	}
+	out := struct {
+		Store       string    `json:"store"`
+		Living      int       `json:"living"`
+		Dead        int       `json:"dead"`
+		Tick        int       `json:"tick"`
+		Pending     int       `json:"pending"`
+		PendingIDs  []string  `json:"pending_ids"`
+		TotalEnergy jsonFloat `json:"total_energy"`
+		Pinned      int       `json:"pinned"`
+		Probation   int       `json:"probation"`
+		Damaged     int       `json:"damaged_living"`
+		Warnings    []string  `json:"warnings"`
+	}{*store, len(s.Living()), len(s.Graveyard()), s.TickCount(), len(pend), pend, jsonFloat(math.Round(total*1000) / 1000), pinned, probation, damaged, s.Warnings()}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	if *asJSON {
+		return writeJSON(io, out)
+	}
+	fmt.Fprintf(io.Stdout, "%s: %d living, %d dead, tick %d, %d pending, total energy %.3f\n", *store, out.Living, out.Dead, out.Tick, out.Pending, float64(out.TotalEnergy))
+	for _, w := range out.Warnings {
+		fmt.Fprintf(io.Stdout, "warning: %s\n", w)
+	}
+	return nil
+}
+
+func runTop(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "top", "top [--store PATH] [-n N] [--json]")
+	store := storeFlag(fs)
+	n := fs.Int("n", 10, "how many lessons")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	if err != nil {
+		return explainLoad(err)
+	}
+	living := append([]*lessons.Entry(nil), s.Living()...)
+	sortByEnergy(living)
+	if *n >= 0 && len(living) > *n {
+		living = living[:*n]
+	}
+	type row struct {
+		ID       string     `json:"id"`
+		Energy   jsonFloat  `json:"energy"`
+		Uses     int        `json:"uses"`
+		Runway   *jsonFloat `json:"ticks_to_starvation"`
+		Pinned   bool       `json:"pinned"`
+		Question string     `json:"question"`
+	}
+	rows := []row{}
+	for _, e := range living {
+		r := row{ID: e.ID, Energy: jsonFloat(e.Energy), Uses: e.Uses, Pinned: e.Pinned, Question: e.Question}
+		if t := s.TicksToStarvation(e); t != nil {
+			v := jsonFloat(*t)
+			r.Runway = &v
+		}
+		rows = append(rows, r)
+	}
+	if *asJSON {
+		return writeJSON(io, rows)
+	}
+	for _, r := range rows {
+		runway := "pinned"
+		if r.Runway != nil {
+			runway = fmt.Sprintf("%.1f ticks", float64(*r.Runway))
+		}
+		fmt.Fprintf(io.Stdout, "%s  %6.3f  uses %-3d  runway %-12s %s\n", r.ID, float64(r.Energy), r.Uses, runway, r.Question)
+	}
+	return nil
+}
+
+func sortByEnergy(es []*lessons.Entry) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && (es[j].Energy > es[j-1].Energy || es[j].Energy == es[j-1].Energy && es[j].ID < es[j-1].ID); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+func runWhy(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "why", "why [--store PATH] ID")
+	store := storeFlag(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("need one entry ID (see darwin-memo top)")
+	}
+	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	if err != nil {
+		return explainLoad(err)
+	}
+	fmt.Fprintln(io.Stdout, s.Obituary(pos[0]))
+	return nil
+}
+
+func idCommand(name string, do func(s *lessons.Store, id string) error) func(context.Context, *IO, []string) error {
+	return func(ctx context.Context, io *IO, args []string) error {
+		fs := newFlags(io, name, name+" [--store PATH] ID")
+		store := storeFlag(fs)
+		pos, err := parseFlags(fs, args)
+		if err != nil {
+			return err
+		}
+		if len(pos) != 1 {
+			return usagef("need one entry ID (see darwin-memo top)")
+		}
+		return mutate(ctx, io, *store, func(s *lessons.Store) error { return do(s, pos[0]) })
+	}
+}
+
+var (
+	runForget = idCommand("forget", func(s *lessons.Store, id string) error {
+		switch r := s.Forget(id); r {
+		case lessons.ForgetBuried:
+			return nil
+		case lessons.ForgetPinned:
+			return fmt.Errorf("%s is pinned; unpin it first (darwin-memo unpin %s)", id, id)
+		case lessons.ForgetEscrowed:
+			return fmt.Errorf("%s is named by a pending ticket; settle or abandon that ticket first", id)
+		default:
+			return fmt.Errorf("%s is not a living lesson (see darwin-memo top, or darwin-memo why %s)", id, id)
+		}
+	})
+	runPin = idCommand("pin", func(s *lessons.Store, id string) error {
+		if !s.Pin(id) {
+			return fmt.Errorf("%s is not a living lesson (see darwin-memo top)", id)
+		}
+		return nil
+	})
+	runUnpin = idCommand("unpin", func(s *lessons.Store, id string) error {
+		if !s.Unpin(id) {
+			return fmt.Errorf("%s is not a living lesson (see darwin-memo top)", id)
+		}
+		return nil
+	})
+)
+
+func runImport(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "import", "import [--store PATH] [--probation N] [--label TEXT] SOURCE_STORE")
+	store := storeFlag(fs)
+	probation := fs.Int("probation", lessons.DefaultProbation, "positive settlements an import must ride along on before it may decide")
+	label := fs.String("label", "", "imported_from label (default: SOURCE_STORE)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("need the SOURCE_STORE path to import from")
+	}
+	from, err := lessons.LoadWith(ctx, pos[0], opts(io))
+	if err != nil {
+		return explainLoad(err)
+	}
+	return mutate(ctx, io, *store, func(s *lessons.Store) error {
+		lbl := *label
+		if lbl == "" {
+			lbl = pos[0]
+		}
+		ids := s.Import(from, lessons.ImportOptions{Label: lbl, Probation: probation})
+		fmt.Fprintf(io.Stdout, "imported %d lessons from %s on probation %d\n", len(ids), pos[0], max(0, *probation))
+		return nil
+	})
+}
+
+func runRender(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "render", "render [--store PATH] [-o FILE] [--budget 25kb] [--max-lines 200]")
+	store := storeFlag(fs)
+	outPath := fs.String("o", "MEMORY.md", "output file (- for stdout)")
+	budgetS := fs.String("budget", "25kb", "hard byte budget (b, kb, mb)")
+	maxLines := fs.Int("max-lines", 200, "hard line cap")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	budget, err := lessons.ParseBudget(*budgetS)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if *maxLines < 1 {
+		return usagef("--max-lines must be at least 1")
+	}
+	var doc []byte
+	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		doc = lessons.RenderMissing(*store)
+	case err != nil:
+		return fmt.Errorf("%w\n%s was left untouched", explainLoad(err), *outPath)
+	default:
+		if doc, err = s.Render(lessons.RenderOptions{Budget: budget, MaxLines: *maxLines, Label: filepath.Base(*store)}); err != nil {
+			return err
+		}
+	}
+	if *outPath == "-" {
+		_, err := io.Stdout.Write(doc)
+		return err
+	}
+	if err := lessons.WriteFileAtomic(*outPath, doc, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.Stdout, "rendered %s: %d bytes, %d lines\n", *outPath, len(doc), bytes.Count(doc, []byte("\n")))
+	return nil
+}
+
+func runDoctor(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "doctor", "doctor [--store PATH] [--json]")
+	store := storeFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	if err != nil {
+		return explainLoad(err)
+	}
+	events, err := lessons.ReadEvents(lessons.EventsPath(*store))
+	if err != nil {
+		return err
+	}
+	d := s.Doctor(events)
+	if *asJSON {
+		if err := writeJSON(io, d); err != nil {
+			return err
+		}
+	} else if len(d.Findings) == 0 && !d.Diagnosed {
+		fmt.Fprintln(io.Stdout, "no evidence yet: nothing has been settled, ticked or buried.")
+		fmt.Fprintln(io.Stdout, "agents: run darwin-memo decide \"<task>\" and paste the ticket line into the PR body;")
+		fmt.Fprintln(io.Stdout, "CI: run the darwin-memo action on merged PRs so tickets settle with measured deltas.")
+	} else if len(d.Findings) == 0 {
+		w := d.EvidenceWindow
+		fmt.Fprintf(io.Stdout, "healthy: %d events, %d ticks, %d settles, %d alive, %d graves\n", w.Events, w.Ticks, w.Settles, w.Alive, w.Graves)
+	} else {
+		for _, f := range d.Findings {
+			fmt.Fprintf(io.Stdout, "%s %s: %s\n  fix: %s\n", f.Severity, f.Code, f.Summary, f.Fix)
+		}
+	}
+	if d.HasErrors() {
+		return errSilentExit
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+// Command darwin-memo keeps a repository's lessons for AI coding agents
+// honest: agents consult it (decide, query), CI settles the tickets their
+// PRs carry, and lessons that never help starve while lessons that cost
+// tests are executed.
+//
+// Usage:
+//
+//	darwin-memo <command> [flags] [args]
+//
+// Run "darwin-memo help" for the list of commands and "darwin-memo
+// <command> -h" for one command's flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitError     = 1
+	exitUsage     = 2
+	exitAbstained = 3
+)
+
+// IO is everything a command may touch outside its arguments, so tests run
+// commands in-process with buffers and a fixed clock.
+type IO struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	Now    func() time.Time
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, io *IO, args []string) error
+}
+
+// commands is the command list, in help order. Other packages' commands
+// (action, demo, bench) live in their own files and add one line each at
+// the end of this list.
+func commands() []command {
+	return []command{
+		{"decide", "consult the store for a task and print the answer with a ticket line for the PR body", runDecide},
+		{"query", "rank lessons for a query (read-only, no ticket)", runQuery},
+		{"add", "add a lesson", runAdd},
+		{"settle", "apply a measured outcome delta to a pending ticket", runSettle},
+		{"abandon", "close a pending ticket without an outcome", runAbandon},
+		{"tick", "advance time: expiry, upkeep, deaths, consolidation", runTick},
+		{"stats", "summarise the store (--json for machines)", runStats},
+		{"top", "list living lessons by balance with their runway", runTop},
+		{"why", "tell one lesson's life story", runWhy},
+		{"obituary", "same as why", runWhy},
+		{"forget", "bury a lesson explicitly", runForget},
+		{"pin", "pin a lesson (it never starves or merges)", runPin},
+		{"unpin", "remove a pin", runUnpin},
+		{"import", "import the living lessons of another store on probation", runImport},
+		{"render", "write the living lessons to a Markdown file within a hard byte budget", runRender},
+		{"doctor", "diagnose whether the store is fed with evidence", runDoctor},
+		// Commands owned by other packages go here, one line each:
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now})
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches args to a command and maps its error to an exit code.
+func run(ctx context.Context, args []string, io *IO) int {
+	if io.Getenv == nil {
+		io.Getenv = func(string) string { return "" }
+	}
+	if io.Now == nil {
+		io.Now = time.Now
+	}
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		printHelp(io.Stdout, cmds)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	for _, c := range cmds {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, io, args[1:])
+		return exitCode(io.Stderr, c.name, err)
+	}
+	fmt.Fprintf(io.Stderr, "darwin-memo: unknown command %q%s\nrun \"darwin-memo help\" for the list of commands\n", args[0], suggest(args[0], cmds))
+	return exitUsage
+}
+
+func printHelp(w io.Writer, cmds []command) {
+	fmt.Fprintln(w, "darwin-memo: measured memory for coding agents")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: darwin-memo <command> [flags] [args]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	for _, c := range cmds {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Every lessons command takes --store PATH (default .darwin-memo/lessons.json).")
+	fmt.Fprintln(w, "Exit codes: 0 ok, 1 error, 2 usage, 3 abstained. Run \"darwin-memo <command> -h\" for details.")
+}
+
+// suggest names a command close to a mistyped one.
+func suggest(name string, cmds []command) string {
+	for _, c := range cmds {
+		if strings.HasPrefix(c.name, name) || strings.HasPrefix(name, c.name) {
+			return fmt.Sprintf(" (did you mean %q?)", c.name)
+		}
+	}
+	return ""
+}
+
+// usageError is a mistake in the command line (exit 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// abstainError means the command could not measure anything and changed
+// nothing (exit 3).
+type abstainError struct{ reason string }
+
+func (e *abstainError) Error() string { return "abstained: " + e.reason }
+
+// exitCode prints err (if any) and returns the exit code for it.
+func exitCode(stderr io.Writer, name string, err error) int {
+	var ue *usageError
+	var ae *abstainError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "darwin-memo %s: %v\nrun \"darwin-memo %s -h\" for usage\n", name, err, name)
+		return exitUsage
+	case errors.As(err, &ae):
+		fmt.Fprintf(stderr, "darwin-memo %s: %v\n", name, err)
+		return exitAbstained
+	case errors.Is(err, errSilentExit):
+		return exitError
+	default:
+		fmt.Fprintf(stderr, "darwin-memo %s: %v\n", name, err)
+		return exitError
+	}
+}
+
+// errSilentExit exits 1 without printing (the command already explained).
+var errSilentExit = errors.New("exit 1")
+
+// newFlags returns a flag set for a command that prints its own usage.
+func newFlags(io *IO, name, usage string) *flag.FlagSet {
+	fs := flag.NewFlagSet("darwin-memo "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(io.Stderr, "Usage: darwin-memo %s\n\nFlags:\n", usage)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses flags that may come before or after positional
+// arguments and returns the positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &usageError{err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

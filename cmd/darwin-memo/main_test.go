@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var fixed = time.Date(2026, 6, 13, 12, 43, 53, 0, time.UTC)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &IO{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Now: func() time.Time { return fixed }})
+	return result{code, out.String(), errb.String()}
+}
+
+func fixtureStore(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/lessons.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "lessons.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestStatsFixture(t *testing.T) {
+	p := fixtureStore(t)
+	r := runCLI(t, "stats", "--json", "--store", p)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var got struct{ Living, Dead, Tick, Pending int }
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Living != 3 || got.Dead != 6 || got.Tick != 49 || got.Pending != 1 {
+		t.Errorf("stats %+v, want 3 living, 6 dead, tick 49, 1 pending", got)
+	}
+	// read-only commands leave the bytes alone
+	before, _ := os.ReadFile("testdata/lessons.json")
+	after, _ := os.ReadFile(p)
+	if !bytes.Equal(before, after) {
+		t.Error("stats changed the store")
+	}
+}
+
+func TestCommands(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string // "STORE" is replaced by the fixture copy's path
+		code     int
+		stdout   string // substring
+		stderr   string // substring
+		noChange bool   // store bytes must be unchanged
+	}{
+		{"no args", nil, 2, "Commands:", "", true},
+		{"help", []string{"help"}, 0, "decide", "", true},
+		{"unknown", []string{"decid"}, 2, "", `did you mean "decide"`, true},
+		{"bad flag", []string{"stats", "--nope", "--store", "STORE"}, 2, "", "flag provided but not defined", true},
+		{"help flag", []string{"stats", "-h"}, 0, "", "Usage: darwin-memo stats", true},
+		{"decide silent", []string{"decide", "--store", "STORE", "zebra", "giraffe"}, 0, `{"answer":null,"ticket_id":null,"silent":true,"ticket":null}`, "", true},
+		{"decide store-free", []string{"decide", "--store", "STORE", "are LLM benchmark arms safe in CI?"}, 0, `"ticket":"darwin-memo: v1 t=49 d=053a99cf0a4c`, "", true},
+		{"decide no query", []string{"decide", "--store", "STORE"}, 2, "", "missing QUERY", true},
+		{"query json", []string{"query", "--json", "--store", "STORE", "benchmark", "arms", "CI"}, 0, `[{"id":"053a99cf0a4c","score":`, "", true},
+		{"query json silent", []string{"query", "--store", "STORE", "--json", "zebra"}, 0, "[]\n", "", true},
+		{"query flags after args", []string{"query", "zebra", "--json", "--store", "STORE"}, 0, "[]\n", "", true},
+		{"why", []string{"why", "--store", "STORE", "7e40e33bc60d"}, 0, "died at tick 38 (starved", "", true},
+		{"obituary unknown", []string{"obituary", "--store", "STORE", "ffffffffffff"}, 0, "unknown to this store", "", true},
+		{"top", []string{"top", "--json", "--store", "STORE"}, 0, `"ticks_to_starvation":11.3`, "", true},
+		{"doctor", []string{"doctor", "--json", "--store", "STORE"}, 0, `"code":"ticking_without_evidence"`, "", true},
+		{"render stdout", []string{"render", "--store", "STORE", "-o", "-", "--budget", "600"}, 0, "2 of 3 living entries shown, budget 600 bytes", "", true},
+		{"render bad budget", []string{"render", "--store", "STORE", "--budget", "lots"}, 2, "", "not a size", true},
+		{"settle unknown", []string{"settle", "--store", "STORE", "000000000000", "1"}, 1, `"status":"dropped"`, "is not pending", false},
+		{"settle bad delta", []string{"settle", "--store", "STORE", "a899bb29d181", "many"}, 2, "", "not a number", true},
+		{"settle pending", []string{"settle", "--store", "STORE", "a899bb29d181", "2"}, 0, `"settled":true`, "", false},
+		{"abandon", []string{"abandon", "--store", "STORE", "a899bb29d181"}, 0, `"status":"abandon"`, "", false},
+		{"tick", []string{"tick", "--store", "STORE"}, 0, `"tick":50`, "", false},
+		{"pin", []string{"pin", "--store", "STORE", "053a99cf0a4c"}, 0, "", "", false},
+		{"pin dead", []string{"pin", "--store", "STORE", "7e40e33bc60d"}, 1, "", "not a living lesson", false},
+		{"forget escrowed", []string{"forget", "--store", "STORE", "053a99cf0a4c"}, 1, "", "named by a pending ticket", false},
+		{"forget", []string{"forget", "--store", "STORE", "52867957f4d5"}, 0, "", "", false},
+		{"add", []string{"add", "--store", "STORE", "--source", "pr#1", "How do I run tests?", "make test"}, 0, "", "", false},
+		{"add missing", []string{"add", "--store", "STORE", "only a question"}, 2, "", "need a QUESTION and an ANSWER", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := fixtureStore(t)
+			args := make([]string, len(tt.args))
+			for i, a := range tt.args {
+				args[i] = strings.ReplaceAll(a, "STORE", p)
+			}
+			before, _ := os.ReadFile(p)
+			r := runCLI(t, args...)
+			if r.code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, tt.stdout) {
+				t.Errorf("stdout %q does not contain %q", r.stdout, tt.stdout)
+			}
+			if !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("stderr %q does not contain %q", r.stderr, tt.stderr)
+			}
+			after, _ := os.ReadFile(p)
+			if tt.noChange && !bytes.Equal(before, after) {
+				t.Error("store changed")
+			}
+			if !tt.noChange && tt.code == 0 && bytes.Equal(before, after) {
+				t.Error("mutating command did not change the store")
+			}
+		})
+	}
+}
+
+func TestMalformedStoreNamesPathAndWritesNothing(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lessons.json")
+	bad := `{"config": {"max_energy": 5.0, "upkeep": 0.05}, "entries": [{"question": "q", "answer": "a", "energy": "high"}], "graveyard": []}`
+	os.WriteFile(p, []byte(bad), 0o644)
+	for _, args := range [][]string{{"tick", "--store", p}, {"stats", "--store", p}, {"add", "--store", p, "q", "a"}} {
+		r := runCLI(t, args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "$.entries[0].energy: expected a number, got string") || !strings.Contains(r.stderr, "was not changed") {
+			t.Errorf("%v: exit %d stderr %q", args, r.code, r.stderr)
+		}
+	}
+	if got, _ := os.ReadFile(p); string(got) != bad {
+		t.Error("malformed store was rewritten")
+	}
+}
+
+func TestRegisteredDecideThenSettleLifecycle(t *testing.T) {
+	p := filepath.Join(t.TempDir(), ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "add", "--store", p, "How do I run the integration tests?", "make integration; start docker first"); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	r := runCLI(t, "decide", "--register", "--store", p, "run integration tests")
+	var d struct {
+		Answer   string `json:"answer"`
+		TicketID string `json:"ticket_id"`
+		Ticket   string `json:"ticket"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || d.Ticket != "darwin-memo-ticket: "+d.TicketID {
+		t.Fatalf("decide: %v %+v %s", err, d, r.stderr)
+	}
+	if r := runCLI(t, "settle", "--store", p, d.TicketID, "1"); r.code != 0 {
+		t.Fatalf("settle: %d %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "settle", "--store", p, d.TicketID, "1"); r.code != 1 {
+		t.Errorf("duplicate settle exit %d", r.code)
+	}
+	events, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "lessons.events.jsonl"))
+	if !bytes.Contains(events, []byte(`"event": "settle"`)) || !bytes.Contains(events, []byte(`"event": "settle_dropped"`)) {
+		t.Errorf("event log:\n%s", events)
+	}
+	out := filepath.Join(t.TempDir(), "MEMORY.md")
+	if r := runCLI(t, "render", "--store", p, "-o", out); r.code != 0 {
+		t.Fatalf("render: %s", r.stderr)
+	}
+	doc, _ := os.ReadFile(out)
+	if !bytes.Contains(doc, []byte("make integration; start docker first")) {
+		t.Errorf("render:\n%s", doc)
+	}
+}
+
+func TestRenderMissingStore(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "MEMORY.md")
+	r := runCLI(t, "render", "--store", filepath.Join(dir, "none.json"), "-o", out)
+	doc, _ := os.ReadFile(out)
+	if r.code != 0 || !bytes.Contains(doc, []byte("store not found")) {
+		t.Errorf("exit %d doc %q", r.code, doc)
+	}
+}
+
+func TestStoreLockedIsReported(t *testing.T) {
+	p := fixtureStore(t)
+	f, err := os.OpenFile(p+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := flockEx(f); err != nil {
+		t.Skip("flock unavailable:", err)
+	}
+	r := runCLI(t, "tick", "--store", p)
+	if r.code != 1 || !strings.Contains(r.stderr, "retry the entire operation") {
+		t.Errorf("exit %d stderr %q", r.code, r.stderr)
+	}
+}
