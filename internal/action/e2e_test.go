@@ -18,6 +18,7 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 const storePath = ".darwin-memo/lessons.json"
@@ -108,7 +109,7 @@ func (h *harness) setMeasurement(pr int, m Measurement) {
 	h.measure[pr] = m
 }
 
-func (h *harness) measurer(ctx context.Context, _ *github.Client, owner, repo string, pr *github.PullRequest) (Measurement, error) {
+func (h *harness) measurer(ctx context.Context, _ *github.Client, owner, repo string, pr *github.PullRequest, _ *settle.FlakyHistory) (Measurement, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.measured[pr.GetNumber()]++

@@ -92,7 +92,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	}
 	measure := opts.Measure
 	if measure == nil {
-		measure = SettleMeasurer(policy)
+		measure = SettleMeasurer(cfg.ArtifactName, env.RunID, nil)
 	}
 	encOpts := append([]encode.Option{encode.WithGetenv(opts.Getenv)}, opts.EncoderOptions...)
 	if cfg.LLMBaseURL != "" {

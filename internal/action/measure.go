@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // Measurement outcomes, as settle reports them.
@@ -35,4 +37,7 @@ type Measurement struct {
 
 // Measurer measures one merged pull request. The production measurer wraps settle.Measure;
 // tests may pass their own.
-type Measurer func(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (Measurement, error)
+//
+// history is the flaky-quarantine sidecar: the measurer records this measurement's
+// observations into it and excludes quarantined tests; the runner saves it with the store.
+type Measurer func(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest, history *settle.FlakyHistory) (Measurement, error)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 	"github.com/darwin-memo/darwin-memo-action/internal/storemerge"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // load reads the base branch's store, the open bot pull request and its store, and merges
@@ -79,6 +81,17 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if st.rec, err = ReadRecord(st.workDoc); err != nil {
 		return nil, err
 	}
+	// The flaky-quarantine sidecar travels with the store: the bot branch's copy when a bot
+	// pull request is open (it holds the latest observations), else the base branch's.
+	// Malformed content is an empty history, never an error (a pull request can author it).
+	flakyRef := st.baseTip
+	if st.open != nil && !sameDoc(st.workDoc, st.mainDoc) {
+		flakyRef = st.open.GetHead().GetSHA()
+	}
+	if st.flakyDoc, _, err = r.readFile(ctx, r.flakyPath(), flakyRef); err != nil {
+		return nil, err
+	}
+	st.flaky = settle.LoadFlakyHistory(st.flakyDoc)
 	return st, nil
 }
 
@@ -122,6 +135,13 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) ([]byte, string,
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
 	return merged, "", nil
 }
+
+// flakyPath is the flaky-quarantine sidecar next to the store (darwin-memo's flaky.json).
+func (r *Runner) flakyPath() string {
+	return path.Join(path.Dir(r.Config.StorePath), "flaky.json")
+}
+
+func sameDoc(a, b []byte) bool { return bytes.Equal(a, b) }
 
 func orEmptyDoc(b []byte) []byte {
 	if b == nil {
@@ -264,7 +284,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			}
 			r.logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
-			m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr)
+			m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, st.flaky)
 			if err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			}
@@ -453,6 +473,9 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
 		files[r.Config.RenderPath] = md
+	}
+	if fb, err := st.flaky.Marshal(); err == nil && (st.flakyDoc != nil || len(st.flaky.Tests) > 0) && !bytes.Equal(fb, st.flakyDoc) {
+		files[r.flakyPath()] = fb
 	}
 	switch {
 	case r.Config.DryRun:

@@ -14,6 +14,7 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // Results of a run, as the `result` output reports them.
@@ -159,6 +160,8 @@ type state struct {
 	store     *lessons.Store
 	rec       Record
 	warnings  []string
+	flaky     *settle.FlakyHistory
+	flakyDoc  []byte // the sidecar as read (nil if absent)
 }
 
 // Run reconciles every merged pull request not processed yet and publishes the bot pull
