@@ -71,10 +71,17 @@ func GoalsFor(r *sim.SweepResult, ours string) []Goal {
 
 	g := Goal{ID: "kill", Text: "poison kill rate 1.00 at 0% noise (every seed)"}
 	if c := r.Cell(ours, 0); c != nil {
-		s := sim.Summarize(metric(c, killRate))
+		rates := metric(c, killRate)
+		s := sim.Summarize(rates)
+		all := 0
+		for _, x := range rates {
+			if x == 1 {
+				all++
+			}
+		}
 		g.Checked = true
 		g.Met = s.N > 0 && s.Min == 1
-		g.Measured = fmt.Sprintf("min %.2f, median %.2f over %d seeds", s.Min, s.Median, s.N)
+		g.Measured = fmt.Sprintf("every poison killed in %d of %d seeds (min %.2f)", all, len(rates), s.Min)
 	}
 	goals = append(goals, g)
 
