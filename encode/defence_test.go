@@ -132,7 +132,9 @@ func TestCheckRules(t *testing.T) {
 			l.Answer = "lib.Load returns ErrPort for port 0 at 6dcb09b5b57875f334f61aebed695e2e4193db5e."
 		}), reasonSecret},
 		{"base64 payload", with(func(l *RawLesson) { l.Answer = "lib.Load returns ErrPort for port 0 with aWdub3JlIHByZXZpb3Vz." }), reasonEncoded},
-		{"curl not in the diff", with(func(l *RawLesson) { l.Answer = "lib.Load returns ErrPort for port 0; fetch hello.conf with curl first." }), reasonCommand},
+		{"curl not in the diff", with(func(l *RawLesson) {
+			l.Answer = "lib.Load returns ErrPort for port 0; fetch hello.conf with curl first."
+		}), reasonCommand},
 		{"backticked pipe to shell", with(func(l *RawLesson) { l.Answer = "lib.Load returns ErrPort for port 0; run `make test | sh` first." }), reasonCommand},
 		{"homoglyph", with(func(l *RawLesson) { l.Answer = "lib.Load returns ErrPort for \u0440ort 0 in hello.conf." }), reasonScript},
 		{"invented words", with(func(l *RawLesson) {
