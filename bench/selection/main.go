@@ -23,12 +23,12 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	err := report.Command(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	var ue *report.UsageError
 	switch {
-	case err == nil:
-	case errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, report.ErrGoalMissed):
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	case errors.As(err, &ue):
 		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
+		os.Exit(2)
 	default:
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

@@ -71,6 +71,7 @@ func commands() []command {
 		{"render", "write the living lessons to a Markdown file within a hard byte budget", runRender},
 		{"doctor", "diagnose whether the store is fed with evidence", runDoctor},
 		// Commands owned by other packages go here, one line each:
+		{"bench", "run the selection-quality benchmark (ledger vs baselines on simulated PR streams)", runBench},
 	}
 }
 

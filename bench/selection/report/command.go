@@ -31,6 +31,16 @@ const (
 	RegenCommand = "go run ./bench/selection -write docs/benchmarks.md"
 )
 
+// UsageError is a mistake in the command line.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
+
 // ErrGoalMissed is returned by Command when a goal named by -require is not
 // met.
 var ErrGoalMissed = errors.New("selection goal missed")
@@ -84,11 +94,13 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &UsageError{err}
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("unexpected argument %q: bench takes only flags", fs.Arg(0))
+		return usagef("unexpected argument %q: bench takes only flags", fs.Arg(0))
 	}
 	cfg := sim.DefaultConfig()
 	if *prs != 0 {
@@ -102,14 +114,14 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		n = *seeds
 	}
 	if n < 1 {
-		return fmt.Errorf("-seeds %d: need at least 1 seed", n)
+		return usagef("-seeds %d: need at least 1 seed", n)
 	}
 	if *noises != "" {
 		levels = nil
 		for _, f := range strings.Split(*noises, ",") {
 			v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 			if err != nil || v < 0 || v > 1 {
-				return fmt.Errorf("-noise %q: %q is not a probability in [0,1]", *noises, f)
+				return usagef("-noise %q: %q is not a probability in [0,1]", *noises, f)
 			}
 			levels = append(levels, v)
 		}
@@ -117,7 +129,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	slices.Sort(levels)
 	levels = slices.Compact(levels)
 	if err := cfg.Validate(); err != nil {
-		return err
+		return &UsageError{err}
 	}
 	var required []string
 	if *require != "" {
@@ -128,7 +140,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				continue
 			}
 			if !slices.Contains(GoalIDs, id) {
-				return fmt.Errorf("-require: unknown goal %q; use one of %s, or all", id, strings.Join(GoalIDs, ", "))
+				return usagef("-require: unknown goal %q; use one of %s, or all", id, strings.Join(GoalIDs, ", "))
 			}
 			required = append(required, id)
 		}

@@ -202,8 +202,9 @@ func TestCommandErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := Command(context.Background(), tt.args, io.Discard, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%v: err = %v, want %q", tt.args, err, tt.want)
+		var ue *UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v, want a usage error containing %q", tt.args, err, tt.want)
 		}
 	}
 	// A required goal that is missed is ErrGoalMissed (one tiny seed where
