@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -97,22 +98,13 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal("want an error")
 	}
 	for _, want := range []string{"Noise = 1.5", "tasks per PR"} {
-		if !contains(err.Error(), want) {
+		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %q", err, want)
 		}
 	}
 	if _, err := NewWorld(cfg, 1); err == nil {
 		t.Fatal("NewWorld accepted an invalid config")
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 func TestWordsAreDistinctTokens(t *testing.T) {

@@ -1,0 +1,121 @@
+package ledgerarm
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+)
+
+func lesson(id int, q, a string) sim.Lesson {
+	return sim.Lesson{ID: id, Question: q, Answer: a}
+}
+
+func TestConsultSettleTicksOnlyWhenLanded(t *testing.T) {
+	a := New(Options{})
+	if err := a.Add(lesson(7, "flaky cache eviction", "clear the cache before the test"), 0); err != nil {
+		t.Fatal(err)
+	}
+	silent, err := a.Consult("unrelated words entirely", 0)
+	if err != nil || !silent.Silent() || silent.Ticket != "" {
+		t.Fatalf("consult = %+v, %v; want silent", silent, err)
+	}
+	c, err := a.Consult("cache eviction", 0)
+	if err != nil || c.Silent() {
+		t.Fatalf("consult = %+v, %v", c, err)
+	}
+	if !slices.Equal(c.Decider.Lessons, []int{7}) {
+		t.Fatalf("decider carries %v, want [7]", c.Decider.Lessons)
+	}
+	// A batch with nothing that lands does not tick.
+	if landed, _ := a.Settle([]sim.Consultation{silent}, 1, 0); landed || a.Store().TickCount() != 0 {
+		t.Fatalf("silent batch landed=%v tick=%d", landed, a.Store().TickCount())
+	}
+	if landed, _ := a.Settle([]sim.Consultation{c}, 2, 1); !landed || a.Store().TickCount() != 1 {
+		t.Fatalf("landed=%v tick=%d, want true 1", landed, a.Store().TickCount())
+	}
+	e := a.Store().Living()[0]
+	// 1.0 + 0.6·tanh(2/2) − 0.05 upkeep.
+	if want := 1.0 + 0.6*0.7615941559557649 - 0.05; e.Energy < want-1e-12 || e.Energy > want+1e-12 {
+		t.Errorf("energy %v, want %v", e.Energy, want)
+	}
+	// The same ticket again is dropped: no landing, no tick.
+	if landed, _ := a.Settle([]sim.Consultation{c}, 2, 2); landed || a.Store().TickCount() != 1 {
+		t.Fatalf("duplicate settle landed=%v tick=%d", landed, a.Store().TickCount())
+	}
+}
+
+func TestPoisonIsExecuted(t *testing.T) {
+	a := New(Options{})
+	a.Add(lesson(1, "retry database migration", "drop the table and retry"), 0)
+	for pr := 0; pr < 10 && len(a.Living()) > 0; pr++ {
+		c, _ := a.Consult("database migration", pr)
+		if c.Silent() {
+			t.Fatalf("PR %d: silent while the lesson lives", pr)
+		}
+		a.Settle([]sim.Consultation{c}, -3, pr)
+	}
+	if n := len(a.Living()); n != 0 {
+		t.Fatalf("%d living after repeated -3 settlements", n)
+	}
+	dead := a.Store().Graveyard()
+	if len(dead) != 1 || !a.Store().Damaged(dead[0].ID) {
+		t.Fatalf("graveyard %v: want the poisoned lesson, damaged (executed)", dead)
+	}
+}
+
+func TestMergedEntryCarriesMembersLessons(t *testing.T) {
+	a := New(Options{})
+	a.Add(lesson(3, "kabama kebama kibama kobama kubama", "lalama lelama lilama lolama lulama"), 0)
+	a.Add(lesson(4, "kabama kebama kibama kobama kubama", "lalama lelama lilama lolama zuzuzu"), 0)
+	// Five landed settlements make five ticks; consolidation runs at tick 5.
+	for pr := 0; pr < 5; pr++ {
+		c, _ := a.Consult("kabama kebama", pr)
+		if landed, _ := a.Settle([]sim.Consultation{c}, 1, pr); !landed {
+			t.Fatalf("PR %d did not land", pr)
+		}
+	}
+	living := a.Living()
+	if len(living) != 1 {
+		t.Fatalf("%d living entries, want one merged entry", len(living))
+	}
+	got := slices.Clone(living[0].Lessons)
+	slices.Sort(got)
+	if !slices.Equal(got, []int{3, 4}) {
+		t.Fatalf("merged entry carries %v, want [3 4]", got)
+	}
+}
+
+func TestRunIsDeterministic(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.PRs = 150
+	cfg.Noise = 0.1
+	w, err := sim.NewWorld(cfg, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := sim.Run(w, New(Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := sim.Run(w, New(Options{}))
+	if !reflect.DeepEqual(r1, r2) {
+		t.Fatal("two ledger runs on one world differ")
+	}
+	// The ledger does evict: population stays well below keep-everything's.
+	keep, _ := sim.Run(w, sim.KeepEverything())
+	if last := len(r1.PRs) - 1; r1.PRs[last].Population >= keep.PRs[last].Population {
+		t.Errorf("ledger population %d, keep_everything %d", r1.PRs[last].Population, keep.PRs[last].Population)
+	}
+}
+
+func TestOptionsDescribe(t *testing.T) {
+	got := Options{}.Describe()
+	for _, want := range []string{"resource scale 2", "upkeep 0.05", "supporting share 0.25"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Describe() = %q lacks %q", got, want)
+		}
+	}
+}
