@@ -455,13 +455,6 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	// Pull requests queued behind pending CI alone are no reason to open a bot pull request.
-	unqueued := st.rec
-	unqueued.Queued = st.mainRec.Queued
-	_, cmpDoc, err := r.finalStore(st, unqueued)
-	if err != nil {
-		return err
-	}
 	var md []byte
 	if r.Render != nil && r.Config.RenderPath != "" {
 		if md, err = r.Render(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
@@ -469,7 +462,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		}
 	}
 	out.Report = r.buildReport(st, final)
-	changed := r.differs(st, cmpDoc)
+	changed := r.differs(st, doc)
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
 		files[r.Config.RenderPath] = md
@@ -543,15 +536,24 @@ func (r *Runner) finalStore(st *state, rec Record) (*lessons.Store, []byte, erro
 	return final, doc, nil
 }
 
-// differs reports whether the bot branch would carry anything the base branch lacks.
+// differs reports whether the bot branch would carry a lesson-level change the base branch
+// lacks. The record alone (pull requests processed without any effect on the lessons, or
+// queued behind pending CI) is no reason to open a bot pull request: it rides along with the
+// next real change, and until then those pull requests are examined again (cheaply: they carry
+// no ticket, or their tickets are refused or pending). The rendering alone is no reason
+// either: it is refreshed whenever the store changes.
 func (r *Runner) differs(st *state, doc []byte) bool {
-	if st.mainDoc == nil {
-		return len(st.rec.Processed) > 0 || len(st.store.Living())+len(st.store.Graveyard()) > 0
-	}
 	norm, err := st.mainStore.Marshal()
-	// The rendering alone is no reason for a bot pull request: it is refreshed whenever the
-	// store changes.
-	return err != nil || !bytes.Equal(norm, doc)
+	if err != nil {
+		return true
+	}
+	neutral := func(d []byte) []byte {
+		if out, err := WithRecord(d, Record{Version: 1}); err == nil {
+			return out
+		}
+		return d
+	}
+	return !bytes.Equal(neutral(norm), neutral(doc))
 }
 
 func commitSummary(out *Outcome) string {
