@@ -557,3 +557,42 @@ func TestResultJSON(t *testing.T) {
 		t.Errorf("after counts = %+v", counts)
 	}
 }
+
+func TestEnricoMiDegrades(t *testing.T) {
+	t.Run("unreadable digest falls back to jobs", func(t *testing.T) {
+		commits, pr := graph("merge")
+		bad := enricoFixed(t, head)
+		bad.Summary = settle.DigestPrefix + "%%%not-base64\n"
+		res, _ := measure(t, ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr}, CheckRuns: []ghfake.CheckRun{
+			job(b1, "test", "failure"), enricoBroken(t, b1), job(head, "test", "success"), bad,
+		}}, settle.Options{})
+		if res.Outcome != settle.Measured || res.Source != settle.SourceJobs {
+			t.Fatalf("outcome %s source %s: %s", res.Outcome, res.Source, res.Reason)
+		}
+		if !strings.Contains(strings.Join(res.Notes, "\n"), "unreadable digest") {
+			t.Errorf("notes %q", res.Notes)
+		}
+	})
+	t.Run("no test lists: pass counts over the same suite", func(t *testing.T) {
+		commits, pr := graph("merge")
+		before, after := enricoBroken(t, b1), enricoFixed(t, head)
+		before.Annotations, after.Annotations = nil, nil
+		res, _ := measure(t, ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr}, CheckRuns: []ghfake.CheckRun{before, after}}, settle.Options{})
+		if res.Outcome != settle.Measured || res.Source != settle.SourceEnricoMi || res.Mode != settle.PassCounts || res.Delta != 1 {
+			t.Fatalf("outcome %s source %s mode %s delta %d: %s", res.Outcome, res.Source, res.Mode, res.Delta, res.Reason)
+		}
+	})
+}
+
+func TestAbstainLeavesHistoryAlone(t *testing.T) {
+	allSkipped := []byte(`<testsuite><testcase classname="c" name="a"><skipped/></testcase></testsuite>`)
+	repo := artifactRepo(t, readTestdata(t, "junit", "pytest-failure-skipped.enricomi.xml"), allSkipped)
+	h := settle.LoadFlakyHistory([]byte(`{"tests": {"x": [true]}}`))
+	res, _ := measure(t, repo, settle.Options{History: h})
+	if res.Outcome != settle.Abstained {
+		t.Fatalf("outcome %s", res.Outcome)
+	}
+	if len(h.Tests) != 1 || len(h.Tests["x"]) != 1 {
+		t.Errorf("history changed on abstention: %v", h.Tests)
+	}
+}

@@ -218,11 +218,11 @@ func (m *measurer) source(ctx context.Context, src Source, before, after *sideCI
 		if len(ar) == 0 {
 			return nil, nil, "", nil
 		}
-		if a, err = m.enricoMi(ctx, ar); err != nil {
-			return nil, nil, "", err
+		if a, reason, err = m.enricoMi(ctx, ar); err != nil || a == nil {
+			return nil, nil, withSide("after", reason), err
 		}
-		if b, err = m.enricoMi(ctx, br); err != nil {
-			return nil, nil, "", err
+		if b, reason, err = m.enricoMi(ctx, br); err != nil || b == nil {
+			return nil, nil, withSide("before", reason), err
 		}
 		return b, a, "", nil
 	case SourceArtifacts:
@@ -277,14 +277,14 @@ func withSide(side, reason string) string {
 	return reason + " at the " + side + " SHA"
 }
 
-func (m *measurer) enricoMi(ctx context.Context, runs []*github.CheckRun) (*sideResult, error) {
+func (m *measurer) enricoMi(ctx context.Context, runs []*github.CheckRun) (*sideResult, string, error) {
 	out := &sideResult{results: map[string]junit.Status{}}
 	perTest := true
 	for _, r := range runs {
 		out.links = append(out.links, r.GetHTMLURL())
 		d, err := DecodeDigest(r.GetOutput().GetSummary())
 		if err != nil {
-			return nil, abstain("check run %q at %s: %v", r.GetName(), short(r.GetHeadSHA()), err)
+			return nil, fmt.Sprintf("check run %q has an unreadable digest (%v)", r.GetName(), err), nil
 		}
 		c := d.Counts()
 		out.counts.Tests += c.Tests
@@ -296,7 +296,7 @@ func (m *measurer) enricoMi(ctx context.Context, runs []*github.CheckRun) (*side
 		}
 		anns, err := m.annotations(ctx, r)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		res, err := EnricoMiResults(d, anns)
 		if err != nil {
@@ -314,7 +314,7 @@ func (m *measurer) enricoMi(ctx context.Context, runs []*github.CheckRun) (*side
 	if !perTest {
 		out.results = nil
 	}
-	return out, nil
+	return out, "", nil
 }
 
 func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annotation, error) {
@@ -615,6 +615,11 @@ func (m *measurer) settle(src Source, b, a *sideResult) error {
 		}
 	}
 	if b.results != nil && a.results != nil {
+		if Diff(b.results, a.results, nil).Compared == 0 {
+			return abstain("no test was measured at both SHAs (source %s)", src)
+		}
+		// Only a measured result touches the sidecar, as darwin-memo
+		// leaves its state file alone when it abstains.
 		var q []string
 		if h := m.opts.History; h != nil {
 			h.Update(b.results, a.results)
@@ -623,9 +628,6 @@ func (m *measurer) settle(src Source, b, a *sideResult) error {
 		m.res.Mode = PerTest
 		m.res.Transitions = Diff(b.results, a.results, q)
 		m.res.Delta = m.res.Transitions.Delta
-		if m.res.Transitions.Compared == 0 {
-			return abstain("no test was measured at both SHAs (source %s)", src)
-		}
 		return nil
 	}
 	if a.counts.Tests != b.counts.Tests {
