@@ -64,8 +64,9 @@ func (c Candidate) Added() bool {
 
 // Result is the outcome of encoding one PR.
 type Result struct {
-	PR        int
-	Requested string // provider asked for, e.g. "ollama:qwen3:8b"
+	PR                int
+	AuthorAssociation string
+	Requested         string // provider asked for, e.g. "ollama:qwen3:8b"
 	// Fallback says why the deterministic encoder was used instead of the
 	// requested provider ("" when it was not). The action prints it in the
 	// step summary.
@@ -115,16 +116,12 @@ func New(provider Provider, opts ...Option) *Encoder {
 func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living) (*Result, error) {
 	p := pr.Normalize()
 	docs := p.Documents()
-	nonce, err := newNonce(e.cfg.rand)
-	if err != nil {
-		return nil, err
-	}
-	user, err := userPrompt(p, docs, nonce)
+	user, err := e.prompt(p, docs)
 	if err != nil {
 		return nil, err
 	}
 	req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens, Seed: defaultSeed, PR: p}
-	res := &Result{PR: p.Number, Requested: e.provider.Name()}
+	res := &Result{PR: p.Number, AuthorAssociation: p.AuthorAssociation, Requested: e.provider.Name()}
 	chk := newChecker(docs)
 
 	var cands []Candidate
@@ -151,6 +148,22 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living) (*Result,
 	e.dedup(cands, living)
 	res.Candidates = cands
 	return res, nil
+}
+
+// prompt builds the user message with a fresh nonce, drawing again (up to
+// 4 times) in the astronomically unlikely case that the PR text contains it.
+func (e *Encoder) prompt(p *PR, docs []Document) (string, error) {
+	var err error
+	for try := 0; try < 4; try++ {
+		var nonce, user string
+		if nonce, err = newNonce(e.cfg.rand); err != nil {
+			return "", err
+		}
+		if user, err = userPrompt(p, docs, nonce); err == nil {
+			return user, nil
+		}
+	}
+	return "", err
 }
 
 func anyPassed(cs []Candidate) bool {
