@@ -72,6 +72,8 @@ func commands() []command {
 		{"doctor", "diagnose whether the store is fed with evidence", runDoctor},
 		// Commands owned by other packages go here, one line each:
 		{"bench", "run the selection-quality benchmark (ledger vs baselines on simulated PR streams)", runBench},
+		{"action", "run as the GitHub Action: settle merged PRs and update the bot PR (reads INPUT_*, GITHUB_*)", runAction},
+		{"demo", "watch selection work: the whole action against an in-process fake GitHub (no keys, no network)", runDemo},
 	}
 }
 

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/action"
+)
+
+const actionUsage = `action
+
+Runs as the GitHub Action (the container's entrypoint). It reads the inputs from INPUT_*
+(INPUT_GITHUB-TOKEN, INPUT_STORE, ...) and the run from GITHUB_* (GITHUB_EVENT_NAME,
+GITHUB_EVENT_PATH, GITHUB_REPOSITORY, GITHUB_API_URL, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY),
+settles every merged pull request not processed yet, and opens or updates one bot pull
+request. It talks to GitHub only through the REST API and never checks out code.
+See docs/action.md for every input and output.`
+
+// runAction runs `darwin-memo action` with the process environment.
+func runAction(ctx context.Context, io *IO, args []string) error {
+	fs := newFlags(io, "action", actionUsage)
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if code := action.Main(ctx, action.Options{Getenv: io.Getenv, Stdout: io.Stdout, Now: io.Now}); code != action.ExitOK {
+		return errSilentExit
+	}
+	return nil
+}

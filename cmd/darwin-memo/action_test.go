@@ -1,0 +1,35 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestActionCommandReportsMissingEnvironment(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"action"}, &IO{Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
+		return map[string]string{"INPUT_GITHUB-TOKEN": "t"}[k]
+	}})
+	if code != exitError || !strings.Contains(out.String(), "GITHUB_REPOSITORY") || !strings.Contains(out.String(), "::error::") {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+func TestDemoCommand(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"demo", "-rounds", "0"}, &IO{Stdout: &out, Stderr: &errb}); code != exitUsage {
+		t.Fatalf("-rounds 0: exit %d", code)
+	}
+	if testing.Short() {
+		t.Skip("the full demo runs in internal/demo's tests too")
+	}
+	out.Reset()
+	code := run(context.Background(), []string{"demo"}, &IO{Stdout: &out, Stderr: &errb})
+	if code != exitOK || !strings.Contains(out.String(), "executed") || !strings.Contains(out.String(), "Selection at work") {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
