@@ -75,10 +75,12 @@ type Options struct {
 	// computed, as darwin-memo does) and quarantined tests leave the delta.
 	// The caller saves it afterwards.
 	History *FlakyHistory
-	// IgnoreChecks names check runs to ignore, typically the job running
-	// this action (still in progress while it measures).
+	// IgnoreChecks names check runs to ignore.
 	IgnoreChecks []string
-	// IgnoreRunIDs lists workflow runs to ignore (the current run).
+	// IgnoreRunIDs lists workflow runs to ignore, with their job check
+	// runs: pass GITHUB_RUN_ID so the run doing the measuring (still in
+	// progress, and filed under the PR head for pull_request events) does
+	// not make every measurement pending.
 	IgnoreRunIDs []int64
 	// Download is the plain client for artifact redirect URLs. It must not
 	// add credentials; nil means ghapi.NewDownloadClient.

@@ -394,6 +394,21 @@ func TestPendingAndAbstained(t *testing.T) {
 				r.CheckRuns = append(r.CheckRuns, ghfake.CheckRun{HeadSHA: head, Name: "darwin-memo", Status: "in_progress"})
 				return r
 			}},
+		{name: "own workflow run and its jobs are ignored", outcome: settle.Measured, opts: settle.Options{IgnoreRunIDs: []int64{4242}},
+			repo: func(t *testing.T) ghfake.Repo {
+				r := artifactRepo(t, readTestdata(t, "junit", "pytest-failure-skipped.enricomi.xml"), pytestFixed(t))
+				r.WorkflowRuns = append(r.WorkflowRuns, ghfake.WorkflowRun{ID: 4242, WorkflowID: 99, HeadSHA: head, Status: "in_progress"})
+				r.CheckRuns = append(r.CheckRuns, ghfake.CheckRun{HeadSHA: head, Name: "settle (ubuntu-latest)", Status: "in_progress",
+					DetailsURL: "https://github.com/o/r/actions/runs/4242/job/1"})
+				return r
+			}},
+		{name: "someone else's running workflow is not ignored", outcome: settle.Pending, reason: "in_progress", opts: settle.Options{IgnoreRunIDs: []int64{4242}},
+			repo: func(t *testing.T) ghfake.Repo {
+				r := jobsRepo()
+				r.CheckRuns = append(r.CheckRuns, ghfake.CheckRun{HeadSHA: head, Name: "e2e", Status: "in_progress",
+					DetailsURL: "https://github.com/o/r/actions/runs/42420/job/1"})
+				return r
+			}},
 		{name: "external status pending", outcome: settle.Pending, reason: "pending",
 			repo: func(t *testing.T) ghfake.Repo {
 				commits, pr := graph("merge")

@@ -44,9 +44,17 @@ func (s *sideCI) incomplete() []string {
 	return out
 }
 
-func (m *measurer) ignored(name string) bool {
+// ignored reports whether a check run is excluded: named in IgnoreChecks,
+// or a job of an ignored workflow run (Actions job check runs link their
+// run in details_url: .../actions/runs/<id>/job/<job id>).
+func (m *measurer) ignored(r *github.CheckRun) bool {
 	for _, n := range m.opts.IgnoreChecks {
-		if n == name {
+		if n == r.GetName() {
+			return true
+		}
+	}
+	for _, id := range m.opts.IgnoreRunIDs {
+		if strings.Contains(r.GetDetailsURL()+"/", fmt.Sprintf("/actions/runs/%d/", id)) {
 			return true
 		}
 	}
@@ -68,7 +76,7 @@ func (m *measurer) ciAt(ctx context.Context, sha string) (*sideCI, error) {
 			return nil, apiErr("list check runs of "+short(sha), err)
 		}
 		for _, r := range res.CheckRuns {
-			if !m.ignored(r.GetName()) {
+			if !m.ignored(r) {
 				s.runs = append(s.runs, r)
 			}
 		}

@@ -256,6 +256,9 @@ func (s *Server) checkRunJSON(c CheckRun) map[string]any {
 	set(m, "url", s.apiURL(fmt.Sprintf("/repos/%s/check-runs/%d", full, c.ID)))
 	set(m, "html_url", fmt.Sprintf("https://github.com/%s/runs/%d", full, c.ID))
 	set(m, "details_url", fmt.Sprintf("https://github.com/%s/runs/%d", full, c.ID))
+	if c.DetailsURL != "" {
+		set(m, "details_url", c.DetailsURL)
+	}
 	set(m, "output.title", c.Title)
 	set(m, "output.summary", c.Summary)
 	set(m, "output.text", c.Text)

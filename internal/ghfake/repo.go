@@ -67,6 +67,9 @@ type CheckRun struct {
 	Title      string
 	Summary    string
 	Text       string
+	// DetailsURL overrides details_url; GitHub Actions job check runs
+	// point it at ".../actions/runs/<run id>/job/<job id>".
+	DetailsURL string
 	// Annotations are served by GET /check-runs/{id}/annotations.
 	Annotations []Annotation
 }
