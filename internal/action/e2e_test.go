@@ -629,3 +629,39 @@ func TestE2ERequestsPerMergedPRBounded(t *testing.T) {
 	}
 	_ = json.Valid
 }
+
+func TestE2EWaitForCIPollsUntilMeasured(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &Measurement{Outcome: Pending, Reason: "base CI running"})
+	dir := t.TempDir()
+	evPath := filepath.Join(dir, "event.json")
+	os.WriteFile(evPath, []byte(mergedEvent(pr.Number)), 0o644)
+	env := map[string]string{
+		"INPUT_GITHUB-TOKEN": "t", "INPUT_WAIT-FOR-CI": "2m", "GITHUB_EVENT_NAME": "pull_request_target", "GITHUB_EVENT_PATH": evPath,
+		"GITHUB_REPOSITORY": "acme/widgets", "GITHUB_API_URL": h.world.URL, "GITHUB_OUTPUT": filepath.Join(dir, "out"),
+	}
+	now := fixedNow()
+	var mu sync.Mutex
+	sleeps := 0
+	code := Main(context.Background(), Options{
+		Getenv: func(k string) string { return env[k] }, Stdout: &bytes.Buffer{}, Measure: h.measurer,
+		Policy: ghapi.Policy{Sleep: ghfake.NoSleep},
+		Now:    func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			mu.Lock()
+			defer mu.Unlock()
+			now = now.Add(d)
+			sleeps++
+			if sleeps == 2 {
+				h.setMeasurement(pr.Number, *measured(1)) // CI finished while we waited
+			}
+			return nil
+		},
+	})
+	out := parseOutputs(t, env["GITHUB_OUTPUT"])
+	if code != 0 || out["result"] != "settled" || sleeps != 2 {
+		t.Fatalf("exit %d, outputs %v, sleeps %d", code, out, sleeps)
+	}
+}

@@ -38,6 +38,8 @@ type Options struct {
 	Measure Measurer
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Sleep waits while CI is pending under wait-for-ci (nil: a timer).
+	Sleep func(ctx context.Context, d time.Duration) error
 	// EncoderOptions are passed to the lesson encoder (tests inject fakes).
 	EncoderOptions []encode.Option
 }
@@ -113,7 +115,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	}
 	r := &Runner{
 		Client: client, Config: cfg, Owner: env.Owner, Repo: env.Repo, RepoURL: env.RepoURL(), RunURL: runURL, RunID: runID,
-		Measure: measure, Now: opts.Now, Logf: logf,
+		Measure: measure, Now: opts.Now, Sleep: opts.Sleep, Logf: logf,
 		Encoder:         encode.New(provider, encOpts...),
 		TrustingEncoder: encode.New(provider, append(encOpts, encode.WithTrustAllAuthors(true))...),
 		Render:          RenderStore,

@@ -284,7 +284,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			}
 			r.logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
-			m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, st.flaky)
+			m, err := r.measureWaiting(ctx, st, pr)
 			if err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			}
@@ -343,6 +343,42 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	st.rec.addTrend(TrendPoint{PR: n, Tick: st.store.TickCount(), Population: len(st.store.Living()), Energy: round3(totalEnergy(st.store))})
 	out.Processed = append(out.Processed, n)
 	return nil
+}
+
+// measureWaiting measures a pull request, polling while its CI is pending for at most the
+// wait-for-ci input (every 30 seconds, or sooner at the deadline).
+func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (Measurement, error) {
+	deadline := r.now().Add(r.Config.WaitForCI)
+	for {
+		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, st.flaky)
+		if err != nil || m.Outcome != Pending {
+			return m, err
+		}
+		left := deadline.Sub(r.now())
+		if left <= 0 {
+			return m, nil
+		}
+		wait := min(30*time.Second, left)
+		r.logf("#%d: CI pending (%s); checking again in %s", pr.GetNumber(), m.Reason, wait)
+		sleep := r.Sleep
+		if sleep == nil {
+			sleep = sleepCtx
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return m, err
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // settle applies one measured delta to the pull request's tickets with the action's scale,

@@ -43,8 +43,10 @@ type Runner struct {
 	TrustingEncoder *encode.Encoder
 	// Render renders the store into Markdown within a byte budget; nil disables rendering.
 	Render func(s *lessons.Store, storePath string, budget int) ([]byte, error)
-	// Now is the clock for timestamps the store writes.
+	// Now is the clock for timestamps the store writes and for wait-for-ci.
 	Now func() time.Time
+	// Sleep waits while CI is pending (nil: a timer); tests inject one that advances Now.
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Logf prints one progress line (the runner log).
 	Logf func(format string, args ...any)
 }
