@@ -5,7 +5,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 )
 
 // countingReader yields 0, 1, 2, ... so each nonce differs.
@@ -193,5 +192,4 @@ func TestSummaryIsInert(t *testing.T) {
 	if !strings.Contains(empty.String(), "No lessons") {
 		t.Errorf("empty summary %q", empty.String())
 	}
-	_ = time.Now
 }
