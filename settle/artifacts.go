@@ -28,13 +28,13 @@ type Limits struct {
 	MaxTotalBytes int64
 	// MaxEntries caps the entries of one zip (default 5000).
 	MaxEntries int
-	// MaxArtifacts caps the artifacts downloaded per SHA (default 5).
+	// MaxArtifacts caps the artifacts downloaded per SHA (default 8).
 	MaxArtifacts int
 }
 
 // DefaultLimits returns the limits used for zero fields.
 func DefaultLimits() Limits {
-	return Limits{MaxArtifactBytes: 64 << 20, MaxEntryBytes: 32 << 20, MaxTotalBytes: 256 << 20, MaxEntries: 5000, MaxArtifacts: 5}
+	return Limits{MaxArtifactBytes: 64 << 20, MaxEntryBytes: 32 << 20, MaxTotalBytes: 256 << 20, MaxEntries: 5000, MaxArtifacts: 8}
 }
 
 func (l Limits) withDefaults() Limits {

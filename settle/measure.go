@@ -322,10 +322,21 @@ func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
 	if err != nil {
 		return chosen{}, err
 	}
-	if !ci.hasCI() {
-		return chosen{}, abstain("no CI ran on the head %s of #%d (no check runs or commit statuses)", short(head), m.pr.GetNumber())
+	if ci.hasCI() {
+		return chosen{head, why, ci}, nil
 	}
-	return chosen{head, why, ci}, nil
+	// Repositories whose CI runs only on push to the base branch have none
+	// on the PR head; the merge commit's push CI is then the after side.
+	if mc := m.pr.GetMergeCommitSHA(); mc != "" && !m.opts.UseMergeCommitCI {
+		mci, err := m.ciAt(ctx, mc)
+		if err != nil {
+			return chosen{}, err
+		}
+		if mci.hasCI() {
+			return chosen{mc, fmt.Sprintf("merge commit of #%d (no CI on the head %s; using its push CI)", m.pr.GetNumber(), short(head)), mci}, nil
+		}
+	}
+	return chosen{}, abstain("no CI ran on the head %s of #%d (no check runs or commit statuses)", short(head), m.pr.GetNumber())
 }
 
 // getCommit fetches (once) a git commit.

@@ -113,6 +113,11 @@ func TestSelectSHAs(t *testing.T) {
 		{name: "walk bound exhausted: abstain", kind: "merge", opts: settle.Options{WalkBack: -1},
 			edit:    func(r *ghfake.Repo) { r.CheckRuns = dropSHA(dropSHA(r.CheckRuns, b1), b0) },
 			outcome: settle.Abstained},
+		{name: "push-only CI: no CI on head, after = merge commit", kind: "merge",
+			edit: func(r *ghfake.Repo) {
+				r.CheckRuns = append(dropSHA(r.CheckRuns, head), job(merge, "test", "success"))
+			},
+			wantBefore: b1, wantAfter: merge, whyAfter: "no CI on the head"},
 		{name: "merge commit CI complete: after = merge commit", kind: "merge", opts: settle.Options{UseMergeCommitCI: true},
 			edit:       func(r *ghfake.Repo) { r.CheckRuns = append(r.CheckRuns, job(merge, "test", "success")) },
 			wantBefore: b1, wantAfter: merge, whyAfter: "push CI complete"},
@@ -422,7 +427,7 @@ func TestPendingAndAbstained(t *testing.T) {
 				r.WorkflowRuns = append(r.WorkflowRuns, ghfake.WorkflowRun{ID: 22, WorkflowID: 78, HeadSHA: head, Status: "queued"})
 				return r
 			}},
-		{name: "no CI at head", outcome: settle.Abstained, reason: "no CI ran on the head",
+		{name: "no CI at head or merge commit", outcome: settle.Abstained, reason: "no CI ran on the head",
 			repo: func(t *testing.T) ghfake.Repo { r := jobsRepo(); r.CheckRuns = dropSHA(r.CheckRuns, head); return r }},
 		{name: "not merged", outcome: settle.Abstained, reason: "not merged",
 			repo: func(t *testing.T) ghfake.Repo { r := jobsRepo(); r.Pulls[0].Merged = false; return r }},
