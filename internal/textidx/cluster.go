@@ -31,12 +31,16 @@ type AcceptFunc func(anchor int, members []int, cand int) bool
 // the order they formed, each as the anchor followed by its members in
 // input order.
 //
-// Candidates come from an inverted index over each set's prefix in global
-// token-rarity order, filtered by set length; pairs are then verified with
-// the same float64 comparison ClusterQuadratic uses, so the outcome is
-// identical to it for every input (property-tested). The filter bounds are
-// computed in exact rational arithmetic from the float64 just below
-// threshold, which keeps them conservative under rounding.
+// Cluster first finds every pair with Jaccard >= threshold, then runs the
+// anchor loop over that similarity graph. The pairs come from a PPJoin
+// style all-pairs join: sets in global token-rarity order, visited by
+// size, probing an inverted index of the prefixes of the sets visited
+// before, with length, prefix and positional filtering. Surviving
+// candidates are verified with the same float64 comparison
+// ClusterQuadratic uses, so the outcome is identical to it for every input
+// (property-tested). The filter bounds are computed in exact rational
+// arithmetic from the float64 just below threshold, which keeps them
+// conservative under rounding.
 //
 // A threshold <= 0 makes every pair similar (Jaccard is never negative,
 // even for empty sets); a NaN threshold or one above 1 makes no pair
@@ -50,72 +54,21 @@ func Cluster(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
 	case threshold <= 0:
 		return clusterQuadratic(sets, threshold, accept)
 	}
-	n := len(sets)
-	ranked := rankSets(sets)
-	bounds := newLengthBounds(math.Nextafter(threshold, 0), maxLen(ranked))
+	adj := similarPairs(rankSets(sets), threshold)
 
-	// Inverted index over prefixes: post[r] lists, ascending, the entries
-	// whose prefix contains the token of rank r.
-	var nTokens int
-	for _, s := range ranked {
-		if len(s) > 0 && int(s[len(s)-1]) >= nTokens {
-			nTokens = int(s[len(s)-1]) + 1
-		}
-	}
-	counts := make([]int32, nTokens+1)
-	for _, s := range ranked {
-		for _, r := range s[:bounds.prefix(len(s))] {
-			counts[r+1]++
-		}
-	}
-	for r := 1; r <= nTokens; r++ {
-		counts[r] += counts[r-1]
-	}
-	flat := make([]int32, counts[nTokens])
-	fill := slices.Clone(counts[:nTokens])
-	for i, s := range ranked {
-		for _, r := range s[:bounds.prefix(len(s))] {
-			flat[fill[r]] = int32(i)
-			fill[r]++
-		}
-	}
-
-	consumed := make([]bool, n)
-	stamp := make([]int32, n) // anchor+1 that last looked at the entry
-	var (
-		out     [][]int
-		cands   []int
-		members []int
-	)
-	for a, sa := range ranked {
-		if consumed[a] || len(sa) == 0 {
+	consumed := make([]bool, len(sets))
+	var out [][]int
+	var members []int
+	for a, nb := range adj {
+		if consumed[a] || len(nb) == 0 {
 			continue
 		}
-		la := len(sa)
-		minL, maxL := bounds.min(la), bounds.max(la)
-		cands = cands[:0]
-		for _, r := range sa[:bounds.prefix(la)] {
-			for _, b32 := range flat[counts[r]:counts[r+1]] {
-				b := int(b32)
-				if b == a || consumed[b] || stamp[b] == int32(a+1) {
-					continue
-				}
-				stamp[b] = int32(a + 1)
-				sb := ranked[b]
-				if len(sb) < minL || len(sb) > maxL {
-					continue
-				}
-				if jaccardCount(sa, sb) >= threshold {
-					cands = append(cands, b)
-				}
-			}
-		}
-		if len(cands) == 0 {
-			continue
-		}
-		slices.Sort(cands)
 		members = append(members[:0], a)
-		for _, b := range cands {
+		for _, b32 := range nb {
+			b := int(b32)
+			if consumed[b] {
+				continue
+			}
 			if accept == nil || accept(a, members, b) {
 				members = append(members, b)
 				consumed[b] = true
@@ -127,6 +80,84 @@ func Cluster(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
 		}
 	}
 	return out
+}
+
+// posting is one prefix token occurrence: entry and position in its set.
+type posting struct{ entry, pos int32 }
+
+// similarPairs returns, for every entry, the entries whose Jaccard with it
+// is >= threshold (0 < threshold <= 1), ascending. ranked are the sets in
+// global rarity order (rankSets).
+func similarPairs(ranked [][]uint32, threshold float64) [][]int32 {
+	n := len(ranked)
+	f := newFilters(math.Nextafter(threshold, 0), maxLen(ranked))
+
+	// Visit non-empty sets by size, then input order, so every set in the
+	// index is no larger than the probing one.
+	order := make([]int32, 0, n)
+	var nTokens uint32
+	for i, s := range ranked {
+		if len(s) > 0 {
+			order = append(order, int32(i))
+			nTokens = max(nTokens, s[len(s)-1]+1)
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return len(ranked[a]) - len(ranked[b]) })
+
+	post := make([][]posting, nTokens)
+	start := make([]int32, nTokens) // postings before start are too short for every later prober
+	count := make([]int32, n)       // prefix overlap so far; -1 once pruned
+	var touched []int32
+	adj := make([][]int32, n)
+	for _, x32 := range order {
+		x := ranked[x32]
+		lx := len(x)
+		minLen := f.lo[lx]
+		for i, w := range x[:f.probe(lx)] {
+			p := post[w]
+			st := int(start[w])
+			for st < len(p) && len(ranked[p[st].entry]) < minLen {
+				st++
+			}
+			start[w] = int32(st)
+			for _, e := range p[st:] {
+				y := e.entry
+				c := count[y]
+				if c < 0 {
+					continue
+				}
+				ly := len(ranked[y])
+				// Upper bound on the overlap: matches so far, this one, and
+				// whatever both remainders could still share.
+				if int(c)+1+min(lx-i-1, ly-int(e.pos)-1) < f.alpha[lx+ly] {
+					count[y] = -1
+					if c == 0 {
+						touched = append(touched, y)
+					}
+					continue
+				}
+				if c == 0 {
+					touched = append(touched, y)
+				}
+				count[y] = c + 1
+			}
+		}
+		for _, y := range touched {
+			if count[y] > 0 && jaccardCount(x, ranked[y]) >= threshold {
+				adj[x32] = append(adj[x32], y)
+				adj[y] = append(adj[y], x32)
+			}
+			count[y] = 0
+		}
+		touched = touched[:0]
+		for j, w := range x[:f.index(lx)] {
+			post[w] = append(post[w], posting{x32, int32(j)})
+		}
+	}
+	for _, nb := range adj {
+		slices.Sort(nb)
+	}
+	return adj
 }
 
 // ClusterQuadratic is the reference for [Cluster]: consolidate.py's loop
@@ -255,55 +286,60 @@ func maxLen(sets [][]uint32) int {
 	return m
 }
 
-// lengthBounds holds, for every set size n, the exact integer filter
-// bounds for a pair passing float64(i)/float64(u) >= t with t > 0:
-// any such pair has i/u > tl, where tl is the float64 just below t
-// (rounding is monotonic), hence
+// filters holds the exact integer filter bounds for pairs passing
+// float64(i)/float64(u) >= t with 0 < t <= 1, where i is the overlap and
+// u the union size. Any such pair has i/u > tl, tl the float64 just below
+// t (rounding is monotonic and tl is representable). Hence, for sets of
+// sizes n >= m:
 //
-//	overlap i >= ceil(tl·n) for both sizes n,
-//	partner size m in [ceil(tl·n), floor(n/tl)],
+//	m >= ceil(tl·n)                         (length filter, lo[n])
+//	i >= ceil(tl·(n+m)/(1+tl))              (overlap bound, alpha[n+m])
+//	i >= ceil(2·tl·m/(1+tl))                (so the smaller set's index prefix suffices)
 //
-// and by the prefix principle the first n - ceil(tl·n) + 1 tokens (in a
-// shared global order) of the two sets intersect.
-type lengthBounds struct {
-	lo []int // lo[n] = ceil(tl·n)
-	hi []int // hi[n] = floor(n/tl), capped at the largest size
+// and by the prefix principle the first n - ceil(tl·n) + 1 tokens of the
+// larger set (probe prefix) and the first m - ceil(2·tl·m/(1+tl)) + 1
+// tokens of the smaller (index prefix) share a token. The bounds are
+// conservative (ceil of a strict bound), which only admits extra
+// candidates, and the candidates are verified exactly.
+type filters struct {
+	lo    []int // lo[n] = ceil(tl·n)
+	mid   []int // mid[m] = ceil(2·tl·m/(1+tl))
+	alpha []int // alpha[s] = ceil(tl·s/(1+tl))
 }
 
-func newLengthBounds(tl float64, maxSize int) lengthBounds {
-	b := lengthBounds{lo: make([]int, maxSize+1), hi: make([]int, maxSize+1)}
-	r := new(big.Rat).SetFloat64(tl) // exact: tl is finite and >= 0
+func newFilters(tl float64, maxSize int) filters {
+	t := new(big.Rat).SetFloat64(tl) // exact: tl is finite and >= 0
+	one := big.NewRat(1, 1)
+	r := new(big.Rat).Quo(t, new(big.Rat).Add(one, t)) // tl/(1+tl)
+	r2 := new(big.Rat).Add(r, r)
+	return filters{
+		lo:    ceilTable(t, maxSize),
+		mid:   ceilTable(r2, maxSize),
+		alpha: ceilTable(r, 2*maxSize),
+	}
+}
+
+// ceilTable returns ceil(r·n) for n = 0..size, for a rational r >= 0.
+func ceilTable(r *big.Rat, size int) []int {
+	out := make([]int, size+1)
 	num, den := r.Num(), r.Denom()
 	var x, q, m big.Int
-	for n := 0; n <= maxSize; n++ {
-		nn := big.NewInt(int64(n))
-		// lo = ceil(num·n / den)
-		x.Mul(num, nn)
+	for n := range out {
+		x.Mul(num, big.NewInt(int64(n)))
 		q.DivMod(&x, den, &m)
-		lo := q.Int64()
+		c := q.Int64()
 		if m.Sign() != 0 {
-			lo++
+			c++
 		}
-		b.lo[n] = int(lo)
-		// hi = floor(n·den / num), or unbounded when tl == 0
-		if num.Sign() == 0 {
-			b.hi[n] = maxSize
-			continue
-		}
-		x.Mul(nn, den)
-		q.Quo(&x, num)
-		if q.IsInt64() && q.Int64() < int64(maxSize) {
-			b.hi[n] = int(q.Int64())
-		} else {
-			b.hi[n] = maxSize
-		}
+		out[n] = int(c)
 	}
-	return b
+	return out
 }
 
-func (b lengthBounds) min(n int) int { return b.lo[n] }
-func (b lengthBounds) max(n int) int { return b.hi[n] }
+// probe returns the probe prefix length of a set of size n: n -
+// ceil(tl·n) + 1, at most n.
+func (f filters) probe(n int) int { return min(n, n-f.lo[n]+1) }
 
-// prefix returns how many leading tokens of a set of size n go into the
-// prefix index: n - ceil(tl·n) + 1, at most n.
-func (b lengthBounds) prefix(n int) int { return min(n, n-b.lo[n]+1) }
+// index returns the index prefix length of a set of size n: n -
+// ceil(2·tl·n/(1+tl)) + 1, at most n.
+func (f filters) index(n int) int { return min(n, n-f.mid[n]+1) }

@@ -269,23 +269,22 @@ func TestClusterOutputShape(t *testing.T) {
 	}
 }
 
-func TestLengthBoundsExact(t *testing.T) {
+func TestFiltersExact(t *testing.T) {
 	// For every size pair and overlap, a pair passing the float test must
-	// pass the integer filters.
+	// pass every integer filter.
 	for _, threshold := range []float64{0.55, 0.5, 1.0 / 3, 2.0 / 3, 0.1, 1, 0.7, 0.999, math.SmallestNonzeroFloat64} {
-		tl := math.Nextafter(threshold, 0)
-		b := newLengthBounds(tl, 60)
-		for la := 1; la <= 60; la++ {
-			for lb := 1; lb <= 60; lb++ {
-				for i := 1; i <= min(la, lb); i++ {
-					if float64(i)/float64(la+lb-i) < threshold {
+		f := newFilters(math.Nextafter(threshold, 0), 60)
+		for n := 1; n <= 60; n++ {
+			for m := 1; m <= n; m++ {
+				for i := 1; i <= m; i++ {
+					if float64(i)/float64(n+m-i) < threshold {
 						continue
 					}
-					if lb < b.min(la) || lb > b.max(la) {
-						t.Fatalf("t=%v: |a|=%d |b|=%d overlap %d passes but length filter [%d,%d] rejects", threshold, la, lb, i, b.min(la), b.max(la))
+					if m < f.lo[n] {
+						t.Fatalf("t=%v: sizes %d,%d overlap %d passes but length filter wants >= %d", threshold, n, m, i, f.lo[n])
 					}
-					if i < b.min(la) || i < b.min(lb) {
-						t.Fatalf("t=%v: overlap %d below bound", threshold, i)
+					if i < f.lo[n] || i < f.mid[m] || i < f.alpha[n+m] {
+						t.Fatalf("t=%v: sizes %d,%d: overlap %d below a bound (lo %d, mid %d, alpha %d)", threshold, n, m, i, f.lo[n], f.mid[m], f.alpha[n+m])
 					}
 				}
 			}
