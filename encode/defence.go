@@ -65,7 +65,10 @@ const (
 
 var (
 	// urlPattern matches links that are rejected wherever they appear.
-	urlPattern = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://|(^|[\s(\[<"'])//[a-z0-9-]+\.|\bwww\.|\bmailto:|\bjavascript:|\bdata:[a-z]+/|\bfile:/|\b\d{1,3}(\.\d{1,3}){3}\b)`)
+	urlPattern = regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://|(^|[\s(\[<"'])//[a-z0-9-]+\.|\bwww\.|\bmailto:|\bjavascript:|\bdata:[a-z]+/|\bfile:/)`)
+	// ipPattern matches an IPv4 address; only loopback, 0.0.0.0 and
+	// addresses the diff contains are allowed.
+	ipPattern = regexp.MustCompile(`\b\d{1,3}(\.\d{1,3}){3}\b`)
 	// hostPattern matches a bare host name or host/path (evil.example/x,
 	// config-mirror.xyz); it is rejected unless the diff contains it (a Go
 	// import path, a script the PR adds).
@@ -73,11 +76,11 @@ var (
 		`\b[a-z0-9-]+(\.[a-z0-9-]+)*\.(com|net|org|io|sh|dev|ai|xyz|ru|cn|co|me|ly|tk|ws|pw|su|onion|icu|cf|ga|gq|gg|biz|website)\b`)
 	markupPattern = regexp.MustCompile("(?i)(\\]\\(|\\]\\[|```|~~~|<\\s*/?\\s*(script|img|iframe|a|svg|style|object|embed|link|meta|form|input|details|summary|div|span|body|html|base|button|textarea|video|audio|source|math)\\b|\\bon(error|load|click|mouseover)\\s*=)")
 	// commandPattern finds the start of a shell command in prose.
-	commandPattern = regexp.MustCompile(`(?i)(\b(curl|wget|sudo|su|chmod|chown|chattr|eval|exec|nc|ncat|netcat|socat|telnet|powershell|pwsh|iex|invoke-expression|invoke-webrequest|iwr|npx|bunx|crontab|mkfifo|ssh|scp|rsync|ftp|tftp|kubectl|nohup|setsid|xargs|osascript|certutil|bitsadmin|regsvr32|mshta|rundll32)\b|` +
+	commandPattern = regexp.MustCompile(`(?i)(\b(curl|wget|sudo|chmod|chown|chattr|nc|ncat|netcat|socat|telnet|powershell|pwsh|iex|invoke-expression|invoke-webrequest|iwr|npx|bunx|crontab|mkfifo|ssh|scp|rsync|tftp|kubectl|nohup|setsid|xargs|osascript|certutil|bitsadmin|regsvr32|mshta|rundll32|printenv)\b|\b(eval|exec|su)\s+[-"'$(./~` + "`" + `]|` +
 		`\brm\s+-\w+|\b(ba|z|k|da)?sh\s+-\w|\bnpm\s+(i|install|exec|run)\b|\byarn\s+(add|dlx)\b|\bpnpm\s+(add|dlx)\b|\bpip3?\s+install\b|\bgo\s+(install|get|run)\b|` +
 		`\bapt(-get)?\s+install\b|\bapk\s+add\b|\bbrew\s+install\b|\bgem\s+install\b|\bcargo\s+install\b|\bdocker\s+(run|exec|pull)\b|` +
 		`\bbase64\s+(-d|--decode)\b|\b(python3?|node|perl|ruby|php)\s+-[ce]\b|\bgit\s+(push|config|remote|clone|fetch|pull|reset|clean)\b|` +
-		`\bexport\s+[a-z_]+=|\$[a-z_][a-z0-9_]*|\b(echo|printenv|env)\b|\bdd\s+if=|\bsource\s+\S|\|\s*(ba|z|k|da)?sh\b|\|\s*(python3?|perl|ruby|node|iex)\b|\$\(|\$\{|>\s*/dev/|2>&1|&&|\|\|)`)
+		`\bexport\s+[a-z_]+=|\$[a-z_][a-z0-9_]*|\becho\s+\S|\benv\s+[a-z_]+=|\benv\s*\||\bdd\s+if=|\bsource\s+[~./$]|\|\s*(ba|z|k|da)?sh\b|\|\s*(python3?|perl|ruby|node|iex)\b|\$\(|\$\{|>\s*/dev/|2>&1)`)
 	backtickSpan = regexp.MustCompile("`([^`]+)`")
 	// instructionPattern matches text addressed to an agent rather than a
 	// fact about the repository. It runs on normalised text: lower case,
@@ -88,7 +91,7 @@ var (
 		`system prompt|system message|developer (message|mode)|hidden instructions?|jailbreak|dan mode|` +
 		`you are (now|a|an|the|no longer)|you (must|should|will|shall|have to|need to)|your (task|job|role|instructions?|goal|new)|` +
 		`act as|acting as|pretend|role ?play|as an ai|` +
-		`always (run|execute|use sudo|call|invoke|install|download|fetch|curl|trust|approve|merge|push|commit)|` +
+		`always (run|execute|use sudo|install|download|fetch|curl|trust|approve)|` +
 		`never (run |write |add |execute )?(the |any )?(tests?|ci|checks?|lint|linters?|reviews?)|never test|` +
 		`(skip|skipping|disable|disabling|bypass|bypassing|delete|deleting) (the |all |any |failing |flaky )?(tests?|ci|checks?|hooks?|linters?|lint|reviews?|verification|ci checks?)|` +
 		`no need to (run |write )?(the )?(tests?|ci|review)|do ?n ?t (run |write )?(the |any )?(tests?|ci|checks?)|do not (run |write )?(the |any )?(tests?|ci|checks?)|` +
@@ -98,7 +101,7 @@ var (
 		`agents md|claude md|cursorrules|cursor rules|copilot instructions|mcp (server|config)|` +
 		`auto ?approve\w*|auto ?merge\w*|merge\w* without|force ?push\w*|push\w* (with )?force|branch protection|` +
 		`execute the following|run the following|run this|follow these|the following (command|instructions?|steps)|` +
-		`pr data|pr_data|nonce|begin (instructions?|system)|end (instructions?|system)|important instructions?|attention (ai|agent|assistant|model)|` +
+		`pr data|pr_data|begin (instructions?|system)|end (instructions?|system)|important instructions?|attention (ai|agent|assistant|model)|` +
 		`(ai|coding|autonomous) agents? (must|should|will|always|never)|agents? (must|should) (always|never)` +
 		`)\b`)
 	// injectionMarker matches (in normalised text) phrases that only make
@@ -234,6 +237,11 @@ func (c *checker) check(l RawLesson) string {
 	// 6. links, markup
 	if m := urlPattern.FindString(text); m != "" {
 		return fmt.Sprintf("%s: %q", reasonURL, strings.TrimSpace(m))
+	}
+	for _, m := range ipPattern.FindAllString(text, -1) {
+		if !strings.HasPrefix(m, "127.") && m != "0.0.0.0" && !strings.Contains(c.diff, m) {
+			return fmt.Sprintf("%s: IP address %q", reasonURL, m)
+		}
 	}
 	for _, m := range hostPattern.FindAllString(text, -1) {
 		if !strings.Contains(c.diff, strings.ToLower(m)) {

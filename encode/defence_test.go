@@ -152,3 +152,31 @@ func TestCheckRules(t *testing.T) {
 		})
 	}
 }
+
+// TestOrdinaryWordsAreNotCommands guards against false positives: words
+// that are shell commands only in other contexts.
+func TestOrdinaryWordsAreNotCommands(t *testing.T) {
+	lines := []string{
+		"Lesson: Where do generated source files live? Generated source files live in internal/gen and are never edited by hand.",
+		"Lesson: Why do Docker eval images need the stub executor? The stub executor validates arms before Docker eval images run.",
+		"Lesson: How does settle start git? settle starts git through os/exec with a context deadline.",
+		"Lesson: What must callers of lessons.Load do? Callers must always close the returned lock with Close after Save.",
+		"Lesson: Which env var selects the Ollama host? The OLLAMA_HOST env var selects the Ollama host, default 127.0.0.1:11434 port.",
+		"Lesson: When is a ticket pending? A ticket stays pending when settled || abstained is false in the ledger.",
+		"Lesson: Which nonce does the prompt use? The prompt uses a fresh random nonce per call from the injected rand source.",
+	}
+	pr := &PR{Number: 5, AuthorAssociation: "OWNER", Body: strings.Join(lines, "\n"),
+		Files: []File{{Path: "encode/prompt.go", Status: "modified", Additions: 1}}}
+	res, err := New(nil).Encode(context.Background(), pr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Candidates) != len(lines) {
+		t.Fatalf("%d candidates", len(res.Candidates))
+	}
+	for i, c := range res.Candidates {
+		if c.Rejected != "" && !strings.HasPrefix(c.Rejected, reasonLimit) {
+			t.Errorf("line %d rejected: %s", i, c.Rejected)
+		}
+	}
+}
