@@ -258,11 +258,11 @@ func (m *measurer) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	m.res.After.SHA, m.res.After.Why = after.sha, after.why
 	before, err := m.chooseBefore(ctx)
 	if err != nil {
 		return err
 	}
-	m.res.After.SHA, m.res.After.Why = after.sha, after.why
 	m.res.Before.SHA, m.res.Before.Why = before.sha, before.why
 	if err := m.checkComplete(after, "after"); err != nil {
 		return err

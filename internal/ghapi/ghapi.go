@@ -72,12 +72,17 @@ func NewClient(opts Options) (*github.Client, *Transport, error) {
 }
 
 // NewDownloadClient returns the plain HTTP client used for artifact
-// redirect URLs (signed blob-storage links). It carries no credentials,
-// refuses to follow redirects to non-HTTPS hosts other than the one given,
-// shares the retry policy, and counts its requests on tr when tr is not nil.
+// redirect URLs (signed blob-storage links). It carries no credentials
+// (any Authorization header is removed, also across redirects), follows at
+// most 3 redirects, retries like the API client (2 minutes per attempt
+// unless policy says otherwise), and counts its requests on the returned
+// Transport.
 func NewDownloadClient(base http.RoundTripper, policy Policy) (*http.Client, *Transport) {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	if policy.AttemptTimeout <= 0 {
+		policy.AttemptTimeout = downloadTimeout
 	}
 	tr := NewTransport(stripAuth{base}, policy)
 	return &http.Client{
@@ -105,5 +110,9 @@ func (s stripAuth) RoundTrip(req *http.Request) (*http.Response, error) {
 	return s.next.RoundTrip(req)
 }
 
-// defaultTimeout is the per-attempt timeout when Policy.AttemptTimeout is 0.
-const defaultTimeout = 30 * time.Second
+// defaultTimeout is the per-attempt timeout when Policy.AttemptTimeout is 0;
+// downloads of artifacts (up to tens of MB) get downloadTimeout.
+const (
+	defaultTimeout  = 30 * time.Second
+	downloadTimeout = 2 * time.Minute
+)
