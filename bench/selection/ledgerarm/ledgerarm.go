@@ -106,11 +106,15 @@ func (a *Arm) Name() string { return a.opts.Name }
 
 // Add implements sim.Arm: the encoder's lesson enters with spawn energy.
 func (a *Arm) Add(l sim.Lesson, pr int) error {
+	ts := l.RecordedTS
+	if ts == "" {
+		ts = epoch.Add(time.Duration(pr) * time.Hour).Format("2006-01-02T15:04:05+00:00")
+	}
 	e, err := a.store.Add(lessons.NewLesson{
 		Question:   l.Question,
 		Answer:     l.Answer,
-		Sources:    []string{fmt.Sprintf("pr#%d", pr)},
-		RecordedTS: epoch.Add(time.Duration(pr) * time.Hour).Format("2006-01-02T15:04:05Z"),
+		Sources:    []string{fmt.Sprintf("pr#%d", l.Born+1)},
+		RecordedTS: ts,
 	})
 	if err != nil {
 		return fmt.Errorf("add lesson %d: %w", l.ID, err)

@@ -28,7 +28,7 @@ const (
 	fullSeeds  = 20
 	quickSeeds = 4
 	// RegenCommand is how docs/benchmarks.md's section is regenerated.
-	RegenCommand = "go run ./bench/selection -write docs/benchmarks.md"
+	RegenCommand = "go run ./bench/selection -write docs/benchmarks.md -tuning docs/tuning.md"
 )
 
 // UsageError is a mistake in the command line.
@@ -87,6 +87,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		prs     = fs.Int("prs", 0, "merged PRs per run (default 400)")
 		workers = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
 		write   = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
+		tuning  = fs.String("tuning", "", "also run the ledger-settings sensitivity sweep (0% and 10% noise) and write its table into this markdown file (between the tuning markers)")
 		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
 	fs.Usage = func() {
@@ -179,6 +180,20 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	summary(stdout, res, n)
 	fmt.Fprintf(stdout, "(%d seeds × %d noise levels × %d arms in %.1fs)\n", n, len(levels), len(res.Arms), elapsed.Seconds())
+
+	if *tuning != "" {
+		tsw := TuningSweep(cfg, n)
+		tsw.Workers = *workers
+		tres, err := tsw.Run(ctx)
+		if err != nil {
+			return fmt.Errorf("tuning sweep: %w", err)
+		}
+		section := TuningSection(tres, n, RegenCommand)
+		if err := writeMarked(*tuning, section, TuningBeginMarker, TuningEndMarker, "# Tuning the selection defaults\n\n"); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the sensitivity table of %s\n", *tuning)
+	}
 
 	var missed []string
 	for _, g := range Goals(res) {

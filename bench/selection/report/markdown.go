@@ -202,7 +202,8 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		"deciding lesson. A useful lesson for the topic raises the chance of fixing the test from %.0f%% to %.0f%% and protects the topic's "+
 		"other tests (without it the agent breaks one %.0f%% of the time); a poisoned lesson breaks 1–%d passing tests %.0f%% of the time; "+
 		"trivia does nothing; near-duplicates are reworded copies of useful lessons. The store starts with %d useful, %d near-duplicate, %d poisoned "+
-		"and %d trivia lessons, and one new lesson arrives every %d merged PRs during the first %.0f%% of the run. "+
+		"and %d trivia lessons, and one new lesson arrives every %d merged PRs during the first %.0f%% of the run; every lesson is "+
+		"extracted by the encoder's deterministic (no-LLM) path from a `Lesson:` line of the merged PR it arrives after. "+
 		"The delta CI measures is improvements minus regressions on shared tests (settle's rule); flaky noise *p* means a share *p* of PRs "+
 		"get a red run in which 1–%d good tests are reported failing at head.\n\n",
 		meta.Seeds, len(r.Noises), len(r.Arms), cfg.PRs, cfg.Topics, cfg.TestsPerTopic, cfg.Topics*cfg.TestsPerTopic, cfg.TopicSkew,
@@ -269,6 +270,8 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		fmt.Fprintf(&b, "\n### Over time, %s\n\n![cumulative delta over PRs](%s%s)\n\n![population over PRs](%s%s)\n",
 			pct(seriesNoise), meta.PlotPrefix, PlotCumOverPRs, meta.PlotPrefix, PlotPopulation)
 	}
+	darwinMemoComparison(&b, r)
+	b.WriteString(caveats(cfg))
 	fmt.Fprintf(&b, "\n### Metrics\n\n"+
 		"* **poison killed**: share of poisoned lessons no living entry carries at the end (every poisoned lesson arrives in the first %.0f%% of the run).\n"+
 		"* **kill latency**: merged PRs from the first time an agent acted on a poisoned lesson to its removal (0 = removed in the PR where it first did harm); median per seed.\n"+
@@ -287,23 +290,27 @@ func Section(r *sim.SweepResult, meta Meta) string {
 // path, or appends it when the file has no markers (creating the file if
 // needed). Text outside the markers is kept byte for byte.
 func WriteSection(path, section string) error {
+	return writeMarked(path, section, BeginMarker, EndMarker, "# Benchmarks\n\n")
+}
+
+func writeMarked(path, section, begin, end, header string) error {
 	old, err := os.ReadFile(path)
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
 	doc := string(old)
-	i, j := strings.Index(doc, BeginMarker), strings.Index(doc, EndMarker)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
 	switch {
 	case i >= 0 && j > i:
-		end := j + len(EndMarker)
-		if end < len(doc) && doc[end] == '\n' {
-			end++
+		stop := j + len(end)
+		if stop < len(doc) && doc[stop] == '\n' {
+			stop++
 		}
-		doc = doc[:i] + section + doc[end:]
+		doc = doc[:i] + section + doc[stop:]
 	case i >= 0 || j >= 0:
-		return fmt.Errorf("%s has only one of %q and %q; fix the markers by hand, then rerun", path, BeginMarker, EndMarker)
+		return fmt.Errorf("%s has only one of %q and %q; fix the markers by hand, then rerun", path, begin, end)
 	case doc == "":
-		doc = "# Benchmarks\n\n" + section
+		doc = header + section
 	default:
 		if !strings.HasSuffix(doc, "\n") {
 			doc += "\n"
@@ -317,4 +324,54 @@ func WriteSection(path, section string) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// darwinMemoComparison puts this run next to darwin-memo's published
+// survival-arm table (semantics §11), at 0% noise.
+func darwinMemoComparison(b *strings.Builder, r *sim.SweepResult) {
+	ours, rnd, eon := r.Cell(Ours, 0), r.Cell("random_matched", 0), r.Cell("evict_on_negative", 0)
+	if ours == nil || rnd == nil || eon == nil {
+		return
+	}
+	rates := metric(ours, killRate)
+	all := 0
+	for _, x := range rates {
+		if x == 1 {
+			all++
+		}
+	}
+	med := func(c *sim.Cell, f func(sim.Metrics) float64) float64 { return sim.Median(metric(c, f)) }
+	fmt.Fprintf(b, "\n### Against darwin-memo's published table\n\n"+
+		"darwin-memo's survival arm (its StorageEnv: 10 seeds, 30 cycles, one actionable poison) kills the poison in every seed at "+
+		"median cycle 0; random eviction at a matched rate kills it in 80%% of seeds with 12–27 times the damage (the factor differs "+
+		"between revisions of its benchmarks page); evict-on-first-negative ties it on outcomes but keeps 15 entries against 4.\n\n"+
+		"Here, at 0%% noise: `ledger` kills every poisoned lesson in %d of %d seeds (median share killed %.2f), a median %.1f merged PRs "+
+		"after the lesson first did harm; `random_matched` kills a median %.2f of them with %.1f times the ledger's damage; "+
+		"`evict_on_negative` reaches a cumulative Δ of %.0f against the ledger's %.0f while keeping %.0f entries against %.0f. "+
+		"This world is harder than StorageEnv: about a dozen poisoned lessons arrive over time, each PR's single delta settles up "+
+		"to four tickets, settlement is late, and flaky runs report good changes red.\n",
+		all, len(rates), med(ours, killRate), med(ours, killPRs), med(rnd, killRate), med(rnd, damage)/med(ours, damage),
+		med(eon, cumDelta), med(ours, cumDelta), med(eon, finalPop), med(ours, finalPop))
+}
+
+// caveats lists what the simulation leaves out or simplifies.
+func caveats(cfg sim.Config) string {
+	return fmt.Sprintf("\n### Caveats\n\n"+
+		"* The world is synthetic and its parameters were fixed before any arm was measured, not fitted; the outcome depends on them "+
+		"(topic popularity and bundle size most). Lesson texts are made-up words, so retrieval is exact topic matching.\n"+
+		"* The agent acts only on the deciding lesson; supporters are cited in the ticket and credited by the ledger's rules.\n"+
+		"* Every ticket of a PR is settled with the whole PR's delta, as the action does: a poisoned lesson bundled with useful work "+
+		"can be paid for it. This is the main reason a poison survives in some seeds (see [tuning.md](tuning.md)).\n"+
+		"* The action verifies a store-free ticket by re-running its query against the store at the PR's base; the simulator consults "+
+		"at the base, so verification would always pass and is skipped.\n"+
+		"* Flaky failures hit random tests; the settle package's flip-history quarantine, which removes repeat offenders from the "+
+		"delta, is not modelled, so real flakiness should hurt every arm less than shown.\n"+
+		"* The encoder's duplicate check against the living store is not applied (it would differ per arm); consolidation handles "+
+		"near-duplicates in the ledger.\n"+
+		"* Capability is counted in topics (%d of them), so it moves in steps of 1/%d and the relative-retention goals move in "+
+		"coarse steps too.\n"+
+		"* Baselines have no energy, so they break retrieval ties by insertion order; the ledger breaks them by energy.\n"+
+		"* The TTL arm's day is %d merged PRs, so %d days are %d merged PRs; at this world's consult rates few lessons go that long "+
+		"without being retrieved, so it behaves almost like `keep_everything`.\n",
+		cfg.Topics, cfg.Topics, cfg.PRsPerDay, cfg.TTLDays, cfg.PRsPerDay*cfg.TTLDays)
 }

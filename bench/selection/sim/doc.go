@@ -5,7 +5,9 @@
 // A World is generated from a Config and a seed: topics with their own words,
 // a per-test suite (TestsPerTopic tests per topic), lessons of four classes
 // (useful, near-duplicate of a useful one, poisoned, inert trivia) that arrive
-// over time, and a stream of merged PRs that bundle several tasks. Each task
+// over time (each extracted by the encoder's deterministic path from a
+// "Lesson:" line of the merged PR it arrives after, so the arms receive the
+// encoder's text), and a stream of merged PRs that bundle several tasks. Each task
 // is a failing test on one topic; the agent consults the arm with the task's
 // query, acts on the deciding lesson, and the simulated suite measures the
 // PR: the true per-test delta (improvements minus regressions on shared

@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"context"
 	"fmt"
+	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/encode"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -49,6 +53,8 @@ type Lesson struct {
 	Answer   string
 	// Born is the merged-PR index before whose tasks the lesson arrives.
 	Born int
+	// RecordedTS is the merge time of the PR it was encoded from.
+	RecordedTS string
 }
 
 // Task is one piece of agent work: make a failing test of a topic pass.
@@ -135,6 +141,9 @@ func NewWorld(cfg Config, seed uint64) (*World, error) {
 		default:
 			g.addTrivia(g.topic(), pr)
 		}
+	}
+	if err := encodeLessons(w); err != nil {
+		return nil, err
 	}
 	// The merged-PR stream.
 	w.PRs = make([]PR, cfg.PRs)
@@ -236,7 +245,7 @@ func (g *gen) addTrivia(t, born int) {
 	q := append(g.topicWords(t, 1), g.miscWord(), g.miscWord(), g.miscWord())
 	g.add(Lesson{Class: Trivia, Topic: t, Fact: -1, Born: born,
 		Question: strings.Join(q, " "),
-		Answer:   strings.Join(g.uniqueWords(2), " ")})
+		Answer:   strings.Join(g.uniqueWords(3), " ")})
 }
 
 func (g *gen) task() Task {
@@ -295,4 +304,42 @@ func word(i int) string {
 		sb.WriteByte(vows[d%len(vows)])
 	}
 	return sb.String()
+}
+
+// epoch is the merge time of simulated PR 0; PR i merges i hours later.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// encodeLessons passes every lesson through the encoder's deterministic
+// (no-LLM) path, as the action does with a merged PR: the lesson is written
+// as a "Lesson: <question>? <answer>" line in the body of the PR it arrives
+// after, and the text the encoder extracts and validates is what the arms
+// receive. The generator writes lessons that pass every rule, so a rejection
+// means the encoder's rules changed; that is an error, not a silent skip.
+// The encoder's duplicate check against the living store is not applied: it
+// depends on each arm's store, and near-duplicates are part of the world.
+func encodeLessons(w *World) error {
+	enc := encode.New(nil)
+	for i, l := range w.Lessons {
+		pr := &encode.PR{Owner: "sim", Repo: "repo", Number: l.Born + 1, Title: "simulated PR",
+			Body:              fmt.Sprintf("Lesson: %s? %s.", l.Question, l.Answer),
+			AuthorAssociation: "MEMBER", MergedAt: epoch.Add(time.Duration(l.Born) * time.Hour)}
+		// The deterministic encoder does no I/O; the context only satisfies
+		// the signature.
+		r, err := enc.Encode(context.Background(), pr, nil)
+		if err != nil {
+			return fmt.Errorf("encode lesson %d: %w", l.ID, err)
+		}
+		added := r.Added()
+		if len(added) != 1 {
+			why := "no candidate"
+			if len(r.Candidates) > 0 {
+				why = "rejected: " + r.Candidates[0].Rejected
+			}
+			return fmt.Errorf("the deterministic encoder did not accept simulated lesson %d (%q? %q): %s; "+
+				"update the simulator's lesson texts to the encoder's rules", l.ID, l.Question, l.Answer, why)
+		}
+		w.Lessons[i].Question, w.Lessons[i].Answer = added[0].Question, added[0].Answer
+		w.Lessons[i].RecordedTS = added[0].RecordedTS
+	}
+	return nil
 }
