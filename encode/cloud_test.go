@@ -73,6 +73,7 @@ func TestOpenAIProvider(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFake(t, "/v1/chat/completions", checkOpenAIRequest(testKey), tc.steps...)
 			rec := &recorder{}
 			env := map[string]string{"OPENAI_API_KEY": testKey, "OPENAI_BASE_URL": f.srv.URL + "/v1"}
@@ -159,6 +160,7 @@ func TestAnthropicProvider(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFake(t, "/v1/messages", check, tc.steps...)
 			rec := &recorder{}
 			p, err := NewProvider("anthropic:claude-x", WithAPIKey(testKey), WithBaseURL(f.srv.URL), WithHTTPClient(f.srv.Client()), WithSleep(rec.sleep))
@@ -287,5 +289,36 @@ func TestKeysAndPromptsNeverLogged(t *testing.T) {
 	_, err := p.Reflect(context.Background(), Request{Schema: Schema})
 	if !errors.As(err, &herr) || herr.StatusCode != 401 || strings.Contains(err.Error(), "SECRETKEY") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestOpenAICompatibleWithoutKey(t *testing.T) {
+	f := newFake(t, "/v1/chat/completions", func(t *testing.T, r *http.Request, _ map[string]any) {
+		if r.Header.Get("Authorization") != "" {
+			t.Errorf("Authorization sent without a key: %q", r.Header.Get("Authorization"))
+		}
+	}, step{status: 200, body: openAIOK(goodReply())})
+	env := map[string]string{"OPENAI_BASE_URL": f.srv.URL + "/v1"}
+	p, err := NewProvider("openai:qwen3", WithGetenv(func(k string) string { return env[k] }), WithHTTPClient(f.srv.Client()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := New(p).Encode(context.Background(), fixturePR(t), nil)
+	if err != nil || res.Fallback != "" || len(res.Added()) != 1 {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+}
+
+func TestCallTimeoutFallsBack(t *testing.T) {
+	block := make(chan struct{})
+	f := newFake(t, "/v1/chat/completions", func(*testing.T, *http.Request, map[string]any) { <-block }, step{status: 200, body: openAIOK(goodReply())})
+	defer close(block)
+	p, _ := NewProvider("openai:x", WithAPIKey("k"), WithBaseURL(f.srv.URL+"/v1"), WithHTTPClient(f.srv.Client()))
+	res, err := New(p, WithCallTimeout(30*time.Millisecond)).Encode(context.Background(), fixturePR(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Fallback, "deadline exceeded") || len(res.Added()) == 0 {
+		t.Errorf("fallback %q, added %d", res.Fallback, len(res.Added()))
 	}
 }

@@ -125,7 +125,9 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living) (*Result,
 	chk := newChecker(docs)
 
 	var cands []Candidate
-	raws, err := e.reflect(ctx, e.provider, req)
+	callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+	raws, err := e.reflect(callCtx, e.provider, req)
+	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("encode PR #%d: %w", p.Number, ctx.Err())

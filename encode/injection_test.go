@@ -80,6 +80,7 @@ func assertNoneThrough(t *testing.T, res *Result) {
 func TestInjectionCorpusDeterministic(t *testing.T) {
 	for _, inj := range loadInjections(t) {
 		t.Run(inj.Name, func(t *testing.T) {
+			t.Parallel()
 			pr, _ := attackedPR(inj)
 			res, err := New(nil, WithTrustAllAuthors(true)).Encode(context.Background(), pr, nil)
 			if err != nil {
@@ -114,6 +115,7 @@ func (e echoProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
 func TestInjectionCorpusEchoModel(t *testing.T) {
 	for _, inj := range loadInjections(t) {
 		t.Run(inj.Name, func(t *testing.T) {
+			t.Parallel()
 			pr, doc := attackedPR(inj)
 			p := echoProvider{payloads: inj.Payloads, doc: doc}
 			res, err := New(p, WithTrustAllAuthors(true)).Encode(context.Background(), pr, nil)

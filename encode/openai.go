@@ -77,7 +77,10 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (Reply, err
 	if err != nil {
 		return Reply{}, fmt.Errorf("%s: encode request: %w", p.name, err)
 	}
-	headers := map[string]string{"Authorization": "Bearer " + p.key}
+	headers := map[string]string{}
+	if p.key != "" {
+		headers["Authorization"] = "Bearer " + p.key
+	}
 	for k, v := range p.headers {
 		headers[k] = v
 	}

@@ -60,6 +60,7 @@ type config struct {
 	think      *bool
 	rand       io.Reader
 	trustAll   bool
+	timeout    time.Duration
 }
 
 // WithHTTPClient sets the HTTP client every HTTP provider uses. The
@@ -161,9 +162,10 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 		return newOllama(model, base("OLLAMA_HOST", ""), cfg)
 	case "openai":
 		k, err := key("OPENAI_API_KEY")
-		if err != nil {
+		if err != nil && cfg.baseURL == "" && env("OPENAI_BASE_URL", "") == "" {
 			return nil, err
 		}
+		// A self-hosted endpoint (vLLM, LM Studio, Ollama's /v1) may need no key.
 		r.secret = k
 		return &openAI{name: "openai:" + model, model: model, url: base("OPENAI_BASE_URL", "https://api.openai.com/v1") + "/chat/completions", key: k, r: r}, nil
 	case "github":
@@ -191,6 +193,7 @@ func newConfig(opts []Option) config {
 		maxWait: 60 * time.Second,
 		sleep:   sleepCtx,
 		rand:    rand.Reader,
+		timeout: 3 * time.Minute,
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -208,6 +211,13 @@ func newConfig(opts []Option) config {
 // crypto/rand); tests pass a fixed reader for deterministic prompts.
 func WithRand(r io.Reader) Option {
 	return func(c *config) { c.rand = r }
+}
+
+// WithCallTimeout bounds one provider call, retries and waits included
+// (default 3 minutes); when it runs out the encoder falls back to the
+// deterministic encoder.
+func WithCallTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout = d }
 }
 
 // WithTrustAllAuthors opts in to adding lessons from authors who are not

@@ -198,6 +198,7 @@ func TestOllamaProvider(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFake(t, "/api/chat", checkOllamaRequest, tc.steps...)
 			rec := &recorder{}
 			p, err := NewProvider("ollama:tiny", WithBaseURL(f.srv.URL), WithHTTPClient(f.srv.Client()), WithSleep(rec.sleep), WithGetenv(func(string) string { return "" }))
