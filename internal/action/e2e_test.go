@@ -665,3 +665,70 @@ func TestE2EWaitForCIPollsUntilMeasured(t *testing.T) {
 		t.Fatalf("exit %d, outputs %v, sleeps %d", code, out, sleeps)
 	}
 }
+
+func TestE2ECompatTicketsVerifiedAtBase(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	// An agent consults with a compat ticket: `darwin-memo decide` registers it in the store,
+	// and the agent's pull request commits the store with the ticket pending.
+	s, _ := lessons.Parse(storePath, store)
+	d, err := s.Decide("how do I run the integration tests", lessons.DecideOptions{Register: true})
+	if err != nil || d.Ticket == nil {
+		t.Fatal(err)
+	}
+	withTicket, _ := s.Marshal()
+	pr1 := h.git.MergePull(ghfake.MergeSpec{Title: "Fix itest", Body: "darwin-memo-ticket: " + d.Ticket.ID,
+		Files: map[string][]byte{storePath: withTicket, "src/itest.go": []byte("package app\n")}})
+	h.setMeasurement(pr1.Number, *measured(1))
+	// A second pull request names the same ticket: it was already pending at its base, so it
+	// did not open it, and must not settle it (ticket hijack).
+	pr2 := h.merge("Hijack", "darwin-memo-ticket: "+d.Ticket.ID, measured(-5))
+	res := h.run("pull_request_target", mergedEvent(pr2.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" || res.outputs["delta"] != "1" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	bot := h.botStore(DefaultBranch)
+	if len(bot.Pending()) != 0 {
+		t.Fatalf("ticket still pending: %v", bot.Pending())
+	}
+	if e, _ := bot.Entry(es[0].ID); e == nil || e.Energy <= 1 {
+		t.Fatalf("compat ticket not settled positively: %+v", e)
+	}
+	rec := h.record(DefaultBranch)
+	var hijack Processed
+	for _, p := range rec.Processed {
+		if p.PR == pr2.Number {
+			hijack = p
+		}
+	}
+	if hijack.Outcome != OutcomeRefused || len(hijack.Refused) != 1 {
+		t.Fatalf("hijack not refused: %+v", hijack)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.measured[pr2.Number] != 0 {
+		t.Fatal("measured a pull request whose only ticket was refused")
+	}
+}
+
+func TestE2EUntrustedAuthorLessonsAreProposedOnly(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	line := h.ticketFor("how do I run the integration tests")
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Drive-by fix", User: "stranger", AuthorAssociation: "FIRST_TIME_CONTRIBUTOR",
+		Body:  line + "\nLesson: Run make itest with DOCKER_BUILDKIT=1 to reuse the container cache.",
+		Files: map[string][]byte{"src/itest.go": []byte("package app\n")}})
+	h.setMeasurement(pr.Number, *measured(1))
+	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["births"] != "0" || res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("outputs %v", res.outputs)
+	}
+	body := h.openBotPRs()[0].Body
+	if !strings.Contains(body, "Proposed, not added") || !strings.Contains(body, "DOCKER_BUILDKIT") {
+		t.Fatalf("proposal missing from body:\n%s", body)
+	}
+}

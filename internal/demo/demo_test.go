@@ -16,4 +16,17 @@ func TestDemo(t *testing.T) {
 	if err := res.Check(); err != nil {
 		t.Fatal(err)
 	}
+	// Every action run (store, bot PR, pull request lists, settle.Measure over JUnit artifacts,
+	// lesson encoding) stays within a fixed request budget whatever the history's length.
+	if per := float64(res.Requests) / float64(len(res.Rows)); per > 40 {
+		t.Fatalf("%.1f requests per merged pull request", per)
+	}
+	// Deterministic: a second run prints the same store.
+	again, err := Run(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Store, res.Store) {
+		t.Fatal("two demo runs ended in different stores")
+	}
 }
