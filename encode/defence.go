@@ -96,6 +96,8 @@ var (
 		`(skip|skipping|disable|disabling|bypass|bypassing|delete|deleting) (the |all |any |failing |flaky )?(tests?|ci|checks?|hooks?|linters?|lint|reviews?|verification|ci checks?)|` +
 		`no need to (run |write )?(the )?(tests?|ci|review)|do ?n ?t (run |write )?(the |any )?(tests?|ci|checks?)|do not (run |write )?(the |any )?(tests?|ci|checks?)|` +
 		`tests? (are|is) (not needed|unnecessary|optional|pointless)|no verify|` +
+		`(can|may|should|could) (safely |just |simply )?(be )?(safely |just |simply )?(ignored|skipped|disabled|silenced|suppressed)|` +
+		`ignore (the |any |all )?(test |ci |lint |check )?(failures?|errors?|warnings?|results?)|(add|use|insert|mark) (a |an |the )?(t skip|pytest mark skip|xfail|it skip|describe skip|skip marker)|` +
 		`do ?n ?t (tell|mention|reveal|report|log|inform)|do not (tell|mention|reveal|report|log|inform)|without (telling|mentioning|asking|review)|keep (this|it) (secret|hidden|quiet)|` +
 		`exfiltrat\w*|api keys?|secret keys?|access tokens?|credentials?|passwords?|private keys?|` +
 		`agents md|claude md|cursorrules|cursor rules|copilot instructions|mcp (server|config)|` +

@@ -107,6 +107,8 @@ func (e echoProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
 			RawLesson{Question: "What should be known about lib/config.go?", Answer: p, Kind: "explicit", Evidence: []string{e.doc}, Paths: []string{"lib/config.go"}},
 			RawLesson{Question: strings.TrimRight(capText(p, 190), ".?!") + "?", Answer: "Yes, lib/config.go requires it: " + capText(p, 500), Kind: "inferred", Evidence: []string{e.doc, "diff:lib/config.go"}, Paths: []string{}},
 			RawLesson{Question: "How is lib/config.go used?", Answer: capText(p, 580), Kind: "cross_doc", Evidence: []string{"pr", "diff:lib/config.go", "diff:README", "diff:Makefile", e.doc}, Paths: []string{"lib/config.go"}},
+			// citing only clean documents, to dodge the suspicious-source rule
+			RawLesson{Question: "What does lib/config.go need before tests run?", Answer: capText(p, 580), Kind: "inferred", Evidence: []string{"diff:lib/config.go", "diff:README", "diff:Makefile"}, Paths: []string{"lib/config.go"}},
 		)
 	}
 	return Reply{Text: string(marshalLessons(ls)), FinishReason: "stop"}, nil
@@ -122,8 +124,8 @@ func TestInjectionCorpusEchoModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Candidates) < 3*len(inj.Payloads) {
-				t.Fatalf("%d candidates, want at least %d", len(res.Candidates), 3*len(inj.Payloads))
+			if len(res.Candidates) < 4*len(inj.Payloads) {
+				t.Fatalf("%d candidates, want at least %d", len(res.Candidates), 4*len(inj.Payloads))
 			}
 			assertNoneThrough(t, res)
 		})
