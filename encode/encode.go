@@ -99,7 +99,8 @@ type Encoder struct {
 }
 
 // New returns an encoder that asks provider (nil means the deterministic
-// encoder). Options used: WithRand, WithLogger, WithTrustAllAuthors.
+// encoder). Options used: WithRand, WithLogger, WithTrustAllAuthors,
+// WithTrustedAssociations, WithCallTimeout.
 func New(provider Provider, opts ...Option) *Encoder {
 	if provider == nil {
 		provider = noneProvider{}
@@ -193,7 +194,7 @@ func (e *Encoder) reflect(ctx context.Context, p Provider, req Request) ([]RawLe
 // validate checks every raw lesson and fills in birth data. At most
 // MaxLessons lessons pass; later ones are rejected with the limit rule.
 func (e *Encoder) validate(p *PR, chk *checker, raws []RawLesson, from string) []Candidate {
-	trustedAuthor := e.cfg.trustAll || Trusted(p.AuthorAssociation)
+	trustedAuthor := e.cfg.isTrusted(p.AuthorAssociation)
 	reviewers := map[string]string{}
 	for _, r := range p.Reviews {
 		reviewers[fmt.Sprintf("review:%d", r.ID)] = r.AuthorAssociation
@@ -226,7 +227,7 @@ func (e *Encoder) validate(p *PR, chk *checker, raws []RawLesson, from string) [
 		c.Sources = lessonSources(p.Number, c, chk)
 		trusted := trustedAuthor
 		for _, id := range c.Cites {
-			if assoc, ok := reviewers[id]; ok && !e.cfg.trustAll && !Trusted(assoc) {
+			if assoc, ok := reviewers[id]; ok && !e.cfg.isTrusted(assoc) {
 				trusted = false
 			}
 		}

@@ -139,6 +139,22 @@ func TestTrust(t *testing.T) {
 	}
 }
 
+func TestTrustedAssociations(t *testing.T) {
+	pr := fixturePR(t)
+	pr.AuthorAssociation = "CONTRIBUTOR" // review:10 is by a MEMBER
+	review := RawLesson{Question: "What do reviewers require when editing lib/config.go?",
+		Answer: "Wrap the error with the config file name, for example with fmt.Errorf and %w.", Kind: "explicit",
+		Evidence: []string{"review:10", "diff:lib/config.go"}, Paths: []string{"lib/config.go"}}
+	res, err := New(staticProvider{[]RawLesson{goodLesson, review}}, WithTrustedAssociations("OWNER", "contributor")).Encode(context.Background(), pr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the author is trusted now; the MEMBER reviewer no longer is
+	if res.Candidates[0].Proposed || !res.Candidates[1].Proposed {
+		t.Errorf("proposed = %v, %v; want false, true", res.Candidates[0].Proposed, res.Candidates[1].Proposed)
+	}
+}
+
 func TestLimitOfFiveLessons(t *testing.T) {
 	var ls []RawLesson
 	for i := 0; i < 7; i++ {

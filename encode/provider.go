@@ -60,6 +60,7 @@ type config struct {
 	think      *bool
 	rand       io.Reader
 	trustAll   bool
+	trusted    []string
 	timeout    time.Duration
 }
 
@@ -224,6 +225,29 @@ func WithCallTimeout(d time.Duration) Option {
 // OWNER, MEMBER or COLLABORATOR (by default they are only proposed).
 func WithTrustAllAuthors(on bool) Option {
 	return func(c *config) { c.trustAll = on }
+}
+
+// WithTrustedAssociations replaces the author associations whose lessons
+// are added rather than proposed (default OWNER, MEMBER, COLLABORATOR). It
+// applies to the PR author and to the authors of cited review comments.
+func WithTrustedAssociations(associations ...string) Option {
+	return func(c *config) { c.trusted = associations }
+}
+
+// isTrusted applies WithTrustAllAuthors and WithTrustedAssociations.
+func (c config) isTrusted(association string) bool {
+	if c.trustAll {
+		return true
+	}
+	if c.trusted == nil {
+		return Trusted(association)
+	}
+	for _, a := range c.trusted {
+		if strings.EqualFold(strings.TrimSpace(a), association) {
+			return true
+		}
+	}
+	return false
 }
 
 // noneProvider is the deterministic encoder behind the Provider interface.
