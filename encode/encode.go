@@ -149,6 +149,7 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living) (*Result,
 		cands = append(cands, e.validate(p, chk, raws, "none")...)
 	}
 	e.dedup(cands, living)
+	limit(cands)
 	res.Candidates = cands
 	return res, nil
 }
@@ -191,15 +192,13 @@ func (e *Encoder) reflect(ctx context.Context, p Provider, req Request) ([]RawLe
 	return raws, nil
 }
 
-// validate checks every raw lesson and fills in birth data. At most
-// MaxLessons lessons pass; later ones are rejected with the limit rule.
+// validate checks every raw lesson and fills in birth data.
 func (e *Encoder) validate(p *PR, chk *checker, raws []RawLesson, from string) []Candidate {
 	trustedAuthor := e.cfg.isTrusted(p.AuthorAssociation)
 	reviewers := map[string]string{}
 	for _, r := range p.Reviews {
 		reviewers[fmt.Sprintf("review:%d", r.ID)] = r.AuthorAssociation
 	}
-	passed := 0
 	out := make([]Candidate, 0, len(raws))
 	for _, raw := range raws {
 		c := Candidate{
@@ -212,13 +211,6 @@ func (e *Encoder) validate(p *PR, chk *checker, raws []RawLesson, from string) [
 			From:     from,
 		}
 		c.Rejected = chk.check(raw)
-		if c.Rejected == "" {
-			if passed == MaxLessons {
-				c.Rejected = fmt.Sprintf("%s: more than %d lessons", reasonLimit, MaxLessons)
-			} else {
-				passed++
-			}
-		}
 		c.ID = lessonID(c.Question, c.Answer)
 		c.RecordedTS = p.MergedAt.UTC().Format("2006-01-02T15:04:05+00:00")
 		if p.MergedAt.IsZero() {
@@ -265,6 +257,23 @@ func (e *Encoder) dedup(cands []Candidate, living []Living) {
 			continue
 		}
 		pool = append(pool, known{c.ID, toks})
+	}
+}
+
+// limit rejects, with the limit rule, every new lesson after the first
+// MaxLessons that passed the rules and are not duplicates.
+func limit(cands []Candidate) {
+	kept := 0
+	for i := range cands {
+		c := &cands[i]
+		if c.Rejected != "" || c.DuplicateOf != "" {
+			continue
+		}
+		if kept == MaxLessons {
+			c.Rejected = fmt.Sprintf("%s: more than %d lessons", reasonLimit, MaxLessons)
+			continue
+		}
+		kept++
 	}
 }
 

@@ -155,22 +155,35 @@ func TestTrustedAssociations(t *testing.T) {
 	}
 }
 
-func TestLimitOfFiveLessons(t *testing.T) {
-	var ls []RawLesson
-	for i := 0; i < 7; i++ {
-		l := goodLesson
-		l.Question = strings.Repeat("Really, ", i) + l.Question
-		ls = append(ls, l)
+func TestLimitCountsOnlyNewLessons(t *testing.T) {
+	real := realLessons(t)
+	var body strings.Builder
+	for i, l := range real {
+		body.WriteString("Lesson: " + l.Question + " " + l.Answer + "\n")
+		if i == 0 {
+			body.WriteString("Lesson: " + l.Question + " " + l.Answer + " Really.\n") // a duplicate takes no slot
+		}
 	}
-	res, err := New(staticProvider{ls}).Encode(context.Background(), fixturePR(t), nil)
+	pr := &PR{Number: 12, AuthorAssociation: "OWNER", Body: body.String()}
+	res, err := New(nil).Encode(context.Background(), pr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, c := range res.Candidates {
-		limited := strings.HasPrefix(c.Rejected, reasonLimit)
-		if limited != (i >= MaxLessons) {
-			t.Errorf("lesson %d: rejected %q", i, c.Rejected)
+	var status []string
+	for _, c := range res.Candidates {
+		switch {
+		case strings.HasPrefix(c.Rejected, reasonLimit):
+			status = append(status, "limit")
+		case c.Rejected != "":
+			status = append(status, "rejected")
+		case c.DuplicateOf != "":
+			status = append(status, "dup")
+		default:
+			status = append(status, "added")
 		}
+	}
+	if got := strings.Join(status, " "); got != "added dup added added added added limit limit limit limit" {
+		t.Errorf("statuses = %s", got)
 	}
 }
 
