@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -115,6 +116,9 @@ func New(provider Provider, opts ...Option) *Encoder {
 // the deterministic encoder and says why in Result.Fallback. It returns an
 // error only when ctx is done or the nonce cannot be read.
 func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living) (*Result, error) {
+	if pr == nil {
+		return nil, errors.New("encode: no pull request to encode")
+	}
 	p := pr.Normalize()
 	docs := p.Documents()
 	user, err := e.prompt(p, docs)
