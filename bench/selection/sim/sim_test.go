@@ -42,7 +42,7 @@ func TestNoiseChangesOnlyTheFlakes(t *testing.T) {
 	flaky := 0
 	for i := range quiet.PRs {
 		q, n := quiet.PRs[i], noisy.PRs[i]
-		if !reflect.DeepEqual(q.Tasks, n.Tasks) || q.Delay != n.Delay {
+		if !reflect.DeepEqual(q.Tasks, n.Tasks) || q.Delay != n.Delay || q.FlakyDraw != n.FlakyDraw {
 			t.Fatalf("PR %d: noise changed the tasks or the delay", i)
 		}
 		if q.Flaky != 0 {
@@ -86,6 +86,28 @@ func TestWorldShape(t *testing.T) {
 		if p.Delay < 0 || p.Delay > cfg.MaxDelay {
 			t.Errorf("PR %d delay %d", i, p.Delay)
 		}
+	}
+}
+
+func TestWithNoiseEqualsNewWorld(t *testing.T) {
+	cfg := smallConfig()
+	quiet, _ := NewWorld(cfg, 5)
+	cfg.Noise = 0.3
+	want, _ := NewWorld(cfg, 5)
+	got, err := quiet.WithNoise(0.3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("WithNoise(0.3) differs from NewWorld at noise 0.3")
+	}
+	for i, p := range quiet.PRs {
+		if quiet.Config.Noise != 0 || p.Flaky != 0 {
+			t.Fatalf("WithNoise modified the original world (PR %d)", i)
+		}
+	}
+	if _, err := quiet.WithNoise(2); err == nil {
+		t.Fatal("WithNoise(2) accepted")
 	}
 }
 

@@ -78,8 +78,7 @@ func (s Sweep) Run(ctx context.Context) (*SweepResult, error) {
 			}
 		}
 	}
-	type job struct{ ni, si int }
-	jobs := make(chan job)
+	jobs := make(chan int)
 	workers := s.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -93,8 +92,8 @@ func (s Sweep) Run(ctx context.Context) (*SweepResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				if err := s.runWorld(res, specs, j.ni, j.si); err != nil {
+			for si := range jobs {
+				if err := s.runSeed(res, specs, si); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -105,13 +104,11 @@ func (s Sweep) Run(ctx context.Context) (*SweepResult, error) {
 		}()
 	}
 feed:
-	for ni := range s.Noises {
-		for si := range s.Seeds {
-			select {
-			case jobs <- job{ni, si}:
-			case <-ctx.Done():
-				break feed
-			}
+	for si := range s.Seeds {
+		select {
+		case jobs <- si:
+		case <-ctx.Done():
+			break feed
 		}
 	}
 	close(jobs)
@@ -125,16 +122,29 @@ feed:
 	return res, nil
 }
 
-// runWorld runs every arm on one world; each (noise, seed) slot of the
-// result is written by exactly one worker.
-func (s Sweep) runWorld(res *SweepResult, specs []ArmSpec, ni, si int) error {
-	cfg := s.Config
-	cfg.Noise = s.Noises[ni]
+// runSeed runs every arm on one seed's world at every noise level; each
+// seed's slots of the result are written by exactly one worker.
+func (s Sweep) runSeed(res *SweepResult, specs []ArmSpec, si int) error {
 	seed := s.Seeds[si]
-	w, err := NewWorld(cfg, seed)
+	base, err := NewWorld(s.Config, seed)
 	if err != nil {
 		return err
 	}
+	for ni, noise := range s.Noises {
+		w, err := base.WithNoise(noise)
+		if err != nil {
+			return err
+		}
+		if err := s.runWorld(res, specs, w, ni, si); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runWorld runs every arm on one world.
+func (s Sweep) runWorld(res *SweepResult, specs []ArmSpec, w *World, ni, si int) error {
+	cfg, seed := w.Config, w.Seed
 	var reference []int
 	for j, spec := range specs {
 		arm, err := spec.New(w, reference)

@@ -76,8 +76,13 @@ type PR struct {
 	Tasks []Task
 	// Delay is how many merged PRs later its tickets settle.
 	Delay int
-	// Flaky is how many good tests CI reports red at head (0: none).
+	// Flaky is how many good tests CI reports red at head (0: none): the
+	// pre-drawn FlakySize when FlakyDraw < Config.Noise.
 	Flaky int
+	// FlakyDraw and FlakySize are drawn for every PR whatever the noise,
+	// so worlds that differ only in noise share every other die.
+	FlakyDraw float64
+	FlakySize int
 	// FlakyPick chooses which tests are reported red.
 	FlakyPick int
 }
@@ -153,16 +158,35 @@ func NewWorld(cfg Config, seed uint64) (*World, error) {
 		for j := range pr.Tasks {
 			pr.Tasks[j] = g.task()
 		}
-		// Always draw both, so worlds that differ only in Noise share
-		// every other die.
-		u, size := rng.Float64(), 1+rng.IntN(cfg.MaxFlake)
-		if u < cfg.Noise {
-			pr.Flaky = size
+		pr.FlakyDraw, pr.FlakySize = rng.Float64(), 1+rng.IntN(cfg.MaxFlake)
+		if pr.FlakyDraw < cfg.Noise {
+			pr.Flaky = pr.FlakySize
 		}
 		pr.FlakyPick = rng.IntN(w.Tests())
 		w.PRs[i] = pr
 	}
 	return w, nil
+}
+
+// WithNoise returns the same world at another flaky-noise level: the same
+// lessons, tasks and delays, with the flakes re-derived from the pre-drawn
+// dice. It equals NewWorld with that noise, without re-encoding the lessons.
+func (w *World) WithNoise(noise float64) (*World, error) {
+	cfg := w.Config
+	cfg.Noise = noise
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid simulation config: %w", err)
+	}
+	out := *w
+	out.Config = cfg
+	out.PRs = slices.Clone(w.PRs)
+	for i := range out.PRs {
+		out.PRs[i].Flaky = 0
+		if out.PRs[i].FlakyDraw < noise {
+			out.PRs[i].Flaky = out.PRs[i].FlakySize
+		}
+	}
+	return &out, nil
 }
 
 // gen holds generator state while a World is built.
