@@ -46,7 +46,7 @@ func Plots(r *sim.SweepResult) map[string][]byte {
 	noiseSeries := func(f func(sim.Metrics) float64) []Series {
 		var ss []Series
 		for _, arm := range arms {
-			s := Series{Name: arm, Bold: arm == Ours}
+			s := Series{Name: arm, Bold: arm == Ours, Dash: dashed(arm)}
 			for _, n := range r.Noises {
 				s.X = append(s.X, n)
 				s.Y = append(s.Y, sim.Median(metric(r.Cell(arm, n), f)))
@@ -69,7 +69,7 @@ func Plots(r *sim.SweepResult) map[string][]byte {
 			if c == nil || len(c.Series) == 0 {
 				continue
 			}
-			s := Series{Name: arm, Bold: arm == Ours}
+			s := Series{Name: arm, Bold: arm == Ours, Dash: dashed(arm)}
 			n := len(c.Series[0])
 			vals := make([][]float64, n)
 			for _, run := range c.Series {
@@ -96,6 +96,13 @@ func Plots(r *sim.SweepResult) map[string][]byte {
 			XLabel: "merged PRs", YLabel: "entries in the store", Series: ss}.SVG()
 	}
 	return out
+}
+
+// dashed reports whether an arm's line is dashed: the arms whose lines
+// often lie on another's (the proposal on the ledger, random_matched's
+// population on the ledger's, the TTL arm on keep_everything).
+func dashed(arm string) bool {
+	return arm == Proposed || arm == "random_matched" || strings.HasPrefix(arm, "ttl_")
 }
 
 // column is one metric of the headline tables.

@@ -142,6 +142,11 @@ func TestNiceTicks(t *testing.T) {
 	if got := niceTicks(3, 3, 5); len(got) == 0 {
 		t.Fatal("empty ticks for a flat range")
 	}
+	for v, want := range map[float64]string{0.3 * 100: "30", 0.25: "0.25", 0.5: "0.5", 2: "2", -0.1: "-0.1"} {
+		if got := fmtTick(v); got != want {
+			t.Errorf("fmtTick(%v) = %q, want %q", v, got, want)
+		}
+	}
 }
 
 func TestCommandWritesDeterministicDocs(t *testing.T) {

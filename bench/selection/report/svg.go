@@ -13,6 +13,8 @@ type Series struct {
 	X, Y []float64
 	// Bold draws the line thicker (this project's arm).
 	Bold bool
+	// Dash draws the line dashed (for lines that often coincide with another).
+	Dash bool
 }
 
 // LineChart is a small, dependency-free SVG line chart. Output is a pure
@@ -108,10 +110,14 @@ func (c LineChart) SVG() []byte {
 		if s.Bold {
 			width = 3.5
 		}
+		dash := ""
+		if s.Dash {
+			dash = ` stroke-dasharray="7 4"`
+		}
 		var pts []string
 		flush := func() {
 			if len(pts) > 1 {
-				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%.1f" stroke-linejoin="round" points="%s"/>`+"\n", col, width, strings.Join(pts, " "))
+				fmt.Fprintf(&b, `<polyline fill="none" stroke="%s" stroke-width="%.1f"%s stroke-linejoin="round" points="%s"/>`+"\n", col, width, dash, strings.Join(pts, " "))
 			}
 			if len(pts) == 1 {
 				fmt.Fprintf(&b, `<circle cx="%s" r="3" fill="%s"/>`+"\n", strings.Replace(pts[0], ",", `" cy="`, 1), col)
@@ -144,7 +150,11 @@ func (c LineChart) SVG() []byte {
 		if s.Bold {
 			width, weight = 4, "bold"
 		}
-		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%.0f"/>`+"\n", lx, y, lx+legendLine, y, col, width)
+		dash := ""
+		if s.Dash {
+			dash = ` stroke-dasharray="7 4"`
+		}
+		fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%.0f"%s/>`+"\n", lx, y, lx+legendLine, y, col, width, dash)
 		fmt.Fprintf(&b, `<text x="%d" y="%d" font-weight="%s">%s</text>`+"\n", lx+legendLine+6, y+4, weight, esc(s.Name))
 	}
 	b.WriteString("</svg>\n")
@@ -186,7 +196,9 @@ func fmtTick(v float64) string {
 	if v == math.Trunc(v) {
 		return fmt.Sprintf("%.0f", v)
 	}
+	if r := math.Round(v); math.Abs(v-r) < 1e-9 {
+		return fmt.Sprintf("%.0f", r)
+	}
 	s := fmt.Sprintf("%.2f", v)
-	s = strings.TrimRight(s, "0")
-	return s
+	return strings.TrimRight(strings.TrimRight(s, "0"), ".")
 }
