@@ -516,6 +516,8 @@ func runAction(ctx context.Context, world *ghfake.World, tmp string, pr int, now
 		"INPUT_GITHUB-TOKEN": ghfake.Token, "GITHUB_EVENT_NAME": "pull_request_target", "GITHUB_EVENT_PATH": evPath,
 		"GITHUB_REPOSITORY": owner + "/" + repoName, "GITHUB_API_URL": world.URL, "GITHUB_SERVER_URL": "https://github.com",
 		"GITHUB_OUTPUT": filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
+		// The action runs after every merge, so a short lookback sees every merge.
+		"INPUT_LOOKBACK": "10",
 	}
 	var log bytes.Buffer
 	code := action.Main(ctx, action.Options{Getenv: func(k string) string { return env[k] }, Stdout: &log, Now: now,

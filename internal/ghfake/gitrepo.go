@@ -420,8 +420,14 @@ func (g *GitRepo) resolveLocked(ref string) string {
 	return ""
 }
 
-// payload returns a fresh decoded copy of one embedded real payload.
+// gitPayloadCache holds each embedded payload decoded once; gitPayload hands out deep copies.
+var gitPayloadCache sync.Map // name → map[string]any
+
+// gitPayload returns a fresh decoded copy of one embedded real payload.
 func gitPayload(name string) map[string]any {
+	if v, ok := gitPayloadCache.Load(name); ok {
+		return deepCopy(v.(map[string]any)).(map[string]any)
+	}
 	b, err := gitPayloads.ReadFile("testdata/gitrepo/" + name)
 	if err != nil {
 		panic(fmt.Sprintf("ghfake: missing embedded payload %s: %v", name, err))
@@ -430,5 +436,24 @@ func gitPayload(name string) map[string]any {
 	if err := json.Unmarshal(b, &m); err != nil {
 		panic(fmt.Sprintf("ghfake: payload %s: %v", name, err))
 	}
-	return m
+	gitPayloadCache.Store(name, m)
+	return deepCopy(m).(map[string]any)
+}
+
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(t))
+		for k, x := range t {
+			c[k] = deepCopy(x)
+		}
+		return c
+	case []any:
+		c := make([]any, len(t))
+		for i, x := range t {
+			c[i] = deepCopy(x)
+		}
+		return c
+	}
+	return v
 }
