@@ -202,7 +202,9 @@ func Section(r *sim.SweepResult, meta Meta) string {
 	b.WriteString(BeginMarker + "\n")
 	b.WriteString("## Selection quality (generated)\n\n")
 	fmt.Fprintf(&b, "Regenerate this section and its plots with `%s` (issue 6). Every number below is a pure function of the seeds; "+
-		"the run is deterministic, so regenerating it changes nothing unless the code changes.\n\n", meta.Command)
+		"the run is deterministic, so regenerating it changes nothing unless the code changes. "+
+		"CI runs the quick mode, `.ci/selection-quick.sh` (4 seeds at 0%% and 10%% noise, seconds), which fails when the goals "+
+		"the defaults meet on those seeds regress.\n\n", meta.Command)
 	fmt.Fprintf(&b, "**What is simulated.** %d seeds × %d noise levels × %d arms. Each seed is a repository history of %d merged PRs: "+
 		"%d topics with %d tests each (%d tests), topic popularity Zipf(%.1f), %d–%d tasks bundled per PR (one ticket each), "+
 		"settlement %d–%d merged PRs late. Each task is a failing test; the agent consults the store with the task's query and acts on the "+
