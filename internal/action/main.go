@@ -61,6 +61,9 @@ func Main(ctx context.Context, opts Options) int {
 	if err != nil {
 		gha.Errorf("%s", oneLine(err.Error()))
 		fmt.Fprintln(out, err.Error())
+		if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+			gha.AddStepSummary("# darwin-memo: failed\n\nFix the cause below and rerun (workflow_dispatch): a rerun resumes where this run stopped and settles nothing twice.\n\n```\n" + err.Error() + "\n```\n")
+		}
 		return ExitError
 	}
 	writeOutputs(gha, out, env, o)

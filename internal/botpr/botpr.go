@@ -242,7 +242,8 @@ type PermissionError struct {
 }
 
 func (e *PermissionError) Error() string {
-	return fmt.Sprintf("the token lacks the %q write permission; add `permissions: {%s: write}` to the job (or the workflow) that runs darwin-memo: %v",
+	return fmt.Sprintf("the token lacks the %q write permission; add `permissions: {%s: write}` to the job (or the workflow) that runs darwin-memo "+
+		"(under the `pull_request` event, pull requests from forks always get a read-only token: trigger on `pull_request_target` instead): %v",
 		e.Permission, e.Permission, e.Err)
 }
 
