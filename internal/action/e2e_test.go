@@ -150,7 +150,7 @@ func (h *harness) run(event, payload string, inputs map[string]string) runResult
 	var out bytes.Buffer
 	code := Main(context.Background(), Options{
 		Getenv: func(k string) string { return env[k] }, Stdout: &out, Now: fixedNow, Measure: h.measurer,
-		Policy: ghapi.Policy{Sleep: ghfake.NoSleep, MaxRetries: 1},
+		Policy: ghapi.Policy{Sleep: ghfake.NoSleep, MaxRetries: 1}, Sleep: ghfake.NoSleep,
 	})
 	res := runResult{code: code, stdout: out.String(), outputs: parseOutputs(h.t, filepath.Join(dir, "output"))}
 	if b, err := os.ReadFile(filepath.Join(dir, "summary")); err == nil {
@@ -730,5 +730,33 @@ func TestE2EUntrustedAuthorLessonsAreProposedOnly(t *testing.T) {
 	body := h.openBotPRs()[0].Body
 	if !strings.Contains(body, "Proposed, not added") || !strings.Contains(body, "DOCKER_BUILDKIT") {
 		t.Fatalf("proposal missing from body:\n%s", body)
+	}
+}
+
+func TestE2ETransientFaultsAreRetried(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	for _, status := range []int{429, 502, 503} {
+		t.Run(fmt.Sprint(status), func(t *testing.T) {
+			h := newHarness(t, store)
+			pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+			var mu sync.Mutex
+			hits := map[string]int{}
+			// Every route fails once, then answers.
+			h.world.SetBefore(func(r *http.Request) (int, string) {
+				mu.Lock()
+				defer mu.Unlock()
+				key := r.Method + " " + r.URL.Path
+				hits[key]++
+				if hits[key] == 1 {
+					return status, `{"message":"try again"}`
+				}
+				return 0, ""
+			})
+			res := h.run("pull_request_target", mergedEvent(pr.Number), map[string]string{})
+			if res.code != 0 || res.outputs["result"] != "settled" || res.outputs["pull-request-operation"] != "created" {
+				t.Fatalf("exit %d outputs %v\n%s", res.code, res.outputs, res.stdout)
+			}
+		})
 	}
 }

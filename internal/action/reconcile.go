@@ -98,7 +98,7 @@ func (r *Runner) now() time.Time {
 }
 
 func (r *Runner) repoAPI() botpr.Repo {
-	return botpr.Repo{Client: r.Client, Owner: r.Owner, Name: r.Repo}
+	return botpr.Repo{Client: r.Client, Owner: r.Owner, Name: r.Repo, Sleep: r.Sleep}
 }
 
 // readFile reads path at a commit through the contents API; found is false on 404.

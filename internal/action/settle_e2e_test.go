@@ -66,7 +66,7 @@ func (h *harness) runReal(event, payload string) runResult {
 	}
 	var out bytes.Buffer
 	code := Main(context.Background(), Options{Getenv: func(k string) string { return env[k] }, Stdout: &out, Now: fixedNow,
-		Policy: ghapi.Policy{Sleep: ghfake.NoSleep}})
+		Policy: ghapi.Policy{Sleep: ghfake.NoSleep}, Sleep: ghfake.NoSleep})
 	return runResult{code: code, stdout: out.String(), outputs: parseOutputs(h.t, env["GITHUB_OUTPUT"])}
 }
 

@@ -16,9 +16,12 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 )
 
 // Operation is what happened to the bot pull request, as reported in the action's
@@ -37,6 +40,44 @@ const (
 type Repo struct {
 	Client      *github.Client
 	Owner, Name string
+	// Sleep waits between retries of a write that failed transiently (nil: a timer). The
+	// transport retries only idempotent methods; every write here is safe to repeat: Git Data
+	// objects are content-addressed and unreferenced until the branch moves, a ref update is
+	// idempotent, labels are a set, and a repeated pull-request creation answers 422 "already
+	// exists", which Upsert treats as an update.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// writeAttempts bounds the tries of one write.
+const writeAttempts = 3
+
+// retry runs a write, trying again after 1s, 2s when it fails transiently (5xx, rate limits,
+// timeouts).
+func (r Repo) retry(ctx context.Context, write func() error) error {
+	for attempt := 1; ; attempt++ {
+		err := write()
+		if err == nil || attempt == writeAttempts || !ghapi.IsTransient(err) || ctx.Err() != nil {
+			return err
+		}
+		sleep := r.Sleep
+		if sleep == nil {
+			sleep = sleepTimer
+		}
+		if serr := sleep(ctx, time.Duration(attempt)*time.Second); serr != nil {
+			return err
+		}
+	}
+}
+
+func sleepTimer(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // CommitRequest describes one commit of files on top of a parent commit.
@@ -79,8 +120,12 @@ func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
 		case utf8.Valid(c):
 			e.Content = github.String(string(c))
 		default:
-			blob, _, err := r.Client.Git.CreateBlob(ctx, r.Owner, r.Name, &github.Blob{
-				Content: github.String(encodeBase64(c)), Encoding: github.String("base64")})
+			var blob *github.Blob
+			err := r.retry(ctx, func() (err error) {
+				blob, _, err = r.Client.Git.CreateBlob(ctx, r.Owner, r.Name, &github.Blob{
+					Content: github.String(encodeBase64(c)), Encoding: github.String("base64")})
+				return err
+			})
 			if err != nil {
 				return "", Explain(fmt.Errorf("creating blob for %s: %w", p, err), "contents")
 			}
@@ -88,21 +133,32 @@ func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
 		}
 		entries = append(entries, e)
 	}
-	tree, _, err := r.Client.Git.CreateTree(ctx, r.Owner, r.Name, parent.GetTree().GetSHA(), entries)
+	var tree *github.Tree
+	err = r.retry(ctx, func() (err error) {
+		tree, _, err = r.Client.Git.CreateTree(ctx, r.Owner, r.Name, parent.GetTree().GetSHA(), entries)
+		return err
+	})
 	if err != nil {
 		return "", Explain(fmt.Errorf("creating tree: %w", err), "contents")
 	}
-	commit, _, err := r.Client.Git.CreateCommit(ctx, r.Owner, r.Name, &github.Commit{
-		Message: github.String(req.Message),
-		Tree:    &github.Tree{SHA: tree.SHA},
-		Parents: []*github.Commit{{SHA: github.String(req.Parent)}},
-	}, nil)
+	var commit *github.Commit
+	err = r.retry(ctx, func() (err error) {
+		commit, _, err = r.Client.Git.CreateCommit(ctx, r.Owner, r.Name, &github.Commit{
+			Message: github.String(req.Message),
+			Tree:    &github.Tree{SHA: tree.SHA},
+			Parents: []*github.Commit{{SHA: github.String(req.Parent)}},
+		}, nil)
+		return err
+	})
 	if err != nil {
 		return "", Explain(fmt.Errorf("creating commit: %w", err), "contents")
 	}
 	ref := &github.Reference{Ref: github.String("refs/heads/" + req.Branch), Object: &github.GitObject{SHA: commit.SHA}}
 	if !req.BranchExists {
-		_, _, err = r.Client.Git.CreateRef(ctx, r.Owner, r.Name, ref)
+		err = r.retry(ctx, func() error {
+			_, _, err := r.Client.Git.CreateRef(ctx, r.Owner, r.Name, ref)
+			return err
+		})
 		if err == nil {
 			return commit.GetSHA(), nil
 		}
@@ -111,7 +167,10 @@ func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
 		}
 		// 422 "Reference already exists": someone created it meanwhile; force-update instead.
 	}
-	if _, _, err := r.Client.Git.UpdateRef(ctx, r.Owner, r.Name, ref, true); err != nil {
+	if err := r.retry(ctx, func() error {
+		_, _, err := r.Client.Git.UpdateRef(ctx, r.Owner, r.Name, ref, true)
+		return err
+	}); err != nil {
 		return "", Explain(fmt.Errorf("updating branch %s: %w", req.Branch, err), "contents")
 	}
 	return commit.GetSHA(), nil
@@ -149,9 +208,13 @@ type UpsertRequest struct {
 func (r Repo) Upsert(ctx context.Context, req UpsertRequest) (*github.PullRequest, Operation, error) {
 	pr, op := req.Existing, OpUpdated
 	if pr == nil {
-		created, _, err := r.Client.PullRequests.Create(ctx, r.Owner, r.Name, &github.NewPullRequest{
-			Title: github.String(req.Title), Head: github.String(req.Branch), Base: github.String(req.Base),
-			Body: github.String(req.Body), MaintainerCanModify: github.Bool(false),
+		var created *github.PullRequest
+		err := r.retry(ctx, func() (err error) {
+			created, _, err = r.Client.PullRequests.Create(ctx, r.Owner, r.Name, &github.NewPullRequest{
+				Title: github.String(req.Title), Head: github.String(req.Branch), Base: github.String(req.Base),
+				Body: github.String(req.Body), MaintainerCanModify: github.Bool(false),
+			})
+			return err
 		})
 		switch {
 		case err == nil:
@@ -170,8 +233,12 @@ func (r Repo) Upsert(ctx context.Context, req UpsertRequest) (*github.PullReques
 		}
 	}
 	if op == OpUpdated && (pr.GetTitle() != req.Title || pr.GetBody() != req.Body) {
-		edited, _, err := r.Client.PullRequests.Edit(ctx, r.Owner, r.Name, pr.GetNumber(), &github.PullRequest{
-			Title: github.String(req.Title), Body: github.String(req.Body),
+		var edited *github.PullRequest
+		err := r.retry(ctx, func() (err error) {
+			edited, _, err = r.Client.PullRequests.Edit(ctx, r.Owner, r.Name, pr.GetNumber(), &github.PullRequest{
+				Title: github.String(req.Title), Body: github.String(req.Body),
+			})
+			return err
 		})
 		if err != nil {
 			return nil, OpNone, Explain(fmt.Errorf("updating bot pull request #%d: %w", pr.GetNumber(), err), "pull-requests")
@@ -179,7 +246,10 @@ func (r Repo) Upsert(ctx context.Context, req UpsertRequest) (*github.PullReques
 		pr = edited
 	}
 	if missing := missingLabels(pr, req.Labels); len(missing) > 0 {
-		if _, _, err := r.Client.Issues.AddLabelsToIssue(ctx, r.Owner, r.Name, pr.GetNumber(), missing); err != nil {
+		if err := r.retry(ctx, func() error {
+			_, _, err := r.Client.Issues.AddLabelsToIssue(ctx, r.Owner, r.Name, pr.GetNumber(), missing)
+			return err
+		}); err != nil {
 			// Labels are decoration: the pull request exists, so report instead of failing.
 			return pr, op, &LabelError{Number: pr.GetNumber(), Err: Explain(err, "issues")}
 		}
@@ -216,8 +286,11 @@ func missingLabels(pr *github.PullRequest, want []string) []string {
 // Close closes the bot pull request with a final body and deletes its branch, so the next run
 // starts from the base branch again. A branch that is already gone is not an error.
 func (r Repo) Close(ctx context.Context, number int, branch, body string) error {
-	_, _, err := r.Client.PullRequests.Edit(ctx, r.Owner, r.Name, number, &github.PullRequest{
-		State: github.String("closed"), Body: github.String(body),
+	err := r.retry(ctx, func() error {
+		_, _, err := r.Client.PullRequests.Edit(ctx, r.Owner, r.Name, number, &github.PullRequest{
+			State: github.String("closed"), Body: github.String(body),
+		})
+		return err
 	})
 	if err != nil {
 		return Explain(fmt.Errorf("closing bot pull request #%d: %w", number, err), "pull-requests")

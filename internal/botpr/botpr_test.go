@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 
@@ -23,7 +25,8 @@ func newRepo(t *testing.T) (*ghfake.GitRepo, Repo) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return g, Repo{Client: c, Owner: "o", Name: "r"}
+	noSleep := func(ctx context.Context, d time.Duration) error { return ctx.Err() }
+	return g, Repo{Client: c, Owner: "o", Name: "r", Sleep: noSleep}
 }
 
 func TestCommitCreatesVerifiedCommitAndBranch(t *testing.T) {
@@ -225,4 +228,29 @@ func TestExplainedErrors(t *testing.T) {
 			t.Fatalf("%v %v %v", pr, op, err)
 		}
 	})
+}
+
+func TestTransientWriteFailuresAreRetried(t *testing.T) {
+	t.Parallel()
+	g, r := newRepo(t)
+	ctx := context.Background()
+	failed := map[string]bool{}
+	var mu sync.Mutex
+	g.Faults = func(req *http.Request) (int, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		key := req.Method + " " + req.URL.Path
+		if req.Method != http.MethodGet && !failed[key] {
+			failed[key] = true
+			return 502, `{"message":"Server Error"}`
+		}
+		return 0, ""
+	}
+	if _, err := r.Commit(ctx, CommitRequest{Branch: "bot", Parent: g.Ref("main"), Message: "1", Files: map[string][]byte{"a": []byte("1")}}); err != nil {
+		t.Fatal(err)
+	}
+	pr, op, err := r.Upsert(ctx, UpsertRequest{Branch: "bot", Base: "main", Title: "t", Body: "b", Labels: []string{"x"}})
+	if err != nil || op != OpCreated || len(g.Pulls()) != 1 || strings.Join(g.Pull(pr.GetNumber()).Labels, ",") != "x" {
+		t.Fatalf("%v %v %+v", op, err, g.Pulls())
+	}
 }
