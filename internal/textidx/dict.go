@@ -75,8 +75,13 @@ func JaccardIDs(a, b []uint32) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	inter := intersectCount(a, b)
-	return float64(inter) / float64(len(a)+len(b)-inter)
+	return jaccardFromCounts(intersectCount(a, b), len(a), len(b))
+}
+
+// jaccardFromCounts is the one place the Jaccard quotient is computed for
+// id sets, so that every clustering compares bit-identical values.
+func jaccardFromCounts(inter, la, lb int) float64 {
+	return float64(inter) / float64(la+lb-inter)
 }
 
 // intersectCount counts common elements of two ascending sets.
