@@ -760,3 +760,26 @@ func TestE2ETransientFaultsAreRetried(t *testing.T) {
 		})
 	}
 }
+
+func TestE2EFreshRepositoryGetsItsFirstStore(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, nil) // no store yet
+	res := h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 0)
+	if res.outputs["pull-request-operation"] != "none" {
+		t.Fatalf("empty repository opened a bot PR: %v", res.outputs)
+	}
+	pr := h.merge("Speed up CI", "Lesson: Cache the Go module download in CI with actions/setup-go cache: true.", nil)
+	res = h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["births"] != "1" || res.outputs["pull-request-operation"] != "created" || res.outputs["result"] != "noop" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if len(s.Living()) != 1 || !strings.Contains(s.Living()[0].Answer, "setup-go") {
+		t.Fatalf("store %+v", s.Living())
+	}
+	if md, _ := h.git.File(DefaultBranch, DefaultRender); !strings.Contains(string(md), "setup-go") {
+		t.Fatalf("rendering:\n%s", md)
+	}
+}
