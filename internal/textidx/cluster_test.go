@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
 )
 
 func TestClusterSemantics(t *testing.T) {
@@ -302,4 +304,32 @@ func FuzzClusterEqual(f *testing.F) {
 		sets := randomStore(r, n)
 		checkClusterEqual(t, sets, threshold, r, fmt.Sprintf("seed %d n %d", seed, n))
 	})
+}
+
+// TestClusterEqualsQuadraticLarge covers stores big enough to be split
+// across several join workers, including lesson-like text.
+func TestClusterEqualsQuadraticLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("quadratic reference on thousands of entries")
+	}
+	for seed := range uint64(3) {
+		r := rand.New(rand.NewPCG(seed, 77))
+		sets := randomStore(r, 1100+r.IntN(1000))
+		checkClusterEqual(t, sets, []float64{0.55, 0.3, 0.8}[seed%3], r, fmt.Sprintf("large seed %d", seed))
+	}
+	d := NewDict()
+	var ids [][]uint32
+	for _, l := range textgen.Lessons(3, 2000) {
+		ids = append(ids, d.Intern(Tokens(l.Text())))
+	}
+	for _, threshold := range []float64{0.55, 0.4} {
+		want := ClusterQuadratic(ids, threshold, nil)
+		got := Cluster(ids, threshold, nil)
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("textgen lessons at %v: Cluster differs from ClusterQuadratic (%d vs %d clusters)", threshold, len(got), len(want))
+		}
+		if len(want) < 10 {
+			t.Errorf("textgen lessons at %v: only %d clusters", threshold, len(want))
+		}
+	}
 }

@@ -1,6 +1,10 @@
 package textidx
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+)
 
 // Tokens returns the darwin-memo token set of s, in order of first
 // occurrence.
@@ -22,96 +26,159 @@ import "unicode/utf8"
 // The returned strings may share memory with s.
 func Tokens(s string) []string {
 	var (
-		out  []string
-		seen map[string]struct{} // only for long token lists
-		buf  []byte              // token under construction when it is not a substring of s
-		used bool                // buf holds the current token
+		sc  scanner
+		set tokenSet
 	)
-	start := -1 // start of the current token in s when !used
-	emit := func(tok string) {
-		if tok == "" || isStopword(tok) {
-			return
-		}
-		tok = stem(tok)
-		if seen != nil {
-			if _, dup := seen[tok]; dup {
-				return
+	sc.s = s
+	set.out = make([]string, 0, min(len(s)/8+4, 128))
+	for {
+		tok, transient, ok := sc.next()
+		if !ok {
+			if len(set.out) == 0 {
+				return nil
 			}
-			seen[tok] = struct{}{}
-			out = append(out, tok)
-			return
+			return set.out
 		}
-		for _, t := range out {
-			if t == tok {
-				return
-			}
+		set.add(tok, transient)
+	}
+}
+
+// scanner yields the tokens of a text after stopword removal and
+// stemming, in text order, repeats included.
+type scanner struct {
+	s   string
+	i   int
+	buf []byte // token being lower-cased, when it is not a substring of s
+}
+
+// next returns the next token. When transient is true the token aliases
+// the scanner's buffer and is only valid until the next call.
+func (sc *scanner) next() (tok string, transient, ok bool) {
+	for {
+		tok, transient, ok = sc.raw()
+		if !ok {
+			return "", false, false
 		}
-		out = append(out, tok)
-		if len(out) == 16 {
-			seen = make(map[string]struct{}, 64)
-			for _, t := range out {
-				seen[t] = struct{}{}
-			}
+		if !isStopword(tok) {
+			return stem(tok), transient, true
 		}
 	}
-	// end finishes the current token, which ends just before byte i.
-	end := func(i int) {
-		switch {
-		case used:
-			emit(string(buf))
-			buf = buf[:0]
-			used = false
-		case start >= 0:
-			emit(s[start:i])
-		}
-		start = -1
-	}
-	// switchToBuf copies the substring token so far into buf.
-	switchToBuf := func(i int) {
-		if !used {
-			buf = buf[:0]
+}
+
+// raw returns the next maximal run of token characters after Python's
+// lower(), before stopword removal.
+func (sc *scanner) raw() (string, bool, bool) {
+	s := sc.s
+	start := -1    // start of the current token in s, while it is a plain substring
+	inBuf := false // the current token is in sc.buf instead
+	toBuf := func(i int) {
+		if !inBuf {
+			sc.buf = sc.buf[:0]
 			if start >= 0 {
-				buf = append(buf, s[start:i]...)
+				sc.buf = append(sc.buf, s[start:i]...)
 			}
-			used = true
-			start = -1
+			inBuf = true
 		}
 	}
-	for i := 0; i < len(s); {
+	i := sc.i
+	for i < len(s) {
 		c := s[i]
+		end := i // where the current token ends if this character separates
 		if c < utf8.RuneSelf {
 			switch {
 			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '*':
-				if used {
-					buf = append(buf, c)
+				if inBuf {
+					sc.buf = append(sc.buf, c)
 				} else if start < 0 {
 					start = i
 				}
+				i++
+				continue
 			case 'A' <= c && c <= 'Z':
-				switchToBuf(i)
-				buf = append(buf, c+'a'-'A')
-			default:
-				end(i)
+				toBuf(i)
+				sc.buf = append(sc.buf, c+'a'-'A')
+				i++
+				continue
 			}
 			i++
-			continue
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch r {
+			case '\u212A': // KELVIN SIGN: Python lower() gives ASCII "k".
+				toBuf(i)
+				sc.buf = append(sc.buf, 'k')
+				i += size
+				continue
+			case '\u0130': // Python lower() gives "i" + U+0307; the combining dot separates.
+				toBuf(i)
+				sc.buf = append(sc.buf, 'i')
+			}
+			i += size
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch r {
-		case '\u212A': // KELVIN SIGN: Python lower() gives ASCII "k".
-			switchToBuf(i)
-			buf = append(buf, 'k')
-		case '\u0130': // Python lower() gives "i" + U+0307; the combining dot separates.
-			switchToBuf(i)
-			buf = append(buf, 'i')
-			end(i)
-		default:
-			end(i)
+		// A separator (or the dotted capital I's combining dot) ends the token.
+		if inBuf {
+			sc.i = i
+			return unsafe.String(unsafe.SliceData(sc.buf), len(sc.buf)), true, true
 		}
-		i += size
+		if start >= 0 {
+			sc.i = i
+			return s[start:end], false, true
+		}
 	}
-	end(len(s))
-	return out
+	sc.i = i
+	if inBuf {
+		return unsafe.String(unsafe.SliceData(sc.buf), len(sc.buf)), true, true
+	}
+	if start >= 0 {
+		return s[start:], false, true
+	}
+	return "", false, false
+}
+
+// tokenSet collects distinct tokens in first-occurrence order, with a
+// small open-addressing table for the usual short texts and a map beyond.
+type tokenSet struct {
+	out   []string
+	table [256]uint8 // 1 + index into out, 0 = empty; used while len(out) < 128
+	big   map[string]struct{}
+}
+
+func (t *tokenSet) add(tok string, transient bool) {
+	if t.big != nil {
+		if _, dup := t.big[tok]; dup {
+			return
+		}
+		if transient {
+			tok = strings.Clone(tok)
+		}
+		t.big[tok] = struct{}{}
+		t.out = append(t.out, tok)
+		return
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(tok); i++ {
+		h = (h ^ uint32(tok[i])) * 16777619
+	}
+	for j := uint8(h); ; j++ {
+		k := t.table[j]
+		if k == 0 {
+			if transient {
+				tok = strings.Clone(tok)
+			}
+			t.out = append(t.out, tok)
+			t.table[j] = uint8(len(t.out))
+			break
+		}
+		if t.out[k-1] == tok {
+			return
+		}
+	}
+	if len(t.out) == 127 {
+		t.big = make(map[string]struct{}, 256)
+		for _, x := range t.out {
+			t.big[x] = struct{}{}
+		}
+	}
 }
 
 // stem applies darwin-memo's light plural stemming to an ASCII token.
