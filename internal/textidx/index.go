@@ -2,6 +2,7 @@ package textidx
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sync"
 )
@@ -159,9 +160,8 @@ func (x *Index) compact() {
 }
 
 type rankScratch struct {
-	score []float64
-	seen  []bool
-	docs  []int32
+	mask []uint64 // by doc: which query tokens (by canonical index) it contains
+	docs []int32  // docs with a non-zero mask
 }
 
 // Rank scores every live document that shares a token with query and
@@ -253,17 +253,20 @@ func (x *Index) RankTop(query []string, minCoverage float64, k int, less func(a,
 }
 
 // rank returns the qualifying hits in no particular order.
+//
+// Query tokens are visited rarest first. Once the idf still to come
+// cannot lift a document that has not been met yet to the coverage floor
+// (with a relative safety margin of 1e-9, far above float rounding), the
+// remaining postings are not scanned; the documents already met are
+// tested for the remaining tokens by binary search instead. Scores are
+// then summed in canonical query order from a per-document token mask, so
+// pruning never changes a bit of any score.
 func (x *Index) rank(query []string, minCoverage float64) []Hit {
 	if len(query) == 0 || x.n == 0 {
 		return nil
 	}
 	// Distinct query tokens in first-occurrence order, with their idf.
-	type qtok struct {
-		id    uint32
-		known bool
-		idf   float64
-	}
-	q := make([]qtok, 0, len(query))
+	q := make([]queryToken, 0, len(query))
 	words := make([]string, 0, len(query))
 	N := float64(x.n)
 	mass := 0.0
@@ -276,50 +279,117 @@ func (x *Index) rank(query []string, minCoverage float64) []Hit {
 		df := 0.0
 		if ok && int(id) < len(x.df) {
 			df = float64(x.df[id])
-		} else {
-			ok = false
 		}
 		idf := correctLog(1 + N/(1+df))
 		mass += idf
-		q = append(q, qtok{id, ok && df > 0, idf})
+		q = append(q, queryToken{id, ok && df > 0, idf})
 	}
-	if !(mass > 0) {
+	if !(mass > 0) || math.IsNaN(minCoverage) {
 		return nil
 	}
+	if len(q) > 64 || minCoverage <= 0 {
+		return x.rankAll(q, mass, minCoverage)
+	}
+
+	// Known tokens, rarest (largest idf) first, and the idf still to come.
+	var byIDF []int
+	for i, t := range q {
+		if t.known {
+			byIDF = append(byIDF, i)
+		}
+	}
+	slices.SortStableFunc(byIDF, func(a, b int) int { return cmp.Compare(q[b].idf, q[a].idf) })
+	rest := make([]float64, len(byIDF)+1)
+	for k := len(byIDF) - 1; k >= 0; k-- {
+		rest[k] = rest[k+1] + q[byIDF[k]].idf
+	}
+	floor := minCoverage * mass * (1 - 1e-9)
 
 	s, _ := x.scratch.Get().(*rankScratch)
 	if s == nil {
 		s = &rankScratch{}
 	}
-	if len(s.score) < len(x.docs) {
-		s.score = make([]float64, len(x.docs))
-		s.seen = make([]bool, len(x.docs))
+	if len(s.mask) < len(x.docs) {
+		s.mask = make([]uint64, len(x.docs))
 	}
 	s.docs = s.docs[:0]
+	k := 0
+	for ; k < len(byIDF) && rest[k]*(1+1e-9) >= floor; k++ {
+		i := byIDF[k]
+		bit := uint64(1) << i
+		for _, d := range x.postings[q[i].id] {
+			if !x.live[d] {
+				continue
+			}
+			if s.mask[d] == 0 {
+				s.docs = append(s.docs, d)
+			}
+			s.mask[d] |= bit
+		}
+	}
+	for ; k < len(byIDF); k++ {
+		i := byIDF[k]
+		bit := uint64(1) << i
+		id := q[i].id
+		for _, d := range s.docs {
+			if _, found := slices.BinarySearch(x.docs[d], id); found {
+				s.mask[d] |= bit
+			}
+		}
+	}
+	var hits []Hit
+	for _, d := range s.docs {
+		m := s.mask[d]
+		s.mask[d] = 0
+		score := 0.0
+		for i, t := range q {
+			if m&(1<<i) != 0 {
+				score += t.idf
+			}
+		}
+		if score/mass >= minCoverage {
+			hits = append(hits, Hit{Doc: int(d), Score: score})
+		}
+	}
+	x.scratch.Put(s)
+	return hits
+}
+
+// queryToken is one distinct query token with its idf.
+type queryToken struct {
+	id    uint32
+	known bool // on some live document's postings
+	idf   float64
+}
+
+// rankAll is rank without pruning, for queries of more than 64 distinct
+// tokens and for minCoverage <= 0, where every live document qualifies
+// (score 0 included, as in Python).
+func (x *Index) rankAll(q []queryToken, mass, minCoverage float64) []Hit {
+	score := make(map[int32]float64)
 	for _, t := range q {
 		if !t.known {
 			continue
 		}
 		for _, d := range x.postings[t.id] {
-			if !x.live[d] {
-				continue
+			if x.live[d] {
+				score[d] += t.idf
 			}
-			if !s.seen[d] {
-				s.seen[d] = true
-				s.docs = append(s.docs, d)
-			}
-			s.score[d] += t.idf
 		}
 	}
 	var hits []Hit
-	for _, d := range s.docs {
-		score := s.score[d]
-		if score/mass >= minCoverage {
-			hits = append(hits, Hit{Doc: int(d), Score: score})
+	if minCoverage > 0 {
+		for d, sc := range score {
+			if sc/mass >= minCoverage {
+				hits = append(hits, Hit{Doc: int(d), Score: sc})
+			}
 		}
-		s.score[d] = 0
-		s.seen[d] = false
+		return hits
 	}
-	x.scratch.Put(s)
+	for d, live := range x.live {
+		if live {
+			hits = append(hits, Hit{Doc: d, Score: score[int32(d)]})
+		}
+	}
 	return hits
 }

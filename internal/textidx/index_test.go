@@ -49,14 +49,13 @@ func naiveRank(docs [][]string, live []bool, query []string, minCoverage float64
 		if !live[i] {
 			continue
 		}
-		score, shares := 0.0, false
+		score := 0.0
 		for _, t := range q {
 			if slices.Contains(d, t) {
 				score += idf[t]
-				shares = true
 			}
 		}
-		if shares && score/mass >= minCoverage {
+		if score/mass >= minCoverage {
 			hits = append(hits, Hit{i, score})
 		}
 	}
@@ -106,7 +105,12 @@ func TestRankMatchesNaive(t *testing.T) {
 			if r.IntN(5) == 0 && len(query) > 0 {
 				query = append(query, query[0]) // repeats count once
 			}
-			cov := []float64{0, 0.25, 0.25, 0.5, 1, 0.1 * float64(r.IntN(11))}[r.IntN(6)]
+			if r.IntN(20) == 0 {
+				for i := range 70 { // more than 64 distinct tokens
+					query = append(query, fmt.Sprintf("w%d", i))
+				}
+			}
+			cov := []float64{0, -1, 0.25, 0.25, 0.5, 1, 0.1 * float64(r.IntN(11)), 0.05 * float64(r.IntN(21))}[r.IntN(8)]
 			want := naiveRank(docs, live, query, cov)
 			got := x.Rank(query, cov)
 			if !slices.Equal(got, want) {
