@@ -328,9 +328,19 @@ func (x *Index) rank(query []string, minCoverage float64) []Hit {
 		}
 	}
 	for ; k < len(byIDF); k++ {
+		// Only documents already met can still qualify: look the token up
+		// in each of them, or walk its postings, whichever is shorter.
 		i := byIDF[k]
 		bit := uint64(1) << i
 		id := q[i].id
+		if p := x.postings[id]; len(p) < 16*len(s.docs) {
+			for _, d := range p {
+				if s.mask[d] != 0 {
+					s.mask[d] |= bit
+				}
+			}
+			continue
+		}
 		for _, d := range s.docs {
 			if _, found := slices.BinarySearch(x.docs[d], id); found {
 				s.mask[d] |= bit
