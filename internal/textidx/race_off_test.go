@@ -1,0 +1,5 @@
+//go:build !race
+
+package textidx
+
+const raceEnabled = false
