@@ -26,10 +26,14 @@ var reInputsExpr = regexp.MustCompile(`\$\{\{[^}]*?\binputs\.([A-Za-z0-9_-]+)`)
 // using this action passes only inputs action.yml declares, and that a
 // workflow's ${{ inputs.X }} expressions name workflow_dispatch inputs it
 // declares.
-func checkYAMLSnippet(where, body string, declared map[string]string) []string {
+//
+// Problems name file:line in the Markdown file, the block's body starting on
+// the line after its opening fence at fenceLine.
+func checkYAMLSnippet(file string, fenceLine int, body string, declared map[string]string) []string {
+	at := func(yamlLine int) string { return fmt.Sprintf("%s:%d", file, fenceLine+yamlLine) }
 	var root yaml.Node
 	if err := yaml.Unmarshal([]byte(body), &root); err != nil {
-		return []string{fmt.Sprintf("%s: YAML does not parse: %v", where, err)}
+		return []string{fmt.Sprintf("%s: YAML snippet does not parse: %v", at(0), err)}
 	}
 	var problems []string
 	walk(&root, func(m *yaml.Node) {
@@ -42,13 +46,13 @@ func checkYAMLSnippet(where, body string, declared map[string]string) []string {
 			return
 		}
 		if with.Kind != yaml.MappingNode {
-			problems = append(problems, fmt.Sprintf("%s:%d: with: of %s is not a mapping", where, with.Line, uses.Value))
+			problems = append(problems, fmt.Sprintf("%s: with: of %s is not a mapping", at(with.Line), uses.Value))
 			return
 		}
 		for i := 0; i+1 < len(with.Content); i += 2 {
 			k := with.Content[i]
 			if _, ok := declared[k.Value]; !ok {
-				problems = append(problems, fmt.Sprintf("%s:%d: step %s passes input %q, which action.yml does not declare", where, k.Line, uses.Value, k.Value))
+				problems = append(problems, fmt.Sprintf("%s: step %s passes input %q, which action.yml does not declare", at(k.Line), uses.Value, k.Value))
 			}
 		}
 	})
@@ -72,7 +76,7 @@ func checkYAMLSnippet(where, body string, declared map[string]string) []string {
 				}
 				for _, m := range reInputsExpr.FindAllStringSubmatch(v.Value, -1) {
 					if !dispatch[m[1]] {
-						problems = append(problems, fmt.Sprintf("%s:%d: ${{ inputs.%s }} but the workflow declares no workflow_dispatch input %q", where, v.Line, m[1], m[1]))
+						problems = append(problems, fmt.Sprintf("%s: ${{ inputs.%s }} but the workflow declares no workflow_dispatch input %q", at(v.Line), m[1], m[1]))
 					}
 				}
 			}
@@ -135,8 +139,7 @@ func TestYAMLSnippets(t *testing.T) {
 			if b.lang != "yaml" && b.lang != "yml" {
 				continue
 			}
-			where := fmt.Sprintf("%s (snippet at line %d)", file, b.line)
-			report(t, checkYAMLSnippet(where, b.body, declared))
+			report(t, checkYAMLSnippet(file, b.line, b.body, declared))
 			if strings.Contains(b.body, "darwin-memo/darwin-memo-action") {
 				ours++
 			}
@@ -169,15 +172,15 @@ jobs:
 		name, body, want string
 	}{
 		{"ok", fmt.Sprintf(workflow, "wait-for-ci: 5m"), ""},
-		{"unknown input", fmt.Sprintf(workflow, "wait_for_ci: 5m"), `passes input "wait_for_ci", which action.yml does not declare`},
+		{"unknown input", fmt.Sprintf(workflow, "wait_for_ci: 5m"), `x.md:22: step darwin-memo/darwin-memo-action@v1 passes input "wait_for_ci", which action.yml does not declare`},
 		{"undeclared dispatch input", fmt.Sprintf(workflow, "github-token: ${{ inputs.token }}"), `declares no workflow_dispatch input "token"`},
-		{"bad yaml", "jobs:\n  a: [1,\n", `YAML does not parse`},
+		{"bad yaml", "jobs:\n  a: [1,\n", `YAML snippet does not parse`},
 		{"fragment, docker image", "      - uses: docker://ghcr.io/darwin-memo/darwin-memo-action:v1\n        with:\n          github-token: x\n          llm: none\n", `passes input "llm"`},
 		{"fragment ok", "      - uses: docker://ghcr.io/darwin-memo/darwin-memo-action:v1\n        with:\n          github-token: x\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := checkYAMLSnippet("x", tt.body, declared)
+			p := checkYAMLSnippet("x.md", 10, tt.body, declared)
 			if tt.want == "" {
 				if len(p) != 0 {
 					t.Errorf("unexpected problems %q", p)
