@@ -59,15 +59,29 @@ func BenchmarkTokens(b *testing.B) {
 	}
 }
 
-// BenchmarkIndexBuild builds an Index from token sets (the per-load cost
-// after tokenising).
+// BenchmarkLoad is the per-load cost of a store's text machinery:
+// tokenise and intern every lesson (InternTexts) and build the Index.
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			c := corpus(b, n)
+			b.ReportAllocs()
+			for b.Loop() {
+				d := NewDict()
+				NewIndexIDs(d, d.InternTexts(c.texts))
+			}
+		})
+	}
+}
+
+// BenchmarkIndexBuild builds an Index from interned sets alone.
 func BenchmarkIndexBuild(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			c := corpus(b, n)
 			b.ReportAllocs()
 			for b.Loop() {
-				NewIndex(c.tokens)
+				NewIndexIDs(c.dict, c.ids)
 			}
 		})
 	}

@@ -1,0 +1,44 @@
+package textidx
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+)
+
+func TestInternTextsMatchesSequential(t *testing.T) {
+	var texts []string
+	for _, l := range textgen.Lessons(5, 3000) {
+		texts = append(texts, l.Text())
+	}
+	texts = append(texts, "", "the and of", "\u212Aelvin \u0130stanbul CACHE cache")
+	for _, n := range []int{0, 1, 200, 700, len(texts)} {
+		seq, par := NewDict(), NewDict()
+		// Both dictionaries start with the same words, so ids continue.
+		seq.Intern([]string{"cache", "zzz"})
+		par.Intern([]string{"cache", "zzz"})
+		var want [][]uint32
+		for _, s := range texts[:n] {
+			want = append(want, seq.Intern(Tokens(s)))
+		}
+		got := par.InternTexts(texts[:n])
+		if len(got) != n {
+			t.Fatalf("n=%d: %d sets", n, len(got))
+		}
+		for i := range got {
+			if !slices.Equal(got[i], want[i]) {
+				t.Fatalf("n=%d: text %d: InternTexts = %v, sequential = %v", n, i, got[i], want[i])
+			}
+		}
+		if !par.wordsEqual(seq) {
+			t.Fatalf("n=%d: dictionaries differ", n)
+		}
+	}
+}
+
+// wordsEqual reports whether two dictionaries hold the same words with the
+// same ids.
+func (d *Dict) wordsEqual(e *Dict) bool {
+	return slices.Equal(d.words, e.words)
+}
