@@ -301,6 +301,14 @@ func TestSources(t *testing.T) {
 					{HeadSHA: head, Name: "JUnit Test Report", Conclusion: "failure", Title: "10 tests run, 9 passed, 0 skipped, 1 failed."},
 				}}
 			}},
+		{name: "EnricoMi counts without annotations do not shadow per-test artifacts", source: settle.SourceArtifacts, mode: settle.PerTest, delta: 1, improved: []string{rshEvents},
+			repo: func(t *testing.T) ghfake.Repo {
+				r := artifactRepo(t, readTestdata(t, "junit", "pytest-failure-skipped.enricomi.xml"), pytestFixed(t))
+				before, after := enricoBroken(t, b1), enricoFixed(t, head)
+				before.Annotations, after.Annotations = nil, nil
+				r.CheckRuns = append(r.CheckRuns, before, after)
+				return r
+			}},
 		{name: "d: job conclusions", source: settle.SourceJobs, mode: settle.PerTest, delta: 0, improved: []string{"test"}, regressed: []string{"lint"}, added: []string{"new"},
 			repo: func(t *testing.T) ghfake.Repo {
 				commits, pr := graph("merge")

@@ -195,11 +195,23 @@ func (m *measurer) commonRuns(before, after *sideCI, kinds ...runKind) (b, a []*
 	return b, a
 }
 
-// compare tries each source in order and settles on the first available at
-// both SHAs.
+// compare tries each source in order and settles on the first with per-test
+// results at both SHAs. A test-level source that gives only counts (an
+// EnricoMi check run without annotations, a reporter title) is kept as a
+// fallback while the remaining test-level sources are tried, so counts never
+// shadow per-test results that are also there; job conclusions and commit
+// statuses are coarser than counts of real tests and come after the fallback.
 func (m *measurer) compare(ctx context.Context, before, after *sideCI) error {
+	type found struct {
+		src  Source
+		b, a *sideResult
+	}
 	var why []string
+	var countsOnly *found
 	for _, src := range []Source{SourceEnricoMi, SourceArtifacts, SourceReporter, SourceJobs, SourceStatuses} {
+		if countsOnly != nil && (src == SourceJobs || src == SourceStatuses) {
+			break
+		}
 		b, a, reason, err := m.source(ctx, src, before, after)
 		if err != nil {
 			return err
@@ -211,7 +223,17 @@ func (m *measurer) compare(ctx context.Context, before, after *sideCI) error {
 			}
 			continue
 		}
+		if b.results == nil || a.results == nil {
+			if countsOnly == nil {
+				countsOnly = &found{src, b, a}
+				m.note("source %s gives counts only; looking for per-test results in the next sources", src)
+			}
+			continue
+		}
 		return m.settle(src, b, a)
+	}
+	if countsOnly != nil {
+		return m.settle(countsOnly.src, countsOnly.b, countsOnly.a)
 	}
 	if len(why) == 0 {
 		why = append(why, "no source had results at both SHAs")
