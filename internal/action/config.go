@@ -90,7 +90,7 @@ type Config struct {
 	// RenderBudget is the hard byte budget of the rendering.
 	RenderBudget int
 	// ArtifactName filters the workflow-run artifacts searched for JUnit XML (a glob); empty
-	// means every artifact.
+	// selects the artifacts whose names contain test, junit or report.
 	ArtifactName string
 	// DryRun reports what would happen and writes nothing.
 	DryRun bool
