@@ -228,3 +228,16 @@ func TestIndexCompaction(t *testing.T) {
 		t.Errorf("Add after compaction = %d", d)
 	}
 }
+
+func TestNewIndexIDsKeepsCallerSlice(t *testing.T) {
+	d := NewDict()
+	sets := make([][]uint32, 2, 10)
+	sets[0] = d.Intern([]string{"a"})
+	sets[1] = d.Intern([]string{"b"})
+	x := NewIndexIDs(d, sets)
+	x.Remove(0)
+	x.Add([]string{"c"})
+	if sets[0] == nil || sets[:3][2] != nil {
+		t.Errorf("Remove/Add wrote into the caller's slice: %v", sets[:3])
+	}
+}
