@@ -36,14 +36,15 @@ type AcceptFunc func(anchor int, members []int, cand int) bool
 //
 // Cluster first finds every pair with Jaccard >= threshold, then runs the
 // anchor loop over that similarity graph. The pairs come from a PPJoin
-// style all-pairs join: sets in global token-rarity order, visited by
-// size, probing an inverted index of the prefixes of the sets visited
-// before, with length, prefix and positional filtering. Surviving
-// candidates are verified with the same float64 comparison
-// ClusterQuadratic uses, so the outcome is identical to it for every input
-// (property-tested). The filter bounds are computed in exact rational
-// arithmetic from the float64 just below threshold, which keeps them
-// conservative under rounding.
+// style all-pairs join on all cores: sets in global token-rarity order,
+// visited by size, probe an inverted index of the prefixes of the sets
+// visited before, with length, prefix (size-dependent depth) and
+// positional filters, and a 128-bit token signature rejects most chance
+// matches straight from the postings. Surviving candidates are verified
+// with the same float64 comparison ClusterQuadratic uses, so the outcome
+// is identical to it for every input (property-tested and fuzzed). The
+// filter bounds are computed in exact rational arithmetic from the float64
+// just below threshold, which keeps them conservative under rounding.
 //
 // A threshold <= 0 makes every pair similar (Jaccard is never negative,
 // even for empty sets); a NaN threshold or one above 1 makes no pair
