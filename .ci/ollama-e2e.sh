@@ -8,10 +8,10 @@
 #   1. builds `ollama` v0.17.4 from the Go module proxy (cgo, CPU only) into a cache dir,
 #      applying the build fix for headers that Go module zips omit (llama.cpp's vendor/):
 #      nlohmann-json3-dev + libstb-dev from apt, and a tiny miniaudio stub header written here;
-#   2. generates a tiny random-weight llama GGUF with ollama's own Go GGUF writer
-#      (go run ./internal/tinygguf/gen), deterministic, never committed;
+#   2. generates two tiny random-weight llama GGUFs (seeds 1 and 5) with ollama's own
+#      Go GGUF writer (go run ./internal/tinygguf/gen), deterministic, never committed;
 #   3. starts `ollama serve` on a free loopback port with an isolated OLLAMA_MODELS/HOME and
-#      OLLAMA_NO_CLOUD=1, registers the model with `ollama create`;
+#      OLLAMA_NO_CLOUD=1, registers the models with `ollama create`;
 #   4. runs `go test -tags ollama_e2e -run OllamaE2E ./encode/` with OLLAMA_E2E_HOST/OLLAMA_E2E_MODEL;
 #   5. always stops the server by its pid (trap), and removes the per-run temp dir.
 #
@@ -28,6 +28,7 @@ set -euo pipefail
 
 OLLAMA_VERSION=v0.17.4
 MODEL_NAME=darwin-memo-tiny
+MODEL_SEEDS=(1 5)
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${DARWIN_MEMO_OLLAMA_CACHE:-${HOME}/.cache/darwin-memo-ollama}"
 BIN_DIR="$CACHE/bin"
@@ -186,9 +187,14 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# 2. the model
+# 2. the models: the default seed (on the llama.cpp runner it answers the
+#    encoder with zero lessons) and seed 5 (it starts a gibberish lesson and is
+#    cut at num_predict, so the encoder must fall back).
 t=$SECONDS
-(cd "$REPO_ROOT" && go run ./internal/tinygguf/gen -o "$WORK") >&2 || die "could not generate the tiny GGUF model"
+for seed in "${MODEL_SEEDS[@]}"; do
+	(cd "$REPO_ROOT" && go run ./internal/tinygguf/gen -seed "$seed" -o "$WORK/seed$seed") >&2 ||
+		die "could not generate the tiny GGUF model (seed $seed)"
+done
 phase gen "$t"
 
 # 3. serve on a loopback port the kernel picks (port 0), isolated from any other
@@ -221,22 +227,31 @@ log "ollama serve pid $SERVER_PID on http://$addr"
 phase serve "$t"
 
 # 4. register the model (the client uploads the blob, then POST /api/create)
+#    num_thread 1: ggml's worker threads spin at every barrier, which on a busy
+#    2-core runner makes 2 threads 3-10 times slower than 1 for a model this small.
 t=$SECONDS
-printf '%s\n' \
-	'FROM ./tiny.gguf' \
-	'TEMPLATE """{{- range .Messages }}<|{{ .Role }}|>{{ .Content }}' \
-	'{{ end }}<|assistant|>"""' \
-	'PARAMETER num_ctx 8192' \
-	'PARAMETER temperature 0' \
-	'PARAMETER seed 1' >"$WORK/Modelfile"
-(cd "$WORK" && "${ollama_env[@]}" "$OLLAMA_BIN" create "$MODEL_NAME" -f Modelfile) >"$WORK/create.log" 2>&1 ||
-	{ cat "$WORK/create.log" >&2; die "ollama create $MODEL_NAME failed"; }
+models=()
+for seed in "${MODEL_SEEDS[@]}"; do
+	name="$MODEL_NAME"
+	[[ "$seed" == "${MODEL_SEEDS[0]}" ]] || name="$MODEL_NAME-s$seed"
+	printf '%s\n' \
+		'FROM ./tiny.gguf' \
+		'TEMPLATE """{{- range .Messages }}<|{{ .Role }}|>{{ .Content }}' \
+		'{{ end }}<|assistant|>"""' \
+		'PARAMETER num_ctx 8192' \
+		'PARAMETER num_thread 1' \
+		'PARAMETER temperature 0' \
+		'PARAMETER seed 1' >"$WORK/seed$seed/Modelfile"
+	(cd "$WORK/seed$seed" && "${ollama_env[@]}" "$OLLAMA_BIN" create "$name" -f Modelfile) >"$WORK/create.log" 2>&1 ||
+		{ cat "$WORK/create.log" >&2; die "ollama create $name failed"; }
+	models+=("$name")
+done
 phase create "$t"
 
 # 5. the test
 t=$SECONDS
 read -r -a testflags <<<"${OLLAMA_E2E_TESTFLAGS:--count=1 -v}"
-(cd "$REPO_ROOT" && OLLAMA_E2E_HOST="http://$addr" OLLAMA_E2E_MODEL="$MODEL_NAME" \
+(cd "$REPO_ROOT" && OLLAMA_E2E_HOST="http://$addr" OLLAMA_E2E_MODEL="$(IFS=,; echo "${models[*]}")" \
 	go test -tags ollama_e2e -run 'OllamaE2E' "${testflags[@]}" "${OLLAMA_E2E_PKG:-./encode/}") ||
 	die "the real-Ollama e2e test failed (server log: $WORK/serve.log)"
 phase test "$t"

@@ -5,7 +5,9 @@
 // server, generates and registers the model, and sets:
 //
 //	OLLAMA_E2E_HOST   base URL of the server, e.g. http://127.0.0.1:41234
-//	OLLAMA_E2E_MODEL  name of the registered model, e.g. darwin-memo-tiny
+//	OLLAMA_E2E_MODEL  registered model name(s), comma-separated, e.g.
+//	                  darwin-memo-tiny,darwin-memo-tiny-s5 (the first one is
+//	                  used where one model is enough)
 //
 // The model's weights are random, so its text is gibberish: the tests pin no
 // text, only protocol facts (a streamed reply that ends with done:true, token
@@ -36,19 +38,28 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/encode"
 )
 
-// e2eTarget returns the server's base URL and the model name from the
+// e2eTarget returns the server's base URL and the model names from the
 // environment, or skips the test with a message saying how to run it.
-func e2eTarget(t *testing.T) (*url.URL, string) {
+func e2eTarget(t *testing.T) (*url.URL, []string) {
 	t.Helper()
-	host, model := os.Getenv("OLLAMA_E2E_HOST"), os.Getenv("OLLAMA_E2E_MODEL")
-	if host == "" || model == "" {
+	host, list := os.Getenv("OLLAMA_E2E_HOST"), os.Getenv("OLLAMA_E2E_MODEL")
+	if host == "" || list == "" {
 		t.Skip("real-Ollama e2e test: OLLAMA_E2E_HOST and OLLAMA_E2E_MODEL are not set; run .ci/ollama-e2e.sh")
 	}
 	u, err := url.Parse(host)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		t.Fatalf("OLLAMA_E2E_HOST = %q: want a base URL such as http://127.0.0.1:11434 (%v)", host, err)
 	}
-	return u, model
+	var models []string
+	for _, m := range strings.Split(list, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			models = append(models, m)
+		}
+	}
+	if len(models) == 0 {
+		t.Fatalf("OLLAMA_E2E_MODEL = %q names no model", list)
+	}
+	return u, models
 }
 
 // exchange is one HTTP request/response pair seen by a recorder.
@@ -214,130 +225,133 @@ func newE2EEncoder(t *testing.T, base *url.URL, model string) e2eEncoder {
 // server: the call must finish well inside its deadline, the streamed reply
 // must end with done:true, and no lesson the random model wrote may pass.
 func TestOllamaE2EEncode(t *testing.T) {
-	base, model := e2eTarget(t)
+	base, models := e2eTarget(t)
+	for _, model := range models {
+		for _, tc := range []struct {
+			name string
+			pr   func() *encode.PR
+		}{
+			{"merged PR with lesson signals", mergedPR},
+			{"PR without lesson signals", quietPR},
+		} {
+			t.Run(model+"/"+tc.name, func(t *testing.T) { testEncode(t, base, model, tc.pr) })
+		}
+	}
+}
+
+func testEncode(t *testing.T, base *url.URL, model string, pr func() *encode.PR) {
 	provider := "ollama:" + model
+	e := newE2EEncoder(t, base, model)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
 
-	for _, tc := range []struct {
-		name string
-		pr   func() *encode.PR
-	}{
-		{"merged PR with lesson signals", mergedPR},
-		{"PR without lesson signals", quietPR},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			e := newE2EEncoder(t, base, model)
-			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-			defer cancel()
+	start := time.Now()
+	res, err := e.enc.Encode(ctx, pr(), nil)
+	elapsed := time.Since(start)
+	if err != nil {
+		t.Fatalf("Encode: %v", err)
+	}
+	t.Logf("Encode took %v; requested %q; fallback %q; %d candidates", elapsed, res.Requested, res.Fallback, len(res.Candidates))
+	for _, c := range res.Candidates {
+		t.Logf("  from %s: added=%v rejected=%q Q=%q A=%q", c.From, c.Added(), c.Rejected, c.Question, c.Answer)
+	}
+	if elapsed > 60*time.Second {
+		t.Errorf("Encode took %v, want well under a minute for a 136k-parameter model", elapsed)
+	}
+	if res.Requested != provider {
+		t.Errorf("Requested = %q, want %q", res.Requested, provider)
+	}
 
-			start := time.Now()
-			res, err := e.enc.Encode(ctx, tc.pr(), nil)
-			elapsed := time.Since(start)
-			if err != nil {
-				t.Fatalf("Encode: %v", err)
-			}
-			t.Logf("Encode took %v; requested %q; fallback %q; %d candidates", elapsed, res.Requested, res.Fallback, len(res.Candidates))
-			for _, c := range res.Candidates {
-				t.Logf("  from %s: added=%v rejected=%q Q=%q A=%q", c.From, c.Added(), c.Rejected, c.Question, c.Answer)
-			}
-			if elapsed > 60*time.Second {
-				t.Errorf("Encode took %v, want well under a minute for a 140k-parameter model", elapsed)
-			}
-			if res.Requested != provider {
-				t.Errorf("Requested = %q, want %q", res.Requested, provider)
-			}
+	// The wire: one streamed /api/chat exchange that ends with done:true.
+	chats := e.rec.exchanges("/api/chat")
+	if len(chats) != 1 {
+		t.Fatalf("%d /api/chat requests, want exactly 1 (no retries against a healthy server)", len(chats))
+	}
+	x := chats[0]
+	var sent map[string]any
+	if err := json.Unmarshal(x.reqBody, &sent); err != nil {
+		t.Fatalf("request body: %v", err)
+	}
+	if stream, ok := sent["stream"]; ok && stream != true {
+		t.Errorf("request stream = %v, want streaming", stream)
+	}
+	if !bytes.Equal(compactJSON(t, sent["format"]), compactJSON(t, encode.Schema)) {
+		t.Errorf("request format = %s, want encode.Schema", compactJSON(t, sent["format"]))
+	}
+	opts, _ := sent["options"].(map[string]any)
+	if opts["temperature"] != float64(0) || opts["seed"] == nil || opts["num_predict"] == nil {
+		t.Errorf("request options = %v, want temperature 0, a seed and num_predict", opts)
+	}
+	if x.status != http.StatusOK || !strings.HasPrefix(x.contentType, "application/x-ndjson") {
+		t.Fatalf("response %d %q, want 200 application/x-ndjson", x.status, x.contentType)
+	}
+	msgs := ndjson(t, x.respBody)
+	if len(msgs) < 2 {
+		t.Fatalf("stream had %d messages, want several", len(msgs))
+	}
+	last := msgs[len(msgs)-1]
+	if !last.Done || slices.ContainsFunc(msgs[:len(msgs)-1], func(m api.ChatResponse) bool { return m.Done }) {
+		t.Fatalf("done:true must be on the last message only; last = %+v", last)
+	}
+	if last.EvalCount <= 0 || last.PromptEvalCount <= 0 {
+		t.Errorf("eval_count %d, prompt_eval_count %d, want both > 0", last.EvalCount, last.PromptEvalCount)
+	}
+	var text strings.Builder
+	for _, m := range msgs {
+		text.WriteString(m.Message.Content)
+	}
+	t.Logf("server: %d messages, done_reason %q, prompt %d tokens, reply %d tokens in %v: %.200q",
+		len(msgs), last.DoneReason, last.PromptEvalCount, last.EvalCount, last.TotalDuration, text.String())
+	switch last.DoneReason {
+	case "stop":
+		if !json.Valid([]byte(text.String())) {
+			t.Errorf("done_reason stop, but the constrained reply is not valid JSON: %q", text.String())
+		}
+	case "length":
+		if res.Fallback == "" {
+			t.Errorf("reply cut at num_predict (done_reason length) but the encoder did not fall back")
+		}
+	default:
+		t.Errorf("done_reason = %q, want stop or length", last.DoneReason)
+	}
 
-			// The wire: one streamed /api/chat exchange that ends with done:true.
-			chats := e.rec.exchanges("/api/chat")
-			if len(chats) != 1 {
-				t.Fatalf("%d /api/chat requests, want exactly 1 (no retries against a healthy server)", len(chats))
-			}
-			x := chats[0]
-			var sent map[string]any
-			if err := json.Unmarshal(x.reqBody, &sent); err != nil {
-				t.Fatalf("request body: %v", err)
-			}
-			if stream, ok := sent["stream"]; ok && stream != true {
-				t.Errorf("request stream = %v, want streaming", stream)
-			}
-			if !bytes.Equal(compactJSON(t, sent["format"]), compactJSON(t, encode.Schema)) {
-				t.Errorf("request format = %s, want encode.Schema", compactJSON(t, sent["format"]))
-			}
-			opts, _ := sent["options"].(map[string]any)
-			if opts["temperature"] != float64(0) || opts["seed"] == nil || opts["num_predict"] == nil {
-				t.Errorf("request options = %v, want temperature 0, a seed and num_predict", opts)
-			}
-			if x.status != http.StatusOK || !strings.HasPrefix(x.contentType, "application/x-ndjson") {
-				t.Fatalf("response %d %q, want 200 application/x-ndjson", x.status, x.contentType)
-			}
-			msgs := ndjson(t, x.respBody)
-			if len(msgs) < 2 {
-				t.Fatalf("stream had %d messages, want several", len(msgs))
-			}
-			last := msgs[len(msgs)-1]
-			if !last.Done || slices.ContainsFunc(msgs[:len(msgs)-1], func(m api.ChatResponse) bool { return m.Done }) {
-				t.Fatalf("done:true must be on the last message only; last = %+v", last)
-			}
-			if last.EvalCount <= 0 || last.PromptEvalCount <= 0 {
-				t.Errorf("eval_count %d, prompt_eval_count %d, want both > 0", last.EvalCount, last.PromptEvalCount)
-			}
-			var text strings.Builder
-			for _, m := range msgs {
-				text.WriteString(m.Message.Content)
-			}
-			t.Logf("server: %d messages, done_reason %q, prompt %d tokens, reply %d tokens in %v: %.200q",
-				len(msgs), last.DoneReason, last.PromptEvalCount, last.EvalCount, last.TotalDuration, text.String())
-			switch last.DoneReason {
-			case "stop":
-				if !json.Valid([]byte(text.String())) {
-					t.Errorf("done_reason stop, but the constrained reply is not valid JSON: %q", text.String())
-				}
-			case "length":
-				if res.Fallback == "" {
-					t.Errorf("reply cut at num_predict (done_reason length) but the encoder did not fall back")
-				}
-			default:
-				t.Errorf("done_reason = %q, want stop or length", last.DoneReason)
-			}
+	// The point: nothing a random-weight model writes is accepted.
+	for _, c := range res.Candidates {
+		if c.From != "none" && c.Rejected == "" {
+			t.Errorf("accepted a lesson from %s (random weights cannot ground one): Q=%q A=%q cites=%v",
+				c.From, c.Question, c.Answer, c.Cites)
+		}
+	}
+	// What is added is exactly what the deterministic encoder finds
+	// when the encoder fell back, and nothing when the model validly
+	// answered with zero lessons.
+	det, err := encode.New(nil, encode.WithRand(seededRand())).Encode(ctx, pr(), nil)
+	if err != nil {
+		t.Fatalf("deterministic Encode: %v", err)
+	}
+	want := []string{}
+	if res.Fallback != "" {
+		want = ids(det.Added())
+		if !strings.Contains(res.Fallback, provider) {
+			t.Errorf("Fallback = %q, want it to name %s", res.Fallback, provider)
+		}
+	}
+	if got := ids(res.Added()); !slices.Equal(got, want) {
+		t.Errorf("added %v, want %v (fallback %q)", got, want, res.Fallback)
+	}
 
-			// The point: nothing a random-weight model writes is accepted.
-			for _, c := range res.Candidates {
-				if c.From != "none" && c.Rejected == "" {
-					t.Errorf("accepted a lesson from %s (random weights cannot ground one): Q=%q A=%q cites=%v",
-						c.From, c.Question, c.Answer, c.Cites)
-				}
-			}
-			// What is added is exactly what the deterministic encoder finds
-			// when the encoder fell back, and nothing when the model validly
-			// answered with zero lessons.
-			det, err := encode.New(nil, encode.WithRand(seededRand())).Encode(ctx, tc.pr(), nil)
-			if err != nil {
-				t.Fatalf("deterministic Encode: %v", err)
-			}
-			want := []string{}
-			if res.Fallback != "" {
-				want = ids(det.Added())
-				if !strings.Contains(res.Fallback, provider) {
-					t.Errorf("Fallback = %q, want it to name %s", res.Fallback, provider)
-				}
-			}
-			if got := ids(res.Added()); !slices.Equal(got, want) {
-				t.Errorf("added %v, want %v (fallback %q)", got, want, res.Fallback)
-			}
+	// Prompt bodies never reach the logs.
+	if strings.Contains(e.logs.String(), "Asia/Tokyo") || strings.Contains(e.logs.String(), "time.Local") {
+		t.Errorf("the provider logged PR text:\n%s", e.logs.String())
+	}
 
-			// Prompt bodies never reach the logs.
-			if strings.Contains(e.logs.String(), "Asia/Tokyo") || strings.Contains(e.logs.String(), "time.Local") {
-				t.Errorf("the provider logged PR text:\n%s", e.logs.String())
-			}
-
-			// Same PR, same seed, same nonce: the same result from a real server.
-			again, err := newE2EEncoder(t, base, model).enc.Encode(ctx, tc.pr(), nil)
-			if err != nil {
-				t.Fatalf("second Encode: %v", err)
-			}
-			if !slices.Equal(ids(again.Candidates), ids(res.Candidates)) || again.Fallback != res.Fallback {
-				t.Errorf("not repeatable: first %v (%q), second %v (%q)", ids(res.Candidates), res.Fallback, ids(again.Candidates), again.Fallback)
-			}
-		})
+	// Same PR, same seed, same nonce: the same result from a real server.
+	again, err := newE2EEncoder(t, base, model).enc.Encode(ctx, pr(), nil)
+	if err != nil {
+		t.Fatalf("second Encode: %v", err)
+	}
+	if !slices.Equal(ids(again.Candidates), ids(res.Candidates)) || again.Fallback != res.Fallback {
+		t.Errorf("not repeatable: first %v (%q), second %v (%q)", ids(res.Candidates), res.Fallback, ids(again.Candidates), again.Fallback)
 	}
 }
 
@@ -396,21 +410,25 @@ func TestOllamaE2EUnknownModel(t *testing.T) {
 
 // TestOllamaE2EDeadline: a context deadline stops a real call promptly.
 func TestOllamaE2EDeadline(t *testing.T) {
-	base, model := e2eTarget(t)
-	p, err := encode.NewProvider("ollama:"+model, encode.WithBaseURL(base.String()),
+	base, models := e2eTarget(t)
+	p, err := encode.NewProvider("ollama:"+models[0], encode.WithBaseURL(base.String()),
 		encode.WithHTTPClient(&http.Client{Timeout: time.Minute}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	// A nonce no other test uses, so the server cannot answer from its
+	// prompt cache: evaluating the ~2,400-token prompt alone takes far longer
+	// than the deadline.
+	nonce := rand.NewChaCha8([32]byte{'d', 'e', 'a', 'd', 'l', 'i', 'n', 'e'})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = encode.New(p, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil)
+	_, err = encode.New(p, encode.WithRand(nonce)).Encode(ctx, mergedPR(), nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Encode past its deadline: error = %v, want context.DeadlineExceeded", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("Encode returned %v after a 50 ms deadline, want promptly", d)
+		t.Errorf("Encode returned %v after a 30 ms deadline, want promptly", d)
 	}
 }
 
@@ -418,7 +436,8 @@ func TestOllamaE2EDeadline(t *testing.T) {
 // client alone (no encoder), so a failure here points at the server or the
 // model rather than at the encoder.
 func TestOllamaE2EChatSchemaStream(t *testing.T) {
-	base, model := e2eTarget(t)
+	base, models := e2eTarget(t)
+	model := models[0]
 	client := api.NewClient(base, &http.Client{Timeout: 2 * time.Minute})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

@@ -33,12 +33,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output directory (created if missing); the model is written to DIR/tiny.gguf")
 	ctx := fs.Uint("ctx", uint(cfg.ContextLength), "trained context length (llama.context_length)")
 	seed := fs.Uint64("seed", cfg.Seed, "seed of the random weights")
+	fs.IntVar(&cfg.Layers, "layers", cfg.Layers, "transformer blocks")
+	fs.IntVar(&cfg.Embedding, "embd", cfg.Embedding, "hidden size (a multiple of -heads)")
+	fs.IntVar(&cfg.Heads, "heads", cfg.Heads, "attention heads")
+	fs.IntVar(&cfg.FeedForward, "ffn", cfg.FeedForward, "MLP hidden size")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *out == "" || fs.NArg() != 0 {
 		fs.Usage()
-		return fmt.Errorf("usage: gen -o DIR [-ctx N] [-seed N]")
+		return fmt.Errorf("usage: gen -o DIR [-ctx N] [-seed N] [-layers N] [-embd N] [-heads N] [-ffn N]")
 	}
 	cfg.ContextLength, cfg.Seed = uint32(*ctx), *seed
 	if err := os.MkdirAll(*out, 0o755); err != nil {
