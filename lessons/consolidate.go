@@ -34,6 +34,7 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 		}
 		return 0
 	})
+	s.ensureSets(elig)
 	sets := make([][]uint32, len(elig))
 	for i, e := range elig {
 		sets[i] = s.tokenSet(e)

@@ -81,8 +81,8 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 	}
 	lastCredited := -1
 	for _, id := range s.historyIDs {
-		for _, v := range s.history[id] {
-			n := Note{v}
+		for _, raw := range s.history[id] {
+			n := noteOf(raw)
 			if n.Event() != "settle" {
 				continue
 			}
@@ -178,8 +178,8 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 }
 
 func (s *Store) hasSettleNote(id string) bool {
-	for _, v := range s.history[id] {
-		n := Note{v}
+	for _, raw := range s.history[id] {
+		n := noteOf(raw)
 		if n.Event() == "settle" || n.Legacy() && strings.Contains(n.Text(), "credit") {
 			return true
 		}
@@ -215,13 +215,13 @@ func (s *Store) cause2(id string, heirs map[string]*Entry) string {
 	}
 	h := s.history[id]
 	for i := len(h) - 1; i >= 0; i-- {
-		n := Note{h[i]}
+		n := noteOf(h[i])
 		if (n.Event() == "death" || n.Event() == "buried") && n.Cause() != "" {
 			return n.Cause()
 		}
 	}
 	for i := len(h) - 1; i >= 0; i-- {
-		t := Note{h[i]}.Text()
+		t := noteOf(h[i]).Text()
 		switch {
 		case strings.Contains(t, "executed"):
 			return "executed"
@@ -267,7 +267,7 @@ func (s *Store) Obituary(id string) string {
 	h := s.history[e.ID]
 	for _, v := range h {
 		sb.WriteString("  ")
-		sb.WriteString(Note{v}.Text())
+		sb.WriteString(noteOf(v).Text())
 		sb.WriteByte('\n')
 	}
 	if !living && len(h) == 0 && heir == nil {

@@ -1,11 +1,11 @@
 package lessons
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -120,10 +120,6 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := s.Marshal()
-	if err != nil {
-		return err
-	}
 	if s.file == nil || s.file.lock == nil || s.file.path != path {
 		lk, err := Lock(path)
 		if err != nil {
@@ -142,7 +138,12 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 			return fmt.Errorf("%s changed since load; reload before writing: %w", path, ErrStale)
 		}
 	}
-	if err := WriteFileAtomic(path, data, 0o644); err != nil {
+	h := sha256.New()
+	err := writeFileAtomicFunc(path, 0o644, func(f io.Writer) error {
+		_, err := s.WriteTo(io.MultiWriter(f, h))
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if s.file == nil || s.file.path == path {
@@ -150,7 +151,7 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 			s.file = &fileState{path: path}
 		}
 		s.file.existed = true
-		s.file.sum = sha256.Sum256(data)
+		h.Sum(s.file.sum[:0])
 	}
 	if len(s.events) > 0 {
 		if err := AppendEvents(EventsPath(path), s.events); err != nil {
@@ -165,6 +166,14 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 // directory: write, fsync, close, rename, then a best-effort fsync of the
 // directory. The target is never left half-written.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeFileAtomicFunc(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// writeFileAtomicFunc is WriteFileAtomic with the content streamed by write.
+func writeFileAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("could not create directory for %s: %w", path, err)
@@ -184,7 +193,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return fmt.Errorf("could not write %s: %w", tmp, err)
 	}
 	if err := f.Chmod(perm); err != nil {
@@ -252,5 +261,3 @@ func EventsPath(store string) string {
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
-
-var _ = bytes.Equal

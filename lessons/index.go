@@ -1,6 +1,9 @@
 package lessons
 
 import (
+	"runtime"
+	"sync"
+
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
 )
 
@@ -31,11 +34,53 @@ func (s *Store) tokenSet(e *Entry) []uint32 {
 	return e.set
 }
 
+// ensureSets computes the token sets of many entries: tokenisation (pure)
+// runs on all cores, interning into the store's dictionary runs serially
+// in entry order, so ids do not depend on scheduling.
+func (s *Store) ensureSets(es []*Entry) {
+	var todo []*Entry
+	for _, e := range es {
+		if !e.hasSet {
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) < 512 {
+		for _, e := range todo {
+			s.tokenSet(e)
+		}
+		return
+	}
+	toks := make([][]string, len(todo))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	chunk := (len(todo) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min(len(todo), (w+1)*chunk)
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				toks[i] = textidx.Tokens(todo[i].Question + " " + todo[i].Answer)
+			}
+		}()
+	}
+	wg.Wait()
+	d := s.tokenDict()
+	for i, e := range todo {
+		e.set = d.Intern(toks[i])
+		e.hasSet = true
+	}
+}
+
 // ensureIndex builds the index over the living entries if needed.
 func (s *Store) ensureIndex() *index {
 	if s.idx != nil {
 		return s.idx
 	}
+	s.ensureSets(s.living)
 	sets := make([][]uint32, len(s.living))
 	docs := make([]*Entry, len(s.living))
 	for i, e := range s.living {

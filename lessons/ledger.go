@@ -145,9 +145,9 @@ func (s *Store) note(id string, v value) {
 	if !ok {
 		s.historyIDs = append(s.historyIDs, id)
 	}
-	h = append(h, v)
+	h = append(h, renderNote(v))
 	if len(h) > HistoryCap {
-		h = append(h[:0:0], h[len(h)-HistoryCap:]...)
+		h = append([]string(nil), h[len(h)-HistoryCap:]...)
 	}
 	s.history[id] = h
 }

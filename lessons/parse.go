@@ -1,12 +1,15 @@
 package lessons
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // FormatError reports a store file that is not valid JSON or not shaped like a
@@ -51,6 +54,8 @@ type parser struct {
 	path []pathElem
 	// scratch buffer for strings with escapes
 	scratch []byte
+	// keys of the objects reformat is inside (for duplicate detection)
+	keys []string
 }
 
 func (p *parser) pushKey(k string) { p.path = append(p.path, pathElem{key: k, index: -1}) }
@@ -179,7 +184,7 @@ func (p *parser) object(fn func(key string) error) error {
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 			return p.syntaxErr(p.pos, "expected a double-quoted property name")
 		}
-		key, err := p.rawString()
+		key, err := p.rawKey()
 		if err != nil {
 			return err
 		}
@@ -251,32 +256,104 @@ func (p *parser) array(fn func(i int) error) error {
 
 // rawString parses a string token at p.pos.
 func (p *parser) rawString() (string, error) {
+	b, err := p.rawBytes()
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// rawKey parses an object key, returning shared strings for the keys of
+// the store format so they are not allocated per object.
+func (p *parser) rawKey() (string, error) {
+	b, err := p.rawBytes()
+	if err != nil {
+		return "", err
+	}
+	switch string(b) {
+	case "tick":
+		return "tick", nil
+	case "ts":
+		return "ts", nil
+	case "text":
+		return "text", nil
+	case "event":
+		return "event", nil
+	case "ticket":
+		return "ticket", nil
+	case "credit":
+		return "credit", nil
+	case "delta":
+		return "delta", nil
+	case "detail":
+		return "detail", nil
+	case "source":
+		return "source", nil
+	case "evidence":
+		return "evidence", nil
+	case "cause":
+		return "cause", nil
+	case "uses":
+		return "uses", nil
+	case "last_used_tick":
+		return "last_used_tick", nil
+	case "question":
+		return "question", nil
+	case "answer":
+		return "answer", nil
+	case "kind":
+		return "kind", nil
+	case "sources":
+		return "sources", nil
+	case "energy":
+		return "energy", nil
+	case "born_cycle":
+		return "born_cycle", nil
+	case "recorded_ts":
+		return "recorded_ts", nil
+	case "last_used_cycle":
+		return "last_used_cycle", nil
+	case "lineage":
+		return "lineage", nil
+	case "id":
+		return "id", nil
+	}
+	return string(b), nil
+}
+
+// rawBytes parses a string token at p.pos and returns its decoded bytes,
+// valid until the next call (no allocation on the fast path).
+func (p *parser) rawBytes() ([]byte, error) {
 	start := p.pos
 	p.pos++ // opening quote
 	s := p.pos
+	ascii := true
 	// fast path: no escapes
 	for p.pos < len(p.data) {
 		c := p.data[p.pos]
 		if c == '"' {
 			b := p.data[s:p.pos]
 			p.pos++
-			if !utf8.Valid(b) {
-				return "", p.syntaxErr(start, "string is not valid UTF-8")
+			if !ascii && !utf8.Valid(b) {
+				return nil, p.syntaxErr(start, "string is not valid UTF-8")
 			}
-			return string(b), nil
+			return b, nil
 		}
 		if c == '\\' {
 			break
 		}
 		if c < 0x20 {
-			return "", p.syntaxErr(p.pos, "invalid control character in string")
+			return nil, p.syntaxErr(p.pos, "invalid control character in string")
+		}
+		if c >= 0x80 {
+			ascii = false
 		}
 		p.pos++
 	}
 	buf := append(p.scratch[:0], p.data[s:p.pos]...)
 	for {
 		if p.pos >= len(p.data) {
-			return "", p.syntaxErr(start, "unterminated string")
+			return nil, p.syntaxErr(start, "unterminated string")
 		}
 		c := p.data[p.pos]
 		switch {
@@ -284,11 +361,11 @@ func (p *parser) rawString() (string, error) {
 			p.pos++
 			p.scratch = buf
 			if !utf8.Valid(stripWTF8(buf)) {
-				return "", p.syntaxErr(start, "string is not valid UTF-8")
+				return nil, p.syntaxErr(start, "string is not valid UTF-8")
 			}
-			return string(buf), nil
+			return buf, nil
 		case c < 0x20:
-			return "", p.syntaxErr(p.pos, "invalid control character in string")
+			return nil, p.syntaxErr(p.pos, "invalid control character in string")
 		case c != '\\':
 			buf = append(buf, c)
 			p.pos++
@@ -296,7 +373,7 @@ func (p *parser) rawString() (string, error) {
 		}
 		// escape
 		if p.pos+1 >= len(p.data) {
-			return "", p.syntaxErr(start, "unterminated string")
+			return nil, p.syntaxErr(start, "unterminated string")
 		}
 		e := p.data[p.pos+1]
 		p.pos += 2
@@ -316,7 +393,7 @@ func (p *parser) rawString() (string, error) {
 		case 'u':
 			r, ok := p.hex4()
 			if !ok {
-				return "", p.syntaxErr(p.pos-2, "invalid \\uXXXX escape")
+				return nil, p.syntaxErr(p.pos-2, "invalid \\uXXXX escape")
 			}
 			if utf16.IsSurrogate(r) && r < 0xDC00 && p.pos+1 < len(p.data) && p.data[p.pos] == '\\' && p.data[p.pos+1] == 'u' {
 				save := p.pos
@@ -335,7 +412,7 @@ func (p *parser) rawString() (string, error) {
 			}
 			buf = utf8.AppendRune(buf, r)
 		default:
-			return "", p.syntaxErr(p.pos-2, "invalid escape '\\%c'", e)
+			return nil, p.syntaxErr(p.pos-2, "invalid escape '\\%c'", e)
 		}
 	}
 }
@@ -438,22 +515,24 @@ func (p *parser) literal() (value, error) {
 	return value{}, p.syntaxErr(p.pos, "invalid literal")
 }
 
-// numberToken parses a number token and returns its Python spelling and
-// whether it is a float.
-func (p *parser) numberToken() (string, bool, error) {
+// numberSpan scans a number token (Python's grammar, plus NaN and
+// ±Infinity) and returns its text and whether it is a float.
+func (p *parser) numberSpan() ([]byte, bool, error) {
 	start := p.pos
 	d := p.data
-	for _, lit := range []string{"NaN", "Infinity", "-Infinity"} {
-		if strings.HasPrefix(string(d[p.pos:min(len(d), p.pos+len(lit))]), lit) {
-			p.pos += len(lit)
-			return lit, true, nil
+	if c := d[p.pos]; c == 'N' || c == 'I' || c == '-' && p.pos+1 < len(d) && d[p.pos+1] == 'I' {
+		for _, lit := range [...]string{"NaN", "Infinity", "-Infinity"} {
+			if bytes.HasPrefix(d[p.pos:], []byte(lit)) {
+				p.pos += len(lit)
+				return d[start:p.pos], true, nil
+			}
 		}
 	}
 	if p.pos < len(d) && d[p.pos] == '-' {
 		p.pos++
 	}
 	if p.pos >= len(d) || d[p.pos] < '0' || d[p.pos] > '9' {
-		return "", false, p.syntaxErr(start, "invalid number")
+		return nil, false, p.syntaxErr(start, "invalid number")
 	}
 	if d[p.pos] == '0' {
 		p.pos++
@@ -483,18 +562,38 @@ func (p *parser) numberToken() (string, bool, error) {
 			p.pos = q
 		}
 	}
-	text := string(d[start:p.pos])
+	return d[start:p.pos], isF, nil
+}
+
+// spanFloat converts a float token to float64 (overflow gives ±Inf, as in
+// Python).
+func spanFloat(b []byte) float64 {
+	switch string(b) {
+	case "NaN":
+		return math.NaN()
+	case "Infinity":
+		return math.Inf(1)
+	case "-Infinity":
+		return math.Inf(-1)
+	}
+	f, _ := strconv.ParseFloat(unsafe.String(&b[0], len(b)), 64)
+	return f
+}
+
+// numberToken parses a number token and returns its Python spelling and
+// whether it is a float.
+func (p *parser) numberToken() (string, bool, error) {
+	b, isF, err := p.numberSpan()
+	if err != nil {
+		return "", false, err
+	}
 	if !isF {
-		if text == "-0" {
-			text = "0"
+		if string(b) == "-0" {
+			return "0", false, nil
 		}
-		return text, false, nil
+		return string(b), false, nil
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return "", false, p.syntaxErr(start, "invalid number %q", text)
-	}
-	return pyFloat(f), true, nil
+	return pyFloat(spanFloat(b)), true, nil
 }
 
 // float parses a number (int or float, not bool) as float64.
@@ -502,11 +601,11 @@ func (p *parser) float() (float64, error) {
 	if err := p.expectKind(kNumber, "a number"); err != nil {
 		return 0, err
 	}
-	s, _, err := p.numberToken()
+	b, _, err := p.numberSpan()
 	if err != nil {
 		return 0, err
 	}
-	return value{k: kNumber, s: s}.float(), nil
+	return spanFloat(b), nil
 }
 
 // int parses an integer (a JSON number without fraction or exponent).
@@ -514,16 +613,16 @@ func (p *parser) int() (int, error) {
 	if err := p.expectKind(kNumber, "an integer"); err != nil {
 		return 0, err
 	}
-	s, isF, err := p.numberToken()
+	b, isF, err := p.numberSpan()
 	if err != nil {
 		return 0, err
 	}
 	if isF {
-		return 0, p.structErr("expected an integer, got the float %s", s)
+		return 0, p.structErr("expected an integer, got the float %s", pyFloat(spanFloat(b)))
 	}
-	i, err := strconv.Atoi(s)
+	i, err := strconv.Atoi(unsafe.String(&b[0], len(b)))
 	if err != nil {
-		return 0, p.structErr("integer %s is out of range", s)
+		return 0, p.structErr("integer %s is out of range", b)
 	}
 	return i, nil
 }
@@ -627,3 +726,118 @@ func parseValue(file string, data []byte) (value, error) {
 // maxDepth bounds nesting in carried-through values; Python's json module
 // gives up near 1000 levels, and darwin-memo stores nest only a few levels.
 const maxDepth = 512
+
+// errDupKey makes reformat fall back to the generic path, which applies
+// Python's last-value-wins rule for repeated object keys.
+var errDupKey = errors.New("duplicate key")
+
+// reformat streams the next value into w in Python's formatting without
+// building a value tree (the fast path for history notes).
+func (p *parser) reformat(w *pyWriter, depth int) error {
+	if depth > maxDepth {
+		return p.syntaxErr(p.pos, "nesting too deep")
+	}
+	k, err := p.peekKind()
+	if err != nil {
+		return err
+	}
+	switch k {
+	case kString:
+		b, err := p.rawBytes()
+		if err != nil {
+			return err
+		}
+		if len(b) == 0 {
+			w.buf = append(w.buf, '"', '"')
+		} else {
+			w.buf = appendPyString(w.buf, unsafe.String(&b[0], len(b)))
+		}
+	case kNumber:
+		b, isF, err := p.numberSpan()
+		if err != nil {
+			return err
+		}
+		switch {
+		case isF:
+			w.buf = appendPyFloat(w.buf, spanFloat(b))
+		case string(b) == "-0":
+			w.buf = append(w.buf, '0')
+		default:
+			w.buf = append(w.buf, b...)
+		}
+	case kBool, kNull:
+		v, err := p.literal()
+		if err != nil {
+			return err
+		}
+		w.value(v)
+	case kArray:
+		n := 0
+		err := p.array(func(int) error {
+			if n == 0 {
+				w.open('[')
+			} else {
+				w.sep()
+			}
+			n++
+			return p.reformat(w, depth+1)
+		})
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			w.buf = append(w.buf, '[', ']')
+		} else {
+			w.close(']')
+		}
+	default:
+		base := len(p.keys) // keys of this object live in p.keys[base:]
+		err := p.object(func(key string) error {
+			for _, k := range p.keys[base:] {
+				if k == key {
+					return errDupKey
+				}
+			}
+			if len(p.keys) == base {
+				w.open('{')
+			} else {
+				w.sep()
+			}
+			p.keys = append(p.keys, key)
+			w.key(key)
+			return p.reformat(w, depth+1)
+		})
+		n := len(p.keys) - base
+		p.keys = p.keys[:base]
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			w.buf = append(w.buf, '{', '}')
+		} else {
+			w.close('}')
+		}
+	}
+	return nil
+}
+
+// renderValue formats the next value at indentation depth indent and
+// returns the bytes, falling back to the generic path on repeated keys.
+func (p *parser) renderValue(w *pyWriter, indent int) (string, error) {
+	start, pathLen := p.pos, len(p.path)
+	p.keys = p.keys[:0]
+	w.buf, w.indent = w.buf[:0], indent
+	err := p.reformat(w, 0)
+	if errors.Is(err, errDupKey) {
+		p.pos, p.path = start, p.path[:pathLen]
+		w.buf, w.indent = w.buf[:0], indent
+		var v value
+		if v, err = p.value(0); err == nil {
+			w.value(v)
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	return string(w.buf), nil
+}

@@ -1,9 +1,10 @@
 package lessons
 
 import (
+	"bytes"
+	"io"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -128,70 +129,84 @@ func (v value) float() float64 {
 }
 
 // pyFloat formats f exactly as Python's repr(float) does (and so json.dumps).
-func pyFloat(f float64) string {
+func pyFloat(f float64) string { return string(appendPyFloat(nil, f)) }
+
+// appendPyFloat appends Python's repr(float) of f.
+func appendPyFloat(buf []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
-		return "NaN"
+		return append(buf, "NaN"...)
 	case math.IsInf(f, 1):
-		return "Infinity"
+		return append(buf, "Infinity"...)
 	case math.IsInf(f, -1):
-		return "-Infinity"
+		return append(buf, "-Infinity"...)
 	}
 	if f == 0 {
 		if math.Signbit(f) {
-			return "-0.0"
+			return append(buf, "-0.0"...)
 		}
-		return "0.0"
+		return append(buf, "0.0"...)
 	}
 	// Shortest round-trip digits and decimal exponent.
-	e := strconv.FormatFloat(f, 'e', -1, 64) // e.g. -3.191891195797325e-16
-	neg := e[0] == '-'
-	if neg {
+	var tmp [32]byte
+	e := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64) // e.g. -3.191891195797325e-16
+	if e[0] == '-' {
+		buf = append(buf, '-')
 		e = e[1:]
 	}
-	ep := strings.IndexByte(e, 'e')
+	ep := bytes.IndexByte(e, 'e')
 	mant, exp := e[:ep], e[ep+1:]
-	digits := strings.Replace(mant, ".", "", 1)
-	x, _ := strconv.Atoi(exp)
-	decpt := x + 1 // position of the decimal point relative to digits
-	var sb strings.Builder
-	if neg {
-		sb.WriteByte('-')
+	var dbuf [24]byte
+	digits := append(dbuf[:0], mant[0])
+	if len(mant) > 2 {
+		digits = append(digits, mant[2:]...)
 	}
+	x := 0
+	neg := exp[0] == '-'
+	for _, c := range exp[1:] {
+		x = x*10 + int(c-'0')
+	}
+	if neg {
+		x = -x
+	}
+	decpt := x + 1 // position of the decimal point relative to digits
 	if decpt > -4 && decpt <= 16 {
 		switch {
 		case decpt <= 0:
-			sb.WriteString("0.")
-			sb.WriteString(strings.Repeat("0", -decpt))
-			sb.WriteString(digits)
+			buf = append(buf, '0', '.')
+			for i := 0; i < -decpt; i++ {
+				buf = append(buf, '0')
+			}
+			buf = append(buf, digits...)
 		case decpt >= len(digits):
-			sb.WriteString(digits)
-			sb.WriteString(strings.Repeat("0", decpt-len(digits)))
-			sb.WriteString(".0")
+			buf = append(buf, digits...)
+			for i := len(digits); i < decpt; i++ {
+				buf = append(buf, '0')
+			}
+			buf = append(buf, '.', '0')
 		default:
-			sb.WriteString(digits[:decpt])
-			sb.WriteByte('.')
-			sb.WriteString(digits[decpt:])
+			buf = append(buf, digits[:decpt]...)
+			buf = append(buf, '.')
+			buf = append(buf, digits[decpt:]...)
 		}
-		return sb.String()
+		return buf
 	}
-	sb.WriteByte(digits[0])
+	buf = append(buf, digits[0])
 	if len(digits) > 1 {
-		sb.WriteByte('.')
-		sb.WriteString(digits[1:])
+		buf = append(buf, '.')
+		buf = append(buf, digits[1:]...)
 	}
-	sb.WriteByte('e')
+	buf = append(buf, 'e')
 	if x < 0 {
-		sb.WriteByte('-')
+		buf = append(buf, '-')
 		x = -x
 	} else {
-		sb.WriteByte('+')
+		buf = append(buf, '+')
 	}
 	if x < 10 {
-		sb.WriteByte('0')
+		buf = append(buf, '0')
 	}
-	sb.WriteString(strconv.Itoa(x))
-	return sb.String()
+	return strconv.AppendInt(buf, int64(x), 10)
 }
 
 // round6 is Python's round(x, 6) for finite x.
@@ -208,6 +223,20 @@ type pyWriter struct {
 	buf    []byte
 	indent int // current depth
 	pretty bool
+	out    io.Writer // if set, flush sends buf here in chunks
+	n      int64     // bytes flushed
+	err    error     // first write error
+}
+
+// flush sends the buffer to out once it holds a chunk (or always if force).
+func (w *pyWriter) flush(force bool) {
+	if w.out == nil || w.err != nil || (!force && len(w.buf) < 1<<16) {
+		return
+	}
+	n, err := w.out.Write(w.buf)
+	w.n += int64(n)
+	w.err = err
+	w.buf = w.buf[:0]
 }
 
 const hexdigits = "0123456789abcdef"
@@ -309,7 +338,7 @@ func (w *pyWriter) key(k string) {
 	w.buf = append(w.buf, ':', ' ')
 }
 
-func (w *pyWriter) float(f float64) { w.buf = append(w.buf, pyFloat(f)...) }
+func (w *pyWriter) float(f float64) { w.buf = appendPyFloat(w.buf, f) }
 func (w *pyWriter) int(i int)       { w.buf = strconv.AppendInt(w.buf, int64(i), 10) }
 func (w *pyWriter) bool(b bool) {
 	if b {

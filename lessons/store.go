@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -22,6 +23,16 @@ const (
 	KindExperience   Kind = "experience"
 	KindConsolidated Kind = "consolidated"
 )
+
+// internKind returns the shared Kind for b.
+func internKind(b []byte) (Kind, bool) {
+	for _, k := range [...]Kind{KindExplicit, KindInferred, KindEntity, KindCrossDoc, KindExperience, KindConsolidated} {
+		if string(b) == string(k) {
+			return k, true
+		}
+	}
+	return "", false
+}
 
 func validKind(k string) bool {
 	switch Kind(k) {
@@ -206,7 +217,7 @@ type Store struct {
 
 	tick        int
 	pending     []*Ticket
-	history     map[string][]value
+	history     map[string][]string // notes pre-rendered at their file depth
 	historyIDs  []string
 	damaged     map[string]bool
 	settledRuns []value
@@ -215,6 +226,7 @@ type Store struct {
 	events   []Event
 	warnings []string
 	opts     Options
+	sizeHint int // bytes of the file this store was parsed from
 	idx      *index
 	dict     *textidx.Dict
 	file     *fileState
@@ -228,7 +240,7 @@ func New(name string, opts Options) *Store {
 		Upkeep:         DefaultUpkeep,
 		byID:           map[string]*Entry{},
 		deadIDs:        map[string]int{},
-		history:        map[string][]value{},
+		history:        map[string][]string{},
 		damaged:        map[string]bool{},
 		cfg:            DefaultConfig(),
 		hasLedger:      true,
@@ -301,10 +313,27 @@ func (s *Store) Warnings() []string { return s.warnings }
 func (s *Store) History(id string) []Note {
 	vs := s.history[id]
 	out := make([]Note, len(vs))
-	for i, v := range vs {
-		out[i] = Note{v}
+	for i, raw := range vs {
+		out[i] = noteOf(raw)
 	}
 	return out
+}
+
+// noteIndent is the indentation depth of a note in the file
+// ($.ledger.history[id][i]).
+const noteIndent = 4
+
+// renderNote formats a note value as it appears in the file.
+func renderNote(v value) string {
+	w := pyWriter{pretty: true, indent: noteIndent}
+	w.value(v)
+	return string(w.buf)
+}
+
+// noteOf parses a pre-rendered note.
+func noteOf(raw string) Note {
+	v, _ := parseValue("note", []byte(raw))
+	return Note{v}
 }
 
 // Note is one history note: either a legacy plain string or a structured
@@ -354,6 +383,7 @@ func Parse(name string, data []byte) (*Store, error) {
 // ParseWith is Parse with injected options.
 func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	s := New(name, opts)
+	s.sizeHint = len(data)
 	s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = false, false, false
 	p := &parser{file: name, data: data}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
@@ -398,7 +428,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			s.retriever = &v
 			return nil
 		case "ledger":
-			v, err := p.value(0)
+			v, err := s.parseLedger(p)
 			if err != nil {
 				return err
 			}
@@ -488,12 +518,18 @@ func (p *parser) entry(newID func(...string) string) (*Entry, error) {
 			e.Answer, err = p.str()
 			haveA = true
 		case "kind":
-			var k string
-			k, err = p.str()
-			if err == nil && !validKind(k) {
-				return p.structErr("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", k)
+			if err = p.expectKind(kString, "a string"); err != nil {
+				return err
 			}
-			e.Kind = Kind(k)
+			var b []byte
+			if b, err = p.rawBytes(); err != nil {
+				return err
+			}
+			k, ok := internKind(b)
+			if !ok {
+				return p.structErr("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", b)
+			}
+			e.Kind = k
 		case "sources":
 			e.Sources, err = p.strList()
 		case "energy":
@@ -567,6 +603,61 @@ func (p *parser) entry(newID func(...string) string) (*Entry, error) {
 	return e, nil
 }
 
+// parseLedger streams the ledger block: history notes are rendered straight
+// into their output form; the other keys are collected for loadLedger.
+func (s *Store) parseLedger(p *parser) (value, error) {
+	k, err := p.peekKind()
+	if err != nil {
+		return value{}, err
+	}
+	if k != kObject {
+		return p.value(0) // loadLedger reports the wrong type
+	}
+	v := value{k: kObject}
+	w := &pyWriter{pretty: true}
+	err = p.object(func(key string) error {
+		if key != "history" {
+			x, err := p.value(0)
+			v.obj = setMember(v.obj, key, x)
+			return err
+		}
+		v.obj = setMember(v.obj, key, vNull()) // keeps the key's position
+		clear(s.history)
+		s.historyIDs = s.historyIDs[:0]
+		if k, err := p.peekKind(); err != nil {
+			return err
+		} else if k != kObject {
+			s.warn("$.ledger.history is not an object; ignored")
+			_, err := p.value(0)
+			return err
+		}
+		return p.object(func(id string) error {
+			if k, err := p.peekKind(); err != nil {
+				return err
+			} else if k != kArray {
+				s.warn(fmt.Sprintf("$.ledger.history[%q] is not a list; dropped", id))
+				_, err := p.value(0)
+				return err
+			}
+			notes := []string{}
+			err := p.array(func(int) error {
+				raw, err := p.renderValue(w, noteIndent)
+				notes = append(notes, raw)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if _, ok := s.history[id]; !ok {
+				s.historyIDs = append(s.historyIDs, id)
+			}
+			s.history[id] = notes
+			return nil
+		})
+	})
+	return v, err
+}
+
 // loadLedger applies the fail-soft ledger load of semantics §2.3.
 func (s *Store) loadLedger(v value) error {
 	if v.k != kObject {
@@ -597,20 +688,7 @@ func (s *Store) loadLedger(v value) error {
 				s.pending = append(s.pending, t)
 			}
 		case "history":
-			if mb.val.k != kObject {
-				s.warn("$.ledger.history is not an object; ignored")
-				continue
-			}
-			for _, h := range mb.val.obj {
-				if h.val.k != kArray {
-					s.warn(fmt.Sprintf("$.ledger.history[%q] is not a list; dropped", h.key))
-					continue
-				}
-				if _, ok := s.history[h.key]; !ok {
-					s.historyIDs = append(s.historyIDs, h.key)
-				}
-				s.history[h.key] = h.val.arr
-			}
+			// streamed by parseLedger
 		case "damaged":
 			if mb.val.k != kArray {
 				s.warn("$.ledger.damaged is not a list; ignored")
@@ -779,7 +857,21 @@ func (s *Store) configFromValue(v value) Config {
 // indent=2, ensure_ascii, no trailing newline. The same store state always
 // gives the same bytes.
 func (s *Store) Marshal() ([]byte, error) {
-	w := &pyWriter{pretty: true, buf: make([]byte, 0, 64+400*(len(s.living)+len(s.graveyard)))}
+	w := &pyWriter{pretty: true, buf: make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard))))}
+	s.marshal(w)
+	return w.buf, nil
+}
+
+// WriteTo streams the bytes Marshal returns to out, without holding the
+// whole document in memory.
+func (s *Store) WriteTo(out io.Writer) (int64, error) {
+	w := &pyWriter{pretty: true, buf: make([]byte, 0, 1<<17), out: out}
+	s.marshal(w)
+	w.flush(true)
+	return w.n, w.err
+}
+
+func (s *Store) marshal(w *pyWriter) {
 	w.open('{')
 	w.key("config")
 	w.open('{')
@@ -816,7 +908,6 @@ func (s *Store) Marshal() ([]byte, error) {
 		w.value(mb.val)
 	}
 	w.close('}')
-	return w.buf, nil
 }
 
 func (w *pyWriter) entries(es []*Entry) {
@@ -830,6 +921,7 @@ func (w *pyWriter) entries(es []*Entry) {
 			w.sep()
 		}
 		w.entry(e)
+		w.flush(false)
 	}
 	w.close(']')
 }
@@ -925,7 +1017,20 @@ func (s *Store) writeLedger(w *pyWriter) {
 				w.sep()
 			}
 			w.key(id)
-			w.value(value{k: kArray, arr: s.history[id]})
+			notes := s.history[id]
+			if len(notes) == 0 {
+				w.buf = append(w.buf, "[]"...)
+				continue
+			}
+			w.open('[')
+			for j, raw := range notes {
+				if j > 0 {
+					w.sep()
+				}
+				w.buf = append(w.buf, raw...)
+			}
+			w.close(']')
+			w.flush(false)
 		}
 		w.close('}')
 	}

@@ -229,3 +229,17 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestWriteToEqualsMarshal(t *testing.T) {
+	for _, data := range [][]byte{readFixture(t), benchStoreBytes(t, 1000)} {
+		s, err := Parse("x", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		n, err := s.WriteTo(&buf)
+		if err != nil || n != int64(len(data)) || !bytes.Equal(buf.Bytes(), data) {
+			t.Errorf("WriteTo wrote %d bytes (err %v), want the %d Marshal bytes", n, err, len(data))
+		}
+	}
+}

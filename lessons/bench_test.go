@@ -1,0 +1,284 @@
+package lessons
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+)
+
+// genStore builds a realistic store of n living lessons (plus n/4 dead
+// ones): lesson texts from internal/textidx/textgen (Zipf vocabulary with
+// code identifiers, about 5% reworded near-duplicates, so consolidation
+// has work), varied balances, history notes for the half of the lessons
+// that were ever settled, and some pending tickets.
+func genStore(n int, seed uint64) *Store {
+	r := rand.New(rand.NewPCG(seed, 0x5eed))
+	gen := textgen.New(seed, textgen.Options{})
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := New("bench/lessons.json", Options{Now: func() time.Time { return base }})
+	var made []*Entry
+	for i := 0; i < n+n/4; i++ {
+		l := gen.Next()
+		q, a := l.Question, l.Answer
+		e, err := s.Add(NewLesson{Question: q, Answer: a, Sources: []string{fmt.Sprintf("pr#%d", 1+r.IntN(5000))},
+			RecordedTS: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")})
+		if err != nil {
+			panic(err)
+		}
+		e.Energy = 0.05 + r.Float64()*4.9
+		e.BornCycle = r.IntN(200)
+		if r.IntN(2) == 0 {
+			e.Uses = 1 + r.IntN(9)
+			e.LastUsedCycle = e.BornCycle + r.IntN(20)
+		}
+		s.tick = e.BornCycle
+		notes := 0 // half never settled; a few settled often
+		switch x := r.IntN(20); {
+		case x >= 19:
+			notes = 3 + r.IntN(5)
+		case x >= 16:
+			notes = 2
+		case x >= 10:
+			notes = 1
+		}
+		for k := 0; k < notes; k++ {
+			s.note(e.ID, s.structured(fmt.Sprintf("tick %d: credit +0.277 (ci delta +1, https://github.com/o/r/actions/runs/%d)", s.tick, r.IntN(1e9)), "settle",
+				m("ticket", vStr(ContentID(e.ID, fmt.Sprint(k)))), m("credit", vFloat(0.277270)), m("delta", vFloat(1)), m("detail", vStr("")), m("source", vStr("ci")), m("evidence", vNull())))
+		}
+		made = append(made, e)
+	}
+	s.events = nil
+	// a quarter goes to the graveyard
+	var dead []*Entry
+	for i := 0; i < n/4; i++ {
+		dead = append(dead, made[r.IntN(len(made))])
+	}
+	s.bury(dead...)
+	if len(s.living) > n {
+		s.bury(s.living[n:]...)
+	}
+	s.tick = 204 // the next tick (205) consolidates
+	for i := 0; i < 10 && i < len(s.living); i++ {
+		pend(s, s.living[i*len(s.living)/10].ID)
+	}
+	s.byID = map[string]*Entry{}
+	for _, e := range s.living {
+		s.byID[e.ID] = e
+	}
+	return s
+}
+
+var benchData sync.Map // n -> []byte
+
+func benchStoreBytes(b testing.TB, n int) []byte {
+	if v, ok := benchData.Load(n); ok {
+		return v.([]byte)
+	}
+	data, err := genStore(n, uint64(n)).Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchData.Store(n, data)
+	return data
+}
+
+var benchSizes = []int{1000, 10000, 100000}
+
+func sizes(b *testing.B) []int {
+	if testing.Short() {
+		return benchSizes[:2]
+	}
+	return benchSizes
+}
+
+func TestGeneratedStoreRoundTrips(t *testing.T) {
+	data := benchStoreBytes(t, 1000)
+	s, err := Parse("bench", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := s.Marshal()
+	if !bytes.Equal(out, data) || len(s.Living()) != 1000 {
+		t.Fatalf("generated store does not round-trip (%d living)", len(s.Living()))
+	}
+	st := s.Tick(TickOptions{})
+	if st.Merges == 0 {
+		t.Error("generator produced no near-duplicates to consolidate")
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range sizes(b) {
+		data := benchStoreBytes(b, n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := Parse("bench", data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDecide(b *testing.B) {
+	for _, n := range sizes(b) {
+		s, err := Parse("bench", benchStoreBytes(b, n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var queries []string
+		for i := 0; i < 64; i++ {
+			e := s.living[(i*7919)%len(s.living)]
+			w := strings.Fields(e.Question)
+			queries = append(queries, strings.Join(w[2:min(len(w), 6)], " "))
+		}
+		s.ensureIndex() // built once per load
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				if _, err := s.Decide(queries[i%len(queries)], DecideOptions{}); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkSettle(b *testing.B) {
+	for _, n := range sizes(b) {
+		s, err := Parse("bench", benchStoreBytes(b, n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var tickets []FreeTicket
+		for i := 0; i < 64; i++ {
+			e := s.living[(i*7919)%len(s.living)]
+			d, _ := s.Decide(e.Question, DecideOptions{})
+			if !d.Silent {
+				tickets = append(tickets, FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query})
+			}
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				delta := 1.0
+				if i%2 == 1 {
+					delta = -1
+				}
+				s.SettleFree(tickets[i%len(tickets)], delta, SettleOptions{Source: "ci"})
+				i++
+			}
+		})
+	}
+}
+
+func BenchmarkTickConsolidate(b *testing.B) {
+	for _, n := range sizes(b) {
+		data := benchStoreBytes(b, n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			merges := 0
+			for b.Loop() {
+				b.StopTimer()
+				s, err := Parse("bench", data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				merges = s.Tick(TickOptions{}).Merges
+			}
+			b.ReportMetric(float64(merges), "merges")
+		})
+	}
+}
+
+func BenchmarkSave(b *testing.B) {
+	for _, n := range sizes(b) {
+		s, err := Parse("bench", benchStoreBytes(b, n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := filepath.Join(b.TempDir(), "lessons.json")
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if err := s.SaveAs(context.Background(), p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoadTickSave is the action's whole-store path: load from disk,
+// one tick with consolidation, atomic save. It reports the peak heap seen
+// by a 1 ms sampler.
+func BenchmarkLoadTickSave(b *testing.B) {
+	for _, n := range sizes(b) {
+		data := benchStoreBytes(b, n)
+		dir := b.TempDir()
+		p := filepath.Join(dir, "lessons.json")
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ctx := context.Background()
+			var peak atomic.Uint64
+			for b.Loop() {
+				b.StopTimer()
+				if err := os.WriteFile(p, data, 0o644); err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				stop := sampleHeap(&peak)
+				b.StartTimer()
+				s, err := Load(ctx, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.Tick(TickOptions{})
+				if err := s.Save(ctx); err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				stop()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+		})
+	}
+}
+
+// sampleHeap records the largest live+unswept heap every millisecond until
+// the returned stop function is called.
+func sampleHeap(peak *atomic.Uint64) func() {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
