@@ -114,6 +114,54 @@ stamp_value() {
 		"$(sha256sum "$INC_DIR/miniaudio/miniaudio.h" | cut -c1-16)"
 }
 
+# run_wait DIR CMD...: runs CMD in DIR in its own process group (setsid keeps
+# the pid, as this script has no job control) and waits for it. bash runs traps
+# only between foreground commands, so a long step run this way still lets
+# Ctrl-C or a CI cancel stop everything at once: cleanup kills the group.
+CHILD_PID=""
+run_wait() {
+	local dir=$1 rc=0
+	shift
+	(cd "$dir" && exec setsid "$@") &
+	CHILD_PID=$!
+	wait "$CHILD_PID" || rc=$?
+	CHILD_PID=""
+	return "$rc"
+}
+
+WORK=""
+SERVER_PID=""
+cleanup() {
+	local rc=$?
+	if [[ -n "$CHILD_PID" ]] && kill -0 "$CHILD_PID" 2>/dev/null; then
+		kill -TERM -- "-$CHILD_PID" 2>/dev/null || true
+		log "interrupted: stopped pid $CHILD_PID and its children"
+	fi
+	if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+		# The server runs in its own session (setsid), so its process group id is its
+		# pid: TERM the group (server + its model runner), then KILL after 10 s.
+		kill -TERM -- "-$SERVER_PID" 2>/dev/null || true
+		for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
+		log "stopped ollama serve (pid $SERVER_PID)"
+	fi
+	if [[ -n "$WORK" ]]; then
+		if ((rc != 0)) && [[ -f "$WORK/serve.log" ]]; then
+			log "last lines of the server log ($WORK/serve.log):"
+			tail -n 40 "$WORK/serve.log" >&2 || true
+		fi
+		if [[ "${OLLAMA_E2E_KEEP:-}" == 1 ]] || ((rc != 0)); then
+			log "kept $WORK"
+		else
+			rm -rf -- "$WORK"
+		fi
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 build_ollama() {
 	write_miniaudio_stub
 	if [[ -x "$OLLAMA_BIN" && -f "$STAMP" && "$(cat "$STAMP")" == "$(stamp_value)" ]]; then
@@ -122,17 +170,29 @@ build_ollama() {
 	fi
 	ensure_system_headers || return 1
 	mkdir -p "$BIN_DIR" "$CACHE/go-build"
-	log "building ollama $OLLAMA_VERSION (cgo, CPU only; cold ~5 min on 2 cores, log: $CACHE/build.log)"
-	local start=$SECONDS
+	# One build at a time per cache dir; a second run waits, then reuses the binary.
+	exec 9>"$CACHE/build.lock"
+	flock 9
+	if [[ -x "$OLLAMA_BIN" && -f "$STAMP" && "$(cat "$STAMP")" == "$(stamp_value)" ]]; then
+		log "ollama $OLLAMA_VERSION built meanwhile by another run"
+		exec 9>&-
+		return 0
+	fi
+	rm -f "$STAMP"
+	log "building ollama $OLLAMA_VERSION (cgo, CPU only; cold 5-10 min on 2 idle cores, log: $CACHE/build.log)"
+	local start=$SECONDS rc=0
 	# GOFLAGS is cleared so a repo-level -mod=... does not leak into `go install pkg@version`.
-	if ! (cd "$CACHE" && env GOFLAGS= GOWORK=off CGO_ENABLED=1 \
+	run_wait "$CACHE" env GOFLAGS= GOWORK=off CGO_ENABLED=1 \
 		CGO_CPPFLAGS="-I$INC_DIR" GOCACHE="$CACHE/go-build" GOBIN="$BIN_DIR" \
-		go install "github.com/ollama/ollama@$OLLAMA_VERSION") >"$CACHE/build.log" 2>&1; then
+		go install "github.com/ollama/ollama@$OLLAMA_VERSION" >"$CACHE/build.log" 2>&1 || rc=$?
+	if ((rc != 0)); then
 		tail -n 30 "$CACHE/build.log" >&2
-		log "ollama build failed after $((SECONDS - start)) s (full log: $CACHE/build.log)"
+		log "ollama build failed after $((SECONDS - start)) s (exit $rc; full log: $CACHE/build.log)"
+		exec 9>&-
 		return 1
 	fi
 	stamp_value >"$STAMP"
+	exec 9>&-
 	log "built ollama in $((SECONDS - start)) s"
 }
 
@@ -162,30 +222,6 @@ fi
 phase build "$t"
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/darwin-memo-ollama-e2e.XXXXXX")"
-SERVER_PID=""
-cleanup() {
-	local rc=$?
-	if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-		# The server runs in its own session (setsid), so its process group id is its
-		# pid: TERM the group (server + its model runner), then KILL after 10 s.
-		kill -TERM -- "-$SERVER_PID" 2>/dev/null || true
-		for _ in $(seq 100); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL -- "-$SERVER_PID" 2>/dev/null || true
-		log "stopped ollama serve (pid $SERVER_PID)"
-	fi
-	if ((rc != 0)) && [[ -f "$WORK/serve.log" ]]; then
-		log "last lines of the server log ($WORK/serve.log):"
-		tail -n 40 "$WORK/serve.log" >&2 || true
-	fi
-	if [[ "${OLLAMA_E2E_KEEP:-}" == 1 ]] || ((rc != 0)); then
-		log "kept $WORK"
-	else
-		rm -rf -- "$WORK"
-	fi
-	exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 # 2. the models: the default seed (on the llama.cpp runner it answers the
 #    encoder with zero lessons) and seed 5 (it starts a gibberish lesson and is
@@ -251,8 +287,8 @@ phase create "$t"
 # 5. the test
 t=$SECONDS
 read -r -a testflags <<<"${OLLAMA_E2E_TESTFLAGS:--count=1 -v}"
-(cd "$REPO_ROOT" && OLLAMA_E2E_HOST="http://$addr" OLLAMA_E2E_MODEL="$(IFS=,; echo "${models[*]}")" \
-	go test -tags ollama_e2e -run 'OllamaE2E' "${testflags[@]}" "${OLLAMA_E2E_PKG:-./encode/}") ||
+run_wait "$REPO_ROOT" env OLLAMA_E2E_HOST="http://$addr" OLLAMA_E2E_MODEL="$(IFS=,; echo "${models[*]}")" \
+	go test -tags ollama_e2e -run 'OllamaE2E' "${testflags[@]}" "${OLLAMA_E2E_PKG:-./encode/}" ||
 	die "the real-Ollama e2e test failed (server log: $WORK/serve.log)"
 phase test "$t"
 phase total "$T0"

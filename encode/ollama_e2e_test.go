@@ -380,6 +380,63 @@ func compactJSON(t *testing.T, v any) []byte {
 	return nb
 }
 
+// shortPrompt is a request for which the default tiny model, unlike with
+// the encoder's long prompt, writes whole (gibberish) lessons and stops.
+type shortPrompt struct{ encode.Provider }
+
+func (p shortPrompt) Reflect(ctx context.Context, req encode.Request) (encode.Reply, error) {
+	req.System = "Extract lessons for coding agents as JSON."
+	req.User = "PR #7: fix flaky TestParseDate by pinning the time zone to UTC in parse_test.go."
+	return p.Provider.Reflect(ctx, req)
+}
+
+// TestOllamaE2EGibberishRejected sends the real model's complete,
+// schema-valid lessons through the encoder's checks: every one must be
+// rejected, and the encoder must fall back to the deterministic encoder.
+func TestOllamaE2EGibberishRejected(t *testing.T) {
+	base, models := e2eTarget(t)
+	for _, model := range models {
+		t.Run(model, func(t *testing.T) {
+			p, err := encode.NewProvider("ollama:"+model, encode.WithBaseURL(base.String()),
+				encode.WithHTTPClient(&http.Client{Timeout: time.Minute}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			res, err := encode.New(shortPrompt{p}, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil)
+			if err != nil {
+				t.Fatalf("Encode: %v", err)
+			}
+			var fromModel []encode.Candidate
+			for _, c := range res.Candidates {
+				if c.From != "none" {
+					fromModel = append(fromModel, c)
+					t.Logf("model lesson rejected=%q Q=%.80q A=%.80q cites=%v", c.Rejected, c.Question, c.Answer, c.Cites)
+				}
+			}
+			if len(fromModel) == 0 {
+				t.Skipf("%s wrote no complete lesson for this prompt (fallback %q): the rejection path was not exercised", model, res.Fallback)
+			}
+			for _, c := range fromModel {
+				if c.Rejected == "" {
+					t.Errorf("accepted a lesson written by random weights: Q=%q A=%q cites=%v", c.Question, c.Answer, c.Cites)
+				}
+			}
+			if !strings.Contains(res.Fallback, "rejected") {
+				t.Errorf("Fallback = %q, want it to say every lesson the model wrote was rejected", res.Fallback)
+			}
+			det, err := encode.New(nil, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := ids(res.Added()), ids(det.Added()); !slices.Equal(got, want) {
+				t.Errorf("added %v, want the deterministic encoder's %v", got, want)
+			}
+		})
+	}
+}
+
 // TestOllamaE2EUnknownModel: the real server's 404 surfaces as an
 // *encode.HTTPError naming the status, and Encode falls back.
 func TestOllamaE2EUnknownModel(t *testing.T) {
