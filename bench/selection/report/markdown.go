@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // Markers delimit the generated selection section of docs/benchmarks.md.
@@ -213,11 +214,10 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		"trivia does nothing; near-duplicates are reworded copies of useful lessons. The store starts with %d useful, %d near-duplicate, %d poisoned "+
 		"and %d trivia lessons, and one new lesson arrives every %d merged PRs during the first %.0f%% of the run; every lesson is "+
 		"extracted by the encoder's deterministic (no-LLM) path from a `Lesson:` line of the merged PR it arrives after. "+
-		"The delta CI measures is improvements minus regressions on shared tests (settle's rule); flaky noise *p* means a share *p* of PRs "+
-		"get a red run in which 1–%d good tests are reported failing at head.\n\n",
+		"%s\n\n",
 		meta.Seeds, len(r.Noises), len(r.Arms), cfg.PRs, cfg.Topics, cfg.TestsPerTopic, cfg.Topics*cfg.TestsPerTopic, cfg.TopicSkew,
 		cfg.MinTasks, cfg.MaxTasks, 0, cfg.MaxDelay, 100*cfg.PBase, 100*cfg.PFix, 100*cfg.PTrap, cfg.MaxHarm, 100*cfg.PHarm,
-		cfg.InitialUseful, cfg.InitialNearDup, cfg.InitialPoison, cfg.InitialTrivia, cfg.ArrivalEvery, 100*cfg.LearnFraction, cfg.MaxFlake)
+		cfg.InitialUseful, cfg.InitialNearDup, cfg.InitialPoison, cfg.InitialTrivia, cfg.ArrivalEvery, 100*cfg.LearnFraction, noiseModel(cfg))
 	fmt.Fprintf(&b, "**Arms.** `ledger`: this project's `lessons` package with the action's defaults: %s. "+
 		"`%s`: the same with the one default change proposed in [tuning.md](tuning.md), supporting_share 0 (%s). "+
 		"`keep_everything`: never forgets. `random_matched`: after each merged PR deletes as many random entries as the ledger's net "+
@@ -383,4 +383,25 @@ func caveats(cfg sim.Config) string {
 		"* The TTL arm's day is %d merged PRs, so %d days are %d merged PRs; at this world's consult rates few lessons go that long "+
 		"without being retrieved, so it behaves almost like `keep_everything`.\n",
 		cfg.Topics, cfg.Topics, cfg.PRsPerDay, cfg.TTLDays, cfg.PRsPerDay*cfg.TTLDays)
+}
+
+// noiseModel describes how CI is simulated and measured.
+func noiseModel(cfg sim.Config) string {
+	top := sim.FlakeRates(cfg.FlakyTests, cfg.FlakySkew, 0.1)
+	return fmt.Sprintf("**How CI is measured.** Every merged PR has two CI runs, at its base and at its head, and the action's "+
+		"measurement path turns them into a delta: each run is a per-test result map (passed or failed), the flaky-quarantine sidecar "+
+		"(`settle.FlakyHistory`, window %d observations, %d flips) records both runs, and `settle.Diff` returns improvements minus "+
+		"regressions on shared tests with the sidecar's quarantine left out, in that order, as `settle.Measure` does. As in the action, "+
+		"only a PR that carries tickets is measured, when its settlement comes due, and the sidecar persists across PRs. "+
+		"Every arm, baselines included, is settled with deltas measured this way: the same flaky tests and the same dice for every "+
+		"PR's two runs, each arm with its own sidecar (its repository's history), so the arms' deltas differ only where their agents "+
+		"changed different tests. "+
+		"**Flaky noise *p*** is the chance that one CI run of a change that breaks nothing reports at least one test red. "+
+		"Spurious reds come from a fixed set of %d flaky tests (%.0f%% of the suite, about Google's share of tests with some flakiness) "+
+		"drawn per seed; flaky test *k* gets a Zipf(%g) share of the failures, so at 10%% noise the flakiest fails %.1f%% of runs and the "+
+		"least flaky %.1f%%. Each run draws its own flakes, at the base as at the head: a flake at the head reports a good change red, "+
+		"one at the base credits a change with a fix it did not make. No reruns are modelled (a rerun that passes would make the test "+
+		"`flaky`, which settle leaves out).",
+		settle.DefaultFlakyWindow, settle.DefaultFlipThreshold, cfg.FlakyTests,
+		100*float64(cfg.FlakyTests)/float64(cfg.Topics*cfg.TestsPerTopic), cfg.FlakySkew, 100*top[0], 100*top[len(top)-1])
 }

@@ -21,12 +21,18 @@ type Config struct {
 	// MaxDelay is the largest settlement delay, in merged PRs: the tickets a
 	// PR carried settle when PR i+d merges, d uniform in [0, MaxDelay].
 	MaxDelay int
-	// Noise is the probability that CI reports a PR red by a flaky failure:
-	// 1 to MaxFlake tests that pass at base and at head are reported failing
-	// at head, so the measured delta is that much lower than the true delta
-	// (a good change reported red).
-	Noise    float64
-	MaxFlake int
+	// Noise is the flaky-noise level: the probability that one CI run of a
+	// change that breaks nothing reports at least one test red. Spurious
+	// reds come only from a fixed set of FlakyTests flaky tests; flaky test
+	// k fails a run with probability 1-(1-Noise)^(w_k/W), w_k = k^-FlakySkew
+	// and W their sum, so that the chance of a red run is exactly Noise.
+	// Every CI run draws its own flakes: the run at a PR's base and the run
+	// at its head, as in a real repository.
+	Noise float64
+	// FlakyTests is how many tests of the suite are flaky; FlakySkew is the
+	// Zipf exponent of how spurious failures divide among them (0: evenly).
+	FlakyTests int
+	FlakySkew  float64
 
 	// PBase is the chance an agent fixes its task's failing test on its own;
 	// PFix the chance when the deciding lesson is useful for the topic.
@@ -69,7 +75,8 @@ func DefaultConfig() Config {
 		MaxTasks:       4,
 		MaxDelay:       2,
 		Noise:          0,
-		MaxFlake:       3,
+		FlakyTests:     15,
+		FlakySkew:      1,
 		PBase:          0.3,
 		PFix:           0.9,
 		PTrap:          0.2,
@@ -111,7 +118,9 @@ func (c Config) Validate() error {
 	}{{"Noise", c.Noise}, {"PBase", c.PBase}, {"PFix", c.PFix}, {"PTrap", c.PTrap}, {"PHarm", c.PHarm}, {"LearnFraction", c.LearnFraction}, {"TailFraction", c.TailFraction}} {
 		check(p.v >= 0 && p.v <= 1, "%s = %g: must be a probability in [0, 1]", p.name, p.v)
 	}
-	check(c.MaxFlake >= 1, "MaxFlake = %d: must be >= 1", c.MaxFlake)
+	check(c.FlakyTests >= 0 && c.FlakyTests <= c.Topics*c.TestsPerTopic, "FlakyTests = %d: must be between 0 and the %d tests of the suite", c.FlakyTests, c.Topics*c.TestsPerTopic)
+	check(c.Noise == 0 || c.FlakyTests > 0, "Noise = %g needs at least one flaky test (FlakyTests = 0)", c.Noise)
+	check(c.FlakySkew >= 0, "FlakySkew = %g: must be >= 0", c.FlakySkew)
 	check(c.MaxHarm >= 1, "MaxHarm = %d: must be >= 1", c.MaxHarm)
 	check(c.InitialUseful >= 0 && c.InitialNearDup >= 0 && c.InitialPoison >= 0 && c.InitialTrivia >= 0, "initial lesson counts must be >= 0")
 	check(c.InitialNearDup == 0 || c.InitialUseful > 0, "near-duplicates need at least one useful lesson")

@@ -8,8 +8,13 @@ import (
 // PRStat is what happened in one merged PR of a run.
 type PRStat struct {
 	// TrueDelta is improvements minus regressions on shared tests, as they
-	// really are; MeasuredDelta is what CI reported (flaky noise included).
-	TrueDelta, MeasuredDelta float64
+	// really are.
+	TrueDelta float64
+	// Measured is true when the PR carried tickets, so the action measured
+	// it (when its settlement came due); CI is that measurement: settle's
+	// delta, flaky noise and quarantine included.
+	Measured bool
+	CI       Measurement
 	// Damage is the number of tests poisoned lessons broke in this PR.
 	Damage int
 	// Population is the number of living entries after the PR.
@@ -50,9 +55,9 @@ type Result struct {
 }
 
 type pendingSettle struct {
-	due     int
-	tickets []Consultation
-	delta   float64
+	pr, due    int
+	tickets    []Consultation
+	base, head []bool // the true test states at the PR's base and head
 }
 
 // Run plays the world's merged-PR stream against an arm.
@@ -69,6 +74,7 @@ func Run(w *World, arm Arm) (*Result, error) {
 	}
 	var pending []pendingSettle
 	arrived := make([]bool, len(w.Lessons))
+	ci := NewCI()
 
 	for pr, p := range w.PRs {
 		for _, id := range w.Arrivals[pr] {
@@ -98,16 +104,8 @@ func Run(w *World, arm Arm) (*Result, error) {
 		}
 		st := &res.PRs[pr]
 		st.TrueDelta = delta(baseRun, head)
-		st.MeasuredDelta = st.TrueDelta
-		for k, red := 0, 0; k < len(head) && red < p.Flaky; k++ {
-			i := (p.FlakyPick + k) % len(head)
-			if head[i] && baseRun[i] {
-				st.MeasuredDelta-- // a good test reported red at head
-				red++
-			}
-		}
 		if len(tickets) > 0 {
-			pending = append(pending, pendingSettle{due: pr + p.Delay, tickets: tickets, delta: st.MeasuredDelta})
+			pending = append(pending, pendingSettle{pr: pr, due: pr + p.Delay, tickets: tickets, base: baseRun, head: slices.Clone(head)})
 		}
 		// Settle what is due, oldest first.
 		rest := pending[:0]
@@ -116,7 +114,12 @@ func Run(w *World, arm Arm) (*Result, error) {
 				rest = append(rest, ps)
 				continue
 			}
-			ok, err := arm.Settle(ps.tickets, ps.delta, pr)
+			// The action measures a merged PR when it settles it: the
+			// sidecar sees the PRs in settlement order.
+			src := w.PRs[ps.pr]
+			m := ci.Measure(w, ps.base, ps.head, src.BaseFlakes, src.HeadFlakes)
+			res.PRs[ps.pr].Measured, res.PRs[ps.pr].CI = true, m
+			ok, err := arm.Settle(ps.tickets, m.Delta, pr)
 			if err != nil {
 				return nil, fmt.Errorf("%s: settle %d tickets in PR %d: %w", arm.Name(), len(ps.tickets), pr, err)
 			}

@@ -36,24 +36,58 @@ func TestNoiseChangesOnlyTheFlakes(t *testing.T) {
 	quiet, _ := NewWorld(cfg, 3)
 	cfg.Noise = 0.5
 	noisy, _ := NewWorld(cfg, 3)
-	if !reflect.DeepEqual(quiet.Lessons, noisy.Lessons) {
-		t.Fatal("noise changed the lessons")
+	if !reflect.DeepEqual(quiet.Lessons, noisy.Lessons) || !reflect.DeepEqual(quiet.FlakySet, noisy.FlakySet) {
+		t.Fatal("noise changed the lessons or the flaky tests")
 	}
-	flaky := 0
+	flaky := make([]bool, quiet.Tests())
+	for _, i := range quiet.FlakySet {
+		flaky[i] = true
+	}
+	redRuns := 0
 	for i := range quiet.PRs {
 		q, n := quiet.PRs[i], noisy.PRs[i]
-		if !reflect.DeepEqual(q.Tasks, n.Tasks) || q.Delay != n.Delay || q.FlakyDraw != n.FlakyDraw {
-			t.Fatalf("PR %d: noise changed the tasks or the delay", i)
+		if !reflect.DeepEqual(q.Tasks, n.Tasks) || q.Delay != n.Delay || !reflect.DeepEqual(q.HeadDice, n.HeadDice) {
+			t.Fatalf("PR %d: noise changed the tasks, the delay or the dice", i)
 		}
-		if q.Flaky != 0 {
+		if len(q.BaseFlakes)+len(q.HeadFlakes) != 0 {
 			t.Fatalf("PR %d: flaky at noise 0", i)
 		}
-		if n.Flaky > 0 {
-			flaky++
+		for _, run := range [][]int{n.BaseFlakes, n.HeadFlakes} {
+			if len(run) > 0 {
+				redRuns++
+			}
+			for _, test := range run {
+				if !flaky[test] {
+					t.Fatalf("PR %d: test %d reported red but it is not flaky", i, test)
+				}
+			}
 		}
 	}
-	if flaky < len(noisy.PRs)/4 || flaky > 3*len(noisy.PRs)/4 {
-		t.Fatalf("%d of %d PRs flaky at noise 0.5", flaky, len(noisy.PRs))
+	// Noise 0.5: about half of the 2*120 runs have a spurious red.
+	if runs := 2 * len(noisy.PRs); redRuns < runs/3 || redRuns > 2*runs/3 {
+		t.Fatalf("%d of %d CI runs red at noise 0.5", redRuns, runs)
+	}
+}
+
+func TestFlakeRates(t *testing.T) {
+	for _, tc := range []struct {
+		n           int
+		skew, noise float64
+	}{{15, 1, 0.1}, {15, 1, 0.5}, {3, 0, 0.2}, {1, 1, 0.3}, {15, 1, 0}} {
+		q := FlakeRates(tc.n, tc.skew, tc.noise)
+		clean := 1.0
+		for k, x := range q {
+			clean *= 1 - x
+			if k > 0 && x > q[k-1]+1e-15 {
+				t.Errorf("%+v: test %d flakier than test %d", tc, k, k-1)
+			}
+		}
+		if math.Abs((1-clean)-tc.noise) > 1e-12 {
+			t.Errorf("%+v: chance of a red run %g, want %g", tc, 1-clean, tc.noise)
+		}
+	}
+	if q := FlakeRates(3, 0, 0.2); q[0] != q[2] {
+		t.Errorf("skew 0 is not even: %v", q)
 	}
 }
 
@@ -102,7 +136,7 @@ func TestWithNoiseEqualsNewWorld(t *testing.T) {
 		t.Fatal("WithNoise(0.3) differs from NewWorld at noise 0.3")
 	}
 	for i, p := range quiet.PRs {
-		if quiet.Config.Noise != 0 || p.Flaky != 0 {
+		if quiet.Config.Noise != 0 || len(p.BaseFlakes)+len(p.HeadFlakes) != 0 {
 			t.Fatalf("WithNoise modified the original world (PR %d)", i)
 		}
 	}
@@ -203,6 +237,7 @@ func tinyWorld(prs []PR) *World {
 		{ID: 2, Class: Trivia, Topic: 0, Fact: -1, Question: "zuzuzu", Answer: "nothing"},
 	}
 	w.Arrivals[0] = []int{0, 1, 2}
+	w.nameTests()
 	return w
 }
 
@@ -255,10 +290,10 @@ func TestRunAndMeasureTinyScenario(t *testing.T) {
 		return Task{Topic: 0, Target: target, UFix: 0.5, UHarm: 0.5, Harm: harm, HarmPick: 0}
 	}
 	prs := []PR{
-		{Tasks: []Task{task(0, 2)}},           // poison decides: breaks tests 1 and 2
-		{Tasks: []Task{task(0, 1)}, Delay: 1}, // poison again: breaks test 3 (1, 2 already red)
-		{Tasks: []Task{task(1, 1)}},           // useful: fixes test 1
-		{Tasks: []Task{task(2, 1)}, Flaky: 1}, // useful: fixes test 2, CI reports one red
+		{Tasks: []Task{task(0, 2)}},                       // poison decides: breaks tests 1 and 2
+		{Tasks: []Task{task(0, 1)}, Delay: 1},             // poison again: breaks test 3 (1, 2 already red)
+		{Tasks: []Task{task(1, 1)}},                       // useful: fixes test 1
+		{Tasks: []Task{task(2, 1)}, HeadFlakes: []int{1}}, // useful: fixes test 2, a flaky run reports test 1 red
 	}
 	w := tinyWorld(prs)
 	arm := &scripted{decide: []int{1, 1, 0, 0}, drop: map[int][]int{1: {1}, 3: {2}}, living: map[int]bool{}}
@@ -267,15 +302,20 @@ func TestRunAndMeasureTinyScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTrue := []float64{-2, -1, 1, 1}
-	wantMeasured := []float64{-2, -1, 1, 0}
+	// PR 3's red on test 1 is quarantined: test 1 broke in PR 0, was fixed
+	// in PR 2 and is red again, three flips in the sidecar's window.
+	wantMeasured := []float64{-2, -1, 1, 1}
 	for i, p := range r.PRs {
-		if p.TrueDelta != wantTrue[i] || p.MeasuredDelta != wantMeasured[i] {
-			t.Errorf("PR %d: true %g measured %g, want %g %g", i, p.TrueDelta, p.MeasuredDelta, wantTrue[i], wantMeasured[i])
+		if p.TrueDelta != wantTrue[i] || !p.Measured || p.CI.Delta != wantMeasured[i] {
+			t.Errorf("PR %d: true %g measured %v %g, want %g %g", i, p.TrueDelta, p.Measured, p.CI.Delta, wantTrue[i], wantMeasured[i])
 		}
 	}
 	// PR 1's ticket settles during PR 2 (delay 1), before PR 2's own.
-	if want := []float64{-2, -1, 1, 0}; !reflect.DeepEqual(arm.settled, want) {
+	if want := []float64{-2, -1, 1, 1}; !reflect.DeepEqual(arm.settled, want) {
 		t.Errorf("settled deltas %v, want %v", arm.settled, want)
+	}
+	if ci := r.PRs[3].CI; ci.Spurious != 1 || ci.SpuriousQuarantined != 1 {
+		t.Errorf("PR 3 measurement %+v, want one spurious red, quarantined", ci)
 	}
 	if got := r.PRs[1].Landed; got {
 		t.Error("PR 1 landed a settlement although its ticket was delayed")

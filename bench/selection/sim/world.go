@@ -76,15 +76,16 @@ type PR struct {
 	Tasks []Task
 	// Delay is how many merged PRs later its tickets settle.
 	Delay int
-	// Flaky is how many good tests CI reports red at head (0: none): the
-	// pre-drawn FlakySize when FlakyDraw < Config.Noise.
-	Flaky int
-	// FlakyDraw and FlakySize are drawn for every PR whatever the noise,
-	// so worlds that differ only in noise share every other die.
-	FlakyDraw float64
-	FlakySize int
-	// FlakyPick chooses which tests are reported red.
-	FlakyPick int
+	// BaseDice and HeadDice are the flake dice of the PR's two CI runs (at
+	// its base and at its head), one per flaky test in World.FlakySet order.
+	// They are drawn for every PR whatever the noise, so worlds that differ
+	// only in noise share every die and a flake at one noise level is also
+	// a flake at every higher level.
+	BaseDice, HeadDice []float64
+	// BaseFlakes and HeadFlakes are the tests (global indices) reported red
+	// spuriously in the run at the base and at the head at this world's
+	// noise: flaky test k fails a run when its die is below FlakeRate[k].
+	BaseFlakes, HeadFlakes []int
 }
 
 // World is one generated repository history. It is read-only once built and
@@ -96,6 +97,14 @@ type World struct {
 	Arrivals [][]int // Arrivals[pr]: ids of lessons arriving before PR pr
 	PRs      []PR
 	Facts    int // number of distinct useful facts
+	// FlakySet lists the flaky tests (global indices), flakiest first;
+	// FlakeRate[k] is the chance that FlakySet[k] fails one CI run at this
+	// world's noise.
+	FlakySet  []int
+	FlakeRate []float64
+	// TestIDs names every test of the suite as a JUnit-style id.
+	TestIDs   []string
+	testIndex map[string]int
 }
 
 // Tests is the size of the simulated suite.
@@ -158,19 +167,79 @@ func NewWorld(cfg Config, seed uint64) (*World, error) {
 		for j := range pr.Tasks {
 			pr.Tasks[j] = g.task()
 		}
-		pr.FlakyDraw, pr.FlakySize = rng.Float64(), 1+rng.IntN(cfg.MaxFlake)
-		if pr.FlakyDraw < cfg.Noise {
-			pr.Flaky = pr.FlakySize
-		}
-		pr.FlakyPick = rng.IntN(w.Tests())
+		// Three dice the earlier PR-wide noise model drew here, kept so that
+		// every seed's lessons, tasks and delays stay those published with
+		// it and results before and after the per-test model compare seed
+		// for seed.
+		_, _, _ = rng.Float64(), rng.IntN(3), rng.IntN(w.Tests())
 		w.PRs[i] = pr
 	}
+	// Flakiness has its own stream, so the number of flaky tests does not
+	// change the lessons, tasks or delays.
+	frng := rand.New(rand.NewPCG(seed, 0xf1a6e)) // "flake"
+	w.nameTests()
+	w.FlakySet = frng.Perm(w.Tests())[:cfg.FlakyTests]
+	for i := range w.PRs {
+		pr := &w.PRs[i]
+		pr.BaseDice, pr.HeadDice = make([]float64, cfg.FlakyTests), make([]float64, cfg.FlakyTests)
+		for k := range cfg.FlakyTests {
+			pr.BaseDice[k], pr.HeadDice[k] = frng.Float64(), frng.Float64()
+		}
+	}
+	w.applyNoise()
 	return w, nil
 }
 
+// nameTests gives every test of the suite its JUnit-style id.
+func (w *World) nameTests() {
+	cfg := w.Config
+	w.TestIDs = make([]string, w.Tests())
+	w.testIndex = make(map[string]int, w.Tests())
+	for i := range w.TestIDs {
+		w.TestIDs[i] = fmt.Sprintf("sim/topic%02d.Test%d", i/cfg.TestsPerTopic, i%cfg.TestsPerTopic)
+		w.testIndex[w.TestIDs[i]] = i
+	}
+}
+
+// FlakeRates returns the per-run failure chance of each of n flaky tests
+// at a noise level: test k (0-based) gets the share w_k = (k+1)^-skew of
+// the noise, q_k = 1-(1-noise)^(w_k/W) with W the sum of the shares, so a
+// run has at least one spurious red with chance exactly noise.
+func FlakeRates(n int, skew, noise float64) []float64 {
+	ws := zipfWeights(n, skew)
+	var total float64
+	for _, x := range ws {
+		total += x
+	}
+	out := make([]float64, n)
+	for k, x := range ws {
+		out[k] = 1 - math.Pow(1-noise, x/total)
+	}
+	return out
+}
+
+// applyNoise derives the flake rates and every PR's spurious reds from the
+// world's noise and the pre-drawn dice.
+func (w *World) applyNoise() {
+	cfg := w.Config
+	w.FlakeRate = FlakeRates(len(w.FlakySet), cfg.FlakySkew, cfg.Noise)
+	red := func(dice []float64) []int {
+		var out []int
+		for k, u := range dice {
+			if u < w.FlakeRate[k] {
+				out = append(out, w.FlakySet[k])
+			}
+		}
+		return out
+	}
+	for i := range w.PRs {
+		w.PRs[i].BaseFlakes, w.PRs[i].HeadFlakes = red(w.PRs[i].BaseDice), red(w.PRs[i].HeadDice)
+	}
+}
+
 // WithNoise returns the same world at another flaky-noise level: the same
-// lessons, tasks and delays, with the flakes re-derived from the pre-drawn
-// dice. It equals NewWorld with that noise, without re-encoding the lessons.
+// lessons, tasks, delays, flaky tests and dice, with the flakes re-derived.
+// It equals NewWorld with that noise, without re-encoding the lessons.
 func (w *World) WithNoise(noise float64) (*World, error) {
 	cfg := w.Config
 	cfg.Noise = noise
@@ -180,12 +249,7 @@ func (w *World) WithNoise(noise float64) (*World, error) {
 	out := *w
 	out.Config = cfg
 	out.PRs = slices.Clone(w.PRs)
-	for i := range out.PRs {
-		out.PRs[i].Flaky = 0
-		if out.PRs[i].FlakyDraw < noise {
-			out.PRs[i].Flaky = out.PRs[i].FlakySize
-		}
-	}
+	out.applyNoise()
 	return &out, nil
 }
 
