@@ -25,15 +25,28 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 	if len(elig) < 2 {
 		return 0
 	}
-	slices.SortStableFunc(elig, func(a, b *Entry) int {
+	// Energy descending, stable over store order (pdqsort on positions is
+	// faster than a stable merge sort at 100k entries).
+	type ranked struct {
+		e *Entry
+		i int
+	}
+	rk := make([]ranked, len(elig))
+	for i, e := range elig {
+		rk[i] = ranked{e, i}
+	}
+	slices.SortFunc(rk, func(a, b ranked) int {
 		switch {
-		case a.Energy > b.Energy:
+		case a.e.Energy > b.e.Energy:
 			return -1
-		case a.Energy < b.Energy:
+		case a.e.Energy < b.e.Energy:
 			return 1
 		}
-		return 0
+		return a.i - b.i
 	})
+	for i := range rk {
+		elig[i] = rk[i].e
+	}
 	s.ensureSets(elig)
 	sets := make([][]uint32, len(elig))
 	for i, e := range elig {

@@ -2,9 +2,9 @@ package lessons
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash/crc64"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,6 +19,9 @@ var ErrStale = errors.New("store changed since load; reload before writing")
 // ErrLocked is returned when another process holds the store's lock.
 var ErrLocked = errors.New("store is busy; retry the entire operation")
 
+// crcTable is read-only after initialisation.
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
 // DefaultPath is where a repository keeps its store.
 const DefaultPath = ".darwin-memo/lessons.json"
 
@@ -26,7 +29,8 @@ const DefaultPath = ".darwin-memo/lessons.json"
 type fileState struct {
 	path    string
 	existed bool
-	sum     [32]byte
+	sum     uint64 // CRC-64 of the bytes (change detection, not security)
+	size    int64
 	lock    *FileLock
 }
 
@@ -52,7 +56,7 @@ func LoadWith(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.file = &fileState{path: path, existed: true, sum: sha256.Sum256(data)}
+	s.file = &fileState{path: path, existed: true, sum: crc64.Checksum(data, crcTable), size: int64(len(data))}
 	return s, nil
 }
 
@@ -134,13 +138,15 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 			return fmt.Errorf("could not re-read %s before writing: %w", path, err)
 		case err != nil && s.file.existed:
 			return fmt.Errorf("%s was deleted since load; reload before writing: %w", path, ErrStale)
-		case err == nil && (!s.file.existed || sha256.Sum256(cur) != s.file.sum):
+		case err == nil && (!s.file.existed || int64(len(cur)) != s.file.size || crc64.Checksum(cur, crcTable) != s.file.sum):
 			return fmt.Errorf("%s changed since load; reload before writing: %w", path, ErrStale)
 		}
 	}
-	h := sha256.New()
+	h := crc64.New(crcTable)
+	var size int64
 	err := writeFileAtomicFunc(path, 0o644, func(f io.Writer) error {
-		_, err := s.WriteTo(io.MultiWriter(f, h))
+		var err error
+		size, err = s.WriteTo(io.MultiWriter(f, h))
 		return err
 	})
 	if err != nil {
@@ -151,7 +157,7 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 			s.file = &fileState{path: path}
 		}
 		s.file.existed = true
-		h.Sum(s.file.sum[:0])
+		s.file.sum, s.file.size = h.Sum64(), size
 	}
 	if len(s.events) > 0 {
 		if err := AppendEvents(EventsPath(path), s.events); err != nil {

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
@@ -34,9 +35,11 @@ func (s *Store) tokenSet(e *Entry) []uint32 {
 	return e.set
 }
 
-// ensureSets computes the token sets of many entries: tokenisation (pure)
-// runs on all cores, interning into the store's dictionary runs serially
-// in entry order, so ids do not depend on scheduling.
+// ensureSets computes the token sets of many entries on all cores. Each
+// worker tokenises and interns a contiguous chunk into a private
+// dictionary; the private dictionaries are then merged into the store's in
+// chunk order, which assigns exactly the ids a serial pass in entry order
+// would, so ids never depend on scheduling.
 func (s *Store) ensureSets(es []*Entry) {
 	var todo []*Entry
 	for _, e := range es {
@@ -44,35 +47,56 @@ func (s *Store) ensureSets(es []*Entry) {
 			todo = append(todo, e)
 		}
 	}
-	if len(todo) < 512 {
+	workers := runtime.GOMAXPROCS(0)
+	if len(todo) < 2048 || workers < 2 {
 		for _, e := range todo {
 			s.tokenSet(e)
 		}
 		return
 	}
-	toks := make([][]string, len(todo))
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
 	chunk := (len(todo) + workers - 1) / workers
+	locals := make([]*textidx.Dict, workers)
+	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		lo, hi := w*chunk, min(len(todo), (w+1)*chunk)
 		if lo >= hi {
 			break
 		}
+		d := textidx.NewDict()
+		locals[w] = d
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				toks[i] = textidx.Tokens(todo[i].Question + " " + todo[i].Answer)
+			for _, e := range todo[lo:hi] {
+				e.set = d.Intern(textidx.Tokens(e.Question + " " + e.Answer))
 			}
 		}()
 	}
 	wg.Wait()
-	d := s.tokenDict()
-	for i, e := range todo {
-		e.set = d.Intern(toks[i])
-		e.hasSet = true
+	global := s.tokenDict()
+	for w, d := range locals {
+		if d == nil {
+			continue
+		}
+		remap := make([]uint32, d.Len())
+		for id := range remap {
+			remap[id] = global.ID(d.Word(uint32(id)))
+		}
+		lo, hi := w*chunk, min(len(todo), (w+1)*chunk)
+		part := todo[lo:hi]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, e := range part {
+				for i, id := range e.set {
+					e.set[i] = remap[id]
+				}
+				slices.Sort(e.set)
+				e.hasSet = true
+			}
+		}()
 	}
+	wg.Wait()
 }
 
 // ensureIndex builds the index over the living entries if needed.
