@@ -23,7 +23,8 @@
 #   OLLAMA_E2E_PKG            package to test (default ./encode/)
 #   OLLAMA_E2E_NEW_ENGINE=1   serve with ollama's Go engine instead of the llama.cpp runner
 #
-# Exit status: 0 pass (or loud skip, see above), 1 failure (the reason is printed last).
+# Exit status: 0 pass (or loud skip, see above), 1 failure (the reason is printed last),
+# 130/143 when interrupted (the server and any running step are stopped either way).
 set -euo pipefail
 
 OLLAMA_VERSION=v0.17.4
