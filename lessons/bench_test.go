@@ -121,148 +121,153 @@ func TestGeneratedStoreRoundTrips(t *testing.T) {
 	}
 }
 
-func BenchmarkLoad(b *testing.B) {
+// Each benchmark runs at 1k, 10k and 100k lessons (100k is skipped with
+// -short); the per-size bodies are shared with TestBenchmarksDoc.
+func BenchmarkLoad(b *testing.B)            { bySize(b, benchLoad) }
+func BenchmarkDecide(b *testing.B)          { bySize(b, benchDecide) }
+func BenchmarkSettle(b *testing.B)          { bySize(b, benchSettle) }
+func BenchmarkTickConsolidate(b *testing.B) { bySize(b, benchTick) }
+func BenchmarkSave(b *testing.B)            { bySize(b, benchSave) }
+func BenchmarkLoadTickSave(b *testing.B)    { bySize(b, benchLoadTickSave) }
+func BenchmarkMarshal(b *testing.B)         { bySize(b, benchMarshal) }
+
+func bySize(b *testing.B, fn func(*testing.B, int)) {
 	for _, n := range sizes(b) {
-		data := benchStoreBytes(b, n)
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			for b.Loop() {
-				if _, err := Parse("bench", data); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		benchStoreBytes(b, n) // generate outside the timed runs
+		b.Run(fmt.Sprint(n), func(b *testing.B) { fn(b, n) })
 	}
 }
 
-func BenchmarkDecide(b *testing.B) {
-	for _, n := range sizes(b) {
-		s, err := Parse("bench", benchStoreBytes(b, n))
+func benchLoad(b *testing.B, n int) {
+	data := benchStoreBytes(b, n)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := Parse("bench", data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchMarshal(b *testing.B, n int) {
+	data := benchStoreBytes(b, n)
+	s, err := Parse("bench", data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := s.Marshal(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchDecide(b *testing.B, n int) {
+	s, err := Parse("bench", benchStoreBytes(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var queries []string
+	for i := 0; i < 64; i++ {
+		e := s.living[(i*7919)%len(s.living)]
+		w := strings.Fields(e.Question)
+		queries = append(queries, strings.Join(w[1:min(len(w), 6)], " "))
+	}
+	s.ensureIndex() // built once per load
+	i := 0
+	for b.Loop() {
+		if _, err := s.Decide(queries[i%len(queries)], DecideOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+func benchSettle(b *testing.B, n int) {
+	s, err := Parse("bench", benchStoreBytes(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tickets []FreeTicket
+	for i := 0; i < 64; i++ {
+		e := s.living[(i*7919)%len(s.living)]
+		d, _ := s.Decide(e.Question, DecideOptions{})
+		if !d.Silent {
+			tickets = append(tickets, FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query})
+		}
+	}
+	i := 0
+	for b.Loop() {
+		delta := 1.0
+		if i%2 == 1 {
+			delta = -1
+		}
+		s.SettleFree(tickets[i%len(tickets)], delta, SettleOptions{Source: "ci"})
+		i++
+	}
+}
+
+func benchTick(b *testing.B, n int) {
+	data := benchStoreBytes(b, n)
+	merges := 0
+	for b.Loop() {
+		b.StopTimer()
+		s, err := Parse("bench", data)
 		if err != nil {
 			b.Fatal(err)
 		}
-		var queries []string
-		for i := 0; i < 64; i++ {
-			e := s.living[(i*7919)%len(s.living)]
-			w := strings.Fields(e.Question)
-			queries = append(queries, strings.Join(w[2:min(len(w), 6)], " "))
+		runtime.GC() // do not charge the parse's garbage to the tick
+		b.StartTimer()
+		merges = s.Tick(TickOptions{}).Merges
+	}
+	b.ReportMetric(float64(merges), "merges")
+}
+
+func benchSave(b *testing.B, n int) {
+	s, err := Parse("bench", benchStoreBytes(b, n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := filepath.Join(b.TempDir(), "lessons.json")
+	for b.Loop() {
+		if err := s.SaveAs(context.Background(), p); err != nil {
+			b.Fatal(err)
 		}
-		s.ensureIndex() // built once per load
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				if _, err := s.Decide(queries[i%len(queries)], DecideOptions{}); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-		})
 	}
 }
 
-func BenchmarkSettle(b *testing.B) {
-	for _, n := range sizes(b) {
-		s, err := Parse("bench", benchStoreBytes(b, n))
+// benchLoadTickSave is the action's whole-store path: load from disk, one
+// tick with consolidation, atomic save. It reports the peak heap seen by a
+// 1 ms sampler above the heap in use before the load (the benchmark's own
+// cached store files are excluded).
+func benchLoadTickSave(b *testing.B, n int) {
+	data := benchStoreBytes(b, n)
+	p := filepath.Join(b.TempDir(), "lessons.json")
+	ctx := context.Background()
+	var peak atomic.Uint64
+	base := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	for b.Loop() {
+		b.StopTimer()
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		runtime.GC()
+		metrics.Read(base)
+		stop := sampleHeap(&peak, base[0].Value.Uint64())
+		b.StartTimer()
+		s, err := Load(ctx, p)
 		if err != nil {
 			b.Fatal(err)
 		}
-		var tickets []FreeTicket
-		for i := 0; i < 64; i++ {
-			e := s.living[(i*7919)%len(s.living)]
-			d, _ := s.Decide(e.Question, DecideOptions{})
-			if !d.Silent {
-				tickets = append(tickets, FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query})
-			}
-		}
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			i := 0
-			for b.Loop() {
-				delta := 1.0
-				if i%2 == 1 {
-					delta = -1
-				}
-				s.SettleFree(tickets[i%len(tickets)], delta, SettleOptions{Source: "ci"})
-				i++
-			}
-		})
-	}
-}
-
-func BenchmarkTickConsolidate(b *testing.B) {
-	for _, n := range sizes(b) {
-		data := benchStoreBytes(b, n)
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			merges := 0
-			for b.Loop() {
-				b.StopTimer()
-				s, err := Parse("bench", data)
-				if err != nil {
-					b.Fatal(err)
-				}
-				runtime.GC() // do not charge the parse's garbage to the tick
-				b.StartTimer()
-				merges = s.Tick(TickOptions{}).Merges
-			}
-			b.ReportMetric(float64(merges), "merges")
-		})
-	}
-}
-
-func BenchmarkSave(b *testing.B) {
-	for _, n := range sizes(b) {
-		s, err := Parse("bench", benchStoreBytes(b, n))
-		if err != nil {
+		s.Tick(TickOptions{})
+		if err := s.Save(ctx); err != nil {
 			b.Fatal(err)
 		}
-		p := filepath.Join(b.TempDir(), "lessons.json")
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			for b.Loop() {
-				if err := s.SaveAs(context.Background(), p); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.StopTimer()
+		stop()
+		b.StartTimer()
 	}
-}
-
-// BenchmarkLoadTickSave is the action's whole-store path: load from disk,
-// one tick with consolidation, atomic save. It reports the peak heap seen
-// by a 1 ms sampler above the heap in use before the load (the benchmark's
-// own cached store files are excluded).
-func BenchmarkLoadTickSave(b *testing.B) {
-	for _, n := range sizes(b) {
-		data := benchStoreBytes(b, n)
-		dir := b.TempDir()
-		p := filepath.Join(dir, "lessons.json")
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			ctx := context.Background()
-			var peak atomic.Uint64
-			base := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-			for b.Loop() {
-				b.StopTimer()
-				if err := os.WriteFile(p, data, 0o644); err != nil {
-					b.Fatal(err)
-				}
-				runtime.GC()
-				metrics.Read(base)
-				floor := base[0].Value.Uint64()
-				stop := sampleHeap(&peak, floor)
-				b.StartTimer()
-				s, err := Load(ctx, p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				s.Tick(TickOptions{})
-				if err := s.Save(ctx); err != nil {
-					b.Fatal(err)
-				}
-				b.StopTimer()
-				stop()
-				b.StartTimer()
-			}
-			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
-		})
-	}
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 }
 
 // sampleHeap records the largest live+unswept heap every millisecond until
@@ -291,9 +296,15 @@ func sampleHeap(peak *atomic.Uint64, floor uint64) func() {
 }
 
 func TestEnsureSetsMatchesSerial(t *testing.T) {
-	data := benchStoreBytes(t, 10000)
+	data := benchStoreBytes(t, 1000)
 	par, _ := Parse("p", data)
 	ser, _ := Parse("s", data)
+	for len(par.living) < 4096 { // above the parallel threshold; distinct entries
+		p2, _ := Parse("p", data)
+		s2, _ := Parse("s", data)
+		par.living = append(par.living, p2.living...)
+		ser.living = append(ser.living, s2.living...)
+	}
 	par.ensureSets(par.living)
 	for _, e := range ser.living {
 		ser.tokenSet(e)

@@ -132,13 +132,13 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 		defer lk.Unlock()
 	}
 	if s.file != nil && s.file.path == path {
-		cur, err := os.ReadFile(path)
+		size, sum, err := fileCRC(path)
 		switch {
 		case err != nil && !errors.Is(err, os.ErrNotExist):
 			return fmt.Errorf("could not re-read %s before writing: %w", path, err)
 		case err != nil && s.file.existed:
 			return fmt.Errorf("%s was deleted since load; reload before writing: %w", path, ErrStale)
-		case err == nil && (!s.file.existed || int64(len(cur)) != s.file.size || crc64.Checksum(cur, crcTable) != s.file.sum):
+		case err == nil && (!s.file.existed || size != s.file.size || sum != s.file.sum):
 			return fmt.Errorf("%s changed since load; reload before writing: %w", path, ErrStale)
 		}
 	}
@@ -166,6 +166,18 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 		s.events = s.events[:0]
 	}
 	return nil
+}
+
+// fileCRC streams a file through CRC-64.
+func fileCRC(path string) (int64, uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	h := crc64.New(crcTable)
+	n, err := io.Copy(h, f)
+	return n, h.Sum64(), err
 }
 
 // WriteFileAtomic writes data to path through a temporary file in the same

@@ -1,0 +1,124 @@
+package lessons
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+var benchDoc = flag.String("benchdoc", "", "run the store benchmarks and rewrite the lessons section of this Markdown file (docs/benchmarks.md)")
+
+const (
+	benchDocBegin = "<!-- lessons:begin -->"
+	benchDocEnd   = "<!-- lessons:end -->"
+)
+
+// TestBenchmarksDoc regenerates the "Lesson store" section of
+// docs/benchmarks.md:
+//
+//	go test ./lessons -run TestBenchmarksDoc -benchdoc ../docs/benchmarks.md -timeout 60m
+func TestBenchmarksDoc(t *testing.T) {
+	if *benchDoc == "" {
+		t.Skip("set -benchdoc FILE to regenerate the benchmark section")
+	}
+	type op struct {
+		name string
+		fn   func(*testing.B, int)
+	}
+	ops := []op{
+		{"load (parse)", benchLoad},
+		{"decide (one query)", benchDecide},
+		{"settle (one ticket)", benchSettle},
+		{"tick with consolidation", benchTick},
+		{"save (atomic, fsync)", benchSave},
+		{"load + tick + save (file to file)", benchLoadTickSave},
+	}
+	results := map[string]map[int]testing.BenchmarkResult{}
+	for _, o := range ops {
+		results[o.name] = map[int]testing.BenchmarkResult{}
+		for _, n := range benchSizes {
+			benchStoreBytes(t, n)
+			res := testing.Benchmark(func(b *testing.B) { o.fn(b, n) })
+			results[o.name][n] = res
+			t.Logf("%s %d: %v", o.name, n, res)
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString(benchDocBegin + "\n## Lesson store (generated)\n\n")
+	sb.WriteString("Regenerate with `go test ./lessons -run TestBenchmarksDoc -benchdoc ../docs/benchmarks.md -timeout 60m` ")
+	sb.WriteString("(the same benchmarks run alone with `go test ./lessons -run '^$' -bench . -benchmem`).\n\n")
+	fmt.Fprintf(&sb, "Machine: %s, GOMAXPROCS %d, %s, load average at start %s. Wall-clock times, so a busy machine inflates them.\n\n",
+		cpuModel(), runtime.GOMAXPROCS(0), runtime.Version(), loadAvg())
+	sb.WriteString("Stores come from `genStore` in `lessons/bench_test.go`: lesson texts from `internal/textidx/textgen` (about 5% reworded near-duplicates), ")
+	sb.WriteString("a quarter as many dead entries, history notes on half the lessons, 10 pending tickets; the 100k file is about ")
+	fmt.Fprintf(&sb, "%.0f MB. `tick` is the 5th tick, so it consolidates.\n\n", float64(len(benchStoreBytes(t, 100000)))/(1<<20))
+	sb.WriteString("| operation | 1k | 10k | 100k | 100k / 10k |\n|---|---|---|---|---|\n")
+	for _, o := range ops {
+		r := results[o.name]
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %.1f |\n", o.name, dur(r[1000]), dur(r[10000]), dur(r[100000]),
+			float64(r[100000].NsPerOp())/float64(max(1, r[10000].NsPerOp())))
+	}
+	lts := results["load + tick + save (file to file)"]
+	sb.WriteString("\nPeak heap above the baseline during load + tick + save: ")
+	for i, n := range benchSizes {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		fmt.Fprintf(&sb, "%.0f MB at %d", lts[n].Extra["peak-heap-MB"], n)
+	}
+	sb.WriteString(".\n" + benchDocEnd + "\n")
+
+	old, err := os.ReadFile(*benchDoc)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out []byte
+	if i, j := bytes.Index(old, []byte(benchDocBegin)), bytes.Index(old, []byte(benchDocEnd)); i >= 0 && j > i {
+		out = append(append(append([]byte{}, old[:i]...), sb.String()...), bytes.TrimPrefix(old[j+len(benchDocEnd):], []byte("\n"))...)
+	} else {
+		out = append(append(bytes.TrimRight(old, "\n"), "\n\n"...), sb.String()...)
+	}
+	if err := os.WriteFile(*benchDoc, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func dur(r testing.BenchmarkResult) string {
+	if r.N == 0 {
+		return "n/a"
+	}
+	d := time.Duration(r.NsPerOp())
+	switch {
+	case d < time.Millisecond:
+		return fmt.Sprintf("%.0f µs", float64(d)/1e3)
+	case d < time.Second:
+		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
+}
+
+func cpuModel() string {
+	data, _ := os.ReadFile("/proc/cpuinfo")
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "model name") {
+			if _, v, ok := strings.Cut(l, ":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOARCH
+}
+
+func loadAvg() string {
+	data, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
