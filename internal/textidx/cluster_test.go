@@ -339,3 +339,19 @@ func TestClusterEqualsQuadraticLarge(t *testing.T) {
 		}
 	}
 }
+
+func TestClusterSparseIDs(t *testing.T) {
+	// Ids far apart (not from a Dict) take rankSets' remapping path.
+	for seed := range uint64(50) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		sets := randomStore(r, 60)
+		for i, s := range sets {
+			sparse := make([]uint32, len(s))
+			for j, id := range s {
+				sparse[j] = id*40503 + 1<<30
+			}
+			sets[i] = sparse
+		}
+		checkClusterEqual(t, sets, randomThreshold(r), r, fmt.Sprintf("sparse seed %d", seed))
+	}
+}

@@ -241,3 +241,25 @@ func TestNewIndexIDsKeepsCallerSlice(t *testing.T) {
 		t.Errorf("Remove/Add wrote into the caller's slice: %v", sets[:3])
 	}
 }
+
+func TestIndexAccessors(t *testing.T) {
+	x := NewIndex([][]string{{"cache", "miss"}, {"retry"}})
+	x.Remove(1)
+	if x.Cap() != 2 || x.Len() != 1 || x.Live(1) || !x.Live(0) || x.Live(-1) || x.Live(2) {
+		t.Errorf("Cap=%d Len=%d Live(0..1)=%v,%v", x.Cap(), x.Len(), x.Live(0), x.Live(1))
+	}
+	d := x.Dict()
+	var words []string
+	for _, id := range x.Doc(0) {
+		words = append(words, d.Word(id))
+	}
+	if !slices.Equal(words, []string{"cache", "miss"}) {
+		t.Errorf("Doc(0) words = %q", words)
+	}
+	if id, ok := d.Lookup("retry"); !ok || d.Word(id) != "retry" || d.Len() != 3 {
+		t.Errorf("Lookup(retry) = %d, %v; Len = %d", id, ok, d.Len())
+	}
+	if _, ok := d.Lookup("docker"); ok {
+		t.Error("Lookup found a word never interned")
+	}
+}

@@ -2,6 +2,7 @@ package textidx
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -71,9 +72,10 @@ func TestTokensMatchPython(t *testing.T) {
 
 func TestTokensLongTextDedup(t *testing.T) {
 	// More than 16 distinct tokens switches to the map-based dedup.
+	// More than 127 distinct tokens moves the dedup from its table to a map.
 	var words []string
-	for i := range 40 {
-		words = append(words, strings.Repeat("x", i+1))
+	for i := range 300 {
+		words = append(words, fmt.Sprintf("w%d", i))
 	}
 	text := strings.Join(words, " ") + " " + strings.ToUpper(strings.Join(words, " "))
 	got := Tokens(text)
