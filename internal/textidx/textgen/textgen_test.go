@@ -17,7 +17,7 @@ func TestLessonsDeterministicAndPrefixStable(t *testing.T) {
 }
 
 func TestLessonsShape(t *testing.T) {
-	ls := Lessons(7, 20000)
+	ls := Lessons(7, 8000)
 	var dups, chars int
 	for i, l := range ls {
 		if l.Question == "" || l.Answer == "" {
