@@ -672,3 +672,20 @@ func TestPySum(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+func TestHistoryCap(t *testing.T) {
+	s := newTestStore()
+	e := mustAdd(t, s, "q", "a")
+	e.Energy = 5
+	for i := 0; i < 130; i++ {
+		s.tick = i
+		s.Settle(pend(s, e.ID), 0.001, SettleOptions{})
+	}
+	h := s.History(e.ID)
+	if len(h) != HistoryCap {
+		t.Fatalf("%d notes, want %d", len(h), HistoryCap)
+	}
+	if tk, _ := h[0].Tick(); tk != 30 {
+		t.Errorf("oldest kept note is from tick %d, want 30 (older ones dropped from the front)", tk)
+	}
+}

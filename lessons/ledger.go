@@ -534,7 +534,7 @@ func (s *Store) Tick(opts TickOptions) TickStats {
 	s.bury(dead...)
 	st.Deaths = len(dead)
 	st.UpkeepCharged = round6(charged)
-	if ce := s.cfg.ConsolidateEvery; ce > 0 && s.tick%ce == 0 {
+	if ce := s.cfg.ConsolidateEvery; ce != 0 && s.tick%ce == 0 { // Python: truthy and tick % ce == 0
 		st.Merges = s.consolidate(escrow)
 	}
 	st.Population = len(s.living)

@@ -263,9 +263,13 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 	store := storeFlag(fs)
 	detail := fs.String("detail", "", "free text recorded with the settlement (e.g. a CI run URL)")
 	source := fs.String("source", "operator", "who measured the delta (ci, operator)")
+	scale := fs.Float64("scale", 0, "tanh normaliser for the delta; saved in the store's config like darwin-memo's --scale (default: the store's, else 1)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *scale < 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) {
+		return usagef("--scale must be a positive number")
 	}
 	if len(pos) != 2 {
 		return usagef("need TICKET and DELTA, e.g. darwin-memo settle 0123456789ab 2")
@@ -276,6 +280,11 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 	}
 	var r lessons.SettleResult
 	err = mutate(ctx, io, *store, func(s *lessons.Store) error {
+		if *scale > 0 {
+			c := s.Config()
+			c.ResourceScale = scale
+			s.SetConfig(c)
+		}
 		r = s.Settle(pos[0], delta, lessons.SettleOptions{Detail: *detail, Source: *source})
 		return nil
 	})
