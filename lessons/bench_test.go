@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -209,7 +210,8 @@ func benchSettle(b *testing.B, n int) {
 
 func benchTick(b *testing.B, n int) {
 	data := benchStoreBytes(b, n)
-	merges := 0
+	merges, runs := 0, 0
+	var cpu time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		s, err := Parse("bench", data)
@@ -217,10 +219,16 @@ func benchTick(b *testing.B, n int) {
 			b.Fatal(err)
 		}
 		runtime.GC() // do not charge the parse's garbage to the tick
+		c0 := processCPU()
 		b.StartTimer()
 		merges = s.Tick(TickOptions{}).Merges
+		b.StopTimer()
+		cpu += processCPU() - c0
+		runs++
+		b.StartTimer()
 	}
 	b.ReportMetric(float64(merges), "merges")
+	b.ReportMetric(cpu.Seconds()*1000/float64(runs), "cpu-ms/op")
 }
 
 func benchSave(b *testing.B, n int) {
@@ -246,6 +254,8 @@ func benchLoadTickSave(b *testing.B, n int) {
 	ctx := context.Background()
 	var peak atomic.Uint64
 	base := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var cpu time.Duration
+	runs := 0
 	for b.Loop() {
 		b.StopTimer()
 		if err := os.WriteFile(p, data, 0o644); err != nil {
@@ -254,6 +264,7 @@ func benchLoadTickSave(b *testing.B, n int) {
 		runtime.GC()
 		metrics.Read(base)
 		stop := sampleHeap(&peak, base[0].Value.Uint64())
+		c0 := processCPU()
 		b.StartTimer()
 		s, err := Load(ctx, p)
 		if err != nil {
@@ -264,10 +275,23 @@ func benchLoadTickSave(b *testing.B, n int) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
+		cpu += processCPU() - c0
+		runs++
 		stop()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+	b.ReportMetric(cpu.Seconds()*1000/float64(runs), "cpu-ms/op")
+}
+
+// processCPU is the user+system CPU time the process has used, a measure
+// that a busy machine does not inflate the way it inflates wall time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // sampleHeap records the largest live+unswept heap every millisecond until

@@ -689,3 +689,27 @@ func TestHistoryCap(t *testing.T) {
 		t.Errorf("oldest kept note is from tick %d, want 30 (older ones dropped from the front)", tk)
 	}
 }
+
+func TestIndexKeptUpToDate(t *testing.T) {
+	s := newTestStore()
+	a := mustAdd(t, s, "terraform state lock", "use dynamodb locking")
+	if hits, _ := s.Retrieve("terraform state", RetrieveOptions{}); len(hits) != 1 {
+		t.Fatal("first retrieval")
+	}
+	b := mustAdd(t, s, "terraform plan output", "pipe through tf-summarize")
+	hits, _ := s.Retrieve("terraform", RetrieveOptions{})
+	if len(hits) != 2 {
+		t.Fatalf("entry added after the index was built not found: %v", hits)
+	}
+	s.Forget(a.ID)
+	hits, _ = s.Retrieve("terraform", RetrieveOptions{})
+	if len(hits) != 1 || hits[0].Entry != b {
+		t.Fatalf("buried entry still retrieved: %v", hits)
+	}
+	// the incremental index ranks exactly like a fresh one
+	fresh, _ := Parse("x", mustMarshal(t, s))
+	h2, _ := fresh.Retrieve("terraform", RetrieveOptions{})
+	if len(h2) != 1 || h2[0].Score != hits[0].Score {
+		t.Errorf("incremental score %v, fresh %v", hits[0].Score, h2[0].Score)
+	}
+}
