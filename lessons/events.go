@@ -46,10 +46,20 @@ func (s *Store) nowISO() string {
 
 // log buffers one event; Save appends the buffer to the event log.
 func (s *Store) log(name string, payload ...member) {
+	s.touchLedger()
 	ms := make([]member, 0, 3+len(payload))
 	ms = append(ms, m("event", vStr(name)), m("tick", vInt(s.tick)), m("ts", vStr(s.nowISO())))
 	ms = append(ms, payload...)
 	s.events = append(s.events, Event{vObj(ms...)})
+}
+
+// touchLedger makes a plain store (one without a ledger block) a ledger
+// store once a ledger operation runs, as darwin-memo's Ledger.save writes
+// the full block.
+func (s *Store) touchLedger() {
+	if !s.hasLedger {
+		s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = true, true, true
+	}
 }
 
 // eventRotateBytes and eventKeep are darwin-memo's rotation policy.

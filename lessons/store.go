@@ -274,6 +274,7 @@ func (s *Store) Config() Config { return s.cfg }
 // SetConfig replaces the persisted configuration (sticky, like darwin-memo's
 // --upkeep/--merge-threshold/--admission-window).
 func (s *Store) SetConfig(c Config) {
+	s.touchLedger()
 	s.cfg = c
 	s.hasLedgerCfg = true
 }

@@ -243,3 +243,26 @@ func TestWriteToEqualsMarshal(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainStoreGainsLedgerOnlyWhenUsed(t *testing.T) {
+	plain := `{
+  "config": {
+    "max_energy": 5.0,
+    "upkeep": 0.05
+  },
+  "entries": [],
+  "graveyard": []
+}`
+	s, err := Parse("p", []byte(plain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := s.Marshal(); string(out) != plain {
+		t.Errorf("untouched plain store changed:\n%s", out)
+	}
+	s.Tick(TickOptions{})
+	out, _ := s.Marshal()
+	if !strings.Contains(string(out), `"tick_count": 1`) || !strings.Contains(string(out), `"settled_runs": []`) || !strings.Contains(string(out), `"merge_threshold": 0.55`) {
+		t.Errorf("ticked plain store lacks the ledger block:\n%s", out)
+	}
+}
