@@ -119,3 +119,68 @@ func TestOptionsDescribe(t *testing.T) {
 		}
 	}
 }
+
+// flakyScenario is one topic of six tests and one useful lesson; every PR
+// fixes its task's test (a different one each time, so no real transition
+// is quarantined) with the lesson's help. Test 3 is flaky: it flips in
+// PRs 0 to 2 (head, base, head), which quarantines it; flakeAt3 adds the
+// extra spurious reds of PR 3.
+func flakyScenario(t *testing.T, flakeAt3 []int) (*Arm, *sim.Result) {
+	t.Helper()
+	cfg := sim.DefaultConfig()
+	cfg.Topics, cfg.TestsPerTopic, cfg.FlakyTests = 1, 6, 0
+	cfg.PBase, cfg.PFix, cfg.PTrap, cfg.PHarm, cfg.MaxDelay = 0, 1, 0, 1, 0
+	task := func(target int) []sim.Task {
+		return []sim.Task{{Topic: 0, Query: "kabubu kebubu", Target: target, UFix: 0.5, UHarm: 0.5, Harm: 1}}
+	}
+	prs := []sim.PR{
+		{Tasks: task(0), HeadFlakes: []int{3}},
+		{Tasks: task(1), BaseFlakes: []int{3}},
+		{Tasks: task(4), HeadFlakes: []int{3}},
+		{Tasks: task(5), HeadFlakes: flakeAt3},
+	}
+	ls := []sim.Lesson{{Class: sim.Useful, Topic: 0, Fact: 0, Question: "kabubu kebubu kibubu", Answer: "rebuild the fixture cache"}}
+	w, err := sim.HandBuilt(cfg, ls, prs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{})
+	r, err := sim.Run(w, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, r
+}
+
+func TestQuarantinedFlakeDoesNotMoveALesson(t *testing.T) {
+	energy := func(a *Arm) float64 {
+		living := a.Store().Living()
+		if len(living) != 1 {
+			t.Fatalf("%d living entries, want the useful lesson", len(living))
+		}
+		return living[0].Energy
+	}
+	clean, rc := flakyScenario(t, nil)
+	quarantined, rq := flakyScenario(t, []int{3})
+	fresh, rf := flakyScenario(t, []int{2})
+
+	// The first flips of test 3 do count: PR 0's fix is reported as 0.
+	if d := rc.PRs[0].CI.Delta; d != 0 || rc.PRs[0].TrueDelta != 1 {
+		t.Fatalf("PR 0: measured %g, true %g; want 0 and 1", d, rc.PRs[0].TrueDelta)
+	}
+	// By PR 3 test 3 is quarantined: its red leaves the delta and the
+	// lesson ends exactly where it ends without the flake.
+	if m := rq.PRs[3].CI; m.Delta != 1 || m.SpuriousQuarantined != 1 {
+		t.Fatalf("PR 3 with a red on quarantined test 3: %+v, want delta 1 with the red quarantined", m)
+	}
+	if eq, ec := energy(quarantined), energy(clean); eq != ec {
+		t.Errorf("a quarantined flake moved the lesson: energy %v, without the flake %v", eq, ec)
+	}
+	// A red on a test with no flip history does count and does cost energy.
+	if m := rf.PRs[3].CI; m.Delta != 0 || m.Spurious != 1 || m.SpuriousQuarantined != 0 {
+		t.Fatalf("PR 3 with a red on steady test 2: %+v, want delta 0", m)
+	}
+	if ef, ec := energy(fresh), energy(clean); ef >= ec {
+		t.Errorf("a first-time flake did not cost the lesson: energy %v, without it %v", ef, ec)
+	}
+}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/ledgerarm"
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
-	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // Full and quick sweeps.
@@ -49,29 +48,35 @@ var ErrGoalMissed = errors.New("selection goal missed")
 // the action's defaults.
 func LedgerOptions() ledgerarm.Options { return ledgerarm.Options{Name: Ours} }
 
-// Proposed is the name of the arm running the default change proposed in
-// docs/tuning.md.
-const Proposed = Ours + "_share0"
+// The default change docs/tuning.md proposes: the resource scale (the
+// action's scale input) and the supporting share of new stores.
+const (
+	ProposedScale = 1.5
+	ProposedShare = 0.0
+)
 
-// ProposedOptions are the defaults with the change docs/tuning.md proposes:
-// supporting_share 0 (supporters are cited but not acted on, so they get no
-// credit and no blame).
-func ProposedOptions() ledgerarm.Options {
-	cfg := lessons.DefaultConfig()
-	cfg.SupportingShare = 0
-	return ledgerarm.Options{Name: Proposed, Config: &cfg}
-}
+// Proposed is the name of the arm running the proposal.
+const Proposed = Ours + "_scale1.5_share0"
+
+// ProposedOptions are the ledger settings of the proposal.
+func ProposedOptions() ledgerarm.Options { return variant(ProposedScale, ProposedShare).Options }
 
 // NewSweep builds the benchmark's sweep: the ledger with defaults as the
 // reference arm, the proposed tuning, then every baseline.
 func NewSweep(cfg sim.Config, seeds int, noises []float64) sim.Sweep {
-	ss := make([]uint64, seeds)
-	for i := range ss {
-		ss[i] = uint64(i + 1)
-	}
+	ss := SeedRange(1, seeds)
 	arms := append([]sim.ArmSpec{ledgerarm.Spec(ProposedOptions())}, sim.Baselines(cfg)...)
 	return sim.Sweep{Config: cfg, Seeds: ss, Noises: noises,
 		Reference: ledgerarm.Spec(LedgerOptions()), Arms: arms, KeepSeries: true}
+}
+
+// SeedRange returns the n seeds first, first+1, ...
+func SeedRange(first uint64, n int) []uint64 {
+	ss := make([]uint64, n)
+	for i := range ss {
+		ss[i] = first + uint64(i)
+	}
+	return ss
 }
 
 // Command runs the selection benchmark with command-line args (without the
@@ -83,6 +88,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var (
 		quick   = fs.Bool("quick", false, "quick mode: few seeds, noise 0% and 10% (seconds; for CI)")
 		seeds   = fs.Int("seeds", 0, "number of seeds (default 20, or 4 with -quick)")
+		first   = fs.Uint64("first-seed", 1, "first seed; use another range (e.g. 21) to check a conclusion on held-out worlds")
 		noises  = fs.String("noise", "", "comma-separated flaky-noise levels in [0,1] (default 0,0.05,0.1,0.2,0.3,0.5, or 0,0.1 with -quick)")
 		prs     = fs.Int("prs", 0, "merged PRs per run (default 400)")
 		workers = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
@@ -147,7 +153,14 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 
+	if *first == 0 {
+		return usagef("-first-seed 0: seeds start at 1")
+	}
+	if *first != 1 && *write != "" {
+		return usagef("-first-seed %d: the docs are generated from seeds 1 to n; drop -write to look at other seeds", *first)
+	}
 	sw := NewSweep(cfg, n, levels)
+	sw.Seeds = SeedRange(*first, n)
 	sw.Workers = *workers
 	start := time.Now()
 	res, err := sw.Run(ctx)
@@ -182,17 +195,40 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fmt.Fprintf(stdout, "(%d seeds × %d noise levels × %d arms in %.1fs)\n", n, len(levels), len(res.Arms), elapsed.Seconds())
 
 	if *tuning != "" {
-		tsw := TuningSweep(cfg, n)
+		base := res
+		if !slices.Contains(levels, 0) || !slices.Contains(levels, 0.1) {
+			base = nil // the main sweep lacks a noise level the table needs
+		}
+		tsw := TuningSweep(cfg, n, base)
+		tsw.Seeds = SeedRange(*first, n)
 		tsw.Workers = *workers
 		tres, err := tsw.Run(ctx)
 		if err != nil {
 			return fmt.Errorf("tuning sweep: %w", err)
 		}
-		section := TuningSection(tres, n, RegenCommand)
+		if base != nil {
+			tres = MergeTuning(base, tres)
+		}
+		cmd := RegenCommand
+		if *first != 1 {
+			cmd = fmt.Sprintf("go run ./bench/selection -first-seed %d -seeds %d -noise 0,0.1 -tuning <file>", *first, n)
+		}
+		section := TuningSection(tres, n, cmd)
 		if err := writeMarked(*tuning, section, TuningBeginMarker, TuningEndMarker, "# Tuning the selection defaults\n\n"); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote the sensitivity table of %s\n", *tuning)
+		held := *first + uint64(n)
+		hsw := HeldOutSweep(cfg, held, n)
+		hsw.Workers = *workers
+		hres, err := hsw.Run(ctx)
+		if err != nil {
+			return fmt.Errorf("held-out sweep: %w", err)
+		}
+		if err := writeMarked(*tuning, HeldOutSection(hres, held, n, cmd), HeldOutBeginMarker, HeldOutEndMarker, ""); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the held-out table (seeds %d–%d) of %s\n", held, held+uint64(n)-1, *tuning)
 	}
 
 	var missed []string

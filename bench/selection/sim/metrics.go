@@ -32,6 +32,15 @@ type Metrics struct {
 	CumulativeDelta float64
 	// FinalPopulation is the number of living entries at the end.
 	FinalPopulation float64
+
+	// How CI measured this arm's PRs. MeasuredPRs counts the PRs measured
+	// (those with tickets); Misreported those whose measured delta differs
+	// from the true one.
+	MeasuredPRs, Misreported float64
+	// Spurious counts transitions settle saw that did not happen (flaky
+	// reds), SpuriousQuarantined those the quarantine left out of the
+	// delta, and GenuineQuarantined real transitions it left out.
+	Spurious, SpuriousQuarantined, GenuineQuarantined float64
 }
 
 // Measure computes a run's metrics.
@@ -89,6 +98,18 @@ func Measure(w *World, r *Result) Metrics {
 		}
 	}
 	m.TailDelta = tailSum / float64(tail)
+	for _, p := range r.PRs {
+		if !p.Measured {
+			continue
+		}
+		m.MeasuredPRs++
+		if p.CI.Delta != p.TrueDelta {
+			m.Misreported++
+		}
+		m.Spurious += float64(p.CI.Spurious)
+		m.SpuriousQuarantined += float64(p.CI.SpuriousQuarantined)
+		m.GenuineQuarantined += float64(p.CI.GenuineQuarantined)
+	}
 	if n > 0 {
 		m.FinalPopulation = float64(r.PRs[n-1].Population)
 	}

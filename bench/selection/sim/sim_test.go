@@ -325,7 +325,8 @@ func TestRunAndMeasureTinyScenario(t *testing.T) {
 	}
 	m := Measure(w, r)
 	want := Metrics{PoisonKillRate: 1, MedianKillPRs: 1, Damage: 3, BenignRetained: 1, FactsRetained: 1,
-		TailDelta: 1, CumulativeDelta: -1, FinalPopulation: 1}
+		TailDelta: 1, CumulativeDelta: -1, FinalPopulation: 1,
+		MeasuredPRs: 4, Misreported: 0, Spurious: 1, SpuriousQuarantined: 1}
 	if !reflect.DeepEqual(m, want) {
 		t.Errorf("metrics\n got %+v\nwant %+v", m, want)
 	}

@@ -431,3 +431,33 @@ func encodeLessons(w *World) error {
 	}
 	return nil
 }
+
+// HandBuilt returns a world made of the given lessons and merged PRs, for
+// tests and what-if scenarios: lesson i gets ID i and arrives before PR
+// Born; the PRs' flakes are taken as given (BaseFlakes, HeadFlakes), not
+// drawn, and the lessons' texts are used as written (no encoder pass).
+func HandBuilt(cfg Config, lessons []Lesson, prs []PR) (*World, error) {
+	cfg.PRs = len(prs)
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("invalid simulation config: %w", err)
+	}
+	w := &World{Config: cfg, Lessons: slices.Clone(lessons), PRs: slices.Clone(prs), Arrivals: make([][]int, len(prs))}
+	for i := range w.Lessons {
+		l := &w.Lessons[i]
+		l.ID = i
+		if l.Born < 0 || l.Born >= len(prs) {
+			return nil, fmt.Errorf("lesson %d arrives before PR %d, outside the %d PRs", i, l.Born, len(prs))
+		}
+		w.Arrivals[l.Born] = append(w.Arrivals[l.Born], i)
+		w.Facts = max(w.Facts, l.Fact+1)
+	}
+	w.nameTests()
+	for i, p := range w.PRs {
+		for _, t := range append(slices.Clone(p.BaseFlakes), p.HeadFlakes...) {
+			if t < 0 || t >= w.Tests() {
+				return nil, fmt.Errorf("PR %d: flaky test %d outside the %d tests", i, t, w.Tests())
+			}
+		}
+	}
+	return w, nil
+}
