@@ -227,6 +227,15 @@ func FuzzParse(f *testing.F) {
 		if !bytes.Equal(out1, out2) {
 			t.Fatalf("marshal not stable:\n%s\n---\n%s", out1, out2)
 		}
+		// the streaming note formatter agrees with the generic value path
+		for _, id := range s.historyIDs {
+			for _, raw := range s.history[id] {
+				v, err := parseValue("note", []byte(raw))
+				if err != nil || renderNote(v) != raw {
+					t.Fatalf("note %q: generic path gives %q (%v)", raw, renderNote(v), err)
+				}
+			}
+		}
 	})
 }
 
