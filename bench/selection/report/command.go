@@ -15,6 +15,7 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/ledgerarm"
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // Full and quick sweeps.
@@ -59,7 +60,11 @@ const (
 const Proposed = Ours + "_scale1.5_share0"
 
 // ProposedOptions are the ledger settings of the proposal.
-func ProposedOptions() ledgerarm.Options { return variant(ProposedScale, ProposedShare).Options }
+func ProposedOptions() ledgerarm.Options {
+	cfg := lessons.DefaultConfig()
+	cfg.SupportingShare = ProposedShare
+	return ledgerarm.Options{Name: Proposed, Scale: ProposedScale, Config: &cfg}
+}
 
 // NewSweep builds the benchmark's sweep: the ledger with defaults as the
 // reference arm, the proposed tuning, then every baseline.
@@ -94,6 +99,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		workers = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
 		write   = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
 		tuning  = fs.String("tuning", "", "also run the ledger-settings sensitivity sweep (0% and 10% noise) and write its table into this markdown file (between the tuning markers)")
+		reqArm  = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults) or "+Proposed+" (the proposal of docs/tuning.md)")
 		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
 	fs.Usage = func() {
@@ -153,6 +159,9 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 
+	if *reqArm != Ours && *reqArm != Proposed {
+		return usagef("-require-arm %q: use %s or %s", *reqArm, Ours, Proposed)
+	}
 	if *first == 0 {
 		return usagef("-first-seed 0: seeds start at 1")
 	}
@@ -232,12 +241,12 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 
 	var missed []string
-	for _, g := range Goals(res) {
+	for _, g := range GoalsFor(res, *reqArm) {
 		if !slices.Contains(required, g.ID) {
 			continue
 		}
 		if !g.Checked || !g.Met {
-			missed = append(missed, fmt.Sprintf("%s (%s): %s", g.ID, g.Text, g.Measured))
+			missed = append(missed, fmt.Sprintf("%s of %s (%s): %s", g.ID, *reqArm, g.Text, g.Measured))
 		}
 	}
 	if len(missed) > 0 {

@@ -204,6 +204,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"-seeds", "-1"}, "at least 1 seed"},
 		{[]string{"extra"}, "unexpected argument"},
 		{[]string{"-prs", "2"}, "PRs = 2"},
+		{[]string{"-require-arm", "ledger_x"}, "-require-arm"},
 	}
 	for _, tt := range tests {
 		err := Command(context.Background(), tt.args, io.Discard, io.Discard)
@@ -218,5 +219,101 @@ func TestCommandErrors(t *testing.T) {
 	err := Command(context.Background(), []string{"-seeds", "1", "-prs", "20", "-noise", "0", "-require", "retention"}, io.Discard, io.Discard)
 	if !errors.Is(err, ErrGoalMissed) {
 		t.Errorf("unmeasurable required goal: err = %v, want ErrGoalMissed", err)
+	}
+}
+
+func TestTuningReusesTheMainSweep(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.PRs = 40
+	main, err := NewSweep(cfg, 1, []float64{0, 0.1}).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tsw := TuningSweep(cfg, 1, main)
+	for _, spec := range append([]sim.ArmSpec{tsw.Reference}, tsw.Arms...) {
+		if main.Cell(spec.Name, 0) != nil {
+			t.Errorf("tuning sweep re-runs %s, which the main sweep has", spec.Name)
+		}
+		if !strings.HasPrefix(spec.Name, Ours) {
+			t.Errorf("tuning sweep runs baseline %s, which the main sweep has", spec.Name)
+		}
+	}
+	tres, err := tsw.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := MergeTuning(main, tres)
+	for _, v := range TuningVariants() {
+		if merged.Cell(v.Name, 0) == nil || merged.Cell(v.Name, 0.1) == nil {
+			t.Errorf("merged result lacks %s", v.Name)
+		}
+	}
+	if c := merged.Cell("evict_on_negative", 0.1); c == nil || c != nil && c.Metrics[0] != main.Cell("evict_on_negative", 0.1).Metrics[0] {
+		t.Error("merged result lost or changed a baseline of the main sweep")
+	}
+	// The same table as running everything in one sweep.
+	full, err := TuningSweep(cfg, 1, nil).Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := TuningSection(merged, 1, "x"), TuningSection(full, 1, "x"); a != b {
+		t.Errorf("reused and standalone tuning tables differ:\n%s\n%s", a, b)
+	}
+	if !strings.Contains(TuningSection(merged, 1, "x"), "`"+Proposed+"` | scale 1.5, supporting share 0 (proposed)") {
+		t.Error("the table does not mark the proposal")
+	}
+}
+
+func TestFirstSeed(t *testing.T) {
+	if got := SeedRange(21, 3); !slicesEqual(got, []uint64{21, 22, 23}) {
+		t.Fatalf("SeedRange(21, 3) = %v", got)
+	}
+	dir := t.TempDir()
+	err := Command(context.Background(), []string{"-first-seed", "21", "-write", filepath.Join(dir, "b.md")}, io.Discard, io.Discard)
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "seeds 1 to n") {
+		t.Fatalf("-first-seed with -write: err = %v, want a usage error", err)
+	}
+	if err := Command(context.Background(), []string{"-first-seed", "0"}, io.Discard, io.Discard); !errors.As(err, &ue) {
+		t.Fatalf("-first-seed 0: err = %v, want a usage error", err)
+	}
+}
+
+func slicesEqual(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestCommandWritesTuningTables(t *testing.T) {
+	dir := t.TempDir()
+	tuning := filepath.Join(dir, "tuning.md")
+	prose := "# Tuning\n\nhand-written reasoning\n\n" + TuningBeginMarker + "\nold\n" + TuningEndMarker + "\n\nmore prose\n"
+	if err := os.WriteFile(tuning, []byte(prose), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-seeds", "2", "-prs", "40", "-noise", "0,0.1", "-tuning", tuning}
+	var out bytes.Buffer
+	if err := Command(context.Background(), args, &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(tuning)
+	doc := string(got)
+	for _, want := range []string{"hand-written reasoning", "more prose", "`ledger_scale1_share0.1`", "`ledger_scale2_share0`", HeldOutBeginMarker, "held-out seeds 3–4"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("tuning.md lacks %q", want)
+		}
+	}
+	if strings.Contains(doc, "\nold\n") {
+		t.Error("the old table was not replaced")
+	}
+	if !strings.Contains(out.String(), "held-out table (seeds 3–4)") {
+		t.Errorf("output: %s", out.String())
 	}
 }

@@ -39,23 +39,17 @@ func TuningVariants() []Variant {
 	return append(vs, Variant{up.Name, "upkeep 0.03 per tick", up})
 }
 
-// variant is the ledger with one resource scale and supporting share, named
-// after what differs from the defaults.
+// variant is the ledger with one resource scale and supporting share: the
+// "ledger" arm when they are the defaults, else named after both values
+// (ledger_scale1.5_share0), so a name always means the same settings.
 func variant(scale, share float64) Variant {
+	settings := fmt.Sprintf("scale %g, supporting share %g", scale, share)
+	if scale == ledgerarm.DefaultScale && share == lessons.DefaultConfig().SupportingShare {
+		return Variant{Ours, "defaults: " + settings, LedgerOptions()}
+	}
 	cfg := lessons.DefaultConfig()
 	cfg.SupportingShare = share
-	name := Ours
-	if scale != ledgerarm.DefaultScale {
-		name += fmt.Sprintf("_scale%g", scale)
-	}
-	if share != lessons.DefaultConfig().SupportingShare {
-		name += fmt.Sprintf("_share%g", share)
-	}
-	settings := fmt.Sprintf("scale %g, supporting share %g", scale, share)
-	if name == Ours {
-		settings = "defaults: " + settings
-		return Variant{name, settings, LedgerOptions()}
-	}
+	name := fmt.Sprintf("%s_scale%g_share%g", Ours, scale, share)
 	if name == Proposed {
 		settings += " (proposed)"
 	}
