@@ -142,11 +142,14 @@ func bySize(b *testing.B, fn func(*testing.B, int)) {
 func benchLoad(b *testing.B, n int) {
 	data := benchStoreBytes(b, n)
 	b.SetBytes(int64(len(data)))
+	c0, runs := processCPU(), 0
 	for b.Loop() {
 		if _, err := Parse("bench", data); err != nil {
 			b.Fatal(err)
 		}
+		runs++
 	}
+	b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(runs), "cpu-ms/op")
 }
 
 func benchMarshal(b *testing.B, n int) {
@@ -237,11 +240,14 @@ func benchSave(b *testing.B, n int) {
 		b.Fatal(err)
 	}
 	p := filepath.Join(b.TempDir(), "lessons.json")
+	c0, runs := processCPU(), 0
 	for b.Loop() {
 		if err := s.SaveAs(context.Background(), p); err != nil {
 			b.Fatal(err)
 		}
+		runs++
 	}
+	b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(runs), "cpu-ms/op")
 }
 
 // benchLoadTickSave is the action's whole-store path: load from disk, one

@@ -1,10 +1,12 @@
 package lessons
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
@@ -395,6 +397,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	}
 	var haveCfg, haveEntries, haveGrave bool
 	var ledgerVal *value
+	spec := speculateLedger(name, data, opts)
 	err := p.object(func(key string) error {
 		switch key {
 		case "config":
@@ -429,6 +432,13 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			s.retriever = &v
 			return nil
 		case "ledger":
+			if r := spec.result(p.pos); r != nil {
+				s.history, s.historyIDs = r.store.history, r.store.historyIDs
+				s.warnings = append(s.warnings, r.store.warnings...)
+				p.pos = r.end
+				ledgerVal = &r.v
+				return nil
+			}
 			v, err := s.parseLedger(p)
 			if err != nil {
 				return err
@@ -602,6 +612,56 @@ func (p *parser) entry(newID func(...string) string) (*Entry, error) {
 		e.ID = newID("entry", e.Question, e.Answer)
 	}
 	return e, nil
+}
+
+// ledgerSpec is a ledger block parsed concurrently with the entries.
+type ledgerSpec struct {
+	start int
+	done  chan ledgerResult
+}
+
+type ledgerResult struct {
+	store *Store // holds history, historyIDs and warnings
+	v     value
+	end   int
+	err   error
+}
+
+// speculateLedger starts parsing the ledger block of a large store on
+// another core while the caller parses the entries. Python's indent=2
+// output puts the top-level key at "\n  \"ledger\": "; the result is used
+// only if the sequential parser reaches a top-level "ledger" value at
+// exactly that offset, so a wrong guess costs time, never correctness.
+func speculateLedger(name string, data []byte, opts Options) *ledgerSpec {
+	const marker = "\n  \"ledger\": "
+	if len(data) < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
+		return nil
+	}
+	i := bytes.LastIndex(data, []byte(marker))
+	if i < 0 {
+		return nil
+	}
+	sp := &ledgerSpec{start: i + len(marker), done: make(chan ledgerResult, 1)}
+	go func() {
+		tmp := New(name, opts)
+		p := &parser{file: name, data: data, pos: sp.start, path: []pathElem{{key: "ledger", index: -1}}}
+		v, err := tmp.parseLedger(p)
+		sp.done <- ledgerResult{store: tmp, v: v, end: p.pos, err: err}
+	}()
+	return sp
+}
+
+// result returns the speculative parse if it started at pos and succeeded.
+func (sp *ledgerSpec) result(pos int) *ledgerResult {
+	if sp == nil || sp.start != pos {
+		return nil
+	}
+	r := <-sp.done
+	sp.start = -1 // a repeated "ledger" key is parsed sequentially
+	if r.err != nil {
+		return nil
+	}
+	return &r
 }
 
 // parseLedger streams the ledger block: history notes are rendered straight

@@ -275,3 +275,31 @@ func TestPlainStoreGainsLedgerOnlyWhenUsed(t *testing.T) {
 		t.Errorf("ticked plain store lacks the ledger block:\n%s", out)
 	}
 }
+
+// The ledger block of large stores is parsed on another core; a decoy
+// marker elsewhere in the file must not change the result.
+func TestSpeculativeLedgerParse(t *testing.T) {
+	pad := strings.Repeat("x", 1<<20)
+	in := `{"config": {"max_energy": 5.0, "upkeep": 0.05}, "entries": [], "graveyard": [],
+  "ledger": {"tick_count": 7, "pending": [], "history": {"aaaaaaaaaaaa": ["real"]}, "damaged": []},
+  "pad": "` + pad + `",
+  "decoy": {
+  "ledger": {"tick_count": 99, "pending": [], "history": {"bbbbbbbbbbbb": ["fake"]}, "damaged": []}}}`
+	s, err := Parse("x", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TickCount() != 7 || len(s.History("aaaaaaaaaaaa")) != 1 || len(s.History("bbbbbbbbbbbb")) != 0 {
+		t.Fatalf("decoy ledger used: tick %d", s.TickCount())
+	}
+	// and a canonical large store takes the speculative path with the same result
+	data := benchStoreBytes(t, 1000)
+	if len(data) < 1<<20 {
+		t.Fatalf("test store is only %d bytes", len(data))
+	}
+	sp := speculateLedger("x", data, Options{})
+	if sp == nil {
+		t.Fatal("no speculation on a canonical 1 MB store")
+	}
+	<-sp.done
+}
