@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
 )
 
 // Provider asks one model (or the deterministic encoder) for lessons.
@@ -192,7 +194,7 @@ func newConfig(opts []Option) config {
 	cfg := config{
 		getenv:  os.Getenv,
 		maxWait: 60 * time.Second,
-		sleep:   sleepCtx,
+		sleep:   ctxtime.Sleep,
 		rand:    rand.Reader,
 		timeout: 3 * time.Minute,
 	}
@@ -263,15 +265,4 @@ func (noneProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
 		return Reply{}, errors.New("encode: the deterministic encoder needs the pull request")
 	}
 	return Reply{Text: string(marshalLessons(Deterministic(req.PR))), FinishReason: "stop"}, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
 	"github.com/darwin-memo/darwin-memo-action/internal/storemerge"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
@@ -374,22 +375,11 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 		r.logf("#%d: CI pending (%s); checking again in %s", pr.GetNumber(), m.Reason, wait)
 		sleep := r.Sleep
 		if sleep == nil {
-			sleep = sleepCtx
+			sleep = ctxtime.Sleep
 		}
 		if err := sleep(ctx, wait); err != nil {
 			return m, err
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

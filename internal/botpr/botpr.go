@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 )
 
@@ -61,22 +62,11 @@ func (r Repo) retry(ctx context.Context, write func() error) error {
 		}
 		sleep := r.Sleep
 		if sleep == nil {
-			sleep = sleepTimer
+			sleep = ctxtime.Sleep
 		}
 		if serr := sleep(ctx, time.Duration(attempt)*time.Second); serr != nil {
 			return err
 		}
-	}
-}
-
-func sleepTimer(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 

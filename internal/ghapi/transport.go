@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
 )
 
 // Policy bounds how the Transport retries. Zero fields take the defaults
@@ -80,23 +82,12 @@ func (p Policy) withDefaults() Policy {
 		p.AttemptTimeout = d.AttemptTimeout
 	}
 	if p.Sleep == nil {
-		p.Sleep = sleepCtx
+		p.Sleep = ctxtime.Sleep
 	}
 	if p.Now == nil {
 		p.Now = time.Now
 	}
 	return p
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Transport is an http.RoundTripper that retries what GitHub asks to be
