@@ -62,8 +62,18 @@ func (s *Store) ensureSets(es []*Entry) {
 		if lo >= hi {
 			break
 		}
-		d := textidx.NewDict()
-		locals[w] = d
+		// The first chunk interns straight into the store's dictionary (no
+		// other goroutine touches it in this phase); later chunks use
+		// private ones that are merged afterwards.
+		d := s.tokenDict()
+		if w > 0 {
+			d = textidx.NewDict()
+			locals[w] = d
+		} else {
+			for _, e := range todo[lo:hi] {
+				e.hasSet = true // set below, before anyone reads it
+			}
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -75,7 +85,7 @@ func (s *Store) ensureSets(es []*Entry) {
 	wg.Wait()
 	global := s.tokenDict()
 	for w, d := range locals {
-		if d == nil {
+		if d == nil { // chunk 0 (already global ids) or an empty chunk
 			continue
 		}
 		remap := make([]uint32, d.Len())
