@@ -136,6 +136,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 			out.TicketID = &id
 		}
 		out.Ticket = &line
+		fmt.Fprintf(io.Stderr, "put this line in your PR body (an HTML comment is fine) so CI can credit or debit these lessons:\n%s\n", line)
 	}
 	return writeJSON(io, out)
 }
