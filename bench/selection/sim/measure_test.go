@@ -30,12 +30,16 @@ func allPassing(n int) []bool {
 }
 
 func TestCompactMeasurementMatchesFullSuite(t *testing.T) {
+	steps := 400
+	if testing.Short() {
+		steps = 100
+	}
 	for _, noise := range []float64{0, 0.1, 0.5, 0.9} {
 		w := measureWorld(t, noise)
 		rng := rand.New(rand.NewPCG(uint64(noise*100), 1))
 		compact, full := NewCI(), newFullCI()
 		state := allPassing(w.Tests())
-		for step := range 400 {
+		for step := range steps {
 			// A random walk of the suite: a few tests break or get fixed
 			// between base and head, and some stay broken for a while.
 			base := slices.Clone(state)
