@@ -9,10 +9,13 @@
 // "Lesson:" line of the merged PR it arrives after, so the arms receive the
 // encoder's text), and a stream of merged PRs that bundle several tasks. Each task
 // is a failing test on one topic; the agent consults the arm with the task's
-// query, acts on the deciding lesson, and the simulated suite measures the
-// PR: the true per-test delta (improvements minus regressions on shared
-// tests) and the delta CI reports, which flaky noise can turn red.
-// Settlements arrive after a random delay of a few merged PRs.
+// query, acts on the deciding lesson, and the simulated suite gives the PR
+// its true per-test delta (improvements minus regressions on shared tests).
+// What the arms learn from is the delta CI measures: the PR's CI runs at its
+// base and head, with spurious reds from a fixed set of flaky tests, go
+// through the settle package as in the action (the FlakyHistory sidecar, then
+// settle.Diff with its quarantine; see CI). Settlements arrive after a random
+// delay of a few merged PRs, and a PR is measured when its settlement is due.
 //
 // Every random draw is made once, when the World is generated, from a PCG
 // seeded by the seed; arms that need their own randomness get a PCG seeded by
