@@ -260,17 +260,33 @@ func printSettle(io *IO, r lessons.SettleResult) error {
 }
 
 func runSettle(ctx context.Context, io *IO, args []string) error {
-	fs := newFlags(io, "settle", "settle [--store PATH] [--detail TEXT] [--source operator] TICKET DELTA")
+	fs := newFlags(io, "settle", "settle [--store PATH] [--detail TEXT] [--source operator] TICKET DELTA\n"+
+		"       darwin-memo settle [--store PATH] --body FILE|- [--base STORE] [--repository O/R --run ID] DELTA")
 	store := storeFlag(fs)
 	detail := fs.String("detail", "", "free text recorded with the settlement (e.g. a CI run URL)")
 	source := fs.String("source", "operator", "who measured the delta (ci, operator)")
 	scale := fs.Float64("scale", 0, "tanh normaliser for the delta; saved in the store's config like darwin-memo's --scale (default: the store's, else 1)")
+	body := fs.String("body", "", "settle every ticket in this PR body (file, or - for stdin) instead of one TICKET")
+	base := fs.String("base", "", "with --body: the store as it was at the PR's base commit; store-free tickets are verified against it and compat tickets already pending there are refused (default: verify store-free tickets against --store, compat tickets unverified)")
+	repo := fs.String("repository", "", "with --body: owner/name, recorded with --run as the replay guard")
+	runID := fs.String("run", "", "with --body: CI run or PR identity (e.g. pr#42); the same ticket is not settled twice for it")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if *scale < 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) {
 		return usagef("--scale must be a positive number")
+	}
+	if *body != "" {
+		if len(pos) != 1 {
+			return usagef("with --body, give only DELTA, e.g. darwin-memo settle --body pr.md 2")
+		}
+		delta, err := parseDelta(pos[0])
+		if err != nil {
+			return err
+		}
+		return settleBody(ctx, io, *store, *body, *base, delta, *scale, lessons.SettleOptions{Detail: *detail, Source: *source,
+			Evidence: evidence(*repo, *runID)})
 	}
 	if len(pos) != 2 {
 		return usagef("need TICKET and DELTA, e.g. darwin-memo settle 0123456789ab 2")
@@ -302,6 +318,107 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 		return fmt.Errorf("ticket %s is not pending (unknown, already settled or expired); nothing changed — check the id with darwin-memo stats --json", pos[0])
 	}
 	return nil
+}
+
+func evidence(repo, run string) *lessons.Evidence {
+	if repo == "" && run == "" {
+		return nil
+	}
+	return &lessons.Evidence{Repository: repo, Run: run}
+}
+
+// settleBody settles every ticket in a PR body, then ticks once if any
+// settlement landed.
+func settleBody(ctx context.Context, io *IO, storePath, bodyPath, basePath string, delta, scale float64, sopts lessons.SettleOptions) error {
+	var text []byte
+	var err error
+	if bodyPath == "-" {
+		text, err = readAll(io.Stdin)
+	} else {
+		text, err = os.ReadFile(bodyPath)
+	}
+	if err != nil {
+		return fmt.Errorf("could not read the PR body: %w", err)
+	}
+	var baseStore *lessons.Store
+	if basePath != "" {
+		if baseStore, err = lessons.LoadOrNew(ctx, basePath, opts(io)); err != nil {
+			return &abstainError{fmt.Sprintf("the base store %s is unreadable, so tickets cannot be verified (%v); nothing was settled", basePath, err)}
+		}
+	}
+	type outcome struct {
+		Form    string `json:"form"`
+		ID      string `json:"id"`
+		Refused string `json:"refused,omitempty"`
+		Settled bool   `json:"settled"`
+		Status  string `json:"status,omitempty"`
+	}
+	out := struct {
+		Tickets []outcome          `json:"tickets"`
+		Errors  []string           `json:"errors"`
+		Tick    *lessons.TickStats `json:"tick"`
+	}{Tickets: []outcome{}, Errors: []string{}}
+	err = mutate(ctx, io, storePath, func(s *lessons.Store) error {
+		if scale > 0 {
+			c := s.Config()
+			c.ResourceScale = &scale
+			s.SetConfig(c)
+		}
+		verifyFree := baseStore
+		if verifyFree == nil {
+			snap, err := s.Marshal()
+			if err != nil {
+				return err
+			}
+			if verifyFree, err = lessons.Parse(storePath, snap); err != nil {
+				return err
+			}
+		}
+		tickets, errs := lessons.ParseTickets(string(text))
+		for _, e := range errs {
+			out.Errors = append(out.Errors, e.Error())
+		}
+		landed := false
+		for _, t := range tickets {
+			o := outcome{Form: t.Form, ID: t.ID}
+			var verr error
+			switch {
+			case t.Form == lessons.FormStoreFree:
+				verr = verifyFree.VerifyTicket(t, lessons.VerifyOptions{})
+			case baseStore != nil:
+				verr = baseStore.VerifyTicket(t, lessons.VerifyOptions{})
+			}
+			if verr != nil {
+				o.Refused = verr.Error()
+				out.Tickets = append(out.Tickets, o)
+				continue
+			}
+			var r lessons.SettleResult
+			if t.Form == lessons.FormCompat {
+				r = s.Settle(t.ID, delta, sopts)
+			} else {
+				r = s.SettleFree(t.Free, delta, sopts)
+			}
+			o.Settled, o.Status = r.Landed, r.Status
+			landed = landed || r.Landed
+			out.Tickets = append(out.Tickets, o)
+		}
+		if landed {
+			st := s.Tick(lessons.TickOptions{})
+			out.Tick = &st
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeJSON(io, out)
+}
+
+func readAll(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
+	var buf bytes.Buffer
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 func runAbandon(ctx context.Context, io *IO, args []string) error {

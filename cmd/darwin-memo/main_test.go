@@ -200,3 +200,45 @@ func TestStoreLockedIsReported(t *testing.T) {
 		t.Errorf("exit %d stderr %q", r.code, r.stderr)
 	}
 }
+
+func TestSettleBodyStoreFree(t *testing.T) {
+	p := fixtureStore(t)
+	r := runCLI(t, "decide", "--store", p, "are LLM benchmark arms safe in CI?")
+	var d struct{ Ticket string }
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || d.Ticket == "" {
+		t.Fatalf("decide: %v %q", err, r.stdout)
+	}
+	body := filepath.Join(t.TempDir(), "pr.md")
+	os.WriteFile(body, []byte("Makes CI faster.\n\n<!-- "+d.Ticket+" -->\n\ndarwin-memo: v1 t=49 d=7e40e33bc60d s=- q=eA\n"), 0o644)
+	r = runCLI(t, "settle", "--store", p, "--body", body, "--source", "ci", "--repository", "o/r", "--run", "pr#5", "2")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var rep struct {
+		Tickets []struct {
+			Form, ID, Refused string
+			Settled           bool
+		}
+		Tick *struct{ Tick int }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err, r.stdout)
+	}
+	if len(rep.Tickets) != 2 || !rep.Tickets[0].Settled || rep.Tickets[1].Refused == "" || rep.Tick == nil || rep.Tick.Tick != 50 {
+		t.Errorf("report %s", r.stdout)
+	}
+	// the same PR again: replay guard, nothing lands, no tick
+	r = runCLI(t, "settle", "--store", p, "--body", body, "--source", "ci", "--repository", "o/r", "--run", "pr#5", "2")
+	if !strings.Contains(r.stdout, `"tick":null`) || strings.Contains(r.stdout, `"settled":true`) {
+		t.Errorf("replay: %s", r.stdout)
+	}
+	// an unreadable base abstains (exit 3) and changes nothing
+	bad := filepath.Join(t.TempDir(), "base.json")
+	os.WriteFile(bad, []byte("{"), 0o644)
+	before, _ := os.ReadFile(p)
+	r = runCLI(t, "settle", "--store", p, "--body", body, "--base", bad, "2")
+	after, _ := os.ReadFile(p)
+	if r.code != 3 || !bytes.Equal(before, after) {
+		t.Errorf("unreadable base: exit %d, store changed %v", r.code, !bytes.Equal(before, after))
+	}
+}
