@@ -10,4 +10,16 @@
 //
 // Everything is deterministic: the clock and the id source are injected
 // through Options, and new ids are derived from content hashes.
+//
+// The main entry points, in the order the action uses them:
+//
+//	s, err := lessons.Load(ctx, path)           // or Parse(name, data)
+//	base, _ := lessons.Parse(path, baseBytes)   // the store at the PR's base
+//	rep := s.SettleBody(base, prBody, delta, lessons.SettleOptions{Source: "ci", Evidence: ev}, lessons.TickOptions{})
+//	s.Add(lessons.NewLesson{Question: q, Answer: a, Sources: []string{"pr#12"}, RecordedTS: mergedAt})
+//	doc, _ := s.Render(lessons.RenderOptions{Budget: 25 << 10})
+//	err = s.Save(ctx)                           // or Marshal() for the bytes
+//
+// A Store is not safe for concurrent use; the file lock (LoadLocked, Save)
+// serialises processes, not goroutines.
 package lessons
