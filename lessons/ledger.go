@@ -301,10 +301,6 @@ func (s *Store) assignCredit(t *Ticket, delta float64) []Credit {
 	return out
 }
 
-func signed(f float64, format string) string {
-	return fmt.Sprintf(format, f)
-}
-
 // apply runs steps 3-9 of settle for a ticket already removed from pending
 // (or a store-free ticket that was never pending).
 func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult {
@@ -337,7 +333,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 		if c.Amount < damageThreshold {
 			s.damaged[c.Entry] = true
 		}
-		text := fmt.Sprintf("tick %d: credit %s (%s delta %s%s)", s.tick, signed(c.Amount, "%+.3f"), srcLabel, pyG(delta), detail)
+		text := fmt.Sprintf("tick %d: credit %s (%s delta %s%s)", s.tick, fmt.Sprintf("%+.3f", c.Amount), srcLabel, pyG(delta), detail)
 		s.note(c.Entry, s.structured(text, "settle",
 			m("ticket", vStr(t.ID)), m("credit", vFloat(round6(c.Amount))), m("delta", vFloat(delta)),
 			m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())))

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
@@ -1204,4 +1203,3 @@ func (s *Store) String() string {
 	return fmt.Sprintf("%s: %d living, %d dead, tick %d, %d pending", s.name, len(s.living), len(s.graveyard), s.tick, len(s.pending))
 }
 
-var _ = strings.TrimSpace
