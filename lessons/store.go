@@ -1202,4 +1202,3 @@ func sortedKeys(set map[string]bool) []string {
 func (s *Store) String() string {
 	return fmt.Sprintf("%s: %d living, %d dead, tick %d, %d pending", s.name, len(s.living), len(s.graveyard), s.tick, len(s.pending))
 }
-
