@@ -57,7 +57,7 @@ func commands() []command {
 		{"decide", "consult the store for a task and print the answer with a ticket line for the PR body", runDecide},
 		{"query", "rank lessons for a query (read-only, no ticket)", runQuery},
 		{"add", "add a lesson", runAdd},
-		{"settle", "apply a measured outcome delta to a pending ticket", runSettle},
+		{"settle", "apply a measured outcome delta to a pending ticket, or to every ticket in a PR body", runSettle},
 		{"abandon", "close a pending ticket without an outcome", runAbandon},
 		{"tick", "advance time: expiry, upkeep, deaths, consolidation", runTick},
 		{"stats", "summarise the store (--json for machines)", runStats},
