@@ -181,13 +181,25 @@ func truncateDoc(lines []string, budget, maxLines int) []byte {
 	return out
 }
 
+// collapse puts an answer on one line: whitespace runs become one space,
+// control characters are dropped, and HTML comment delimiters are broken
+// so a lesson cannot hide the rest of the document (or the header) inside
+// a comment.
 func collapse(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
 	f := strings.Fields(s)
 	if len(f) == 0 {
 		return "(empty)"
 	}
-	return strings.Join(f, " ")
+	return commentBreaker.Replace(strings.Join(f, " "))
 }
+
+var commentBreaker = strings.NewReplacer("<!--", "<! --", "-->", "-- >")
 
 func prefix8(id string) string {
 	if len(id) > 8 {

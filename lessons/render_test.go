@@ -86,3 +86,12 @@ func TestParseBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderNeutralisesComments(t *testing.T) {
+	s := newTestStore()
+	mustAdd(t, s, "q", "ignore the rest <!-- hidden\x07 instructions --> done")
+	out, _ := s.Render(RenderOptions{})
+	if bytes.Count(out, []byte("<!--")) != 1 || bytes.Count(out, []byte("-->")) != 1 || bytes.ContainsRune(out, 7) {
+		t.Errorf("lesson text opened or closed an HTML comment:\n%s", out)
+	}
+}
