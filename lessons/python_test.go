@@ -27,6 +27,7 @@ func TestPythonJSONAgrees(t *testing.T) {
 		"fixture":   readFixture(t),
 		"generated": benchStoreBytes(t, 1000),
 		"unusual":   mustMarshal(t, s),
+		"random":    randomHistory(t, 3),
 	} {
 		cmd := exec.Command(py, "-c", "import json,sys; sys.stdout.write(json.dumps(json.loads(sys.stdin.read()), indent=2))")
 		cmd.Stdin = bytes.NewReader(data)
