@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // An AcceptFunc lets a caller refuse a similar candidate, as darwin-memo's
@@ -58,7 +59,7 @@ func Cluster(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
 	case threshold <= 0:
 		return clusterQuadratic(sets, threshold, accept)
 	}
-	adj := similarPairs(rankSets(sets), threshold)
+	adj := similarPairs(sets, threshold)
 
 	consumed := make([]bool, len(sets))
 	var out [][]int
@@ -86,93 +87,149 @@ func Cluster(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
 	return out
 }
 
-// posting is one index-prefix token occurrence: the entry's visiting
-// position (ord), its size, the token's position in it, the last token of
-// its index prefix, and its signature, so that most candidates are
-// rejected from the posting alone, without touching their sets.
-type posting struct {
-	ord, size, pos int32
-	end            uint32
-	sig            signature
+// setRec is what the join reads of a set, by ord: its signature and size.
+type setRec struct {
+	sig  signature
+	size int32
 }
 
-// candidate accumulates one prober's prefix matches with one indexed set.
-type candidate struct {
-	ord   int32
-	count int32 // matches so far, -1 once pruned
-	lastI int32 // position in the prober of the last match
-	size  int32
-	end   uint32 // last token of the candidate's index prefix
-}
+// posting is one prefix token occurrence: the set's ord and the token's
+// position in it.
+type posting struct{ ord, pos int32 }
 
-// joinBlock is how many consecutive probers a worker takes at a time.
-const joinBlock = 512
+// tokenChunk is how many consecutive tokens a worker takes at a time.
+const tokenChunk = 64
 
 // similarPairs returns, for every entry, the entries whose Jaccard with it
-// is >= threshold (0 < threshold <= 1), ascending. ranked are the sets in
-// global rarity order (rankSets). The work is spread over GOMAXPROCS
-// goroutines; the result does not depend on how.
-func similarPairs(ranked [][]uint32, threshold float64) [][]int32 {
-	n := len(ranked)
-	f := newFilters(math.Nextafter(threshold, 0), maxLen(ranked))
+// is >= threshold (0 < threshold <= 1), ascending. sets are normalised.
+// The work is spread over GOMAXPROCS goroutines; the result does not
+// depend on how.
+//
+// This is a prefix-filtered all-pairs join (PPJoin). Sets are visited by
+// size, then input order (their ord), and tokens ranked rarest first,
+// ties by id. A similar pair's first common token in that order lies in
+// the probe prefix of the later set x (at a position i below a depth that
+// shrinks as the earlier set y grows) and in the index prefix of y (at a
+// position at most |y| - alpha, alpha the overlap bound of the two
+// sizes). So each token pairs the sets having it in their probe prefix
+// with the earlier sets having it in their index prefix, within the
+// length window, under the positional filter, and a 128-bit signature
+// bound rejects almost every chance match. The join runs token by token
+// rather than set by set: a token's two lists and their records are
+// small and contiguous, so the scan, which grows with the square of the
+// store through chance matches on mid-frequency tokens, runs from cache
+// at a few nanoseconds a match. Surviving pairs are deduplicated and
+// verified exactly.
+func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
+	n := len(sets)
+	adj := make([][]int32, n)
+	ts := rankTokens(sets)
+	if ts == nil {
+		return adj
+	}
+	sets = ts.sets // dense ids (a bijection of the caller's)
+	maxL := maxLen(sets)
+	f := newFilters(math.Nextafter(threshold, 0), maxL)
 
-	// Visit non-empty sets by size, then input order: a prober only meets
-	// sets before it in this order, which are no larger than itself.
-	order := make([]int32, 0, n)
-	var nTokens uint32
-	for i, s := range ranked {
+	// Visiting order: counting sort by size, stable over input order.
+	sizeStart := make([]int32, maxL+2) // sizeStart[l] = first ord of size >= l
+	for _, s := range sets {
 		if len(s) > 0 {
-			order = append(order, int32(i))
-			nTokens = max(nTokens, s[len(s)-1]+1)
+			sizeStart[len(s)+1]++
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return len(ranked[a]) - len(ranked[b]) })
+	for l := 1; l < len(sizeStart); l++ {
+		sizeStart[l] += sizeStart[l-1]
+	}
+	m := int(sizeStart[maxL+1])
+	order := make([]int32, m)
+	next := slices.Clone(sizeStart)
+	for i, s := range sets {
+		if l := len(s); l > 0 {
+			order[next[l]] = int32(i)
+			next[l]++
+		}
+	}
 
-	// Index the index prefixes; every postings list is in visiting order.
-	counts := make([]int32, nTokens+1)
-	for _, e := range order {
-		for _, w := range ranked[e][:f.index(len(ranked[e]))] {
-			counts[w+1]++
-		}
-	}
-	for w := range nTokens {
-		counts[w+1] += counts[w]
-	}
-	flat := make([]posting, counts[nTokens])
-	fill := slices.Clone(counts[:nTokens])
+	// Probe prefixes in rank order, and the set records.
+	pstart := make([]int32, m+1)
 	for o, e := range order {
-		s := ranked[e]
-		py := f.index(len(s))
-		sig := signatureOf(s)
-		for j, w := range s[:py] {
-			flat[fill[w]] = posting{int32(o), int32(len(s)), int32(j), s[py-1], sig}
-			fill[w]++
-		}
+		pstart[o+1] = pstart[o] + int32(f.probe(len(sets[e])))
 	}
+	pre := make([]uint32, pstart[m])
+	recs := make([]setRec, m)
+	workers := max(1, min(runtime.GOMAXPROCS(0), m/512))
+	parallel(workers, m, func(lo, hi int) {
+		var scratch []uint32
+		for o := lo; o < hi; o++ {
+			s := sets[order[o]]
+			scratch = scratch[:0]
+			for _, t := range s {
+				scratch = append(scratch, ts.rank[t])
+			}
+			slices.Sort(scratch)
+			copy(pre[pstart[o]:pstart[o+1]], scratch)
+			recs[o] = setRec{signatureOf(s), int32(len(s))}
+		}
+	})
 
-	workers := min(runtime.GOMAXPROCS(0), (len(order)+joinBlock-1)/joinBlock)
-	found := make([][][2]int32, max(workers, 1))
+	// Per token, the probe-prefix and index-prefix occurrences, each list
+	// in visiting order.
+	nTok := len(ts.rank)
+	var probes, index []posting
+	var pStart, iStart []int32
+	parallel(min(workers, 2), 2, func(lo, hi int) {
+		for list := lo; list < hi; list++ {
+			if list == 0 {
+				probes, pStart = tokenLists(nTok, pre, pstart, func(o int) int { return f.probe(int(recs[o].size)) })
+			} else {
+				index, iStart = tokenLists(nTok, pre, pstart, func(o int) int { return f.index(int(recs[o].size)) })
+			}
+		}
+	})
+
+	found := make([][]uint64, workers)
+	var nextChunk atomic.Int64
 	var wg sync.WaitGroup
 	for k := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			j := joiner{f: f, ranked: ranked, order: order, counts: counts, flat: flat, threshold: threshold,
-				slot: make([]int32, len(order))}
-			for b := k * joinBlock; b < len(order); b += workers * joinBlock {
-				for o := b; o < min(b+joinBlock, len(order)); o++ {
-					j.probe(int32(o))
+			j := joiner{f: &f, sizeStart: sizeStart, recs: recs}
+			for {
+				lo := int(nextChunk.Add(tokenChunk)) - tokenChunk
+				if lo >= nTok {
+					break
+				}
+				for w := lo; w < min(lo+tokenChunk, nTok); w++ {
+					ix := index[iStart[w]:iStart[w+1]]
+					pr := probes[pStart[w]:pStart[w+1]]
+					if len(ix) > 0 && len(pr) > 0 {
+						j.join(pr, ix)
+					}
 				}
 			}
-			found[k] = j.pairs
+			found[k] = j.cands
 		}()
 	}
 	wg.Wait()
 
-	adj := make([][]int32, n)
-	for _, pairs := range found {
-		for _, p := range pairs {
-			a, b := order[p[0]], order[p[1]]
+	// Deduplicate (a pair may share several prefix tokens) and verify.
+	cands := slices.Concat(found...)
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	ok := make([]bool, len(cands))
+	parallel(max(1, min(workers, len(cands)/256)), len(cands), func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			x, y := sets[order[cands[c]>>32]], sets[order[uint32(cands[c])]]
+			need := f.alpha[len(x)+len(y)]
+			inter, enough := overlapAtLeast(x, y, 0, need)
+			ok[c] = enough && jaccardFromCounts(inter, len(x), len(y)) >= threshold
+		}
+	})
+	for c, p := range cands {
+		if ok[c] {
+			a, b := order[p>>32], order[uint32(p)]
 			adj[a] = append(adj[a], b)
 			adj[b] = append(adj[b], a)
 		}
@@ -183,122 +240,117 @@ func similarPairs(ranked [][]uint32, threshold float64) [][]int32 {
 	return adj
 }
 
-// joiner is one worker's state for similarPairs.
-type joiner struct {
-	f         filters
-	ranked    [][]uint32
-	order     []int32
-	counts    []int32   // postings of token w are flat[counts[w]:counts[w+1]]
-	flat      []posting // read-only, shared
-	threshold float64
-	slot      []int32 // by ord: 1 + index into cands, 0 if not met yet
-	cands     []candidate
-	pairs     [][2]int32 // similar (ord, ord) pairs found
+// tokenLists returns, for every token w, the postings of the sets whose
+// first length(o) prefix tokens include w, in visiting order, as
+// lists[start[w]:start[w+1]].
+func tokenLists(nTok int, pre []uint32, pstart []int32, length func(o int) int) ([]posting, []int32) {
+	m := len(pstart) - 1
+	start := make([]int32, nTok+1)
+	for o := range m {
+		for _, w := range pre[pstart[o] : int(pstart[o])+length(o)] {
+			start[w+1]++
+		}
+	}
+	for w := range nTok {
+		start[w+1] += start[w]
+	}
+	lists := make([]posting, start[nTok])
+	fill := slices.Clone(start[:nTok])
+	for o := range m {
+		for pos, w := range pre[pstart[o] : int(pstart[o])+length(o)] {
+			lists[fill[w]] = posting{int32(o), int32(pos)}
+			fill[w]++
+		}
+	}
+	return lists, start
 }
 
-// probe finds the sets before o in visiting order that are similar to it.
-// A worker calls probe with increasing o.
-//
-// The probe depth depends on the candidate's size ly: a set sharing
-// nothing with x[:q] for q = lx - alpha(lx+ly) + 1 cannot reach the
-// overlap bound (prefix principle), so position i of x is only matched
-// against postings of sets with q(ly) > i. Postings are in visiting order,
-// hence by size, so each scan stops at the first set that is too large.
-func (j *joiner) probe(o int32) {
-	f := &j.f
-	x := j.ranked[j.order[o]]
-	lx := len(x)
-	px := f.probe(lx)
-	minLen := int32(f.lo[lx])
-	// depth(ly) = min(px, lx - alpha(lx+ly) + 1), non-increasing in ly.
-	depth := func(ly int) int { return min(px, lx-f.alpha[lx+ly]+1) }
-	maxLy := int32(lx) // largest size still probed at position i
-	sig := signatureOf(x)
-	for i, w := range x[:px] {
-		for maxLy >= minLen && depth(int(maxLy)) <= i {
+// parallel calls fn on workers contiguous chunks of [0, n) concurrently.
+func parallel(workers, n int, fn func(lo, hi int)) {
+	if workers <= 1 || n == 0 {
+		fn(0, n)
+		return
+	}
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, min(n, lo+chunk))
+		}()
+	}
+	wg.Wait()
+}
+
+// joiner is one worker's state for similarPairs.
+type joiner struct {
+	f         *filters
+	sizeStart []int32  // first ord of each size
+	recs      []setRec // by ord
+	ix        []indexed
+	cands     []uint64 // x<<32 | y for pairs passing every filter, y before x
+}
+
+// indexed is an index posting with its set's record, gathered per token.
+type indexed struct {
+	sig       signature
+	ord, size int32
+	pos       int32
+}
+
+// join pairs the probe postings pr of one token with its index postings
+// ix (both in visiting order): each probe set x meets the earlier index
+// sets y whose size its length filter admits and whose depth covers the
+// token's position i in x, and y passes if the token's position in y is
+// within the positional bound and the signatures allow the overlap.
+func (j *joiner) join(pr, ix []posting) {
+	f := j.f
+	j.ix = j.ix[:0]
+	for _, p := range ix {
+		r := &j.recs[p.ord]
+		j.ix = append(j.ix, indexed{r.sig, p.ord, r.size, p.pos})
+	}
+	ys := j.ix
+	lo := 0 // first index posting not below the length window
+	for _, p := range pr {
+		if int(p.ord) <= int(ys[0].ord) {
+			continue
+		}
+		x := &j.recs[p.ord]
+		lx := int(x.size)
+		minLen := f.lo[lx]
+		first := j.sizeStart[minLen]
+		for lo < len(ys) && ys[lo].ord < first {
+			lo++
+		}
+		// Largest size whose depth min(px, lx-alpha+1) exceeds i.
+		i := int(p.pos)
+		maxLy := lx
+		for maxLy >= minLen && lx-f.alpha[lx+maxLy] < i {
 			maxLy--
 		}
 		if maxLy < minLen {
-			break
+			continue
 		}
-		for k := j.counts[w]; k < j.counts[w+1]; k++ {
-			e := &j.flat[k]
-			if e.ord >= o || e.size > maxLy {
-				break // later in visiting order, or too large for this depth
+		end := min(p.ord, j.sizeStart[maxLy+1])
+		for k := lo; k < len(ys); k++ {
+			y := &ys[k]
+			if y.ord >= end {
+				break
 			}
-			if e.size < minLen {
-				continue
-			}
-			ly := int(e.size)
+			ly := int(y.size)
 			alpha := f.alpha[lx+ly]
-			// The signature bound does not depend on the match, so a set
-			// failing it is never remembered.
-			if !sig.mayOverlap(&e.sig, lx, ly, alpha) {
-				continue
+			// Positional filter and signature bound (mayOverlap) in one
+			// branch that is almost never taken: every slack must be
+			// non-negative.
+			onlyX := bits.OnesCount64(x.sig[0]&^y.sig[0]) + bits.OnesCount64(x.sig[1]&^y.sig[1])
+			onlyY := bits.OnesCount64(y.sig[0]&^x.sig[0]) + bits.OnesCount64(y.sig[1]&^x.sig[1])
+			if (ly-alpha-int(y.pos))|(lx-onlyX-alpha)|(ly-onlyY-alpha) >= 0 {
+				j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
 			}
-			// Positional filter: matches so far, this one, and whatever
-			// both remainders could still share. A first match failing it
-			// fails at every later match too.
-			ub := 1 + min(lx-i-1, ly-int(e.pos)-1)
-			slot := j.slot[e.ord]
-			if slot == 0 {
-				if ub >= alpha {
-					j.cands = append(j.cands, candidate{ord: e.ord, count: 1, lastI: int32(i), size: e.size, end: e.end})
-					j.slot[e.ord] = int32(len(j.cands))
-				}
-				continue
-			}
-			c := &j.cands[slot-1]
-			if c.count < 0 {
-				continue
-			}
-			if int(c.count)+ub < alpha {
-				c.count = -1
-				continue
-			}
-			c.count++
-			c.lastI = int32(i)
 		}
 	}
-	for _, c := range j.cands {
-		j.slot[c.ord] = 0
-		if c.count <= 0 {
-			continue
-		}
-		ly := int(c.size)
-		q := depth(ly)
-		py := f.index(ly)
-		alpha := f.alpha[lx+ly]
-		cnt := int(c.count)
-		xm := x[q-1]
-		// Every common token up to m = min(x[q-1], y[py-1]) was counted;
-		// the others lie in both sets after m. First a bound from what the
-		// candidate record holds, then the exact one.
-		if xm <= c.end {
-			if cnt+lx-q < alpha {
-				continue
-			}
-		} else if cnt+min(lx-int(c.lastI)-1, ly-py) < alpha {
-			continue
-		}
-		y := j.ranked[j.order[c.ord]]
-		var rx, ry int
-		if xm <= c.end {
-			rx = lx - q
-			ry = ly - upperBound(y[:py], xm)
-		} else {
-			ry = ly - py
-			rx = lx - upperBound(x[:q], c.end)
-		}
-		if cnt+min(rx, ry) < alpha {
-			continue
-		}
-		inter, ok := overlapAtLeast(x[lx-rx:], y[ly-ry:], cnt, alpha)
-		if ok && jaccardFromCounts(inter, lx, ly) >= j.threshold {
-			j.pairs = append(j.pairs, [2]int32{o, c.ord})
-		}
-	}
-	j.cands = j.cands[:0]
 }
 
 // A signature is a 128-bit Bloom-style summary of a token set: bit
@@ -345,21 +397,6 @@ func overlapAtLeast(a, b []uint32, have, need int) (int, bool) {
 		}
 	}
 	return have, have >= need
-}
-
-// upperBound returns the number of elements of the ascending s that are
-// <= v.
-func upperBound(s []uint32, v uint32) int {
-	lo, hi := 0, len(s)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s[m] <= v {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo
 }
 
 // ClusterQuadratic is the reference for [Cluster]: consolidate.py's loop
@@ -437,10 +474,17 @@ func normaliseSets(sets [][]uint32) [][]uint32 {
 	return out
 }
 
-// rankSets maps every token id to its rank in global order (fewest sets
-// first, ties by id) and returns each set as ascending ranks. The mapping
-// is a bijection, so intersection and union sizes are unchanged.
-func rankSets(sets [][]uint32) [][]uint32 {
+// tokenSets are sets over dense token ids with every id's global rank:
+// fewest sets first, ties by id.
+type tokenSets struct {
+	sets [][]uint32
+	rank []uint32 // by dense id
+}
+
+// rankTokens ranks the tokens of sets, compacting sparse ids first (the
+// mapping is a bijection, so intersection and union sizes are unchanged).
+// It returns nil if there is no token at all.
+func rankTokens(sets [][]uint32) *tokenSets {
 	var total int
 	var maxID uint32
 	for _, s := range sets {
@@ -450,14 +494,13 @@ func rankSets(sets [][]uint32) [][]uint32 {
 		}
 	}
 	if total == 0 {
-		return sets
+		return nil
 	}
 	// Ids from a Dict are dense; for sparse ids compact them first.
-	var remap map[uint32]uint32
 	if int64(maxID) > 4*int64(total)+1024 {
-		remap = make(map[uint32]uint32)
-		var dense [][]uint32
-		for _, s := range sets {
+		remap := make(map[uint32]uint32)
+		dense := make([][]uint32, len(sets))
+		for i, s := range sets {
 			d := make([]uint32, len(s))
 			for j, t := range s {
 				id, ok := remap[t]
@@ -467,7 +510,7 @@ func rankSets(sets [][]uint32) [][]uint32 {
 				}
 				d[j] = id
 			}
-			dense = append(dense, d)
+			dense[i] = sortedSet(d)
 		}
 		sets = dense
 		maxID = uint32(len(remap) - 1)
@@ -495,18 +538,7 @@ func rankSets(sets [][]uint32) [][]uint32 {
 			byFreq[f]++
 		}
 	}
-	backing := make([]uint32, total)
-	out := make([][]uint32, len(sets))
-	for i, s := range sets {
-		rs := backing[:len(s):len(s)]
-		backing = backing[len(s):]
-		for j, t := range s {
-			rs[j] = rank[t]
-		}
-		slices.Sort(rs)
-		out[i] = rs
-	}
-	return out
+	return &tokenSets{sets, rank}
 }
 
 func maxLen(sets [][]uint32) int {

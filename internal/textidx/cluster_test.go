@@ -341,7 +341,7 @@ func TestClusterEqualsQuadraticLarge(t *testing.T) {
 }
 
 func TestClusterSparseIDs(t *testing.T) {
-	// Ids far apart (not from a Dict) take rankSets' remapping path.
+	// Ids far apart (not from a Dict) take rankTokens' remapping path.
 	for seed := range uint64(50) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		sets := randomStore(r, 60)
