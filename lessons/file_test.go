@@ -3,6 +3,7 @@ package lessons
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -120,4 +121,68 @@ func TestEventsPath(t *testing.T) {
 	if got := EventsPath("a/lessons.json"); got != "a/lessons.events.jsonl" {
 		t.Error(got)
 	}
+}
+
+// TestNewStoreConfig checks that Options.Config seeds only stores created
+// fresh: a persisted ledger.config wins over it.
+func TestNewStoreConfig(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	rec := RecommendedConfig()
+	if rec.SupportingShare != 0 || DefaultConfig().SupportingShare != 0.25 {
+		t.Fatalf("recommended share %v, default share %v", rec.SupportingShare, DefaultConfig().SupportingShare)
+	}
+	opts := Options{Config: &rec}
+
+	fresh := filepath.Join(dir, "fresh.json")
+	s, err := LoadOrNew(ctx, fresh, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := persistedShare(t, fresh); got != 0 {
+		t.Errorf("new store persisted supporting_share %v, want 0", got)
+	}
+	if New("x", Options{}).Config().SupportingShare != 0.25 {
+		t.Error("New without Options.Config must start with DefaultConfig")
+	}
+
+	old := filepath.Join(dir, "darwin-memo.json")
+	os.WriteFile(old, []byte(`{"config": {}, "entries": [], "graveyard": [], "ledger": {"tick": 0, "pending": [], "config": {"supporting_share": 0.25}}}`), 0o644)
+	s, err = LoadOrNew(ctx, old, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Config().SupportingShare; got != 0.25 {
+		t.Errorf("loaded store share %v, want its persisted 0.25", got)
+	}
+	if err := s.Save(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := persistedShare(t, old); got != 0.25 {
+		t.Errorf("resaved store persisted supporting_share %v, want 0.25", got)
+	}
+}
+
+func persistedShare(t *testing.T, path string) float64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Ledger struct {
+			Config map[string]any `json:"config"`
+		} `json:"ledger"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	f, ok := doc.Ledger.Config["supporting_share"].(float64)
+	if !ok {
+		t.Fatalf("%s: ledger.config.supporting_share missing: %s", path, data)
+	}
+	return f
 }

@@ -108,7 +108,9 @@ type Config struct {
 	ConflictThreshold        *float64
 }
 
-// DefaultConfig returns darwin-memo's defaults.
+// DefaultConfig returns darwin-memo's defaults. It is the fallback for a
+// store without a persisted ledger.config and for New without
+// Options.Config.
 func DefaultConfig() Config {
 	return Config{
 		CreditGain:               0.6,
@@ -121,6 +123,16 @@ func DefaultConfig() Config {
 		AdmissionWindow:          0,
 		MergeSourcePolicy:        "off",
 	}
+}
+
+// RecommendedConfig returns the configuration this project starts new
+// stores with: darwin-memo's defaults except SupportingShare 0, the setting
+// the selection benchmark recommends (docs/tuning.md). A store's persisted
+// ledger.config always wins over it.
+func RecommendedConfig() Config {
+	c := DefaultConfig()
+	c.SupportingShare = 0
+	return c
 }
 
 // Scale returns the tanh normaliser: the persisted resource_scale or 1.0.
@@ -175,6 +187,10 @@ type Options struct {
 	Now func() time.Time
 	// NewID derives a 12-hex id from content. Default: ContentID.
 	NewID func(parts ...string) string
+	// Config is the selection configuration a store created by New (or by
+	// LoadOrNew for a missing file) starts with. Default: DefaultConfig().
+	// A loaded store keeps its persisted ledger.config and ignores it.
+	Config *Config
 }
 
 // ContentID is the default id source: the first 12 hex chars of the SHA-256
@@ -233,7 +249,8 @@ type Store struct {
 	file     *fileState
 }
 
-// New returns an empty store with default configuration.
+// New returns an empty store with opts.Config, or DefaultConfig() when that
+// is nil.
 func New(name string, opts Options) *Store {
 	s := &Store{
 		name:           name,
@@ -248,11 +265,15 @@ func New(name string, opts Options) *Store {
 		hasSettledRuns: true,
 		hasLedgerCfg:   true,
 	}
+	if opts.Config != nil {
+		s.cfg = *opts.Config
+	}
 	s.SetOptions(opts)
 	return s
 }
 
-// SetOptions replaces the injected clock and id source.
+// SetOptions replaces the injected clock and id source (Config only matters
+// to New).
 func (s *Store) SetOptions(opts Options) {
 	if opts.Now == nil {
 		opts.Now = time.Now
