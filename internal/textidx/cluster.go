@@ -188,6 +188,7 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 		}
 	})
 
+	lims := newLimits(&f, maxL)
 	found := make([][]uint64, workers)
 	var nextChunk atomic.Int64
 	var wg sync.WaitGroup
@@ -195,7 +196,7 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			j := joiner{f: &f, sizeStart: sizeStart, recs: recs}
+			j := joiner{f: &f, lims: lims, sizeStart: sizeStart, recs: recs}
 			for {
 				lo := int(nextChunk.Add(tokenChunk)) - tokenChunk
 				if lo >= nTok {
@@ -286,46 +287,88 @@ func parallel(workers, n int, fn func(lo, hi int)) {
 // joiner is one worker's state for similarPairs.
 type joiner struct {
 	f         *filters
+	lims      *limits
 	sizeStart []int32  // first ord of each size
 	recs      []setRec // by ord
 	ix        []indexed
+	active    []indexed
 	cands     []uint64 // x<<32 | y for pairs passing every filter, y before x
 }
 
 // indexed is an index posting with its set's record, gathered per token.
+// lmax is the largest probe size the posting can still match: above it
+// the length filter or the positional filter on y's side fails.
 type indexed struct {
-	sig       signature
-	ord, size int32
-	pos       int32
+	sig             signature
+	ord, size, lmax int32
+}
+
+// limits holds the tables that give an index posting its lmax.
+type limits struct {
+	lenMax []int32 // lenMax[ly] = largest lx with ceil(tl·lx) <= ly
+	sumMax []int32 // sumMax[v] = largest lx+ly with alpha(lx+ly) <= v
+}
+
+func newLimits(f *filters, maxL int) *limits {
+	l := &limits{lenMax: make([]int32, maxL+1), sumMax: make([]int32, maxL+1)}
+	lx := 0
+	for ly := range l.lenMax {
+		for lx < maxL && f.lo[lx+1] <= ly {
+			lx++
+		}
+		l.lenMax[ly] = int32(lx)
+	}
+	s := 0
+	for v := range l.sumMax {
+		for s < 2*maxL && f.alpha[s+1] <= v {
+			s++
+		}
+		l.sumMax[v] = int32(s)
+	}
+	return l
+}
+
+// lmax returns the largest probe size a set of size ly can match through
+// a token at position pos of it: the length filter needs ly >=
+// ceil(tl·lx), and the first common token of a similar pair lies within
+// y[:ly-alpha(lx+ly)+1].
+func (l *limits) lmax(ly, pos int) int32 {
+	return min(l.lenMax[ly], l.sumMax[ly-pos]-int32(ly))
 }
 
 // join pairs the probe postings pr of one token with its index postings
-// ix (both in visiting order): each probe set x meets the earlier index
-// sets y whose size its length filter admits and whose depth covers the
-// token's position i in x, and y passes if the token's position in y is
-// within the positional bound and the signatures allow the overlap.
+// ix (both in visiting order). It sweeps the probe sets by size: an index
+// posting joins the active list once its set precedes the probe set, and
+// leaves it for good once the probe sets outgrow its lmax (probe sizes
+// never shrink). A probe set x whose token sits at position i matches the
+// active sets whose depth covers i: depth(ly) = min(px, lx-alpha+1)
+// shrinks as ly grows, and the active list is in visiting order, so they
+// are a prefix of it. Each match must pass the signature bound.
 func (j *joiner) join(pr, ix []posting) {
 	f := j.f
 	j.ix = j.ix[:0]
 	for _, p := range ix {
 		r := &j.recs[p.ord]
-		j.ix = append(j.ix, indexed{r.sig, p.ord, r.size, p.pos})
+		j.ix = append(j.ix, indexed{r.sig, p.ord, r.size, j.lims.lmax(int(r.size), int(p.pos))})
 	}
 	ys := j.ix
-	lo := 0 // first index posting not below the length window
+	act := j.active[:0]
+	next := 0 // next index posting to activate
 	for _, p := range pr {
-		if int(p.ord) <= int(ys[0].ord) {
-			continue
-		}
 		x := &j.recs[p.ord]
 		lx := int(x.size)
-		minLen := f.lo[lx]
-		first := j.sizeStart[minLen]
-		for lo < len(ys) && ys[lo].ord < first {
-			lo++
+		for next < len(ys) && ys[next].ord < p.ord {
+			if int(ys[next].lmax) >= lx {
+				act = append(act, ys[next])
+			}
+			next++
+		}
+		if len(act) == 0 {
+			continue
 		}
 		// Largest size whose depth min(px, lx-alpha+1) exceeds i.
 		i := int(p.pos)
+		minLen := f.lo[lx]
 		maxLy := lx
 		for maxLy >= minLen && lx-f.alpha[lx+maxLy] < i {
 			maxLy--
@@ -333,24 +376,35 @@ func (j *joiner) join(pr, ix []posting) {
 		if maxLy < minLen {
 			continue
 		}
-		end := min(p.ord, j.sizeStart[maxLy+1])
-		for k := lo; k < len(ys); k++ {
-			y := &ys[k]
-			if y.ord >= end {
+		if maxLy == lx {
+			// The whole active list: drop the postings that died.
+			w := 0
+			for k := range act {
+				y := &act[k]
+				if int(y.lmax) < lx {
+					continue
+				}
+				act[w] = *y
+				w++
+				if x.sig.mayOverlap(&y.sig, lx, int(y.size), f.alpha[lx+int(y.size)]) {
+					j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
+				}
+			}
+			act = act[:w]
+			continue
+		}
+		for k := range act {
+			y := &act[k]
+			ly := int(y.size)
+			if ly > maxLy {
 				break
 			}
-			ly := int(y.size)
-			alpha := f.alpha[lx+ly]
-			// Positional filter and signature bound (mayOverlap) in one
-			// branch that is almost never taken: every slack must be
-			// non-negative.
-			onlyX := bits.OnesCount64(x.sig[0]&^y.sig[0]) + bits.OnesCount64(x.sig[1]&^y.sig[1])
-			onlyY := bits.OnesCount64(y.sig[0]&^x.sig[0]) + bits.OnesCount64(y.sig[1]&^x.sig[1])
-			if (ly-alpha-int(y.pos))|(lx-onlyX-alpha)|(ly-onlyY-alpha) >= 0 {
+			if int(y.lmax) >= lx && x.sig.mayOverlap(&y.sig, lx, ly, f.alpha[lx+ly]) {
 				j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
 			}
 		}
 	}
+	j.active = act[:0]
 }
 
 // A signature is a 128-bit Bloom-style summary of a token set: bit
