@@ -21,7 +21,13 @@ func storeFlag(fs *flag.FlagSet) *string {
 	return fs.String("store", lessons.DefaultPath, "path of the lesson store")
 }
 
-func opts(io *IO) lessons.Options { return lessons.Options{Now: io.Now} }
+// opts are the store options of every command: a store the CLI creates
+// starts with lessons.RecommendedConfig; an existing one keeps its
+// persisted ledger.config.
+func opts(io *IO) lessons.Options {
+	cfg := lessons.RecommendedConfig()
+	return lessons.Options{Now: io.Now, Config: &cfg}
+}
 
 // readStore loads a store read-only; a missing file gives an empty store.
 func readStore(ctx context.Context, io *IO, path string) (*lessons.Store, error) {

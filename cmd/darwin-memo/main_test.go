@@ -242,3 +242,43 @@ func TestSettleBodyStoreFree(t *testing.T) {
 		t.Errorf("unreadable base: exit %d, store changed %v", r.code, !bytes.Equal(before, after))
 	}
 }
+
+// TestNewStoreStartsWithRecommendedConfig checks that a store the CLI creates
+// persists supporting_share 0 while a darwin-memo store keeps its 0.25.
+func TestNewStoreStartsWithRecommendedConfig(t *testing.T) {
+	dir := t.TempDir()
+	share := func(p string) any {
+		t.Helper()
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Ledger struct {
+				Config map[string]any `json:"config"`
+			} `json:"ledger"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc.Ledger.Config["supporting_share"]
+	}
+	fresh := filepath.Join(dir, "fresh", "lessons.json")
+	if r := runCLI(t, "add", "--store", fresh, "How do I run the tests?", "go test ./..."); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	if got := share(fresh); got != 0.0 {
+		t.Errorf("new store supporting_share %v, want 0", got)
+	}
+	old := filepath.Join(dir, "lessons.json")
+	doc := `{"config": {}, "entries": [], "graveyard": [], "ledger": {"tick": 0, "pending": [], "config": {"supporting_share": 0.25}}}`
+	if err := os.WriteFile(old, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, "add", "--store", old, "How do I run the tests?", "go test ./..."); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	if got := share(old); got != 0.25 {
+		t.Errorf("darwin-memo store supporting_share %v, want its 0.25", got)
+	}
+}

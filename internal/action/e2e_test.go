@@ -268,6 +268,9 @@ func TestE2EMergedPRWithTicketOpensBotPR(t *testing.T) {
 	if s.TickCount() != 1 {
 		t.Fatalf("tick %d, want 1 (one landed settlement)", s.TickCount())
 	}
+	if got := s.Config().SupportingShare; got != 0.25 {
+		t.Fatalf("supporting_share %v: an existing store keeps its persisted 0.25", got)
+	}
 	if o["births"] != "1" {
 		t.Fatalf("births %s (Lesson: line)", o["births"])
 	}
@@ -779,6 +782,9 @@ func TestE2EFreshRepositoryGetsItsFirstStore(t *testing.T) {
 	s := h.botStore(DefaultBranch)
 	if len(s.Living()) != 1 || !strings.Contains(s.Living()[0].Answer, "setup-go") {
 		t.Fatalf("store %+v", s.Living())
+	}
+	if got := s.Config().SupportingShare; got != 0 {
+		t.Fatalf("supporting_share %v: a store the action creates starts with lessons.RecommendedConfig", got)
 	}
 	if md, _ := h.git.File(DefaultBranch, DefaultRender); !strings.Contains(string(md), "setup-go") {
 		t.Fatalf("rendering:\n%s", md)

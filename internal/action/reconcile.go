@@ -133,8 +133,12 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 	return []byte(s), true, nil
 }
 
+// storeOptions are the options every store is parsed or created with: a
+// store the action creates starts with lessons.RecommendedConfig, while an
+// existing store keeps its persisted ledger.config.
 func (r *Runner) storeOptions() lessons.Options {
-	return lessons.Options{Now: r.now}
+	cfg := lessons.RecommendedConfig()
+	return lessons.Options{Now: r.now, Config: &cfg}
 }
 
 // parseStore parses a store document; nil data gives a new empty store.

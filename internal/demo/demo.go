@@ -180,7 +180,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	clock := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
 
-	st := lessons.New(storePath, lessons.Options{Now: now})
+	cfg := lessons.RecommendedConfig()
+	st := lessons.New(storePath, lessons.Options{Now: now, Config: &cfg})
 	roles := map[string]seed{}
 	for _, s := range seeds {
 		e, err := st.Add(lessons.NewLesson{Question: s.question, Answer: s.answer, Sources: []string{"seed"}})
