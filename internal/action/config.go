@@ -42,7 +42,7 @@ const (
 	DefaultStore               = ".darwin-memo/lessons.json"
 	DefaultBranch              = "darwin-memo/lessons"
 	DefaultLabels              = "darwin-memo"
-	DefaultScale               = 2.0
+	DefaultScale               = 1.5
 	DefaultExpireAfter         = 50
 	DefaultLookback            = 30
 	DefaultLLM                 = "none"
@@ -189,7 +189,7 @@ func (p *inputParser) positiveFloat(name string, def float64) float64 {
 	}
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
-		p.fail(name, v, "is not a positive finite number; use for example 2.0")
+		p.fail(name, v, "is not a positive finite number; use for example 1.5")
 		return def
 	}
 	return f

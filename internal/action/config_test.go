@@ -24,7 +24,7 @@ func TestParseConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Token != "ghs_x" || c.StorePath != DefaultStore || c.Branch != DefaultBranch || c.Scale != 2.0 ||
+	if c.Token != "ghs_x" || c.StorePath != DefaultStore || c.Branch != DefaultBranch || c.Scale != 1.5 ||
 		c.ExpireAfter != 50 || c.Lookback != DefaultLookback || c.RenderPath != DefaultRender ||
 		c.RenderBudget != 25*1024 || c.LLM != "none" || c.DryRun || len(c.Labels) != 1 || c.Labels[0] != "darwin-memo" {
 		t.Fatalf("defaults: %+v", c)
@@ -41,7 +41,7 @@ func TestParseConfigValues(t *testing.T) {
 		"INPUT_STORE":                "./mem/lessons.json",
 		"INPUT_BRANCH":               "refs/heads/bot/mem",
 		"INPUT_LABELS":               "a, b\nb,c",
-		"INPUT_SCALE":                "1.5",
+		"INPUT_SCALE":                "2.5",
 		"INPUT_EXPIRE-AFTER":         "never",
 		"INPUT_LOOKBACK":             "7",
 		"INPUT_WAIT-FOR-CI":          "90",
@@ -56,7 +56,7 @@ func TestParseConfigValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Token: "t", StorePath: "mem/lessons.json", Branch: "bot/mem", Scale: 1.5, ExpireAfter: 0,
+	want := Config{Token: "t", StorePath: "mem/lessons.json", Branch: "bot/mem", Scale: 2.5, ExpireAfter: 0,
 		Lookback: 7, WaitForCI: 90 * time.Second, PRNumber: 12, LLM: "ollama:qwen2.5:0.5b", RenderPath: "",
 		RenderBudget: 4096, DryRun: true}
 	if c.Token != want.Token || c.StorePath != want.StorePath || c.Branch != want.Branch || c.Scale != want.Scale ||

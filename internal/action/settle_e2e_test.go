@@ -93,7 +93,7 @@ func TestE2ERealSettlePendingThenMeasured(t *testing.T) {
 		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
 	}
 	if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Energy <= 1.4 {
-		t.Fatalf("delta 2 at scale 2 should credit 0.6*tanh(1) ≈ 0.457: %+v", e)
+		t.Fatalf("delta 2 at the default scale 1.5 should credit 0.6*tanh(2/1.5) ≈ 0.522: %+v", e)
 	}
 	rec := h.record(DefaultBranch)
 	if len(rec.Processed) == 0 || rec.Processed[len(rec.Processed)-1].Source != "junit-artifacts" {
