@@ -16,7 +16,7 @@ import (
 )
 
 // DefaultScale is the action's default resource scale (input "scale").
-const DefaultScale = 2.0
+const DefaultScale = 1.5
 
 // Options configure the arm.
 type Options struct {
@@ -25,8 +25,9 @@ type Options struct {
 	// Scale is the tanh normaliser of credit (the action's "scale" input);
 	// 0 means DefaultScale.
 	Scale float64
-	// Config replaces the store's selection configuration when set; its
-	// ResourceScale is overridden by Scale.
+	// Config replaces the store's selection configuration when set (default:
+	// lessons.RecommendedConfig, what a store the action creates starts
+	// with); its ResourceScale is overridden by Scale.
 	Config *lessons.Config
 	// Upkeep replaces the store's upkeep per tick when > 0.
 	Upkeep float64
@@ -37,7 +38,7 @@ type Options struct {
 // Describe renders the options in one line for reports.
 func (o Options) Describe() string {
 	o = o.withDefaults()
-	cfg := lessons.DefaultConfig()
+	cfg := lessons.RecommendedConfig()
 	if o.Config != nil {
 		cfg = *o.Config
 	}
@@ -78,7 +79,8 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // New returns a ledger arm with an empty store.
 func New(opts Options) *Arm {
 	opts = opts.withDefaults()
-	s := lessons.New("sim/lessons.json", lessons.Options{Now: func() time.Time { return epoch }})
+	rec := lessons.RecommendedConfig()
+	s := lessons.New("sim/lessons.json", lessons.Options{Now: func() time.Time { return epoch }, Config: &rec})
 	cfg := s.Config()
 	if opts.Config != nil {
 		cfg = *opts.Config

@@ -37,8 +37,8 @@ func TestConsultSettleTicksOnlyWhenLanded(t *testing.T) {
 		t.Fatalf("landed=%v tick=%d, want true 1", landed, a.Store().TickCount())
 	}
 	e := a.Store().Living()[0]
-	// 1.0 + 0.6·tanh(2/2) − 0.05 upkeep.
-	if want := 1.0 + 0.6*0.7615941559557649 - 0.05; e.Energy < want-1e-12 || e.Energy > want+1e-12 {
+	// 1.0 + 0.6·tanh(2/1.5) − 0.05 upkeep, at the default scale.
+	if want := 1.0 + 0.6*0.8700616617426719 - 0.05; e.Energy < want-1e-12 || e.Energy > want+1e-12 {
 		t.Errorf("energy %v, want %v", e.Energy, want)
 	}
 	// The same ticket again is dropped: no landing, no tick.
@@ -113,7 +113,7 @@ func TestRunIsDeterministic(t *testing.T) {
 
 func TestOptionsDescribe(t *testing.T) {
 	got := Options{}.Describe()
-	for _, want := range []string{"resource scale 2", "upkeep 0.05", "supporting share 0.25"} {
+	for _, want := range []string{"resource scale 1.5", "upkeep 0.05", "supporting share 0,"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Describe() = %q lacks %q", got, want)
 		}

@@ -46,31 +46,36 @@ func usagef(format string, args ...any) error {
 var ErrGoalMissed = errors.New("selection goal missed")
 
 // LedgerOptions are the ledger arm's settings in the published benchmark:
-// the action's defaults.
+// the defaults of the action and of the stores it creates (scale 1.5,
+// lessons.RecommendedConfig; docs/tuning.md says why).
 func LedgerOptions() ledgerarm.Options { return ledgerarm.Options{Name: Ours} }
 
-// The default change docs/tuning.md proposes: the resource scale (the
-// action's scale input) and the supporting share of new stores.
+// darwin-memo's settings, which the defaults replaced (docs/tuning.md): its
+// CI convention's resource scale and its default supporting share, which
+// stores darwin-memo wrote keep.
 const (
-	ProposedScale = 1.5
-	ProposedShare = 0.0
+	DarwinMemoScale = 2.0
+	DarwinMemoShare = 0.25
 )
 
-// Proposed is the name of the arm running the proposal.
-const Proposed = Ours + "_scale1.5_share0"
+// DarwinMemo is the name of the arm running darwin-memo's settings, shown
+// for comparison.
+const DarwinMemo = Ours + "_darwin-memo"
 
-// ProposedOptions are the ledger settings of the proposal.
-func ProposedOptions() ledgerarm.Options {
+// DarwinMemoOptions are the ledger settings of the DarwinMemo arm: scale 2
+// and lessons.DefaultConfig (supporting share 0.25).
+func DarwinMemoOptions() ledgerarm.Options {
 	cfg := lessons.DefaultConfig()
-	cfg.SupportingShare = ProposedShare
-	return ledgerarm.Options{Name: Proposed, Scale: ProposedScale, Config: &cfg}
+	cfg.SupportingShare = DarwinMemoShare
+	return ledgerarm.Options{Name: DarwinMemo, Scale: DarwinMemoScale, Config: &cfg}
 }
 
-// NewSweep builds the benchmark's sweep: the ledger with defaults as the
-// reference arm, the proposed tuning, then every baseline.
+// NewSweep builds the benchmark's sweep: the ledger with the defaults as
+// the reference arm, the ledger with darwin-memo's settings, then every
+// baseline.
 func NewSweep(cfg sim.Config, seeds int, noises []float64) sim.Sweep {
 	ss := SeedRange(1, seeds)
-	arms := append([]sim.ArmSpec{ledgerarm.Spec(ProposedOptions())}, sim.Baselines(cfg)...)
+	arms := append([]sim.ArmSpec{ledgerarm.Spec(DarwinMemoOptions())}, sim.Baselines(cfg)...)
 	return sim.Sweep{Config: cfg, Seeds: ss, Noises: noises,
 		Reference: ledgerarm.Spec(LedgerOptions()), Arms: arms, KeepSeries: true}
 }
@@ -99,7 +104,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		workers = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
 		write   = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
 		tuning  = fs.String("tuning", "", "also run the ledger-settings sensitivity sweep (0% and 10% noise) and write its table into this markdown file (between the tuning markers)")
-		reqArm  = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults) or "+Proposed+" (the proposal of docs/tuning.md)")
+		reqArm  = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults) or "+DarwinMemo+" (darwin-memo's settings)")
 		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
 	fs.Usage = func() {
@@ -159,8 +164,8 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 
-	if *reqArm != Ours && *reqArm != Proposed {
-		return usagef("-require-arm %q: use %s or %s", *reqArm, Ours, Proposed)
+	if *reqArm != Ours && *reqArm != DarwinMemo {
+		return usagef("-require-arm %q: use %s or %s", *reqArm, Ours, DarwinMemo)
 	}
 	if *first == 0 {
 		return usagef("-first-seed 0: seeds start at 1")
@@ -179,7 +184,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	elapsed := time.Since(start)
 
 	meta := Meta{Command: RegenCommand, Config: cfg, Seeds: n, LedgerSettings: LedgerOptions().Describe(),
-		ProposedSettings: ProposedOptions().Describe()}
+		DarwinMemoSettings: DarwinMemoOptions().Describe()}
 	if *write != "" {
 		meta.PlotPrefix = ""
 		section := Section(res, meta)
@@ -268,16 +273,16 @@ func summary(w io.Writer, r *sim.SweepResult, seeds int) {
 		}
 		fmt.Fprintf(w, "goal %-10s %-6s %s — %s\n", g.ID, status, g.Text, g.Measured)
 	}
-	if slices.Contains(r.Arms, Proposed) {
+	if slices.Contains(r.Arms, DarwinMemo) {
 		var parts []string
-		for _, g := range GoalsFor(r, Proposed) {
+		for _, g := range GoalsFor(r, DarwinMemo) {
 			st := "missed"
 			if g.Met {
 				st = "met"
 			}
 			parts = append(parts, g.ID+" "+st)
 		}
-		fmt.Fprintf(w, "goals of %s (proposed in docs/tuning.md): %s\n", Proposed, strings.Join(parts, ", "))
+		fmt.Fprintf(w, "goals of %s (darwin-memo's settings, for comparison): %s\n", DarwinMemo, strings.Join(parts, ", "))
 	}
 	for _, noise := range r.Noises {
 		fmt.Fprintf(w, "\n%s, median over %d seeds\n%-18s %6s %7s %7s %6s %6s %6s %7s %5s\n", pct(noise), seeds,

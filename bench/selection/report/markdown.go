@@ -22,9 +22,9 @@ type Meta struct {
 	Command string // the command that regenerates the section
 	Config  sim.Config
 	Seeds   int
-	// LedgerSettings and ProposedSettings describe the ledger arms'
+	// LedgerSettings and DarwinMemoSettings describe the ledger arms'
 	// configurations in one line each.
-	LedgerSettings, ProposedSettings string
+	LedgerSettings, DarwinMemoSettings string
 	// PlotDir is where the SVGs are written, relative to the markdown file.
 	PlotPrefix string
 }
@@ -100,10 +100,10 @@ func Plots(r *sim.SweepResult) map[string][]byte {
 }
 
 // dashed reports whether an arm's line is dashed: the arms whose lines
-// often lie on another's (the proposal on the ledger, random_matched's
+// often lie on another's (darwin-memo's settings on the ledger, random_matched's
 // population on the ledger's, the TTL arm on keep_everything).
 func dashed(arm string) bool {
-	return arm == Proposed || arm == "random_matched" || strings.HasPrefix(arm, "ttl_")
+	return arm == DarwinMemo || arm == "random_matched" || strings.HasPrefix(arm, "ttl_")
 }
 
 // column is one metric of the headline tables.
@@ -205,7 +205,7 @@ func Section(r *sim.SweepResult, meta Meta) string {
 	fmt.Fprintf(&b, "Regenerate this section and its plots with `%s` (issue 6). Every number below is a pure function of the seeds; "+
 		"the run is deterministic, so regenerating it changes nothing unless the code changes. "+
 		"CI runs the quick mode, `.ci/selection-quick.sh` (4 seeds at 0%% and 10%% noise, seconds), which fails when a goal "+
-		"the gated arm meets on those seeds regresses (the gated arm is `%s`, the proposal, until it becomes the defaults; see the script).\n\n", meta.Command, Proposed)
+		"the `%s` arm (the defaults) meets on those seeds regresses (see the script).\n\n", meta.Command, Ours)
 	fmt.Fprintf(&b, "**What is simulated.** %d seeds × %d noise levels × %d arms. Each seed is a repository history of %d merged PRs: "+
 		"%d topics with %d tests each (%d tests), topic popularity Zipf(%.1f), %d–%d tasks bundled per PR (one ticket each), "+
 		"settlement %d–%d merged PRs late. Each task is a failing test; the agent consults the store with the task's query and acts on the "+
@@ -218,17 +218,17 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		meta.Seeds, len(r.Noises), len(r.Arms), cfg.PRs, cfg.Topics, cfg.TestsPerTopic, cfg.Topics*cfg.TestsPerTopic, cfg.TopicSkew,
 		cfg.MinTasks, cfg.MaxTasks, 0, cfg.MaxDelay, 100*cfg.PBase, 100*cfg.PFix, 100*cfg.PTrap, cfg.MaxHarm, 100*cfg.PHarm,
 		cfg.InitialUseful, cfg.InitialNearDup, cfg.InitialPoison, cfg.InitialTrivia, cfg.ArrivalEvery, 100*cfg.LearnFraction, noiseModel(cfg))
-	fmt.Fprintf(&b, "**Arms.** `ledger`: this project's `lessons` package with the action's defaults: %s. "+
-		"`%s`: the same with the default change proposed in [tuning.md](tuning.md) (%s). "+
+	fmt.Fprintf(&b, "**Arms.** `ledger`: this project's `lessons` package with the defaults of the action and of the stores it creates "+
+		"([tuning.md](tuning.md)): %s. `%s`: the same with darwin-memo's settings, for comparison (%s). "+
 		"`keep_everything`: never forgets. `random_matched`: after each merged PR deletes as many random entries as the ledger's net "+
 		"evictions in that PR on the same seed. `evict_on_negative`: deletes the deciding lesson of any ticket that settles negative. "+
 		"`strike_k1`, `strike_k3`: count negative settlements against every entry a ticket names and delete at k; `strike_k3_reset`: "+
 		"a positive settlement clears the count. `ttl_%dd`: Copilot Memory's rule, deleting a lesson unused (not retrieved) for %d days, "+
 		"a day being %d merged PRs. `no_memory`: no store at all (reference, not a baseline). All baselines retrieve with the same "+
 		"lexical scoring as the ledger (semantics §4.2), ties in insertion order.\n\n",
-		meta.LedgerSettings, Proposed, meta.ProposedSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay)
+		meta.LedgerSettings, DarwinMemo, meta.DarwinMemoSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay)
 
-	fmt.Fprintf(&b, "### Goals\n\n| goal | `%s` (defaults) | met | `%s` (proposed) | met |\n|---|---|---|---|---|\n", Ours, Proposed)
+	fmt.Fprintf(&b, "### Goals\n\n| goal | `%s` (defaults) | met | `%s` (darwin-memo's settings) | met |\n|---|---|---|---|---|\n", Ours, DarwinMemo)
 	status := func(g Goal) string {
 		switch {
 		case !g.Checked:
@@ -238,7 +238,7 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		}
 		return "**no**"
 	}
-	ours, prop := Goals(r), GoalsFor(r, Proposed)
+	ours, prop := Goals(r), GoalsFor(r, DarwinMemo)
 	for i, g := range ours {
 		p := prop[i]
 		if g.ID == "strikes" { // about the baselines: the same for both
@@ -362,16 +362,16 @@ func darwinMemoComparison(b *strings.Builder, r *sim.SweepResult) {
 		"to four tickets, settlement is late, and flaky runs report good changes red.\n",
 		all, len(rates), med(ours, killRate), med(ours, killPRs), med(rnd, killRate), med(rnd, damage)/med(ours, damage),
 		med(eon, cumDelta), med(ours, cumDelta), med(eon, finalPop), med(ours, finalPop))
-	if prop := r.Cell(Proposed, 0); prop != nil {
+	if prop := r.Cell(DarwinMemo, 0); prop != nil {
 		all := 0
 		for _, x := range metric(prop, killRate) {
 			if x == 1 {
 				all++
 			}
 		}
-		fmt.Fprintf(b, "\nWith the proposal of [tuning.md](tuning.md), `%s` kills every poisoned lesson in %d of %d seeds, a median %.1f merged "+
+		fmt.Fprintf(b, "\nWith darwin-memo's settings (the defaults before [tuning.md](tuning.md)), `%s` kills every poisoned lesson in %d of %d seeds, a median %.1f merged "+
 			"PRs after first harm, with %.0f tests of damage (`random_matched`: %.1f times that), and reaches a cumulative Δ of %.0f with "+
-			"%.0f entries.\n", Proposed, all, len(prop.Metrics), med(prop, killPRs), med(prop, damage), med(rnd, damage)/med(prop, damage),
+			"%.0f entries.\n", DarwinMemo, all, len(prop.Metrics), med(prop, killPRs), med(prop, damage), med(rnd, damage)/med(prop, damage),
 			med(prop, cumDelta), med(prop, finalPop))
 	}
 }

@@ -259,8 +259,14 @@ func TestTuningReusesTheMainSweep(t *testing.T) {
 	if a, b := TuningSection(merged, 1, "x"), TuningSection(full, 1, "x"); a != b {
 		t.Errorf("reused and standalone tuning tables differ:\n%s\n%s", a, b)
 	}
-	if !strings.Contains(TuningSection(merged, 1, "x"), "`"+Proposed+"` | scale 1.5, supporting share 0 (proposed)") {
-		t.Error("the table does not mark the proposal")
+	table := TuningSection(merged, 1, "x")
+	for _, want := range []string{"`" + Ours + "` | defaults: scale 1.5, supporting share 0 |", "`" + DarwinMemo + "` | darwin-memo's: scale 2, supporting share 0.25 |"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q", want)
+		}
+	}
+	if strings.Count(table, "supporting share 0.25 |") != 3 || strings.Count(table, "supporting share 0 |") != 3 {
+		t.Error("a grid setting is missing or listed twice")
 	}
 }
 

@@ -24,35 +24,39 @@ type Variant struct {
 	Options  ledgerarm.Options
 }
 
-// TuningVariants are the ledger settings docs/tuning.md weighs: the grid
-// of supporting share {0.25, 0.1, 0} × resource scale {2, 1.5, 1}, defaults
-// first, and a lower upkeep.
+// TuningVariants are the ledger settings docs/tuning.md weighs: the
+// defaults, darwin-memo's settings, the rest of the grid of supporting
+// share {0.25, 0.1, 0} × resource scale {2, 1.5, 1}, and the defaults with
+// a lower upkeep. Each setting appears once.
 func TuningVariants() []Variant {
-	var vs []Variant
+	vs := []Variant{variant(ledgerarm.DefaultScale, lessons.RecommendedConfig().SupportingShare), variant(DarwinMemoScale, DarwinMemoShare)}
 	for _, scale := range []float64{2, 1.5, 1} {
 		for _, share := range []float64{0.25, 0.1, 0} {
-			vs = append(vs, variant(scale, share))
+			if v := variant(scale, share); !slices.ContainsFunc(vs, func(w Variant) bool { return w.Name == v.Name }) {
+				vs = append(vs, v)
+			}
 		}
 	}
 	up := LedgerOptions()
 	up.Name, up.Upkeep = Ours+"_upkeep0.03", 0.03
-	return append(vs, Variant{up.Name, "upkeep 0.03 per tick", up})
+	return append(vs, Variant{up.Name, "defaults with upkeep 0.03 per tick", up})
 }
 
 // variant is the ledger with one resource scale and supporting share: the
-// "ledger" arm when they are the defaults, else named after both values
-// (ledger_scale1.5_share0), so a name always means the same settings.
+// "ledger" arm when they are the defaults, "ledger_darwin-memo" when they
+// are darwin-memo's, else named after both values (ledger_scale2_share0),
+// so a name always means the same settings.
 func variant(scale, share float64) Variant {
 	settings := fmt.Sprintf("scale %g, supporting share %g", scale, share)
-	if scale == ledgerarm.DefaultScale && share == lessons.DefaultConfig().SupportingShare {
+	switch {
+	case scale == ledgerarm.DefaultScale && share == lessons.RecommendedConfig().SupportingShare:
 		return Variant{Ours, "defaults: " + settings, LedgerOptions()}
+	case scale == DarwinMemoScale && share == DarwinMemoShare:
+		return Variant{DarwinMemo, "darwin-memo's: " + settings, DarwinMemoOptions()}
 	}
 	cfg := lessons.DefaultConfig()
 	cfg.SupportingShare = share
 	name := fmt.Sprintf("%s_scale%g_share%g", Ours, scale, share)
-	if name == Proposed {
-		settings += " (proposed)"
-	}
 	return Variant{name, settings, ledgerarm.Options{Name: name, Scale: scale, Config: &cfg}}
 }
 
@@ -120,9 +124,10 @@ const (
 )
 
 // HeldOutVariants are the settings re-checked on held-out seeds: the
-// defaults and the candidates docs/tuning.md weighs most closely.
+// defaults, darwin-memo's settings and the alternatives docs/tuning.md
+// weighs most closely.
 func HeldOutVariants() []Variant {
-	return []Variant{variant(2, 0.25), variant(2, 0.1), variant(2, 0), variant(1.5, 0.1), variant(1.5, 0)}
+	return []Variant{variant(1.5, 0), variant(2, 0.25), variant(2, 0.1), variant(2, 0), variant(1.5, 0.1)}
 }
 
 // HeldOutSweep runs the held-out variants and every baseline at 0% and 10%
