@@ -151,42 +151,69 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 		}
 	}
 
-	// Probe prefixes in rank order, and the set records.
-	pstart := make([]int32, m+1)
-	for o, e := range order {
-		pstart[o+1] = pstart[o] + int32(f.probe(len(sets[e])))
-	}
-	pre := make([]uint32, pstart[m])
+	// The set records, and every token's postings in visiting order (a
+	// counting sort by rank).
 	recs := make([]setRec, m)
 	workers := max(1, min(runtime.GOMAXPROCS(0), m/512))
 	parallel(workers, m, func(lo, hi int) {
-		var scratch []uint32
 		for o := lo; o < hi; o++ {
 			s := sets[order[o]]
-			scratch = scratch[:0]
-			for _, t := range s {
-				scratch = append(scratch, ts.rank[t])
-			}
-			slices.Sort(scratch)
-			copy(pre[pstart[o]:pstart[o+1]], scratch)
 			recs[o] = setRec{signatureOf(s), int32(len(s))}
 		}
 	})
-
-	// Per token, the probe-prefix and index-prefix occurrences, each list
-	// in visiting order.
 	nTok := len(ts.rank)
-	var probes, index []posting
-	var pStart, iStart []int32
-	parallel(min(workers, 2), 2, func(lo, hi int) {
-		for list := lo; list < hi; list++ {
-			if list == 0 {
-				probes, pStart = tokenLists(nTok, pre, pstart, func(o int) int { return f.probe(int(recs[o].size)) })
-			} else {
-				index, iStart = tokenLists(nTok, pre, pstart, func(o int) int { return f.index(int(recs[o].size)) })
+	invStart := make([]int32, nTok+1)
+	for t, c := range ts.freq {
+		if c > 0 {
+			invStart[ts.rank[t]+1] = c
+		}
+	}
+	for r := range nTok {
+		invStart[r+1] += invStart[r]
+	}
+	inv := make([]int32, invStart[nTok])
+	fill := slices.Clone(invStart[:nTok])
+	for o, e := range order {
+		for _, t := range sets[e] {
+			r := ts.rank[t]
+			inv[fill[r]] = int32(o)
+			fill[r]++
+		}
+	}
+	fill = nil
+
+	// Walking the tokens in rank order deals each set its tokens in
+	// prefix order: a set's c-th token met is at position c. The first
+	// probe(size) of them form its probe prefix, the first index(size)
+	// its index prefix; both lists come out by token, in visiting order.
+	type prefixState struct{ seen, probe, index int32 }
+	st := make([]prefixState, m)
+	var nProbe, nIndex int
+	for o := range st {
+		l := int(recs[o].size)
+		st[o] = prefixState{0, int32(f.probe(l)), int32(f.index(l))}
+		nProbe += f.probe(l)
+		nIndex += f.index(l)
+	}
+	probes := make([]posting, 0, nProbe)
+	index := make([]posting, 0, nIndex)
+	pStart := make([]int32, nTok+1)
+	iStart := make([]int32, nTok+1)
+	for r := range nTok {
+		for _, o := range inv[invStart[r]:invStart[r+1]] {
+			s := &st[o]
+			if c := s.seen; c < s.probe {
+				probes = append(probes, posting{o, c})
+				if c < s.index {
+					index = append(index, posting{o, c})
+				}
+				s.seen = c + 1
 			}
 		}
-	})
+		pStart[r+1] = int32(len(probes))
+		iStart[r+1] = int32(len(index))
+	}
+	inv = nil
 
 	lims := newLimits(&f, maxL)
 	found := make([][]uint64, workers)
@@ -239,31 +266,6 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 		slices.Sort(nb)
 	}
 	return adj
-}
-
-// tokenLists returns, for every token w, the postings of the sets whose
-// first length(o) prefix tokens include w, in visiting order, as
-// lists[start[w]:start[w+1]].
-func tokenLists(nTok int, pre []uint32, pstart []int32, length func(o int) int) ([]posting, []int32) {
-	m := len(pstart) - 1
-	start := make([]int32, nTok+1)
-	for o := range m {
-		for _, w := range pre[pstart[o] : int(pstart[o])+length(o)] {
-			start[w+1]++
-		}
-	}
-	for w := range nTok {
-		start[w+1] += start[w]
-	}
-	lists := make([]posting, start[nTok])
-	fill := slices.Clone(start[:nTok])
-	for o := range m {
-		for pos, w := range pre[pstart[o] : int(pstart[o])+length(o)] {
-			lists[fill[w]] = posting{int32(o), int32(pos)}
-			fill[w]++
-		}
-	}
-	return lists, start
 }
 
 // parallel calls fn on workers contiguous chunks of [0, n) concurrently.
@@ -533,6 +535,7 @@ func normaliseSets(sets [][]uint32) [][]uint32 {
 type tokenSets struct {
 	sets [][]uint32
 	rank []uint32 // by dense id
+	freq []int32  // by dense id: how many sets have it
 }
 
 // rankTokens ranks the tokens of sets, compacting sparse ids first (the
@@ -592,7 +595,7 @@ func rankTokens(sets [][]uint32) *tokenSets {
 			byFreq[f]++
 		}
 	}
-	return &tokenSets{sets, rank}
+	return &tokenSets{sets, rank, freq}
 }
 
 func maxLen(sets [][]uint32) int {
