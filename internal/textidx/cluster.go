@@ -151,69 +151,24 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 		}
 	}
 
-	// The set records, and every token's postings in visiting order (a
-	// counting sort by rank).
+	// The set records, and every token's postings in visiting order:
+	// each worker takes a run of ords, sorts their token occurrences by
+	// rank (a counting sort), then walks them in rank order, which deals
+	// each set its tokens in prefix order (a set's c-th token met is at
+	// position c). The first probe(size) of them form its probe prefix,
+	// the first index(size) its index prefix; both lists come out by
+	// token, in visiting order within the run.
 	recs := make([]setRec, m)
 	workers := max(1, min(runtime.GOMAXPROCS(0), m/512))
-	parallel(workers, m, func(lo, hi int) {
-		for o := lo; o < hi; o++ {
-			s := sets[order[o]]
-			recs[o] = setRec{signatureOf(s), int32(len(s))}
+	nTok := len(ts.rank)
+	parts := make([]prefixPart, workers)
+	chunk := (m + workers - 1) / workers
+	parallel(workers, workers, func(plo, phi int) {
+		for p := plo; p < phi; p++ {
+			lo, hi := p*chunk, min(m, (p+1)*chunk)
+			parts[p] = buildPart(sets, order, ts.rank, &f, recs, lo, hi)
 		}
 	})
-	nTok := len(ts.rank)
-	invStart := make([]int32, nTok+1)
-	for t, c := range ts.freq {
-		if c > 0 {
-			invStart[ts.rank[t]+1] = c
-		}
-	}
-	for r := range nTok {
-		invStart[r+1] += invStart[r]
-	}
-	inv := make([]int32, invStart[nTok])
-	fill := slices.Clone(invStart[:nTok])
-	for o, e := range order {
-		for _, t := range sets[e] {
-			r := ts.rank[t]
-			inv[fill[r]] = int32(o)
-			fill[r]++
-		}
-	}
-	fill = nil
-
-	// Walking the tokens in rank order deals each set its tokens in
-	// prefix order: a set's c-th token met is at position c. The first
-	// probe(size) of them form its probe prefix, the first index(size)
-	// its index prefix; both lists come out by token, in visiting order.
-	type prefixState struct{ seen, probe, index int32 }
-	st := make([]prefixState, m)
-	var nProbe, nIndex int
-	for o := range st {
-		l := int(recs[o].size)
-		st[o] = prefixState{0, int32(f.probe(l)), int32(f.index(l))}
-		nProbe += f.probe(l)
-		nIndex += f.index(l)
-	}
-	probes := make([]posting, 0, nProbe)
-	index := make([]posting, 0, nIndex)
-	pStart := make([]int32, nTok+1)
-	iStart := make([]int32, nTok+1)
-	for r := range nTok {
-		for _, o := range inv[invStart[r]:invStart[r+1]] {
-			s := &st[o]
-			if c := s.seen; c < s.probe {
-				probes = append(probes, posting{o, c})
-				if c < s.index {
-					index = append(index, posting{o, c})
-				}
-				s.seen = c + 1
-			}
-		}
-		pStart[r+1] = int32(len(probes))
-		iStart[r+1] = int32(len(index))
-	}
-	inv = nil
 
 	lims := newLimits(&f, maxL)
 	found := make([][]uint64, workers)
@@ -230,8 +185,15 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 					break
 				}
 				for w := lo; w < min(lo+tokenChunk, nTok); w++ {
-					ix := index[iStart[w]:iStart[w+1]]
-					pr := probes[pStart[w]:pStart[w+1]]
+					pr, ix := parts[0].probes[parts[0].pStart[w]:parts[0].pStart[w+1]], parts[0].index[parts[0].iStart[w]:parts[0].iStart[w+1]]
+					if len(parts) > 1 {
+						j.pr, j.ixp = j.pr[:0], j.ixp[:0]
+						for _, pp := range parts {
+							j.pr = append(j.pr, pp.probes[pp.pStart[w]:pp.pStart[w+1]]...)
+							j.ixp = append(j.ixp, pp.index[pp.iStart[w]:pp.iStart[w+1]]...)
+						}
+						pr, ix = j.pr, j.ixp
+					}
 					if len(ix) > 0 && len(pr) > 0 {
 						j.join(pr, ix)
 					}
@@ -268,6 +230,69 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	return adj
 }
 
+// prefixPart holds the prefix postings of one run of ords, by token rank:
+// probes[pStart[r]:pStart[r+1]] and index[iStart[r]:iStart[r+1]].
+type prefixPart struct {
+	probes, index  []posting
+	pStart, iStart []int32
+}
+
+// buildPart fills recs[lo:hi] and returns the prefix postings of the sets
+// at ords lo to hi-1.
+func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs []setRec, lo, hi int) prefixPart {
+	nTok := len(rank)
+	start := make([]int32, nTok+1)
+	var nProbe, nIndex int
+	for o := lo; o < hi; o++ {
+		s := sets[order[o]]
+		recs[o] = setRec{signatureOf(s), int32(len(s))}
+		nProbe += f.probe(len(s))
+		nIndex += f.index(len(s))
+		for _, t := range s {
+			start[rank[t]+1]++
+		}
+	}
+	for r := range nTok {
+		start[r+1] += start[r]
+	}
+	inv := make([]int32, start[nTok])
+	fill := slices.Clone(start[:nTok])
+	for o := lo; o < hi; o++ {
+		for _, t := range sets[order[o]] {
+			r := rank[t]
+			inv[fill[r]] = int32(o)
+			fill[r]++
+		}
+	}
+	type prefixState struct{ seen, probe, index int32 }
+	st := make([]prefixState, hi-lo)
+	for o := lo; o < hi; o++ {
+		l := int(recs[o].size)
+		st[o-lo] = prefixState{0, int32(f.probe(l)), int32(f.index(l))}
+	}
+	pp := prefixPart{
+		probes: make([]posting, 0, nProbe),
+		index:  make([]posting, 0, nIndex),
+		pStart: make([]int32, nTok+1),
+		iStart: make([]int32, nTok+1),
+	}
+	for r := range nTok {
+		for _, o := range inv[start[r]:start[r+1]] {
+			s := &st[int(o)-lo]
+			if c := s.seen; c < s.probe {
+				pp.probes = append(pp.probes, posting{o, c})
+				if c < s.index {
+					pp.index = append(pp.index, posting{o, c})
+				}
+				s.seen = c + 1
+			}
+		}
+		pp.pStart[r+1] = int32(len(pp.probes))
+		pp.iStart[r+1] = int32(len(pp.index))
+	}
+	return pp
+}
+
 // parallel calls fn on workers contiguous chunks of [0, n) concurrently.
 func parallel(workers, n int, fn func(lo, hi int)) {
 	if workers <= 1 || n == 0 {
@@ -290,8 +315,9 @@ func parallel(workers, n int, fn func(lo, hi int)) {
 type joiner struct {
 	f         *filters
 	lims      *limits
-	sizeStart []int32  // first ord of each size
-	recs      []setRec // by ord
+	sizeStart []int32   // first ord of each size
+	recs      []setRec  // by ord
+	pr, ixp   []posting // one token's postings gathered from every part
 	ix        []indexed
 	active    []indexed
 	cands     []uint64 // x<<32 | y for pairs passing every filter, y before x
