@@ -318,7 +318,6 @@ type joiner struct {
 	sizeStart []int32   // first ord of each size
 	recs      []setRec  // by ord
 	pr, ixp   []posting // one token's postings gathered from every part
-	ix        []indexed
 	active    []indexed
 	cands     []uint64 // x<<32 | y for pairs passing every filter, y before x
 }
@@ -373,23 +372,28 @@ func (l *limits) lmax(ly, pos int) int32 {
 // shrinks as ly grows, and the active list is in visiting order, so they
 // are a prefix of it. Each match must pass the signature bound.
 func (j *joiner) join(pr, ix []posting) {
-	f := j.f
-	j.ix = j.ix[:0]
-	for _, p := range ix {
-		r := &j.recs[p.ord]
-		j.ix = append(j.ix, indexed{r.sig, p.ord, r.size, j.lims.lmax(int(r.size), int(p.pos))})
+	if pr[len(pr)-1].ord <= ix[0].ord {
+		return // no probe set comes after an index set
 	}
-	ys := j.ix
+	f, ss := j.f, j.sizeStart
 	act := j.active[:0]
 	next := 0 // next index posting to activate
+	// Both lists are in visiting order, so sizes follow from ords by
+	// walking sizeStart; a set's record is read only when needed.
+	lx, ly := j.sizeOf(pr[0].ord), j.sizeOf(ix[0].ord)
 	for _, p := range pr {
-		x := &j.recs[p.ord]
-		lx := int(x.size)
-		for next < len(ys) && ys[next].ord < p.ord {
-			if int(ys[next].lmax) >= lx {
-				act = append(act, ys[next])
-			}
+		for p.ord >= ss[lx+1] {
+			lx++
+		}
+		for next < len(ix) && ix[next].ord < p.ord {
+			q := ix[next]
 			next++
+			for q.ord >= ss[ly+1] {
+				ly++
+			}
+			if lmax := j.lims.lmax(ly, int(q.pos)); int(lmax) >= lx {
+				act = append(act, indexed{j.recs[q.ord].sig, q.ord, int32(ly), lmax})
+			}
 		}
 		if len(act) == 0 {
 			continue
@@ -404,6 +408,7 @@ func (j *joiner) join(pr, ix []posting) {
 		if maxLy < minLen {
 			continue
 		}
+		x := &j.recs[p.ord]
 		if maxLy == lx {
 			// The whole active list: drop the postings that died.
 			w := 0
@@ -412,11 +417,13 @@ func (j *joiner) join(pr, ix []posting) {
 				if int(y.lmax) < lx {
 					continue
 				}
-				act[w] = *y
-				w++
 				if x.sig.mayOverlap(&y.sig, lx, int(y.size), f.alpha[lx+int(y.size)]) {
 					j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
 				}
+				if w != k {
+					act[w] = *y
+				}
+				w++
 			}
 			act = act[:w]
 			continue
@@ -433,6 +440,21 @@ func (j *joiner) join(pr, ix []posting) {
 		}
 	}
 	j.active = act[:0]
+}
+
+// sizeOf returns the size of the set at ord o: the largest l with
+// sizeStart[l] <= o.
+func (j *joiner) sizeOf(o int32) int {
+	lo, hi := 0, len(j.sizeStart)-1 // sizeStart[lo] <= o < sizeStart[hi]
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if j.sizeStart[mid] <= o {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // A signature is a 128-bit Bloom-style summary of a token set: bit
@@ -454,9 +476,10 @@ func signatureOf(s []uint32) signature {
 // distinct tokens), so the overlap is at most la minus their number, and
 // symmetrically.
 func (g *signature) mayOverlap(h *signature, la, lb, need int) bool {
-	onlyG := bits.OnesCount64(g[0]&^h[0]) + bits.OnesCount64(g[1]&^h[1])
-	onlyH := bits.OnesCount64(h[0]&^g[0]) + bits.OnesCount64(h[1]&^g[1])
-	return la-onlyG >= need && lb-onlyH >= need
+	if la-need < bits.OnesCount64(g[0]&^h[0])+bits.OnesCount64(g[1]&^h[1]) {
+		return false
+	}
+	return lb-need >= bits.OnesCount64(h[0]&^g[0])+bits.OnesCount64(h[1]&^g[1])
 }
 
 // overlapAtLeast returns have + |a∩b| for ascending sets a and b, and
