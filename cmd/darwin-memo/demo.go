@@ -2,31 +2,43 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/demo"
 )
 
-const demoUsage = `demo [-rounds N]
+const demoUsage = `demo [-rounds N] [-show-pr]
 
 Runs the whole action in process against a fake GitHub holding a generated repository:
 agents consult the lessons, a poisoned lesson breaks tests, trivia is never needed,
 near-duplicates pile up, useful lessons fix tests. CI results are JUnit XML in workflow
 artifacts, measured through the REST API. Prints one row per merged pull request and the fate
 of every seeded lesson, read from the resulting store. No keys, no network, a few seconds.
+With -show-pr it then prints the last bot pull request the action opened, as a maintainer
+reviews it (settlements, births, obituaries, survivors, the Mermaid trend chart).
 Exits 1 if selection did not do its job.`
 
 // runDemo runs `darwin-memo demo`.
 func runDemo(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "demo", demoUsage)
 	rounds := fs.Int("rounds", 6, "rounds of generated history (each round: features, agent fixes, lint chores; at least 5 for the trivia to starve)")
+	showPR := fs.Bool("show-pr", false, "after the table, print the last bot pull request's title and body (Markdown)")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *rounds < 1 || *rounds > 50 {
 		return usagef("-rounds %d: use 1 to 50", *rounds)
 	}
-	if _, err := demo.Run(ctx, demo.Options{Out: io.Stdout, Rounds: *rounds}); err != nil {
+	res, err := demo.Run(ctx, demo.Options{Out: io.Stdout, Rounds: *rounds})
+	if err != nil {
 		return err
+	}
+	if *showPR {
+		if res.LastBotPR == "" {
+			fmt.Fprintln(io.Stdout, "\nThe action opened no bot pull request.")
+			return nil
+		}
+		fmt.Fprintf(io.Stdout, "\n----- the last bot pull request -----\n\n%s\n", res.LastBotPR)
 	}
 	return nil
 }

@@ -163,6 +163,9 @@ type Result struct {
 	Store []byte
 	// Requests is the number of API requests the fake GitHub served.
 	Requests int
+	// LastBotPR is the title and body of the last bot pull request the action wrote, as a
+	// maintainer saw it before merging it ("" when the action never opened one).
+	LastBotPR string
 }
 
 // Run generates the repository, runs the action after every merge, and returns what happened.
@@ -286,12 +289,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			row.Population, row.Births, row.Deaths, row.Merges, row.Energy, row.BotPR, row.Title)
 		prev = cur
 		if runs%opts.MergeBotEvery == 0 {
-			if err := mergeBot(git, ci); err != nil {
+			if err := mergeBot(git, ci, res); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if err := mergeBot(git, ci); err != nil {
+	if err := mergeBot(git, ci, res); err != nil {
 		return nil, err
 	}
 	tw.Flush()
@@ -488,9 +491,10 @@ func cause(s *lessons.Store, id string, heir map[string]string) string {
 
 // mergeBot merges the open bot pull request, as a maintainer reviewing it would, and records
 // CI for the new tip of main (the suite is unchanged: the bot only touches the store).
-func mergeBot(git *ghfake.GitRepo, ci *ciModel) error {
+func mergeBot(git *ghfake.GitRepo, ci *ciModel, res *Result) error {
 	for _, p := range git.Pulls() {
 		if p.State == "open" && p.Head == botBranch {
+			res.LastBotPR = "# " + p.Title + "\n\n" + p.Body
 			sha, err := git.MergeOpenPull(p.Number)
 			if err != nil {
 				return err
