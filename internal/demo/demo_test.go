@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,13 @@ func TestDemo(t *testing.T) {
 	// lesson encoding) stays within a fixed request budget whatever the history's length.
 	if per := float64(res.Requests) / float64(len(res.Rows)); per > 40 {
 		t.Fatalf("%.1f requests per merged pull request", per)
+	}
+	// The last bot pull request a maintainer merged carries the report sections, and its deaths
+	// are the trivia that starved at the end.
+	for _, want := range []string{"<!-- darwin-memo-action -->", "### Settlements", "### Survivors", "```mermaid", "starved"} {
+		if !strings.Contains(res.LastBotPR, want) {
+			t.Errorf("last bot pull request lacks %q:\n%s", want, res.LastBotPR)
+		}
 	}
 	if raceEnabled {
 		return // the determinism rerun doubles a slow run under the race detector
