@@ -29,7 +29,7 @@ func (s *Store) tokenDict() *textidx.Dict {
 // on first use.
 func (s *Store) tokenSet(e *Entry) []uint32 {
 	if !e.hasSet {
-		e.set = s.tokenDict().Intern(textidx.Tokens(e.Question + " " + e.Answer))
+		e.set = s.tokenDict().InternText(e.Question, e.Answer)
 		e.hasSet = true
 	}
 	return e.set
@@ -78,7 +78,7 @@ func (s *Store) ensureSets(es []*Entry) {
 		go func() {
 			defer wg.Done()
 			for _, e := range todo[lo:hi] {
-				e.set = d.Intern(textidx.Tokens(e.Question + " " + e.Answer))
+				e.set = d.InternText(e.Question, e.Answer)
 			}
 		}()
 	}

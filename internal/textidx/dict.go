@@ -61,6 +61,31 @@ func (d *Dict) Intern(tokens []string) []uint32 {
 	return sortedSet(ids)
 }
 
+// InternText returns the id set of the texts joined by single spaces:
+// exactly d.Intern(Tokens(strings.Join(texts, " "))), including the ids d
+// hands out to new tokens, but without building the joined text or the
+// token strings. A space always separates tokens, so the joined text's
+// tokens are those of each text in turn.
+func (d *Dict) InternText(texts ...string) []uint32 {
+	var scratch [128]uint32
+	ids := scratch[:0]
+	var sc scanner
+	for _, t := range texts {
+		sc = scanner{s: t, buf: sc.buf[:0]}
+		for {
+			tok, _, ok := sc.next()
+			if !ok {
+				break
+			}
+			ids = append(ids, d.ID(tok)) // ID clones new tokens
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	return slices.Clip(slices.Clone(sortedSet(ids)))
+}
+
 // sortedSet sorts ids in place and removes repeats.
 func sortedSet(ids []uint32) []uint32 {
 	slices.Sort(ids)

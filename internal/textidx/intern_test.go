@@ -2,6 +2,7 @@ package textidx
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
@@ -41,4 +42,25 @@ func TestInternTextsMatchesSequential(t *testing.T) {
 // same ids.
 func (d *Dict) wordsEqual(e *Dict) bool {
 	return slices.Equal(d.words, e.words)
+}
+
+func FuzzInternText(f *testing.F) {
+	for _, s := range [][2]string{{"", ""}, {"Does the files' cache", "miss.log exist?"}, {"ab\xe2", "\x82cd"}, {"\u212A\u0130x", "TESTS tests ands"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		got, want := NewDict(), NewDict()
+		got.ID("cache") // a dictionary that already holds words
+		want.ID("cache")
+		for _, texts := range [][]string{{a, b}, {b}, {a, a, b}, {}} {
+			g := got.InternText(texts...)
+			w := want.Intern(Tokens(strings.Join(texts, " ")))
+			if !slices.Equal(g, w) {
+				t.Fatalf("InternText(%q) = %v, Intern(Tokens(joined)) = %v", texts, g, w)
+			}
+		}
+		if !slices.Equal(got.words, want.words) {
+			t.Fatalf("dictionaries differ: %q vs %q", got.words, want.words)
+		}
+	})
 }
