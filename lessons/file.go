@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/crc64"
+	"hash/maphash"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,9 +19,6 @@ var ErrStale = errors.New("store changed since load; reload before writing")
 // ErrLocked is returned when another process holds the store's lock.
 var ErrLocked = errors.New("store is busy; retry the entire operation")
 
-// crcTable is read-only after initialisation.
-var crcTable = crc64.MakeTable(crc64.ECMA)
-
 // DefaultPath is where a repository keeps its store.
 const DefaultPath = ".darwin-memo/lessons.json"
 
@@ -29,7 +26,8 @@ const DefaultPath = ".darwin-memo/lessons.json"
 type fileState struct {
 	path    string
 	existed bool
-	sum     uint64 // CRC-64 of the bytes (change detection, not security)
+	seed    maphash.Seed // keys sum; chosen when the state is created
+	sum     uint64       // maphash of the bytes (change detection, not security)
 	size    int64
 	lock    *FileLock
 }
@@ -56,7 +54,8 @@ func LoadWith(ctx context.Context, path string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.file = &fileState{path: path, existed: true, sum: crc64.Checksum(data, crcTable), size: int64(len(data))}
+	seed := maphash.MakeSeed()
+	s.file = &fileState{path: path, existed: true, seed: seed, sum: maphash.Bytes(seed, data), size: int64(len(data))}
 	return s, nil
 }
 
@@ -68,7 +67,7 @@ func LoadOrNew(ctx context.Context, path string, opts Options) (*Store, error) {
 		return s, err
 	}
 	s = New(path, opts)
-	s.file = &fileState{path: path}
+	s.file = &fileState{path: path, seed: maphash.MakeSeed()}
 	return s, nil
 }
 
@@ -132,7 +131,7 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 		defer lk.Unlock()
 	}
 	if s.file != nil && s.file.path == path {
-		size, sum, err := fileCRC(path)
+		size, sum, err := fileSum(path, s.file.seed)
 		switch {
 		case err != nil && !errors.Is(err, os.ErrNotExist):
 			return fmt.Errorf("could not re-read %s before writing: %w", path, err)
@@ -142,11 +141,14 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 			return fmt.Errorf("%s changed since load; reload before writing: %w", path, ErrStale)
 		}
 	}
-	h := crc64.New(crcTable)
+	var h maphash.Hash
+	if s.file != nil && s.file.path == path {
+		h.SetSeed(s.file.seed)
+	}
 	var size int64
 	err := writeFileAtomicFunc(path, 0o644, func(f io.Writer) error {
 		var err error
-		size, err = s.WriteTo(io.MultiWriter(f, h))
+		size, err = s.WriteTo(io.MultiWriter(f, &h))
 		return err
 	})
 	if err != nil {
@@ -154,7 +156,7 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 	}
 	if s.file == nil || s.file.path == path {
 		if s.file == nil {
-			s.file = &fileState{path: path}
+			s.file = &fileState{path: path, seed: h.Seed()}
 		}
 		s.file.existed = true
 		s.file.sum, s.file.size = h.Sum64(), size
@@ -168,15 +170,16 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 	return nil
 }
 
-// fileCRC streams a file through CRC-64.
-func fileCRC(path string) (int64, uint64, error) {
+// fileSum streams a file through maphash with seed.
+func fileSum(path string, seed maphash.Seed) (int64, uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer f.Close()
-	h := crc64.New(crcTable)
-	n, err := io.Copy(h, f)
+	var h maphash.Hash
+	h.SetSeed(seed)
+	n, err := io.Copy(&h, f)
 	return n, h.Sum64(), err
 }
 
