@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -323,6 +324,15 @@ func (p *parser) rawKey() (string, error) {
 
 // rawBytes parses a string token at p.pos and returns its decoded bytes,
 // valid until the next call (no allocation on the fast path).
+// plainWord reports whether none of the eight bytes of w is a quote, a
+// backslash, a control character or a non-ASCII byte (exact SWAR tests:
+// a byte b is below n <= 0x80 iff (b-n) borrows with b's top bit clear).
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
+	return (below(w^(ones*'"'), 1) | below(w^(ones*'\\'), 1) | below(w, 0x20) | w&highs) == 0
+}
+
 func (p *parser) rawBytes() ([]byte, error) {
 	start := p.pos
 	p.pos++ // opening quote
@@ -330,6 +340,14 @@ func (p *parser) rawBytes() ([]byte, error) {
 	ascii := true
 	// fast path: no escapes
 	for p.pos < len(p.data) {
+		// Skip eight plain bytes (printable ASCII, no quote or backslash)
+		// at a time.
+		for p.pos+8 <= len(p.data) && plainWord(binary.LittleEndian.Uint64(p.data[p.pos:])) {
+			p.pos += 8
+		}
+		if p.pos >= len(p.data) {
+			break
+		}
 		c := p.data[p.pos]
 		if c == '"' {
 			b := p.data[s:p.pos]

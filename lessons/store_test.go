@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -302,4 +303,30 @@ func TestSpeculativeLedgerParse(t *testing.T) {
 		t.Fatal("no speculation on a canonical 1 MB store")
 	}
 	<-sp.done
+}
+
+// plainWord must agree with a byte-by-byte test for every byte value in
+// every position (and for mixes of them).
+func TestPlainWordMatchesBytewise(t *testing.T) {
+	bytewise := func(b []byte) bool {
+		for _, c := range b {
+			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	var b [8]byte
+	for pos := range 8 {
+		for v := range 256 {
+			for i := range b {
+				b[i] = 'a' + byte(i)
+			}
+			b[pos] = byte(v)
+			b[(pos+3)%8] = byte(255 - v) // a second byte, sometimes special too
+			if got, want := plainWord(binary.LittleEndian.Uint64(b[:])), bytewise(b[:]); got != want {
+				t.Fatalf("plainWord(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
 }
