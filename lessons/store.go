@@ -649,15 +649,18 @@ type ledgerResult struct {
 
 // speculateLedger starts parsing the ledger block of a large store on
 // another core while the caller parses the entries. Python's indent=2
-// output puts the top-level key at "\n  \"ledger\": "; the result is used
-// only if the sequential parser reaches a top-level "ledger" value at
-// exactly that offset, so a wrong guess costs time, never correctness.
+// output puts the top-level key at "\n  \"ledger\": " (a raw newline can
+// only be whitespace between tokens, so the first match is normally the
+// one key; a forward search is several times faster than a backward one
+// at 100 MB); the result is used only if the sequential parser reaches a
+// top-level "ledger" value at exactly that offset, so a wrong guess costs
+// time, never correctness.
 func speculateLedger(name string, data []byte, opts Options) *ledgerSpec {
 	const marker = "\n  \"ledger\": "
 	if len(data) < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
 		return nil
 	}
-	i := bytes.LastIndex(data, []byte(marker))
+	i := bytes.Index(data, []byte(marker))
 	if i < 0 {
 		return nil
 	}
