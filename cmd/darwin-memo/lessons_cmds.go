@@ -38,6 +38,15 @@ func readStore(ctx context.Context, io *IO, path string) (*lessons.Store, error)
 	return s, nil
 }
 
+// loadStore loads an existing store read-only, explaining format errors.
+func loadStore(ctx context.Context, io *IO, path string) (*lessons.Store, error) {
+	s, err := lessons.LoadWith(ctx, path, opts(io))
+	if err != nil {
+		return nil, explainLoad(err)
+	}
+	return s, nil
+}
+
 // explainLoad adds what to do next to a load error.
 func explainLoad(err error) error {
 	var fe *lessons.FormatError
@@ -482,9 +491,9 @@ func runStats(ctx context.Context, io *IO, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	s, err := loadStore(ctx, io, *store)
 	if err != nil {
-		return explainLoad(err)
+		return err
 	}
 	total, damaged, pinned, probation := 0.0, 0, 0, 0
 	for _, e := range s.Living() {
@@ -537,9 +546,9 @@ func runTop(ctx context.Context, io *IO, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	s, err := loadStore(ctx, io, *store)
 	if err != nil {
-		return explainLoad(err)
+		return err
 	}
 	living := append([]*lessons.Entry(nil), s.Living()...)
 	sortByEnergy(living)
@@ -594,9 +603,9 @@ func runWhy(ctx context.Context, io *IO, args []string) error {
 	if len(pos) != 1 {
 		return usagef("need one entry ID (see darwin-memo top)")
 	}
-	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	s, err := loadStore(ctx, io, *store)
 	if err != nil {
-		return explainLoad(err)
+		return err
 	}
 	fmt.Fprintln(io.Stdout, s.Obituary(pos[0]))
 	return nil
@@ -656,9 +665,9 @@ func runImport(ctx context.Context, io *IO, args []string) error {
 	if len(pos) != 1 {
 		return usagef("need the SOURCE_STORE path to import from")
 	}
-	from, err := lessons.LoadWith(ctx, pos[0], opts(io))
+	from, err := loadStore(ctx, io, pos[0])
 	if err != nil {
-		return explainLoad(err)
+		return err
 	}
 	return mutate(ctx, io, *store, func(s *lessons.Store) error {
 		lbl := *label
@@ -717,9 +726,9 @@ func runDoctor(ctx context.Context, io *IO, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	s, err := lessons.LoadWith(ctx, *store, opts(io))
+	s, err := loadStore(ctx, io, *store)
 	if err != nil {
-		return explainLoad(err)
+		return err
 	}
 	events, err := lessons.ReadEvents(lessons.EventsPath(*store))
 	if err != nil {
