@@ -172,20 +172,7 @@ func parseOutputs(t *testing.T, path string) map[string]string {
 	if err != nil {
 		return nil
 	}
-	out := map[string]string{}
-	lines := strings.Split(string(b), "\n")
-	for i := 0; i < len(lines); i++ {
-		name, delim, ok := strings.Cut(lines[i], "<<")
-		if !ok {
-			continue
-		}
-		var val []string
-		for i++; i < len(lines) && lines[i] != delim; i++ {
-			val = append(val, lines[i])
-		}
-		out[name] = strings.Join(val, "\n")
-	}
-	return out
+	return ParseOutputs(b)
 }
 
 func mergedEvent(n int) string {

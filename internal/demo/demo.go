@@ -534,25 +534,7 @@ func runAction(ctx context.Context, world *ghfake.World, tmp string, pr int, now
 	if err != nil {
 		return nil, err
 	}
-	return parseOutputs(string(b)), nil
-}
-
-// parseOutputs reads GITHUB_OUTPUT's heredoc form.
-func parseOutputs(s string) map[string]string {
-	out := map[string]string{}
-	lines := strings.Split(s, "\n")
-	for i := 0; i < len(lines); i++ {
-		name, delim, ok := strings.Cut(lines[i], "<<")
-		if !ok {
-			continue
-		}
-		var val []string
-		for i++; i < len(lines) && lines[i] != delim; i++ {
-			val = append(val, lines[i])
-		}
-		out[name] = strings.Join(val, "\n")
-	}
-	return out
+	return action.ParseOutputs(b), nil
 }
 
 // ciModel records CI results in the fake: for every commit, a completed job check run and a
