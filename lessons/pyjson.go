@@ -338,6 +338,12 @@ func (w *pyWriter) key(k string) {
 	w.buf = append(w.buf, ':', ' ')
 }
 
+// field separates the next object member from the previous one and writes its key.
+func (w *pyWriter) field(k string) {
+	w.sep()
+	w.key(k)
+}
+
 func (w *pyWriter) float(f float64) { w.buf = appendPyFloat(w.buf, f) }
 func (w *pyWriter) int(i int)       { w.buf = strconv.AppendInt(w.buf, int64(i), 10) }
 func (w *pyWriter) bool(b bool) {

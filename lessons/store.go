@@ -961,34 +961,27 @@ func (s *Store) marshal(w *pyWriter) {
 	w.open('{')
 	w.key("max_energy")
 	w.float(s.MaxEnergy)
-	w.sep()
-	w.key("upkeep")
+	w.field("upkeep")
 	w.float(s.Upkeep)
 	for _, mb := range s.extraCfg {
-		w.sep()
-		w.key(mb.key)
+		w.field(mb.key)
 		w.value(mb.val)
 	}
 	w.close('}')
-	w.sep()
-	w.key("entries")
+	w.field("entries")
 	w.entries(s.living)
-	w.sep()
-	w.key("graveyard")
+	w.field("graveyard")
 	w.entries(s.graveyard)
 	if s.retriever != nil {
-		w.sep()
-		w.key("retriever")
+		w.field("retriever")
 		w.value(*s.retriever)
 	}
 	if s.hasLedger {
-		w.sep()
-		w.key("ledger")
+		w.field("ledger")
 		s.writeLedger(w)
 	}
 	for _, mb := range s.extraTop {
-		w.sep()
-		w.key(mb.key)
+		w.field(mb.key)
 		w.value(mb.val)
 	}
 	w.close('}')
@@ -1014,60 +1007,45 @@ func (w *pyWriter) entry(e *Entry) {
 	w.open('{')
 	w.key("question")
 	w.str(e.Question)
-	w.sep()
-	w.key("answer")
+	w.field("answer")
 	w.str(e.Answer)
-	w.sep()
-	w.key("kind")
+	w.field("kind")
 	w.str(string(e.Kind))
-	w.sep()
-	w.key("sources")
+	w.field("sources")
 	w.strs(e.Sources)
-	w.sep()
-	w.key("energy")
+	w.field("energy")
 	w.float(e.Energy)
-	w.sep()
-	w.key("born_cycle")
+	w.field("born_cycle")
 	w.int(e.BornCycle)
-	w.sep()
-	w.key("recorded_ts")
+	w.field("recorded_ts")
 	w.str(e.RecordedTS)
-	w.sep()
-	w.key("last_used_cycle")
+	w.field("last_used_cycle")
 	w.int(e.LastUsedCycle)
-	w.sep()
-	w.key("uses")
+	w.field("uses")
 	w.int(e.Uses)
-	w.sep()
-	w.key("lineage")
+	w.field("lineage")
 	w.strs(e.Lineage)
 	if e.Pinned {
-		w.sep()
-		w.key("pinned")
+		w.field("pinned")
 		w.bool(true)
 	}
 	if e.Probation != 0 {
-		w.sep()
-		w.key("probation")
+		w.field("probation")
 		w.int(e.Probation)
 	}
 	if e.Juvenile != 0 {
-		w.sep()
-		w.key("juvenile")
+		w.field("juvenile")
 		w.int(e.Juvenile)
 	}
 	if e.ImportedFrom != nil {
-		w.sep()
-		w.key("imported_from")
+		w.field("imported_from")
 		w.str(*e.ImportedFrom)
 	}
 	if e.ImportedAt != nil {
-		w.sep()
-		w.key("imported_at")
+		w.field("imported_at")
 		w.str(*e.ImportedAt)
 	}
-	w.sep()
-	w.key("id")
+	w.field("id")
 	w.str(e.ID)
 	w.close('}')
 }
@@ -1076,8 +1054,7 @@ func (s *Store) writeLedger(w *pyWriter) {
 	w.open('{')
 	w.key("tick_count")
 	w.int(s.tick)
-	w.sep()
-	w.key("pending")
+	w.field("pending")
 	if len(s.pending) == 0 {
 		w.buf = append(w.buf, "[]"...)
 	} else {
@@ -1090,8 +1067,7 @@ func (s *Store) writeLedger(w *pyWriter) {
 		}
 		w.close(']')
 	}
-	w.sep()
-	w.key("history")
+	w.field("history")
 	if len(s.historyIDs) == 0 {
 		w.buf = append(w.buf, "{}"...)
 	} else {
@@ -1118,22 +1094,18 @@ func (s *Store) writeLedger(w *pyWriter) {
 		}
 		w.close('}')
 	}
-	w.sep()
-	w.key("damaged")
+	w.field("damaged")
 	w.strs(sortedKeys(s.damaged))
 	if s.hasSettledRuns || len(s.settledRuns) > 0 {
-		w.sep()
-		w.key("settled_runs")
+		w.field("settled_runs")
 		w.value(value{k: kArray, arr: s.settledRuns})
 	}
 	if s.hasLedgerCfg {
-		w.sep()
-		w.key("config")
+		w.field("config")
 		w.value(s.configValue())
 	}
 	for _, mb := range s.extraLedger {
-		w.sep()
-		w.key(mb.key)
+		w.field(mb.key)
 		w.value(mb.val)
 	}
 	w.close('}')
