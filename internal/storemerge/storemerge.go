@@ -125,10 +125,8 @@ func mergeObjectByKey(base, ours, theirs json.RawMessage) (json.RawMessage, erro
 	if ours == nil || theirs == nil {
 		return pick(base, ours, theirs), nil
 	}
-	b, err1 := parseObject(orEmpty(base))
-	o, err2 := parseObject(ours)
-	t, err3 := parseObject(theirs)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	b, o, t, err := parseThree(base, ours, theirs)
+	if err != nil {
 		return pick(base, ours, theirs), nil // not objects: treat as opaque values
 	}
 	out := &object{vals: map[string]json.RawMessage{}}
@@ -308,10 +306,8 @@ func mergeLedger(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
 	if ours == nil || theirs == nil {
 		return pick(base, ours, theirs), nil
 	}
-	b, err1 := parseObject(orEmpty(base))
-	o, err2 := parseObject(ours)
-	t, err3 := parseObject(theirs)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	b, o, t, err := parseThree(base, ours, theirs)
+	if err != nil {
 		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
 		return ours, nil
 	}
@@ -319,7 +315,6 @@ func mergeLedger(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
 	for _, k := range unionKeys(o, t, b) {
 		bv, ov, tv := b.vals[k], o.vals[k], t.vals[k]
 		var v json.RawMessage
-		var err error
 		switch k {
 		case "tick_count":
 			v = mergeTick(bv, ov, tv)
@@ -433,10 +428,8 @@ func mergeByID(base, ours, theirs json.RawMessage, idKey string, removals bool) 
 // mergeHistory keeps the bot's notes per entry and appends the notes people's tools added on
 // the base branch since base, capped at darwin-memo's 100 notes per entry.
 func mergeHistory(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
-	b, err1 := parseObject(orEmpty(base))
-	o, err2 := parseObject(ours)
-	t, err3 := parseObject(theirs)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	b, o, t, err := parseThree(base, ours, theirs)
+	if err != nil {
 		return nil, err
 	}
 	out := &object{vals: map[string]json.RawMessage{}}
@@ -468,7 +461,6 @@ func mergeHistory(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
 			if len(ol) > 100 {
 				ol = ol[len(ol)-100:]
 			}
-			var err error
 			if v, err = marshalList(ol); err != nil {
 				return nil, err
 			}
@@ -547,6 +539,15 @@ func (o *object) marshal() (json.RawMessage, error) {
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// parseThree parses the base (absent counts as empty), ours and theirs sides of a merge as
+// objects, joining whatever errors the three sides give.
+func parseThree(base, ours, theirs []byte) (b, o, t *object, err error) {
+	b, err1 := parseObject(orEmpty(base))
+	o, err2 := parseObject(ours)
+	t, err3 := parseObject(theirs)
+	return b, o, t, errors.Join(err1, err2, err3)
 }
 
 func parseObject(data []byte) (*object, error) {
