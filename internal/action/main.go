@@ -15,6 +15,7 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
+	"github.com/darwin-memo/darwin-memo-action/internal/version"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -52,6 +53,8 @@ func Main(ctx context.Context, opts Options) int {
 	if out == nil {
 		out = io.Discard
 	}
+	// Which build runs comes first in the log, before anything can fail.
+	fmt.Fprintln(out, version.Get().String())
 	gha := githubactions.New(githubactions.WithGetenv(opts.Getenv), githubactions.WithWriter(out))
 	// Mask the token before anything can print it.
 	if tok := gha.GetInput(InputGitHubToken); tok != "" {
