@@ -74,6 +74,7 @@ func commands() []command {
 		{"bench", "run the selection-quality benchmark (ledger vs baselines on simulated PR streams)", runBench},
 		{"action", "run as the GitHub Action: settle merged PRs and update the bot PR (reads INPUT_*, GITHUB_*)", runAction},
 		{"demo", "watch selection work: the whole action against an in-process fake GitHub (no keys, no network)", runDemo},
+		{"version", "print the version, the commit and the Go version of this build (also --version)", runVersion},
 	}
 }
 
@@ -93,6 +94,9 @@ func run(ctx context.Context, args []string, io *IO) int {
 		io.Now = time.Now
 	}
 	cmds := commands()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printHelp(io.Stdout, cmds)
 		if len(args) == 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
+	"github.com/darwin-memo/darwin-memo-action/internal/version"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -52,6 +53,8 @@ func Main(ctx context.Context, opts Options) int {
 	if out == nil {
 		out = io.Discard
 	}
+	// Which build runs comes first in the log, before anything can fail.
+	fmt.Fprintln(out, versionLine(opts.Getenv))
 	gha := githubactions.New(githubactions.WithGetenv(opts.Getenv), githubactions.WithWriter(out))
 	// Mask the token before anything can print it.
 	if tok := gha.GetInput(InputGitHubToken); tok != "" {
@@ -68,6 +71,17 @@ func Main(ctx context.Context, opts Options) int {
 	}
 	writeOutputs(gha, out, env, o)
 	return ExitOK
+}
+
+// versionLine is the build's version line plus, when the runner names it, the action reference
+// the workflow used: the runner builds `uses: OWNER/REPO@v1` from the Dockerfile without a
+// version, and the reference is then the only hint of which release runs.
+func versionLine(getenv func(string) string) string {
+	line := version.Get().String()
+	if ref := getenv("GITHUB_ACTION_REF"); ref != "" {
+		line += "; uses: " + strings.TrimPrefix(getenv("GITHUB_ACTION_REPOSITORY")+"@"+ref, "@")
+	}
+	return line
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
