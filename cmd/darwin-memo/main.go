@@ -70,6 +70,7 @@ func commands() []command {
 		{"import", "import the living lessons of another store on probation", runImport},
 		{"render", "write the living lessons to a Markdown file within a hard byte budget", runRender},
 		{"doctor", "diagnose whether the store is fed with evidence", runDoctor},
+		{"mcp", "serve the store to coding agents over the Model Context Protocol (stdio, read-only)", runMCP},
 		// Commands owned by other packages go here, one line each:
 		{"bench", "run the selection-quality benchmark (ledger vs baselines on simulated PR streams)", runBench},
 		{"action", "run as the GitHub Action: settle merged PRs and update the bot PR (reads INPUT_*, GITHUB_*)", runAction},
