@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/mcpserver"
+	"github.com/darwin-memo/darwin-memo-action/internal/version"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -54,7 +54,7 @@ func runMCP(ctx context.Context, sio *IO, args []string) error {
 		}
 		path = findStore(wd)
 	}
-	srv := mcpserver.New(mcpserver.Options{Store: path, Version: buildVersion(), Now: sio.Now, RenderBudget: b})
+	srv := mcpserver.New(mcpserver.Options{Store: path, Version: version.Get().Version, Now: sio.Now, RenderBudget: b})
 	err = srv.Run(ctx, &mcp.IOTransport{Reader: readCloser{sio.Stdin}, Writer: writeCloser{sio.Stdout}})
 	if err == nil || errors.Is(err, context.Canceled) {
 		return nil
@@ -82,14 +82,6 @@ func findStore(dir string) string {
 		}
 		d = parent
 	}
-}
-
-// buildVersion is the module version the binary was built from.
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "devel"
 }
 
 type readCloser struct{ io.Reader }
