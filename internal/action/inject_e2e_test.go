@@ -172,3 +172,35 @@ func TestSetOutputUsesRandomDelimiter(t *testing.T) {
 		t.Fatalf("outputs %v from\n%s", got, b)
 	}
 }
+
+// TestE2EFinalAbstentionIsRecordedOnce: CI results past the per-commit caps abstain for good;
+// the pull request is recorded (the record is written even though no lesson changed) and no
+// later run measures it again.
+func TestE2EFinalAbstentionIsRecordedOnce(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	huge := h.merge("Huge suite", h.ticketFor("how are database migrations applied"),
+		&Measurement{Outcome: Abstained, Final: true, Reason: "the JUnit reports at abc1234 are over the limit (more than 200000 testcases at this commit)"})
+	res := h.run("pull_request_target", mergedEvent(huge.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "abstained" || res.outputs["pull-request-operation"] != "created" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	rec := h.record(DefaultBranch)
+	if len(rec.Processed) != 1 || rec.Processed[0].Outcome != OutcomeAbstained || !strings.Contains(rec.Processed[0].Reason, "200000 testcases") {
+		t.Fatalf("record %+v", rec)
+	}
+	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "abstained for good") {
+		t.Fatalf("body does not say why:\n%s", body)
+	}
+	other := h.merge("Docs", "no tickets", nil)
+	res = h.run("pull_request_target", mergedEvent(other.Number), nil)
+	mustCode(t, res, 0)
+	h.mu.Lock()
+	n := h.measured[huge.Number]
+	h.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("the capped pull request was measured %d times, want once", n)
+	}
+}

@@ -47,7 +47,7 @@ type Report struct {
 type Settlement struct {
 	PR          int
 	Title       string
-	Outcome     string // settled, refused, no-tickets
+	Outcome     string // settled, refused, no-tickets, abstained
 	Delta       *float64
 	Source      string
 	Before      string
@@ -55,6 +55,8 @@ type Settlement struct {
 	Quarantined []string
 	Settled     []string
 	Refused     []string
+	// Reason says why a final abstention (Outcome abstained) measured nothing.
+	Reason string
 }
 
 // Birth is a lesson added to the store.
@@ -270,6 +272,8 @@ func settlements(r Report) string {
 	for _, s := range r.Settlements {
 		tickets := "none"
 		switch {
+		case s.Outcome == "abstained":
+			tickets = "unsettled: abstained for good (" + cell(s.Reason, 160) + ")"
 		case len(s.Settled) > 0 || len(s.Refused) > 0:
 			var parts []string
 			if len(s.Settled) > 0 {
