@@ -63,3 +63,17 @@ func TestPerCommitCapsAbstainForGood(t *testing.T) {
 		t.Fatalf("broken report: outcome %s, final %v (%s)", res.Outcome, res.Final, res.Reason)
 	}
 }
+
+// TestDefaultCasesCap: with the default limits, a pull request whose artifacts hold more
+// testcases than any real suite (the attack: a few MB of zip inflating to millions of tiny
+// testcases) abstains for good instead of holding every testcase in memory.
+func TestDefaultCasesCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 200,001 testcases")
+	}
+	n := settle.DefaultLimits().MaxCases + 1
+	res, _ := measure(t, artifactRepo(t, casesXML(3, "t1"), casesXML(n, "")), settle.Options{})
+	if res.Outcome != settle.Abstained || !res.Final || !strings.Contains(res.Reason, fmt.Sprintf("more than %d testcases", n-1)) {
+		t.Fatalf("outcome %s, final %v, reason %q", res.Outcome, res.Final, res.Reason)
+	}
+}
