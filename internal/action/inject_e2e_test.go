@@ -84,8 +84,8 @@ func assertNoInjectedCommand(t *testing.T, stdout string) {
 // TestE2EUntrustedTextIssuesNoWorkflowCommand feeds a newline-and-:: payload through every
 // path that reaches stdout: zip entry names in a broken artifact (the pending reason), in an
 // unparsable report (the abstention reason in the dry-run report printed to the log), check
-// run and workflow run names, pull request titles, bodies and branch names, and an error
-// message from GitHub.
+// run and workflow run names, pull request titles, bodies and branch names, the event
+// payload, and an error message from GitHub.
 func TestE2EUntrustedTextIssuesNoWorkflowCommand(t *testing.T) {
 	t.Parallel()
 	store, _ := seedStore(t)
@@ -112,6 +112,14 @@ func TestE2EUntrustedTextIssuesNoWorkflowCommand(t *testing.T) {
 	if testing.Verbose() {
 		t.Log(res.stdout)
 	}
+
+	// The event payload: a push of a ref that is not a branch is named in the log.
+	res = h.runRealWith("push", fmt.Sprintf(`{"ref":%q,"after":"%s","repository":{"default_branch":"main"}}`, "refs/tags/"+injection, h.git.Ref("main")), nil)
+	mustCode(t, res, 0)
+	if !strings.Contains(res.stdout, "set-output name=result") {
+		t.Fatalf("the payload did not reach the log:\n%s", res.stdout)
+	}
+	assertNoInjectedCommand(t, res.stdout)
 
 	// An error message GitHub echoes back ends the run: the annotation and the log lines.
 	h.world.SetBefore(func(r *http.Request) (int, string) {

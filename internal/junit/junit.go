@@ -205,7 +205,8 @@ func (r *Report) add(name string, src io.Reader) error {
 }
 
 // walk streams one JUnit XML document and calls emit for every testcase as soon as its end
-// tag is read; collection is true for a testcase with an empty classname and an <error>. It
+// tag is read (c is reused afterwards: emit copies what it keeps); collection is true for a
+// testcase with an empty classname and an <error>. It
 // keeps only the enclosing suite names and the testcase being read (at most maxBody bytes of
 // a failure's or skip's text), never the document, so its memory does not grow with the
 // report's size. encoding/xml expands no external entity and no DTD: a document that uses
@@ -309,7 +310,6 @@ type caseState struct {
 	child                  string
 	childMsg               string
 	body                   []byte
-	bodyFull               bool
 }
 
 // reset starts a testcase, keeping the body buffer's capacity.
