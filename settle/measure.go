@@ -115,6 +115,10 @@ type Result struct {
 	// Reason explains a pending or abstained outcome (and notes how a
 	// measured one was obtained).
 	Reason string `json:"reason,omitempty"`
+	// Final marks an abstention that measuring again cannot change: the
+	// JUnit reports are over the per-commit caps (Limits.MaxCommitBytes,
+	// Limits.MaxCases). Callers record it instead of retrying.
+	Final bool `json:"final,omitempty"`
 	// Delta is improvements - regressions (or the pass-count difference in
 	// PassCounts mode). Zero unless Outcome is Measured.
 	Delta  int    `json:"delta"`
@@ -141,16 +145,23 @@ type Result struct {
 type outcomeError struct {
 	outcome Outcome
 	reason  string
+	final   bool
 }
 
 func (e *outcomeError) Error() string { return string(e.outcome) + ": " + e.reason }
 
 func pending(format string, args ...any) error {
-	return &outcomeError{Pending, fmt.Sprintf(format, args...)}
+	return &outcomeError{outcome: Pending, reason: fmt.Sprintf(format, args...)}
 }
 
 func abstain(format string, args ...any) error {
-	return &outcomeError{Abstained, fmt.Sprintf(format, args...)}
+	return &outcomeError{outcome: Abstained, reason: fmt.Sprintf(format, args...)}
+}
+
+// abstainFinal abstains for a reason that measuring again cannot change
+// (results past the per-commit caps): Result.Final tells the caller.
+func abstainFinal(format string, args ...any) error {
+	return &outcomeError{outcome: Abstained, reason: fmt.Sprintf(format, args...), final: true}
 }
 
 // apiErr turns a GitHub error into a pending outcome when it is transient
@@ -208,6 +219,7 @@ func Measure(ctx context.Context, client *github.Client, req Request) (*Result, 
 	case errors.As(err, &oe):
 		m.res.Outcome = oe.outcome
 		m.res.Reason = oe.reason
+		m.res.Final = oe.final
 		m.res.Delta = 0
 		m.res.Transitions = Transitions{}
 		m.res.Mode = ""

@@ -2,9 +2,12 @@ package action
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -14,6 +17,8 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
+	"github.com/darwin-memo/darwin-memo-action/internal/logsafe"
+	"github.com/darwin-memo/darwin-memo-action/internal/mdsafe"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/internal/version"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
@@ -62,10 +67,13 @@ func Main(ctx context.Context, opts Options) int {
 	}
 	o, env, err := run(ctx, gha, out, opts)
 	if err != nil {
-		gha.Errorf("%s", oneLine(err.Error()))
-		fmt.Fprintln(out, err.Error())
+		// Error text can quote GitHub and artifacts (zip entry names, API messages): the
+		// annotation and the log lines go through logsafe, the summary through a code fence
+		// longer than any backtick run in the text.
+		logsafe.Command(out, "error", oneLine(err.Error()))
+		logsafe.Lines(out, err.Error())
 		if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-			gha.AddStepSummary("# darwin-memo: failed\n\nFix the cause below and rerun (workflow_dispatch): a rerun resumes where this run stopped and settles nothing twice.\n\n```\n" + err.Error() + "\n```\n")
+			gha.AddStepSummary("# darwin-memo: failed\n\nFix the cause below and rerun (workflow_dispatch): a rerun resumes where this run stopped and settles nothing twice.\n\n" + mdsafe.CodeBlock(err.Error()))
 		}
 		return ExitError
 	}
@@ -99,7 +107,9 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if err != nil {
 		return nil, env, err
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	// Every log line passes through logsafe.Escape: log arguments quote pull requests,
+	// branch names, CI results and artifacts.
+	logf := func(format string, args ...any) { logsafe.Printf(out, format, args...) }
 	logf("darwin-memo action on %s/%s: %s", env.Owner, env.Repo, trig.Note)
 	policy := opts.Policy
 	if policy.Logf == nil {
@@ -159,9 +169,11 @@ func writeOutputs(gha *githubactions.Action, out io.Writer, env Env, o *Outcome)
 	}
 	for _, kv := range outputs {
 		if env.OutputPath != "" {
-			gha.SetOutput(kv[0], kv[1])
+			if err := setOutput(env.OutputPath, kv[0], kv[1]); err != nil {
+				logsafe.Command(out, "error", err.Error())
+			}
 		} else {
-			fmt.Fprintf(out, "%s=%s\n", kv[0], kv[1])
+			logsafe.Printf(out, "%s=%s", kv[0], kv[1])
 		}
 	}
 	summary := report.Summary(o.Report, o.Headline())
@@ -169,11 +181,37 @@ func writeOutputs(gha *githubactions.Action, out io.Writer, env Env, o *Outcome)
 		gha.AddStepSummary(summary)
 	}
 	if env.SummaryPath == "" || o.Report.DryRun {
-		fmt.Fprintln(out, summary)
+		logsafe.Lines(out, summary)
 	}
 	if o.Result == ResultAbstained {
-		gha.Warningf("abstained: nothing measurable; see the step summary")
+		logsafe.Command(out, "warning", "abstained: nothing measurable; see the step summary")
 	}
+}
+
+// setOutput appends name<<DELIM, value, DELIM to the GITHUB_OUTPUT file with a delimiter
+// drawn from crypto/rand for every output, as actions/toolkit does: go-githubactions uses a
+// fixed delimiter, which a value could close to set outputs of its own.
+func setOutput(path, name, value string) error {
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return fmt.Errorf("setting output %s: %w", name, err)
+	}
+	delim := "ghadelimiter_" + hex.EncodeToString(raw[:])
+	if strings.Contains(name, "\n") || strings.Contains(value, delim) {
+		return fmt.Errorf("setting output %s: the value contains the delimiter", name)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("setting output %s: %w", name, err)
+	}
+	_, err = fmt.Fprintf(f, "%s<<%s\n%s\n%s\n", name, delim, value, delim)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("setting output %s: %w", name, err)
+	}
+	return nil
 }
 
 func prNumber(n int) string {

@@ -310,7 +310,14 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			case Abstained:
 				out.Abstained = append(out.Abstained, n)
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: %s; its tickets stay unsettled", n, m.Reason))
-				return nil
+				if !m.Final {
+					return nil
+				}
+				// Measuring again gives the same answer (results past the caps): record the
+				// pull request and write the record, so no later run downloads them again.
+				p.Outcome, p.Reason = OutcomeAbstained, m.Reason
+				st.persist = true
+				return r.finish(ctx, st, pr, nil, p, out)
 			case Measured:
 			default:
 				return fmt.Errorf("measuring the CI of #%d: unknown outcome %q", n, m.Outcome)
@@ -349,6 +356,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, m.Delta, m.Source, len(p.Settled))
 		}
 	}
+	return r.finish(ctx, st, pr, fixed, p, out)
+}
+
+// finish encodes the pull request's lessons and records it as processed.
+func (r *Runner) finish(ctx context.Context, st *state, pr *github.PullRequest, fixed []string, p Processed, out *Outcome) error {
+	n := pr.GetNumber()
 	if err := r.encodeLessons(ctx, st, pr, fixed, &p); err != nil {
 		return err
 	}
@@ -500,7 +513,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		}
 	}
 	out.Report = r.buildReport(st, final)
-	changed := r.differs(st, doc)
+	changed := r.differs(st, doc) || st.persist
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
 		files[r.Config.RenderPath] = md

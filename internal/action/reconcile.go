@@ -168,6 +168,9 @@ type state struct {
 	warnings  []string
 	flaky     *settle.FlakyHistory
 	flakyDoc  []byte // the sidecar as read (nil if absent)
+	// persist is set when the record gained something that must be written even without a
+	// lesson-level change: a final abstention, which would otherwise be measured again.
+	persist bool
 }
 
 // Run reconciles every merged pull request not processed yet and publishes the bot pull

@@ -36,7 +36,8 @@ type Processed struct {
 	Title       string     `json:"title,omitempty"`
 	MergeCommit string     `json:"merge_commit,omitempty"`
 	MergedAt    string     `json:"merged_at,omitempty"`
-	Outcome     string     `json:"outcome"` // settled, no-tickets, refused
+	Outcome     string     `json:"outcome"` // settled, no-tickets, refused, abstained
+	Reason      string     `json:"reason,omitempty"`
 	Delta       *float64   `json:"delta,omitempty"`
 	Source      string     `json:"source,omitempty"`
 	Before      string     `json:"before,omitempty"`
@@ -61,6 +62,9 @@ const (
 	OutcomeSettled   = "settled"
 	OutcomeNoTickets = "no-tickets"
 	OutcomeRefused   = "refused"
+	// OutcomeAbstained records a final abstention (CI results past the per-commit caps), so
+	// no later run measures the pull request again.
+	OutcomeAbstained = "abstained"
 )
 
 // TrendPoint is the population after one processed pull request.
