@@ -211,6 +211,11 @@ type SettleOptions struct {
 	Detail   string
 	Source   string // "ci", "operator", ...; default "unknown"
 	Evidence *Evidence
+
+	// moved holds the entries an earlier ticket of the same merged pull
+	// request already moved (SettleBody): a settlement neither credits them
+	// nor counts a use, so one pull request moves each lesson at most once.
+	moved map[string]bool
 }
 
 // Settle statuses.
@@ -322,6 +327,15 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 		detail = ", " + opts.Detail
 	}
 	applied := s.assignCredit(t, delta)
+	if len(opts.moved) > 0 {
+		kept := applied[:0:0]
+		for _, c := range applied {
+			if !opts.moved[c.Entry] {
+				kept = append(kept, c)
+			}
+		}
+		applied = kept
+	}
 	credited := map[string]bool{}
 	for _, c := range applied {
 		credited[c.Entry] = true
@@ -341,7 +355,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	res.Applied = applied
 	prov := t.Provenance()
 	for _, id := range prov {
-		if credited[id] {
+		if credited[id] || opts.moved[id] {
 			continue
 		}
 		e, ok := s.byID[id]

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -169,4 +170,73 @@ func FuzzParseTickets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Issue 9, finding 1: rewording the query mints a new distinct ticket for the same lesson. Six
+// of them in one body must move the lesson once, not six times (which killed a healthy lesson
+// with delta -1 in one merge).
+func TestSettleBodyMovesEachLessonOnce(t *testing.T) {
+	s, a, b, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	var body strings.Builder
+	for _, q := range []string{"postgres migrations", "run postgres migrations", "how do I run postgres migrations",
+		"migrations postgres run", "postgres migrations please", "the postgres migrations"} {
+		ft := FreeTicket{Tick: 12, Decider: a.ID, Query: q}
+		if err := base.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}, VerifyOptions{}); err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		body.WriteString("<!-- " + ft.Line() + " -->\n")
+	}
+	// A seventh names the lesson as supporter next to another decider: b still moves, a does not.
+	seventh := FreeTicket{Tick: 12, Decider: b.ID, Supporting: []string{a.ID}, Query: "postgres migrations lock timeout"}
+	if err := base.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: seventh.ID(), Free: seventh}, VerifyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	body.WriteString(seventh.Line() + "\n")
+	before, beforeB := a.Energy, b.Energy
+	rep := s.SettleBody(base, body.String(), -1, SettleOptions{Source: "ci", Evidence: &Evidence{Repository: "o/r", Run: "pr#9"}}, TickOptions{})
+	if len(rep.Tickets) != 7 || rep.Tick == nil {
+		t.Fatalf("report %+v", rep)
+	}
+	credit := s.cfg.CreditGain * math.Tanh(-1/s.cfg.Scale())
+	if got, want := a.Energy, before+credit-s.Upkeep; math.Abs(got-want) > 1e-9 || !a.Alive() {
+		t.Errorf("lesson a moved more than once: %v -> %v, want %v", before, got, want)
+	}
+	if a.Uses != 1 {
+		t.Errorf("uses %d, want 1", a.Uses)
+	}
+	if got, want := b.Energy, beforeB+credit-s.Upkeep; math.Abs(got-want) > 1e-9 {
+		t.Errorf("lesson b: %v -> %v, want %v", beforeB, got, want)
+	}
+	for i, to := range rep.Tickets[1:] {
+		if !slices.Equal(to.AlreadyMoved, []string{a.ID}) {
+			t.Errorf("ticket %d: already moved %v", i+1, to.AlreadyMoved)
+		}
+	}
+}
+
+// Finding 1 across the two forms: a compat ticket and a store-free ticket naming the same
+// decider move it once.
+func TestSettleBodyCompatAndFreeSameLesson(t *testing.T) {
+	s, a, _, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	id := pend(s, a.ID)
+	ft := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
+	before := a.Energy
+	rep := s.SettleBody(base, "darwin-memo-ticket: "+id+"\n"+ft.Line(), 1, SettleOptions{Source: "ci"}, TickOptions{})
+	if len(rep.Tickets) != 2 || rep.Tickets[0].Result == nil || !rep.Tickets[0].Result.Landed {
+		t.Fatalf("%+v", rep.Tickets)
+	}
+	credit := s.cfg.CreditGain * math.Tanh(1/s.cfg.Scale())
+	if got, want := a.Energy, math.Min(s.MaxEnergy, before+credit)-s.Upkeep; math.Abs(got-want) > 1e-9 {
+		t.Errorf("energy %v -> %v, want %v", before, got, want)
+	}
 }

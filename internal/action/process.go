@@ -331,6 +331,9 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 					p.Settled = append(p.Settled, t.ID)
 					out.SettledTickets++
 				}
+				if len(t.AlreadyMoved) > 0 {
+					st.warnings = append(st.warnings, fmt.Sprintf("#%d: ticket %s names %s, already moved by an earlier ticket of this pull request; a pull request moves each lesson once", n, t.ID, strings.Join(t.AlreadyMoved, ", ")))
+				}
 			}
 			if rep.Tick != nil {
 				tick := rep.Tick.Tick
