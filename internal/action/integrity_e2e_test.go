@@ -1,6 +1,7 @@
 package action
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -61,5 +62,119 @@ func TestE2EIntegrityRewordedTicketsMoveALessonOnce(t *testing.T) {
 	}
 	if !strings.Contains(h.openBotPRs()[0].Body, "already moved by an earlier ticket") {
 		t.Fatalf("the bot PR does not say why the other tickets moved nothing:\n%s", h.openBotPRs()[0].Body)
+	}
+}
+
+// addByHand appends a lesson without an "id" to the store on main, as a person editing the
+// JSON would, and commits it.
+func (h *harness) addByHand(question, answer string) {
+	h.t.Helper()
+	b, _ := h.git.File("main", storePath)
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(b, &doc); err != nil {
+		h.t.Fatal(err)
+	}
+	var entries []map[string]any
+	if err := json.Unmarshal(doc["entries"], &entries); err != nil {
+		h.t.Fatal(err)
+	}
+	entries = append(entries, map[string]any{"question": question, "answer": answer, "energy": 1.0})
+	raw, _ := json.Marshal(entries)
+	doc["entries"] = raw
+	out, _ := json.Marshal(doc)
+	if _, err := lessons.Parse(storePath, out); err != nil {
+		h.t.Fatalf("a hand-added lesson without id must load: %v", err)
+	}
+	h.git.CommitFiles("main", "maintainer", "add a lesson by hand", map[string][]byte{storePath: out})
+}
+
+// Finding 9: a lesson added by hand on main without an "id" made the three-way merge fail; the
+// run rebuilt from main, re-listed only the lookback window and closed the bot pull request as
+// "the base branch already holds everything", losing the older settlement.
+func TestE2EIntegrityHandAddedLessonWithoutIDKeepsBotBranch(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	pr1 := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+	mustCode(t, h.run("pull_request_target", mergedEvent(pr1.Number), nil), 0)
+	bot := h.openBotPRs()[0]
+	h.addByHand("Where do feature flags live?", "Feature flags live in config/flags.yaml; never hard-code them.")
+	pr2 := h.merge("Tidy readme", "Docs only.", nil)
+	res := h.run("pull_request_target", mergedEvent(pr2.Number), map[string]string{"lookback": "1"})
+	mustCode(t, res, 0)
+	if res.outputs["pull-request-operation"] != "updated" || h.git.Pull(bot.Number).State != "open" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if strings.Contains(res.stdout, "rebuilt from the base branch") {
+		t.Fatalf("the bot branch was not merged:\n%s", res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || e.Energy <= 1.0-s.Upkeep || e.Uses != 1 {
+		t.Fatalf("settlement of #%d lost: %+v", pr1.Number, e)
+	}
+	found := false
+	for _, e := range s.Living() {
+		found = found || strings.HasPrefix(e.Question, "Where do feature flags")
+	}
+	if !found {
+		t.Fatal("the hand-added lesson was lost")
+	}
+	if rec := h.record(DefaultBranch); !rec.has(pr1.Number) {
+		t.Fatalf("record lost #%d: %+v", pr1.Number, rec)
+	}
+}
+
+// Finding 9: a person closing the bot pull request lost the settlements older than the lookback
+// window (docs/merge.md promises they are processed again). They are carried over with the
+// delta the branch recorded, without measuring CI again.
+func TestE2EIntegrityClosedBotPRKeepsSettlementsOutsideLookback(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	pr1 := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+	mustCode(t, h.run("pull_request_target", mergedEvent(pr1.Number), nil), 0)
+	first := h.openBotPRs()[0]
+	h.git.ClosePull(first.Number)
+	h.setMeasurement(pr1.Number, Measurement{Outcome: Abstained, Reason: "artifacts expired"})
+	pr2 := h.merge("Tidy readme", "Docs only.", nil)
+	res := h.run("pull_request_target", mergedEvent(pr2.Number), map[string]string{"lookback": "1"})
+	mustCode(t, res, 0)
+	if res.outputs["pull-request-operation"] != "created" || res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || e.Uses != 1 || e.Energy <= 1.0-s.Upkeep {
+		t.Fatalf("settlement of #%d lost: %+v", pr1.Number, e)
+	}
+	rec := h.record(DefaultBranch)
+	if !rec.has(pr1.Number) || !rec.has(pr2.Number) {
+		t.Fatalf("record %+v", rec)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.measured[pr1.Number] != 1 {
+		t.Fatalf("#%d measured again (%d); the recorded delta is re-applied", pr1.Number, h.measured[pr1.Number])
+	}
+}
+
+// Finding 9: a bot branch whose store cannot be read (someone pushed a broken file) stops the
+// run with a clear error instead of silently dropping the settlements it holds.
+func TestE2EIntegrityUnreadableBotBranchStopsTheRun(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	pr1 := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+	mustCode(t, h.run("pull_request_target", mergedEvent(pr1.Number), nil), 0)
+	bot := h.openBotPRs()[0]
+	h.git.CommitFiles(DefaultBranch, "someone", "oops", map[string][]byte{storePath: []byte("{not json")})
+	h.git.CommitFiles("main", "maintainer", "unrelated", map[string][]byte{"docs/x.md": []byte("x\n")})
+	tip := h.git.Ref(DefaultBranch)
+	res := h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 1)
+	if !strings.Contains(res.stdout, "cannot be carried over") || !strings.Contains(res.stdout, DefaultBranch) {
+		t.Fatalf("error does not say what to do:\n%s", res.stdout)
+	}
+	if h.git.Ref(DefaultBranch) != tip || h.git.Pull(bot.Number).State != "open" {
+		t.Fatal("the run wrote after failing")
 	}
 }

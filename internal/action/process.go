@@ -3,9 +3,11 @@ package action
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"path"
 	"sort"
 	"strings"
@@ -65,22 +67,37 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		return nil, err
 	}
 	st.workDoc = st.mainDoc
+	// discarded is the store of a bot branch whose work this run cannot start from (its
+	// store does not merge with the base branch's, or a person closed its pull request): the
+	// pull requests its record holds are settled again from the base branch's store below.
+	var discarded []byte
+	var discardedWhere string
 	if st.open != nil {
-		merged, warn, err := r.mergeBotBranch(ctx, st)
+		merged, warn, ours, err := r.mergeBotBranch(ctx, st)
 		if err != nil {
 			return nil, err
 		}
 		if warn != "" {
 			st.warnings = append(st.warnings, warn)
+			discarded, discardedWhere = ours, fmt.Sprintf("the open bot pull request #%d", st.open.GetNumber())
 		} else {
 			st.workDoc = merged
 		}
+	} else if discarded, err = r.closedBotBranch(ctx); err != nil {
+		return nil, err
+	} else if discarded != nil {
+		discardedWhere = "the branch " + r.Config.Branch + " (its pull request was closed without merging)"
 	}
 	if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc); err != nil {
 		return nil, err
 	}
 	if st.rec, err = ReadRecord(st.workDoc); err != nil {
 		return nil, err
+	}
+	if discarded != nil {
+		if err := r.carryOver(st, discarded, discardedWhere); err != nil {
+			return nil, err
+		}
 	}
 	// The flaky-quarantine sidecar travels with the store: the bot branch's copy when a bot
 	// pull request is open (it holds the latest observations), else the base branch's.
@@ -97,44 +114,144 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 }
 
 // mergeBotBranch three-way merges the store on the open bot pull request's branch with the
-// store on the base branch. A bot branch whose store cannot be used is reported as a warning
-// (the run then starts from the base branch, and the record that travels with the store makes
-// it redo what the branch held).
-func (r *Runner) mergeBotBranch(ctx context.Context, st *state) ([]byte, string, error) {
+// store on the base branch. A bot branch whose store cannot be merged is reported as a warning
+// and returned as ours (the run then starts from the base branch and settles the pull requests
+// ours records again; see carryOver).
+func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged []byte, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
 	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if !found {
-		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil
+		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
 	}
 	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
 	if err != nil {
-		return nil, "", botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
+		return nil, "", nil, botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
 	}
 	var parent string
 	if len(c.Parents) > 0 {
 		parent = c.Parents[0].GetSHA()
 	}
 	if parent == st.baseTip {
-		return ours, "", nil // the branch is built on the current base: nothing to merge
+		return ours, "", ours, nil // the branch is built on the current base: nothing to merge
 	}
 	var anc []byte
 	if parent != "" {
 		if anc, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 	}
-	merged, err := storemerge.Merge(anc, ours, orEmptyDoc(st.mainDoc), map[string]storemerge.KeyMerger{RecordKey: mergeRecords})
+	theirs := orEmptyDoc(st.mainDoc)
+	// Lessons added by hand without an "id" load with a content-derived id; give them that id
+	// on all three sides before merging, which matches entries by id.
+	docs := [][]byte{anc, ours, theirs}
+	if needsIDs(docs...) {
+		for i, d := range docs {
+			if d == nil {
+				continue
+			}
+			if docs[i], err = withIDs(r.Config.StorePath, d); err != nil {
+				return nil, fmt.Sprintf("could not read the stores to merge (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
+			}
+		}
+	}
+	merged, err = storemerge.Merge(docs[0], docs[1], docs[2], map[string]storemerge.KeyMerger{RecordKey: mergeRecords})
 	if err != nil {
-		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch", err), nil
+		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
 	}
 	if _, err := lessons.Parse(r.Config.StorePath, merged); err != nil {
-		return nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch", err), nil
+		return nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
 	}
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
-	return merged, "", nil
+	return merged, "", ours, nil
+}
+
+// needsIDs reports whether a store document holds an entry without a string "id" (a lesson
+// added by hand), which the three-way merge cannot match.
+func needsIDs(docs ...[]byte) bool {
+	for _, d := range docs {
+		var top struct {
+			Entries   []map[string]json.RawMessage `json:"entries"`
+			Graveyard []map[string]json.RawMessage `json:"graveyard"`
+		}
+		if len(d) == 0 || json.Unmarshal(d, &top) != nil {
+			continue
+		}
+		for _, e := range append(top.Entries, top.Graveyard...) {
+			var id string
+			if json.Unmarshal(e["id"], &id) != nil || id == "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withIDs round-trips a store document through the lessons package, which gives every entry
+// without an id its content-derived id (the one every load gives it).
+func withIDs(path string, doc []byte) ([]byte, error) {
+	s, err := lessons.Parse(path, doc)
+	if err != nil {
+		return nil, err
+	}
+	return s.Marshal()
+}
+
+// closedBotBranch returns the store on the bot branch when no bot pull request is open but
+// the branch still exists (a person closed the pull request without merging it; a merged or
+// emptied one leaves nothing the base branch lacks). nil when there is no such branch or store.
+func (r *Runner) closedBotBranch(ctx context.Context) ([]byte, error) {
+	ref, resp, err := r.Client.Git.GetRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch)
+	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			return nil, nil
+		}
+		return nil, botpr.Explain(fmt.Errorf("reading the bot branch %s: %w", r.Config.Branch, err), "contents")
+	}
+	doc, _, err := r.readFile(ctx, r.Config.StorePath, ref.GetObject().GetSHA())
+	return doc, err
+}
+
+// carryOver keeps the settlements of a bot branch the run cannot start from: every pull request
+// its record holds as processed, and the base branch's record does not, is settled again in
+// this run from the base branch's store, with the delta the branch recorded for it (CI is not
+// measured again: its results may have expired) and only the tickets it settled then. Queued
+// pull requests stay queued. A branch store whose record cannot be read stops the run when
+// its pull request is open (its settlements would be lost); the branch of a closed pull
+// request is only warned about.
+func (r *Runner) carryOver(st *state, doc []byte, where string) error {
+	rec, err := ReadRecord(doc)
+	if err != nil {
+		if st.open != nil {
+			return fmt.Errorf("the store on %s cannot be read (%v), so the settlements it holds cannot be carried over and nothing was written; "+
+				"fix %s on the branch %s, or close the pull request and delete the branch to discard its work", where, err, r.Config.StorePath, r.Config.Branch)
+		}
+		st.warnings = append(st.warnings, fmt.Sprintf("the store on %s cannot be read (%v); its work is not carried over (delete the branch to silence this)", where, err))
+		return nil
+	}
+	var again []string
+	for _, p := range rec.Processed {
+		if st.rec.has(p.PR) {
+			continue
+		}
+		if st.reapply == nil {
+			st.reapply = map[int]Processed{}
+		}
+		st.reapply[p.PR] = p
+		again = append(again, fmt.Sprintf("#%d", p.PR))
+	}
+	for _, q := range rec.Queued {
+		if !st.rec.has(q) {
+			st.rec.queue(q)
+		}
+	}
+	if len(again) > 0 {
+		sort.Strings(again)
+		r.logf("%s held %d pull request(s) the base branch has not processed; settling them again: %s", where, len(again), strings.Join(again, " "))
+	}
+	return nil
 }
 
 // flakyPath is the flaky-quarantine sidecar next to the store (darwin-memo's flaky.json).
@@ -186,6 +303,10 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 		keep(pr)
 	}
 	extra := append([]int{}, st.rec.Queued...)
+	for n := range st.reapply {
+		extra = append(extra, n)
+	}
+	sort.Ints(extra[len(st.rec.Queued):])
 	for _, n := range []int{trig.PR, r.Config.PRNumber} {
 		if n > 0 {
 			extra = append(extra, n)
@@ -255,6 +376,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	for _, e := range terrs {
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: %v", n, e))
 	}
+	held, carried := st.reapply[n]
+	if carried {
+		// Settled on a bot branch this run could not start from: settle again exactly the
+		// tickets it settled then.
+		tickets = keepTickets(tickets, held.Settled)
+	}
 	p := Processed{PR: n, Title: pr.GetTitle(), MergeCommit: pr.GetMergeCommitSHA(), Run: r.RunID, Outcome: OutcomeNoTickets}
 	if t := pr.GetMergedAt(); !t.IsZero() {
 		p.MergedAt = t.UTC().Format(time.RFC3339)
@@ -297,8 +424,11 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			}
 			r.logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
-			m, err := r.measureWaiting(ctx, st, pr)
-			if err != nil {
+			var m Measurement
+			if carried && held.Delta != nil {
+				m = Measurement{Outcome: Measured, Delta: *held.Delta, Source: held.Source, Before: held.Before, After: held.After, Quarantined: held.Quarantined}
+				r.logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
+			} else if m, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			}
 			switch m.Outcome {
@@ -321,7 +451,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			if math.Abs(m.Delta) >= 10 {
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, m.Delta))
 			}
-			rep := r.settle(st, baseStore, pr, m, expire)
+			rep := r.settle(st, baseStore, pr, ticketBody(tickets), m, expire)
 			for _, t := range rep.Tickets {
 				switch {
 				case t.Refused != "":
@@ -361,6 +491,34 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	return nil
 }
 
+// keepTickets returns the tickets whose ids are in ids, in their order.
+func keepTickets(tickets []lessons.BodyTicket, ids []string) []lessons.BodyTicket {
+	var out []lessons.BodyTicket
+	for _, t := range tickets {
+		for _, id := range ids {
+			if t.ID == id {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ticketBody renders tickets as the canonical lines SettleBody parses back to the same
+// tickets (ids included), so only the tickets the run chose to settle reach it.
+func ticketBody(tickets []lessons.BodyTicket) string {
+	var b strings.Builder
+	for _, t := range tickets {
+		if t.Form == lessons.FormCompat {
+			b.WriteString("darwin-memo-ticket: " + t.ID + "\n")
+		} else {
+			b.WriteString(t.Free.Line() + "\n")
+		}
+	}
+	return b.String()
+}
+
 // measureWaiting measures a pull request, polling while its CI is pending for at most the
 // wait-for-ci input (every 30 seconds, or sooner at the deadline).
 func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (Measurement, error) {
@@ -389,7 +547,7 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // settle applies one measured delta to the pull request's tickets with the action's scale,
 // restoring the store's persisted scale afterwards (the input overrides it for this
 // settlement only, as darwin-memo's --scale does).
-func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequest, m Measurement, expire int) lessons.BodyReport {
+func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequest, body string, m Measurement, expire int) lessons.BodyReport {
 	cfg := st.store.Config()
 	scaled := cfg
 	scale := r.Config.Scale
@@ -397,7 +555,7 @@ func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequ
 	st.store.SetConfig(scaled)
 	defer st.store.SetConfig(cfg)
 	n := pr.GetNumber()
-	return st.store.SettleBody(baseStore, pr.GetBody(), m.Delta, lessons.SettleOptions{
+	return st.store.SettleBody(baseStore, body, m.Delta, lessons.SettleOptions{
 		Source: "ci",
 		Detail: fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{

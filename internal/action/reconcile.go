@@ -168,6 +168,9 @@ type state struct {
 	warnings  []string
 	flaky     *settle.FlakyHistory
 	flakyDoc  []byte // the sidecar as read (nil if absent)
+	// reapply holds the records of pull requests a discarded bot branch had processed and the
+	// base branch has not: they are settled again with the recorded delta and tickets.
+	reapply map[int]Processed
 }
 
 // Run reconciles every merged pull request not processed yet and publishes the bot pull

@@ -185,6 +185,11 @@ func (g *GitRepo) commitFilesLocked(branch, author, msg string, files map[string
 	}
 	sha := g.commitLocked(g.applyLocked(g.commits[parent].Tree, files), []string{parent}, msg, author)
 	g.refs["heads/"+branch] = sha
+	for _, p := range g.pulls {
+		if p.State == "open" && p.Head == branch {
+			p.HeadSHA = sha // as on GitHub, an open pull request's head follows its branch
+		}
+	}
 	return sha
 }
 
