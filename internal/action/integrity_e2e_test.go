@@ -178,3 +178,141 @@ func TestE2EIntegrityUnreadableBotBranchStopsTheRun(t *testing.T) {
 		t.Fatal("the run wrote after failing")
 	}
 }
+
+func mergedEventWithBody(t *testing.T, n int, body string) string {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"action": "closed", "number": n,
+		"pull_request": map[string]any{"number": n, "merged": true, "body": body}, "repository": map[string]any{"default_branch": "main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// Finding 2: the body was read when the action ran, so an author who saw CI's delta could edit
+// the merged pull request's body and aim a later run's settlement at any lesson. The run of the
+// merge event settles the body its payload carries (the body at the merge).
+func TestE2EIntegrityTicketsAddedAfterMergeIgnoredOnMergeEvent(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	original := "Fixes the itest.\n\n" + h.ticketFor("how do I run the integration tests")
+	pr := h.merge("Fix itest", original, measured(-1))
+	h.git.EditPullBody(pr.Number, original+"\n"+h.ticketFor("which logger does the payments service use"))
+	res := h.run("pull_request_target", mergedEventWithBody(t, pr.Number, original), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || e.Uses != 1 {
+		t.Fatalf("the ticket of the merged body did not settle: %+v", e)
+	}
+	if e, _ := s.Entry(es[1].ID); e == nil || e.Uses != 0 || e.Energy != 1.0-s.Upkeep {
+		t.Fatalf("a ticket added after the merge moved a lesson: %+v", e)
+	}
+}
+
+// Finding 2: a pull request read later than its own merge event (a cancelled run, a dispatch)
+// whose body may have changed since the merge has its tickets refused, with the reason, and is
+// recorded as processed so no later run reads it again.
+func TestE2EIntegrityTicketsOfBodyEditedAfterMergeRefused(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	pr0 := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+	pr := h.merge("Tidy payments", "No lessons used.", measured(-2))
+	h.git.EditPullBody(pr.Number, "No lessons used.\n"+h.ticketFor("which logger does the payments service use"))
+	res := h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[1].ID); e == nil || e.Uses != 0 {
+		t.Fatalf("a ticket added after the merge moved a lesson: %+v", e)
+	}
+	body := h.openBotPRs()[0].Body
+	if !strings.Contains(body, "updated after its merge") {
+		t.Fatalf("the bot PR does not say why #%d's tickets were refused:\n%s", pr.Number, body)
+	}
+	rec := h.record(DefaultBranch)
+	if !rec.has(pr.Number) || !rec.has(pr0.Number) {
+		t.Fatalf("record %+v", rec)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.measured[pr.Number] != 0 {
+		t.Fatal("a pull request whose tickets are all refused was measured")
+	}
+}
+
+// Finding 2: a pull request queued behind running CI was read again on every run, so its author
+// could add tickets before CI finished. The tickets of its first reading are held in the record.
+func TestE2EIntegrityQueuedPRSettlesTicketsOfFirstReading(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	pr0 := h.merge("Fix migrations", h.ticketFor("how are database migrations applied"), measured(1))
+	mustCode(t, h.run("pull_request_target", mergedEvent(pr0.Number), nil), 0)
+	original := "Fixes the itest.\n\n" + h.ticketFor("how do I run the integration tests")
+	pr := h.merge("Fix itest", original, &Measurement{Outcome: Pending, Reason: "CI running"})
+	res := h.run("pull_request_target", mergedEventWithBody(t, pr.Number, original), nil)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "pending" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	// The first reading must reach the bot branch: another settlement writes it.
+	pr2 := h.merge("Fix migrations again", h.ticketFor("how are database migrations applied"), measured(1))
+	mustCode(t, h.run("pull_request_target", mergedEvent(pr2.Number), nil), 0)
+	if rec := h.record(DefaultBranch); len(rec.Held[itoa(pr.Number)]) != 1 {
+		t.Fatalf("tickets of the first reading not held: %+v", rec)
+	}
+	h.git.EditPullBody(pr.Number, original+"\n"+h.ticketFor("which logger does the payments service use"))
+	h.setMeasurement(pr.Number, *measured(-1))
+	res = h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || e.Uses != 1 {
+		t.Fatalf("the held ticket did not settle: %+v", e)
+	}
+	if e, _ := s.Entry(es[1].ID); e == nil || e.Uses != 0 {
+		t.Fatalf("a ticket added while queued moved a lesson: %+v", e)
+	}
+	if rec := h.record(DefaultBranch); rec.Held != nil || len(rec.Queued) != 0 {
+		t.Fatalf("record keeps the held tickets after settling: %+v", rec)
+	}
+}
+
+// The merge event's payload carries the body at the merge; null is an empty description.
+func TestParseEventKeepsMergeTimeBody(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		payload string
+		want    *string
+	}{
+		{`{"action":"closed","pull_request":{"number":4,"merged":true,"body":"b\nc"}}`, ptr("b\nc")},
+		{`{"action":"closed","pull_request":{"number":4,"merged":true,"body":null}}`, ptr("")},
+		{`{"action":"closed","pull_request":{"number":4,"merged":true}}`, nil},
+		{`{"action":"closed","pull_request":{"number":4,"merged":false,"body":"x"}}`, nil},
+	} {
+		tr, err := ParseEvent("pull_request_target", []byte(tc.payload))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (tr.Body == nil) != (tc.want == nil) || tr.Body != nil && *tr.Body != *tc.want {
+			t.Errorf("%s: body %v", tc.payload, tr.Body)
+		}
+	}
+	if _, err := ParseEvent("pull_request_target", []byte(`{"action":"closed","pull_request":{"number":4,"merged":true,"body":5}}`)); err == nil {
+		t.Error("a non-string body was accepted")
+	}
+	if tr, _ := ParseEvent("pull_request_target", readTestdata(t, "events/pull_request.closed.merged.reallyfastci.json")); tr.Body == nil {
+		t.Error("the real webhook's body was not read")
+	}
+}
+
+func ptr(s string) *string { return &s }

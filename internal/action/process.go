@@ -371,23 +371,30 @@ func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, er
 // process settles, ticks and encodes one merged pull request into st.
 func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest, out *Outcome) error {
 	n := pr.GetNumber()
-	body := pr.GetBody()
-	tickets, terrs := lessons.ParseTickets(body)
+	held, carried := st.reapply[n]
+	tickets, edited, terrs := r.ticketsAtMerge(st, pr)
 	for _, e := range terrs {
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: %v", n, e))
 	}
-	held, carried := st.reapply[n]
 	if carried {
 		// Settled on a bot branch this run could not start from: settle again exactly the
-		// tickets it settled then.
-		tickets = keepTickets(tickets, held.Settled)
+		// tickets it settled then (ticket ids are hashes of the whole line, so an edited body
+		// cannot add one).
+		tickets, edited = keepTickets(tickets, held.Settled), ""
 	}
 	p := Processed{PR: n, Title: pr.GetTitle(), MergeCommit: pr.GetMergeCommitSHA(), Run: r.RunID, Outcome: OutcomeNoTickets}
 	if t := pr.GetMergedAt(); !t.IsZero() {
 		p.MergedAt = t.UTC().Format(time.RFC3339)
 	}
 	var fixed []string
-	if len(tickets) > 0 {
+	if len(tickets) > 0 && edited != "" {
+		p.Outcome = OutcomeRefused
+		for _, t := range tickets {
+			p.Refused = append(p.Refused, t.ID)
+		}
+		st.warnings = append(st.warnings, fmt.Sprintf("#%d: its %d ticket(s) are refused: %s", n, len(tickets), edited))
+		r.logf("#%d: %d ticket(s) refused: %s", n, len(tickets), edited)
+	} else if len(tickets) > 0 {
 		baseSHA, err := r.baseOf(ctx, pr)
 		if err != nil {
 			return err
@@ -435,6 +442,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			case Pending:
 				out.Queued = append(out.Queued, n)
 				st.rec.queue(n)
+				st.rec.hold(n, tickets)
 				r.logf("#%d: CI pending (%s); queued", n, m.Reason)
 				return nil
 			case Abstained:
@@ -491,6 +499,33 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	return nil
 }
 
+// ticketsAtMerge returns the tickets of a merged pull request as its body stood at the merge.
+// The REST API has no history of body edits, so the body is taken, best first, from: the
+// tickets held in the record when the pull request was first read and queued; the payload of
+// the event of its own merge (GitHub builds it at the merge); the API, when the pull request
+// has not been updated since it merged (any edit moves updated_at). Otherwise its body may have
+// been edited after the merge, when its author could already see CI's delta: edited says so,
+// and the tickets are refused.
+func (r *Runner) ticketsAtMerge(st *state, pr *github.PullRequest) (tickets []lessons.BodyTicket, edited string, errs []error) {
+	n := pr.GetNumber()
+	if lines, ok := st.rec.Held[itoa(n)]; ok {
+		tickets, errs = lessons.ParseTickets(strings.Join(lines, "\n"))
+		return tickets, "", errs
+	}
+	if st.trig.PR == n && st.trig.Body != nil {
+		tickets, errs = lessons.ParseTickets(*st.trig.Body)
+		return tickets, "", errs
+	}
+	tickets, errs = lessons.ParseTickets(pr.GetBody())
+	merged, updated := pr.GetMergedAt().Time, pr.GetUpdatedAt().Time
+	if !merged.IsZero() && updated.After(merged) {
+		edited = fmt.Sprintf("the pull request was updated after its merge (updated %s, merged %s), so its body may have been edited since "+
+			"and tickets are only settled from the body as it stood at the merge (the payload of its own merge event, or an unchanged pull request)",
+			updated.UTC().Format(time.RFC3339), merged.UTC().Format(time.RFC3339))
+	}
+	return tickets, edited, errs
+}
+
 // keepTickets returns the tickets whose ids are in ids, in their order.
 func keepTickets(tickets []lessons.BodyTicket, ids []string) []lessons.BodyTicket {
 	var out []lessons.BodyTicket
@@ -505,18 +540,23 @@ func keepTickets(tickets []lessons.BodyTicket, ids []string) []lessons.BodyTicke
 	return out
 }
 
-// ticketBody renders tickets as the canonical lines SettleBody parses back to the same
-// tickets (ids included), so only the tickets the run chose to settle reach it.
-func ticketBody(tickets []lessons.BodyTicket) string {
-	var b strings.Builder
+// ticketLines renders tickets as the canonical lines ParseTickets reads back to the same
+// tickets (ids included).
+func ticketLines(tickets []lessons.BodyTicket) []string {
+	lines := make([]string, 0, len(tickets))
 	for _, t := range tickets {
 		if t.Form == lessons.FormCompat {
-			b.WriteString("darwin-memo-ticket: " + t.ID + "\n")
+			lines = append(lines, "darwin-memo-ticket: "+t.ID)
 		} else {
-			b.WriteString(t.Free.Line() + "\n")
+			lines = append(lines, t.Free.Line())
 		}
 	}
-	return b.String()
+	return lines
+}
+
+// ticketBody is the body SettleBody gets: only the tickets the run chose to settle.
+func ticketBody(tickets []lessons.BodyTicket) string {
+	return strings.Join(ticketLines(tickets), "\n")
 }
 
 // measureWaiting measures a pull request, polling while its CI is pending for at most the

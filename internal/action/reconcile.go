@@ -171,6 +171,8 @@ type state struct {
 	// reapply holds the records of pull requests a discarded bot branch had processed and the
 	// base branch has not: they are settled again with the recorded delta and tickets.
 	reapply map[int]Processed
+	// trig is the run's trigger (its payload's body is the merge-time body of its pull request).
+	trig Trigger
 }
 
 // Run reconciles every merged pull request not processed yet and publishes the bot pull
@@ -181,6 +183,7 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.trig = trig
 	out := &Outcome{Result: ResultNoop, Operation: botpr.OpNone}
 	prs, err := r.candidates(ctx, st, trig)
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // RecordKey is the top-level key of the store where the action keeps its own state: which
@@ -28,6 +30,10 @@ type Record struct {
 	Processed []Processed  `json:"processed"`
 	Queued    []int        `json:"queued,omitempty"`
 	Trend     []TrendPoint `json:"trend,omitempty"`
+	// Held keeps, for each queued pull request (by number), the canonical lines of the tickets
+	// its body held when the action first read it (the body at the merge): a later run settles
+	// these, never a body edited since.
+	Held map[string][]string `json:"held,omitempty"`
 }
 
 // Processed is one merged pull request the action has finished with.
@@ -98,7 +104,23 @@ func (r *Record) queue(pr int) {
 	sort.Ints(r.Queued)
 }
 
+// hold keeps the tickets a queued pull request's body held when it was first read.
+func (r *Record) hold(pr int, tickets []lessons.BodyTicket) {
+	if _, ok := r.Held[itoa(pr)]; ok {
+		return
+	}
+	lines := ticketLines(tickets)
+	if r.Held == nil {
+		r.Held = map[string][]string{}
+	}
+	r.Held[itoa(pr)] = lines
+}
+
 func (r *Record) unqueue(pr int) {
+	delete(r.Held, itoa(pr))
+	if len(r.Held) == 0 {
+		r.Held = nil
+	}
 	out := r.Queued[:0]
 	for _, q := range r.Queued {
 		if q != pr {
@@ -268,6 +290,21 @@ func mergeRecords(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
 	for _, q := range append(append([]int{}, o.Queued...), t.Queued...) {
 		if _, done := byPR[q]; !done {
 			out.queue(q)
+		}
+	}
+	// The tickets held for a queued pull request are those of its first reading: theirs is
+	// older than ours only if it was queued on the base branch first, so theirs wins.
+	for _, q := range out.Queued {
+		k := itoa(q)
+		lines, ok := t.Held[k]
+		if !ok {
+			lines, ok = o.Held[k]
+		}
+		if ok {
+			if out.Held == nil {
+				out.Held = map[string][]string{}
+			}
+			out.Held[k] = lines
 		}
 	}
 	out.Trend = o.Trend

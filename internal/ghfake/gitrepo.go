@@ -396,6 +396,16 @@ func (g *GitRepo) ClosePull(n int) {
 	}
 }
 
+// EditPullBody replaces a pull request's body as its author would through the web page (it
+// may be merged already); like every edit on GitHub, it moves updated_at.
+func (g *GitRepo) EditPullBody(n int, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p := g.pullLocked(n); p != nil {
+		p.Body, p.UpdatedAt = body, g.tickLocked()
+	}
+}
+
 func (g *GitRepo) copyPull(p *GitPull) *GitPull {
 	c := *p
 	c.Labels = append([]string(nil), p.Labels...)
