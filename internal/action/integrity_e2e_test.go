@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -316,3 +317,37 @@ func TestParseEventKeepsMergeTimeBody(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// Finding 3: widening trusted-associations built an encoder that trusted every author, so a
+// review comment from a NONE user cited by a lesson made it a lesson instead of a proposal.
+// Trust is checked per author of each source.
+func TestE2EIntegrityWidenedTrustStillChecksEachReviewer(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	review := func(id int64, user, assoc, body string) ghfake.ReviewComment {
+		return ghfake.ReviewComment{ID: id, Path: "src/cache.go", Body: body, User: user, AuthorAssociation: assoc}
+	}
+	spec := func(title, assoc, comment string) ghfake.MergeSpec {
+		return ghfake.MergeSpec{Title: title, User: "regular", AuthorAssociation: "CONTRIBUTOR",
+			Files:          map[string][]byte{"src/cache.go": []byte("package app\n")},
+			ReviewComments: []ghfake.ReviewComment{review(int64(len(title)), "passerby", assoc, comment)}}
+	}
+	inputs := map[string]string{"trusted-associations": "OWNER,MEMBER,COLLABORATOR,CONTRIBUTOR"}
+	// Control: a reviewer the input trusts makes a lesson.
+	ok := h.git.MergePull(spec("Cache fix", "MEMBER", "Please flush the cache before closing the store connection."))
+	res := h.run("pull_request_target", mergedEvent(ok.Number), inputs)
+	mustCode(t, res, 0)
+	if res.outputs["births"] != "1" {
+		t.Fatalf("a trusted reviewer's lesson was not added: %v\n%s", res.outputs, res.stdout)
+	}
+	pr := h.git.MergePull(spec("Cache fix again", "NONE", "Please disable the cache warmer in the benchmark job."))
+	res = h.run("pull_request_target", mergedEvent(pr.Number), inputs)
+	mustCode(t, res, 0)
+	if res.outputs["births"] != "0" {
+		t.Fatalf("a NONE reviewer's comment became a lesson: %v\n%s", res.outputs, res.stdout)
+	}
+	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "Proposed, not added") {
+		t.Fatalf("the NONE reviewer's lesson is not proposed:\n%s", body)
+	}
+}

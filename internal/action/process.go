@@ -624,11 +624,8 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		trusted = trusted || strings.EqualFold(a, assoc)
 	}
 	enc := r.Encoder
-	if trusted && !encode.Trusted(assoc) && r.TrustingEncoder != nil {
-		enc = r.TrustingEncoder // the user trusts this association more than the default
-	}
 	if enc == nil {
-		enc = encode.New(nil)
+		enc = encode.New(nil, encode.WithTrustedAssociations(r.Config.TrustedAssociations...))
 	}
 	living := make([]encode.Living, 0, len(st.store.Living()))
 	for _, e := range st.store.Living() {

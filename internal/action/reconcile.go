@@ -36,11 +36,9 @@ type Runner struct {
 	RunID string
 	// Measure measures a merged pull request's CI delta.
 	Measure Measurer
-	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder.
+	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder. It
+	// must check every author against the trusted associations (WithTrustedAssociations).
 	Encoder *encode.Encoder
-	// TrustingEncoder adds lessons from every author; it is used for pull requests whose
-	// author association the trusted-associations input adds to the default trusted ones.
-	TrustingEncoder *encode.Encoder
 	// Render renders the store into Markdown within a byte budget; nil disables rendering.
 	Render func(s *lessons.Store, storePath string, budget int) ([]byte, error)
 	// Now is the clock for timestamps the store writes and for wait-for-ci.

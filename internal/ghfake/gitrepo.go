@@ -78,6 +78,17 @@ type GitPull struct {
 	Commits           int
 	// Files lists the paths the pull request changed.
 	Files []string
+	// ReviewComments are the pull request's review comments (GET /pulls/{n}/comments).
+	ReviewComments []ReviewComment
+}
+
+// ReviewComment is a review comment on a pull request, made before its head commit and
+// outdated by it (GitHub then omits its position).
+type ReviewComment struct {
+	ID                int64
+	Path, Body        string
+	User              string
+	AuthorAssociation string
 }
 
 // NewGitRepo returns an empty repository whose default branch holds one commit with files.
@@ -201,6 +212,8 @@ type MergeSpec struct {
 	Branch            string // head branch; default pr-<n>
 	Files             map[string][]byte
 	Labels            []string
+	// ReviewComments are made on the pull request before its last commit.
+	ReviewComments []ReviewComment
 }
 
 // MergePull opens a pull request from a branch holding spec.Files on top of the default
@@ -235,6 +248,7 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 		MergedAt: g.now, ClosedAt: g.now, CreatedAt: created, UpdatedAt: g.now,
 		Head: spec.Branch, Base: g.DefaultBranch, HeadSHA: head, BaseSHA: base, MergeCommitSHA: mergeSHA,
 		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: 1, Files: paths,
+		ReviewComments: spec.ReviewComments,
 	}
 	g.pulls = append(g.pulls, pr)
 	return g.copyPull(pr)
