@@ -351,3 +351,44 @@ func TestE2EIntegrityWidenedTrustStillChecksEachReviewer(t *testing.T) {
 		t.Fatalf("the NONE reviewer's lesson is not proposed:\n%s", body)
 	}
 }
+
+// Finding 4: after a rebase merge of n commits, the merge commit's first parent is the pull
+// request's own previous commit, so its tickets were verified against a store the pull request
+// wrote. Here its first commit moves the store's tick forward (so a ticket claiming that tick
+// verifies) and its second restores it.
+func TestE2EIntegrityRebaseMergeVerifiesAtTheRealBase(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(store, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var ledger map[string]json.RawMessage
+	if err := json.Unmarshal(doc["ledger"], &ledger); err != nil {
+		t.Fatal(err)
+	}
+	ledger["tick_count"] = json.RawMessage("60")
+	doc["ledger"], _ = json.Marshal(ledger)
+	forged, _ := json.Marshal(doc)
+	ft := lessons.FreeTicket{Tick: 60, Decider: es[1].ID, Query: "which logger does the payments service use"}
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Logging tweaks", Body: ft.Line(),
+		RebaseCommits: []map[string][]byte{{storePath: forged, "src/log.go": []byte("package app\n")}, {storePath: store}}})
+	if len(pr.Replayed) != 2 || h.git.Parents(pr.MergeCommitSHA)[0] != pr.Replayed[0] {
+		t.Fatalf("fake rebase merge: %+v", pr)
+	}
+	h.setMeasurement(pr.Number, *measured(-2))
+	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "0" {
+		t.Fatalf("a ticket verified against the pull request's own commit settled: %v\n%s", res.outputs, res.stdout)
+	}
+	if !strings.Contains(res.stdout, "all refused at base "+short(pr.BaseSHA)) {
+		t.Fatalf("not verified at the commit before the first replayed one (%s):\n%s", short(pr.BaseSHA), res.stdout)
+	}
+	// A squash merge (one parent, not the pull request's) still verifies at its parent.
+	ok := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+	if res = h.run("pull_request_target", mergedEvent(ok.Number), nil); res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("squash merge: %v\n%s", res.outputs, res.stdout)
+	}
+}

@@ -353,19 +353,66 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	return out, nil
 }
 
-// baseOf returns the commit the pull request was merged onto: the first parent of its merge
-// commit, or its recorded base sha.
+// maxReplayed bounds the walk back over a rebase merge's replayed commits (GitHub lists at
+// most 250 commits of a pull request).
+const maxReplayed = 250
+
+// baseOf returns the commit the pull request was merged onto: the first parent of a merge
+// commit; for a single-parent merge commit (squash or rebase), the parent of the first commit
+// the merge put on the base branch. A rebase merge of n commits replays them one by one, so
+// the merge commit's parent may be one of the pull request's own commits: the walk goes back
+// while GitHub maps the parent to this pull request (GET /commits/{sha}/pulls), at most the
+// pull request's commit count. Falls back to its recorded base sha.
 func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, error) {
-	if sha := pr.GetMergeCommitSHA(); sha != "" {
+	sha := pr.GetMergeCommitSHA()
+	if sha == "" {
+		return pr.GetBase().GetSHA(), nil
+	}
+	n := pr.GetNumber()
+	commit := func(sha string) (*github.Commit, error) {
 		c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, sha)
 		if err != nil {
-			return "", botpr.Explain(fmt.Errorf("reading merge commit %s of #%d: %w", short(sha), pr.GetNumber(), err), "contents")
+			return nil, botpr.Explain(fmt.Errorf("reading commit %s of #%d: %w", short(sha), n, err), "contents")
 		}
-		if len(c.Parents) > 0 {
-			return c.Parents[0].GetSHA(), nil
-		}
+		return c, nil
 	}
-	return pr.GetBase().GetSHA(), nil
+	c, err := commit(sha)
+	if err != nil {
+		return "", err
+	}
+	if len(c.Parents) == 0 {
+		return pr.GetBase().GetSHA(), nil
+	}
+	parent := c.Parents[0].GetSHA()
+	if len(c.Parents) > 1 {
+		return parent, nil // a merge commit
+	}
+	limit := pr.GetCommits()
+	if limit <= 0 || limit > maxReplayed {
+		limit = maxReplayed // list items carry no commit count
+	}
+	for step := 1; step < limit; step++ {
+		prs, _, err := r.Client.PullRequests.ListPullRequestsWithCommit(ctx, r.Owner, r.Repo, parent, &github.ListOptions{PerPage: 10})
+		if err != nil {
+			return "", botpr.Explain(fmt.Errorf("finding the pull request of commit %s (base of #%d): %w", short(parent), n, err), "pull-requests")
+		}
+		ours := false
+		for _, p := range prs {
+			ours = ours || p.GetNumber() == n
+		}
+		if !ours {
+			break
+		}
+		pc, err := commit(parent)
+		if err != nil {
+			return "", err
+		}
+		if len(pc.Parents) != 1 {
+			break
+		}
+		parent = pc.Parents[0].GetSHA()
+	}
+	return parent, nil
 }
 
 // process settles, ticks and encodes one merged pull request into st.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -745,7 +746,7 @@ func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
 	g.mu.Lock()
 	out := []any{}
 	for _, p := range g.pulls {
-		if p.MergeCommitSHA == sha || p.HeadSHA == sha {
+		if p.MergeCommitSHA == sha || p.HeadSHA == sha || slices.Contains(p.Replayed, sha) {
 			out = append(out, g.pullPayload(p))
 		}
 	}
