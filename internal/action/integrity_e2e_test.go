@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
@@ -390,5 +391,68 @@ func TestE2EIntegrityRebaseMergeVerifiesAtTheRealBase(t *testing.T) {
 	ok := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
 	if res = h.run("pull_request_target", mergedEvent(ok.Number), nil); res.outputs["settled-tickets"] != "1" {
 		t.Fatalf("squash merge: %v\n%s", res.outputs, res.stdout)
+	}
+}
+
+// Finding 5: the record's processed list was sorted by number while the replay horizon read its
+// first entry as the oldest merge; with a full record whose lowest number merged late (a
+// long-open pull request), every earlier-merged unprocessed pull request was skipped.
+func TestE2EIntegrityFullRecordHorizonIsTheOldestMerge(t *testing.T) {
+	t.Parallel()
+	seed, es := seedStore(t)
+	rec := Record{Version: 1}
+	// #999 was opened long ago and merged last; #1000.. merged before everything in the fake.
+	rec.Processed = append(rec.Processed, Processed{PR: 999, MergedAt: "2026-03-01T00:00:00Z", Outcome: OutcomeNoTickets})
+	base := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < maxProcessed-1; i++ {
+		rec.Processed = append(rec.Processed, Processed{PR: 1000 + i, MergedAt: base.Add(time.Duration(i) * time.Minute).Format(time.RFC3339), Outcome: OutcomeNoTickets})
+	}
+	store, err := WithRecord(seed, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, store)
+	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("an unprocessed pull request merged after the oldest recorded merge was skipped: %v\n%s", res.outputs, res.stdout)
+	}
+	got := h.record(DefaultBranch)
+	if len(got.Processed) != maxProcessed || got.Processed[0].PR != 1001 || got.Processed[len(got.Processed)-1].PR != 999 {
+		t.Fatalf("record not capped by merge time: first #%d last #%d, %d entries", got.Processed[0].PR, got.Processed[len(got.Processed)-1].PR, len(got.Processed))
+	}
+	if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Uses != 1 {
+		t.Fatalf("%+v", e)
+	}
+}
+
+// Finding 5: the three-way rule of the record sorts and caps by merge time, not by number.
+func TestMergeRecordsSortsAndCapsByMergeTime(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(m int) string { return t0.Add(time.Duration(m) * time.Minute).Format(time.RFC3339) }
+	var ours, theirs Record
+	ours.Version, theirs.Version = 1, 1
+	// Low numbers merged late on ours; high numbers merged early on theirs.
+	for i := 0; i < maxProcessed; i++ {
+		theirs.Processed = append(theirs.Processed, Processed{PR: 5000 + i, MergedAt: at(i), Outcome: OutcomeNoTickets})
+	}
+	ours.Processed = []Processed{{PR: 1, MergedAt: at(10000), Outcome: OutcomeSettled}, {PR: 2, MergedAt: at(10001), Outcome: OutcomeSettled}}
+	o, _ := marshalRecord(ours)
+	th, _ := marshalRecord(theirs)
+	raw, err := mergeRecords(nil, o, th)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadRecord([]byte(`{"` + RecordKey + `":` + string(raw) + `}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Processed) != maxProcessed || got.Processed[0].PR != 5002 || got.Processed[maxProcessed-1].PR != 2 || !got.has(1) {
+		t.Fatalf("first #%d last #%d has #1 %v", got.Processed[0].PR, got.Processed[maxProcessed-1].PR, got.has(1))
+	}
+	if h, full := got.horizon(); !full || h.PR != 5002 {
+		t.Fatalf("horizon %+v", h)
 	}
 }

@@ -283,18 +283,13 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	// When the record is full (its oldest entries were dropped), a pull request merged before
 	// the oldest one it still holds may have been processed already: skip it rather than
 	// risk settling it twice.
-	var horizon time.Time
-	if len(st.rec.Processed) >= maxProcessed {
-		if t, err := time.Parse(time.RFC3339, st.rec.Processed[0].MergedAt); err == nil {
-			horizon = t
-		}
-	}
+	oldest, full := st.rec.horizon()
 	keep := func(pr *github.PullRequest) {
 		n := pr.GetNumber()
 		if pr.MergedAt == nil || pr.GetBase().GetRef() != st.base || pr.GetHead().GetRef() == r.Config.Branch || st.rec.has(n) {
 			return
 		}
-		if !horizon.IsZero() && pr.GetMergedAt().Time.Before(horizon) {
+		if full && mergedBefore(Processed{PR: n, MergedAt: pr.GetMergedAt().UTC().Format(time.RFC3339)}, oldest) {
 			return
 		}
 		byNum[n] = pr
