@@ -206,6 +206,15 @@ func (ev *Evidence) value() value {
 	return vObj(ev.members()...)
 }
 
+// MaxSettledRuns caps ledger.settled_runs (darwin-memo lets it grow without
+// bound): a settlement that appends to a full list drops the oldest records.
+// The list is a replay guard keyed by ticket, repository and run; 2000 covers
+// several tickets for each of the 500 merged pull requests the action's own
+// record remembers, and a run is retried within hours, not thousands of
+// settlements later. A loaded list longer than the cap is kept as it is
+// until the next settlement appends to it (stores round-trip unchanged).
+const MaxSettledRuns = 2000
+
 // SettleOptions describe where a settlement's delta came from.
 type SettleOptions struct {
 	Detail   string
@@ -317,6 +326,9 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if ev := opts.Evidence; ev != nil && ev.Repository != "" && ev.Run != "" {
 		ms := []member{m("ticket", vStr(t.ID)), m("source", vStr(opts.Source)), m("delta", vFloat(delta))}
 		s.settledRuns = append(s.settledRuns, vObj(append(ms, ev.members()...)...))
+		if over := len(s.settledRuns) - MaxSettledRuns; over > 0 {
+			s.settledRuns = append([]value(nil), s.settledRuns[over:]...)
+		}
 	}
 	srcLabel := opts.Source
 	if srcLabel == "measured" {

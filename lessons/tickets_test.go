@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -238,5 +239,30 @@ func TestSettleBodyCompatAndFreeSameLesson(t *testing.T) {
 	credit := s.cfg.CreditGain * math.Tanh(1/s.cfg.Scale())
 	if got, want := a.Energy, math.Min(s.MaxEnergy, before+credit)-s.Upkeep; math.Abs(got-want) > 1e-9 {
 		t.Errorf("energy %v -> %v, want %v", before, got, want)
+	}
+}
+
+// Issue 9 finding 10 (part): ledger.settled_runs is capped; the newest records (the replay
+// guard of recent runs) are kept.
+func TestSettledRunsCapped(t *testing.T) {
+	s, a, _, _ := ticketStore(t)
+	ft := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
+	run := func(i int) *Evidence { return &Evidence{Repository: "o/r", Run: "pr#" + strconv.Itoa(i)} }
+	for i := 0; i < MaxSettledRuns+7; i++ {
+		if r := s.SettleFree(ft, 0, SettleOptions{Source: "ci", Evidence: run(i)}); !r.Landed {
+			t.Fatalf("settlement %d did not land", i)
+		}
+	}
+	if len(s.settledRuns) != MaxSettledRuns {
+		t.Fatalf("settled_runs has %d records, want %d", len(s.settledRuns), MaxSettledRuns)
+	}
+	if !s.settledRun(ft.ID(), run(MaxSettledRuns+6)) || !s.settledRun(ft.ID(), run(7)) || s.settledRun(ft.ID(), run(6)) {
+		t.Fatal("the cap did not drop exactly the oldest records")
+	}
+	// The capped list loads and round-trips unchanged.
+	b := mustMarshal(t, s)
+	again, err := Parse("s", b)
+	if err != nil || len(again.settledRuns) != MaxSettledRuns || string(mustMarshal(t, again)) != string(b) {
+		t.Fatalf("round trip: %v", err)
 	}
 }
