@@ -456,3 +456,28 @@ func TestMergeRecordsSortsAndCapsByMergeTime(t *testing.T) {
 		t.Fatalf("horizon %+v", h)
 	}
 }
+
+// The branch of a closed bot pull request whose work the base branch already holds is deleted,
+// so its record is not carried over again on every run.
+func TestE2EIntegrityStaleClosedBotBranchDeleted(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	pr1 := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+	mustCode(t, h.run("pull_request_target", mergedEvent(pr1.Number), nil), 0)
+	bot := h.openBotPRs()[0]
+	b, _ := h.git.File(DefaultBranch, storePath)
+	md, _ := h.git.File(DefaultBranch, DefaultRender)
+	h.git.CommitFiles("main", "maintainer", "take lessons", map[string][]byte{storePath: b, DefaultRender: md})
+	h.git.ClosePull(bot.Number)
+	res := h.run("workflow_dispatch", `{"inputs":{}}`, map[string]string{"dry-run": "true"})
+	mustCode(t, res, 0)
+	if h.git.Ref(DefaultBranch) == "" {
+		t.Fatal("a dry run deleted the branch")
+	}
+	res = h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 0)
+	if res.outputs["pull-request-operation"] != "none" || h.git.Ref(DefaultBranch) != "" {
+		t.Fatalf("outputs %v, branch %q\n%s", res.outputs, h.git.Ref(DefaultBranch), res.stdout)
+	}
+}

@@ -231,6 +231,9 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 		st.warnings = append(st.warnings, fmt.Sprintf("the store on %s cannot be read (%v); its work is not carried over (delete the branch to silence this)", where, err))
 		return nil
 	}
+	// A closed pull request's branch whose work this run redoes is deleted if the run then
+	// has nothing the base branch lacks (see publish), so it is not redone on every run.
+	st.closedBranch = st.open == nil
 	var again []string
 	for _, p := range rec.Processed {
 		if st.rec.has(p.PR) {
@@ -260,6 +263,11 @@ func (r *Runner) flakyPath() string {
 }
 
 func sameDoc(a, b []byte) bool { return bytes.Equal(a, b) }
+
+func isNotFound(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity)
+}
 
 func orEmptyDoc(b []byte) []byte {
 	if b == nil {
@@ -757,6 +765,13 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		r.logf("dry run: would %s", map[bool]string{true: "update the bot pull request", false: "leave everything as it is"}[changed])
 		return nil
 	case !changed && st.open == nil:
+		if st.closedBranch {
+			// The closed bot pull request's branch holds nothing the base branch lacks now.
+			if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch); err != nil && !isNotFound(err) {
+				return botpr.Explain(fmt.Errorf("deleting the branch %s of a closed bot pull request: %w", r.Config.Branch, err), "contents")
+			}
+			r.logf("deleted the branch %s: its closed pull request holds nothing the base branch lacks", r.Config.Branch)
+		}
 		r.logf("nothing changed; no bot pull request")
 		return nil
 	case !changed:

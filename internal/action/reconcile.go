@@ -169,6 +169,9 @@ type state struct {
 	// reapply holds the records of pull requests a discarded bot branch had processed and the
 	// base branch has not: they are settled again with the recorded delta and tickets.
 	reapply map[int]Processed
+	// closedBranch is set when the bot branch of a closed pull request was read and its work
+	// carried over.
+	closedBranch bool
 	// trig is the run's trigger (its payload's body is the merge-time body of its pull request).
 	trig Trigger
 }
