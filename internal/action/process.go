@@ -292,12 +292,17 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	// the oldest one it still holds may have been processed already: skip it rather than
 	// risk settling it twice.
 	oldest, full := st.rec.horizon()
+	lost := map[int]bool{}
 	keep := func(pr *github.PullRequest) {
 		n := pr.GetNumber()
 		if pr.MergedAt == nil || pr.GetBase().GetRef() != st.base || pr.GetHead().GetRef() == r.Config.Branch || st.rec.has(n) {
 			return
 		}
 		if full && mergedBefore(Processed{PR: n, MergedAt: pr.GetMergedAt().UTC().Format(time.RFC3339)}, oldest) {
+			if _, carried := st.reapply[n]; carried && !lost[n] {
+				lost[n] = true
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d was settled on the discarded bot branch but merged before the oldest pull request the base branch's full record holds (#%d); it is not settled again", n, oldest.PR))
+			}
 			return
 		}
 		byNum[n] = pr
