@@ -206,11 +206,25 @@ func (ev *Evidence) value() value {
 	return vObj(ev.members()...)
 }
 
+// MaxSettledRuns caps ledger.settled_runs (darwin-memo lets it grow without
+// bound): a settlement that appends to a full list drops the oldest records.
+// The list is a replay guard keyed by ticket, repository and run; 2000 covers
+// several tickets for each of the 500 merged pull requests the action's own
+// record remembers, and a run is retried within hours, not thousands of
+// settlements later. A loaded list longer than the cap is kept as it is
+// until the next settlement appends to it (stores round-trip unchanged).
+const MaxSettledRuns = 2000
+
 // SettleOptions describe where a settlement's delta came from.
 type SettleOptions struct {
 	Detail   string
 	Source   string // "ci", "operator", ...; default "unknown"
 	Evidence *Evidence
+
+	// moved holds the entries an earlier ticket of the same merged pull
+	// request already moved (SettleBody): a settlement neither credits them
+	// nor counts a use, so one pull request moves each lesson at most once.
+	moved map[string]bool
 }
 
 // Settle statuses.
@@ -312,6 +326,9 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if ev := opts.Evidence; ev != nil && ev.Repository != "" && ev.Run != "" {
 		ms := []member{m("ticket", vStr(t.ID)), m("source", vStr(opts.Source)), m("delta", vFloat(delta))}
 		s.settledRuns = append(s.settledRuns, vObj(append(ms, ev.members()...)...))
+		if over := len(s.settledRuns) - MaxSettledRuns; over > 0 {
+			s.settledRuns = append([]value(nil), s.settledRuns[over:]...)
+		}
 	}
 	srcLabel := opts.Source
 	if srcLabel == "measured" {
@@ -322,6 +339,15 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 		detail = ", " + opts.Detail
 	}
 	applied := s.assignCredit(t, delta)
+	if len(opts.moved) > 0 {
+		kept := applied[:0:0]
+		for _, c := range applied {
+			if !opts.moved[c.Entry] {
+				kept = append(kept, c)
+			}
+		}
+		applied = kept
+	}
 	credited := map[string]bool{}
 	for _, c := range applied {
 		credited[c.Entry] = true
@@ -341,7 +367,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	res.Applied = applied
 	prov := t.Provenance()
 	for _, id := range prov {
-		if credited[id] {
+		if credited[id] || opts.moved[id] {
 			continue
 		}
 		e, ok := s.byID[id]

@@ -143,9 +143,10 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	r := &Runner{
 		Client: client, Config: cfg, Owner: env.Owner, Repo: env.Repo, RepoURL: env.RepoURL(), RunURL: runURL, RunID: runID,
 		Measure: measure, Now: opts.Now, Sleep: opts.Sleep, Logf: logf,
-		Encoder:         encode.New(provider, encOpts...),
-		TrustingEncoder: encode.New(provider, append(encOpts, encode.WithTrustAllAuthors(true))...),
-		Render:          RenderStore,
+		// Trust is checked per author of every source (the pull request's author and each cited
+		// reviewer) against the trusted-associations input, never widened to every author.
+		Encoder: encode.New(provider, append(encOpts, encode.WithTrustedAssociations(cfg.TrustedAssociations...))...),
+		Render:  RenderStore,
 	}
 	o, err := r.Run(ctx, trig)
 	logf("%d GitHub API request(s), %d retried", tr.Requests(), tr.Retries())

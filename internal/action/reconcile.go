@@ -36,11 +36,9 @@ type Runner struct {
 	RunID string
 	// Measure measures a merged pull request's CI delta.
 	Measure Measurer
-	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder.
+	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder. It
+	// must check every author against the trusted associations (WithTrustedAssociations).
 	Encoder *encode.Encoder
-	// TrustingEncoder adds lessons from every author; it is used for pull requests whose
-	// author association the trusted-associations input adds to the default trusted ones.
-	TrustingEncoder *encode.Encoder
 	// Render renders the store into Markdown within a byte budget; nil disables rendering.
 	Render func(s *lessons.Store, storePath string, budget int) ([]byte, error)
 	// Now is the clock for timestamps the store writes and for wait-for-ci.
@@ -171,6 +169,14 @@ type state struct {
 	// persist is set when the record gained something that must be written even without a
 	// lesson-level change: a final abstention, which would otherwise be measured again.
 	persist bool
+	// reapply holds the records of pull requests a discarded bot branch had processed and the
+	// base branch has not: they are settled again with the recorded delta and tickets.
+	reapply map[int]Processed
+	// closedBranch is set when the bot branch of a closed pull request was read and its work
+	// carried over.
+	closedBranch bool
+	// trig is the run's trigger (its payload's body is the merge-time body of its pull request).
+	trig Trigger
 }
 
 // Run reconciles every merged pull request not processed yet and publishes the bot pull
@@ -181,6 +187,7 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	st.trig = trig
 	out := &Outcome{Result: ResultNoop, Operation: botpr.OpNone}
 	prs, err := r.candidates(ctx, st, trig)
 	if err != nil {

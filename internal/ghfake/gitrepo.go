@@ -78,6 +78,20 @@ type GitPull struct {
 	Commits           int
 	// Files lists the paths the pull request changed.
 	Files []string
+	// ReviewComments are the pull request's review comments (GET /pulls/{n}/comments).
+	ReviewComments []ReviewComment
+	// Replayed lists the commits a rebase merge put on the base branch, oldest first (the
+	// last is MergeCommitSHA); GET /commits/{sha}/pulls maps each to the pull request.
+	Replayed []string
+}
+
+// ReviewComment is a review comment on a pull request, made before its head commit and
+// outdated by it (GitHub then omits its position).
+type ReviewComment struct {
+	ID                int64
+	Path, Body        string
+	User              string
+	AuthorAssociation string
 }
 
 // NewGitRepo returns an empty repository whose default branch holds one commit with files.
@@ -185,6 +199,11 @@ func (g *GitRepo) commitFilesLocked(branch, author, msg string, files map[string
 	}
 	sha := g.commitLocked(g.applyLocked(g.commits[parent].Tree, files), []string{parent}, msg, author)
 	g.refs["heads/"+branch] = sha
+	for _, p := range g.pulls {
+		if p.State == "open" && p.Head == branch {
+			p.HeadSHA = sha // as on GitHub, an open pull request's head follows its branch
+		}
+	}
 	return sha
 }
 
@@ -196,6 +215,12 @@ type MergeSpec struct {
 	Branch            string // head branch; default pr-<n>
 	Files             map[string][]byte
 	Labels            []string
+	// ReviewComments are made on the pull request before its last commit.
+	ReviewComments []ReviewComment
+	// RebaseCommits, when set, makes the pull request one commit per element (after the
+	// commit of Files, if any) and rebase-merges it: each commit is replayed onto the default
+	// branch, and the merge commit sha is the last replayed commit.
+	RebaseCommits []map[string][]byte
 }
 
 // MergePull opens a pull request from a branch holding spec.Files on top of the default
@@ -216,20 +241,48 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	}
 	base := g.refs["heads/"+g.DefaultBranch]
 	g.refs["heads/"+spec.Branch] = base
-	head := g.commitFilesLocked(spec.Branch, spec.User, spec.Title, spec.Files)
+	steps := spec.RebaseCommits
+	if len(steps) == 0 || len(spec.Files) > 0 {
+		steps = append([]map[string][]byte{spec.Files}, steps...)
+	}
+	var head string
+	for i, files := range steps {
+		msg := spec.Title
+		if len(steps) > 1 {
+			msg = fmt.Sprintf("%s (%d/%d)", spec.Title, i+1, len(steps))
+		}
+		head = g.commitFilesLocked(spec.Branch, spec.User, msg, files)
+	}
 	created := g.now
-	mergeSHA := g.commitLocked(g.commits[head].Tree, []string{base}, fmt.Sprintf("%s (#%d)", spec.Title, n), spec.User)
+	var mergeSHA string
+	var replayed []string
+	if len(spec.RebaseCommits) == 0 {
+		mergeSHA = g.commitLocked(g.commits[head].Tree, []string{base}, fmt.Sprintf("%s (#%d)", spec.Title, n), spec.User)
+	} else {
+		mergeSHA = base
+		for i, files := range steps {
+			mergeSHA = g.commitLocked(g.applyLocked(g.commits[mergeSHA].Tree, files), []string{mergeSHA}, fmt.Sprintf("%s (%d/%d)", spec.Title, i+1, len(steps)), spec.User)
+			replayed = append(replayed, mergeSHA)
+		}
+	}
 	g.refs["heads/"+g.DefaultBranch] = mergeSHA
 	var paths []string
-	for p := range spec.Files {
-		paths = append(paths, p)
+	seenPath := map[string]bool{}
+	for _, files := range steps {
+		for p := range files {
+			if !seenPath[p] {
+				seenPath[p] = true
+				paths = append(paths, p)
+			}
+		}
 	}
 	sort.Strings(paths)
 	pr := &GitPull{
 		Number: n, Title: spec.Title, Body: spec.Body, State: "closed", Merged: true,
 		MergedAt: g.now, ClosedAt: g.now, CreatedAt: created, UpdatedAt: g.now,
 		Head: spec.Branch, Base: g.DefaultBranch, HeadSHA: head, BaseSHA: base, MergeCommitSHA: mergeSHA,
-		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: 1, Files: paths,
+		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: len(steps), Files: paths,
+		ReviewComments: spec.ReviewComments, Replayed: replayed,
 	}
 	g.pulls = append(g.pulls, pr)
 	return g.copyPull(pr)
@@ -388,6 +441,16 @@ func (g *GitRepo) ClosePull(n int) {
 	defer g.mu.Unlock()
 	if p := g.pullLocked(n); p != nil {
 		p.State, p.ClosedAt, p.UpdatedAt = "closed", g.tickLocked(), g.now
+	}
+}
+
+// EditPullBody replaces a pull request's body as its author would through the web page (it
+// may be merged already); like every edit on GitHub, it moves updated_at.
+func (g *GitRepo) EditPullBody(n int, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p := g.pullLocked(n); p != nil {
+		p.Body, p.UpdatedAt = body, g.tickLocked()
 	}
 }
 

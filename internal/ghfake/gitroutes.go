@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -514,6 +515,13 @@ func (g *GitRepo) pullPayload(p *GitPull) map[string]any {
 	return m
 }
 
+// reviewer is a simple-user as the real payloads carry it, with login.
+func reviewer(login string) map[string]any {
+	u := gitPayload("pulls-get.example.json")["user"].(map[string]any)
+	u["login"] = login
+	return u
+}
+
 func (g *GitRepo) getPull(w http.ResponseWriter, n int) {
 	g.mu.Lock()
 	p := g.pullLocked(n)
@@ -738,7 +746,7 @@ func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
 	g.mu.Lock()
 	out := []any{}
 	for _, p := range g.pulls {
-		if p.MergeCommitSHA == sha || p.HeadSHA == sha {
+		if p.MergeCommitSHA == sha || p.HeadSHA == sha || slices.Contains(p.Replayed, sha) {
 			out = append(out, g.pullPayload(p))
 		}
 	}
@@ -797,6 +805,22 @@ func (g *GitRepo) pullList(w http.ResponseWriter, r *http.Request, n int, what s
 					"committer": map[string]any{"name": c.Author, "email": c.Author + "@users.noreply.github.com", "date": when},
 					"tree":      map[string]any{"sha": c.Tree}},
 				"author": map[string]any{"login": c.Author}, "parents": []any{}})
+		}
+	case "comments":
+		// pull-request-review-comment: made when the pull request opened, before its head
+		// commit, which outdated it (an outdated comment has no position).
+		created := p.CreatedAt.Add(-time.Minute).Format(time.RFC3339)
+		for _, rc := range p.ReviewComments {
+			url := g.api(fmt.Sprintf("pulls/comments/%d", rc.ID))
+			html := fmt.Sprintf("https://github.com/%s/%s/pull/%d#discussion_r%d", g.Owner, g.Name, p.Number, rc.ID)
+			prURL := g.api(fmt.Sprintf("pulls/%d", p.Number))
+			out = append(out, map[string]any{"url": url, "id": rc.ID, "node_id": fmt.Sprintf("PRRC_%d", rc.ID),
+				"pull_request_review_id": rc.ID + 1000, "diff_hunk": "@@ -0,0 +1 @@", "path": rc.Path,
+				"commit_id": p.HeadSHA, "original_commit_id": p.BaseSHA,
+				"user": reviewer(rc.User),
+				"body": rc.Body, "created_at": created, "updated_at": created, "html_url": html, "pull_request_url": prURL,
+				"author_association": rc.AuthorAssociation,
+				"_links":             map[string]any{"self": map[string]any{"href": url}, "html": map[string]any{"href": html}, "pull_request": map[string]any{"href": prURL}}})
 		}
 	}
 	gitJSON(w, 200, out)
