@@ -49,7 +49,17 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 	}
 	e.ID = s.freshEntryID("entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
 	s.addLiving(e)
-	s.log("add", m("entry", vStr(e.ID)), m("kind", vStr(string(e.Kind))))
+	source := strings.Join(e.Sources, ", ")
+	if source == "" {
+		source = "agent" // darwin-memo's Ledger.add default
+	}
+	window := ""
+	if e.Juvenile > 0 {
+		window = fmt.Sprintf(", juvenile window %d", e.Juvenile)
+	}
+	s.note(e.ID, s.structured(fmt.Sprintf("born at tick %d (source %s, stake %s%s)", s.tick, source, strconv.FormatFloat(e.Energy, 'g', -1, 64), window),
+		"birth", m("source", vStr(source)), m("stake", vFloat(e.Energy))))
+	s.log("add", m("entry", vStr(e.ID)), m("kind", vStr(string(e.Kind))), m("source", vStr(source)), m("stake", vFloat(e.Energy)))
 	return e, nil
 }
 
@@ -596,6 +606,12 @@ const (
 // Forget buries a living entry explicitly (cause "forgotten"). It refuses
 // pinned and escrowed entries.
 func (s *Store) Forget(id string) string {
+	// darwin-memo's order: escrow first (even for an id that is not
+	// living), then existence, then pin.
+	if s.escrowed()[id] {
+		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetEscrowed)))
+		return ForgetEscrowed
+	}
 	e, ok := s.byID[id]
 	if !ok {
 		return ForgetUnknown
@@ -603,10 +619,6 @@ func (s *Store) Forget(id string) string {
 	if e.Pinned {
 		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetPinned)))
 		return ForgetPinned
-	}
-	if s.escrowed()[id] {
-		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetEscrowed)))
-		return ForgetEscrowed
 	}
 	s.note(id, s.structured(fmt.Sprintf("buried at tick %d (forgotten)", s.tick), "buried", m("via", vStr("forget")), m("cause", vStr("forgotten"))))
 	s.bury(e)
@@ -664,7 +676,9 @@ func (s *Store) Import(from *Store, opts ImportOptions) []string {
 			m("imported_from", vStr(label))))
 		out = append(out, e.ID)
 	}
-	s.log("import", m("from", vStr(label)), m("entries", vStrs(out)))
+	if len(out) > 0 { // an import that copies nothing changes nothing
+		s.log("import", m("from", vStr(label)), m("entries", vStrs(out)))
+	}
 	return out
 }
 
