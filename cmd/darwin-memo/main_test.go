@@ -282,3 +282,25 @@ func TestNewStoreStartsWithRecommendedConfig(t *testing.T) {
 		t.Errorf("darwin-memo store supporting_share %v, want its 0.25", got)
 	}
 }
+
+// Issue 10 §3: every command's usage names itself, help CMD shows CMD's
+// usage, a wrong flag's error is printed once, and render writes LESSONS.md
+// next to the store, where the action keeps it.
+func TestUsageAndDefaults(t *testing.T) {
+	if r := runCLI(t, "obituary", "-h"); r.code != 0 || !strings.Contains(r.stderr, "Usage: darwin-memo obituary") {
+		t.Errorf("obituary -h: exit %d stderr %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, "help", "decide"); r.code != 0 || !strings.Contains(r.stderr, "Usage: darwin-memo decide") || strings.Contains(r.stdout, "Commands:") {
+		t.Errorf("help decide: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "stats", "--nope"); r.code != 2 || strings.Count(r.stderr, "flag provided but not defined") != 1 {
+		t.Errorf("bad flag: exit %d stderr %q, want the error once", r.code, r.stderr)
+	}
+	p := fixtureStore(t)
+	if r := runCLI(t, "render", "--store", p); r.code != 0 {
+		t.Fatalf("render: exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(p), "LESSONS.md")); err != nil {
+		t.Errorf("render did not write LESSONS.md next to the store: %v", err)
+	}
+}
