@@ -19,17 +19,26 @@ type NewLesson struct {
 	RecordedTS string
 }
 
+// Validate reports what Add would refuse: an empty question or answer, or an
+// unknown kind (empty means explicit).
+func (l NewLesson) Validate() error {
+	if strings.TrimSpace(l.Question) == "" || strings.TrimSpace(l.Answer) == "" {
+		return errors.New("a lesson needs a non-empty question and answer")
+	}
+	if l.Kind != "" && !validKind(string(l.Kind)) {
+		return fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", l.Kind)
+	}
+	return nil
+}
+
 // Add creates a living entry with spawn energy at the current tick, as
 // darwin-memo's Ledger.add does (juvenile = admission_window).
 func (s *Store) Add(l NewLesson) (*Entry, error) {
-	if strings.TrimSpace(l.Question) == "" || strings.TrimSpace(l.Answer) == "" {
-		return nil, errors.New("a lesson needs a non-empty question and answer")
+	if err := l.Validate(); err != nil {
+		return nil, err
 	}
 	if l.Kind == "" {
 		l.Kind = KindExplicit
-	}
-	if !validKind(string(l.Kind)) {
-		return nil, fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", l.Kind)
 	}
 	ts := l.RecordedTS
 	if ts == "" {

@@ -1,4 +1,4 @@
-//go:build !unix && !windows
+//go:build aix || solaris || (!unix && !windows)
 
 package lessons
 
@@ -8,7 +8,7 @@ import (
 	"runtime"
 )
 
-// lockFile fails: this platform has no advisory file lock, and writing a
+// lockFile fails: this platform has no flock or LockFileEx, and writing a
 // store without one could lose a concurrent writer's change.
 func lockFile(f *os.File) (bool, error) {
 	return false, fmt.Errorf("store locking is not supported on %s", runtime.GOOS)

@@ -304,7 +304,7 @@ func runAdd(ctx context.Context, io *IO, args []string) error {
 		return usagef("need a QUESTION and an ANSWER, e.g. darwin-memo add \"How do I run the tests?\" \"make test; it needs docker\"")
 	}
 	lesson := lessons.NewLesson{Question: *q, Answer: *a, Kind: lessons.Kind(*kind), Sources: sources, RecordedTS: *ts}
-	if _, err := lessons.New("check", opts(io)).Add(lesson); err != nil { // refuse bad input before touching the disk
+	if err := lesson.Validate(); err != nil { // before touching the disk
 		return usagef("%v", err)
 	}
 	return mutate(ctx, io, store, mayCreate, func(s *lessons.Store) error {
