@@ -350,3 +350,36 @@ func TestCaseCompatCLISettleScaleDefault(t *testing.T) {
 		t.Errorf("persisted resource_scale %v, want 2.0 kept", c.ResourceScale)
 	}
 }
+
+// In a read-only directory every changing command exits 1 and the
+// directory stays as it was. (Root ignores permissions, so the test skips
+// there, as it does on Windows, where the mode bits do not apply.)
+func TestReadOnlyDirectoryChangesNothing(t *testing.T) {
+	if os.Geteuid() <= 0 {
+		t.Skip("needs a non-root user on a system with Unix permissions")
+	}
+	dir := failureDir(t)
+	p := filepath.Join(dir, "lessons.json")
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	before := snapshot(t, dir)
+	for _, args := range [][]string{
+		{"add", "--store", p, "q", "a"},
+		{"settle", "--store", p, "a899bb29d181", "1"},
+		{"abandon", "--store", p, "a899bb29d181"},
+		{"tick", "--store", p},
+		{"pin", "--store", p, "053a99cf0a4c"},
+		{"forget", "--store", p, "52867957f4d5"},
+		{"decide", "--register", "--store", p, "benchmark arms"},
+		{"import", "--store", p, filepath.Join(dir, "nan.json")},
+	} {
+		if r := runCLI(t, args...); r.code != 1 {
+			t.Errorf("%v: exit %d, want 1: %s", args, r.code, r.stderr)
+		}
+	}
+	if d := diffSnapshots(before, snapshot(t, dir)); len(d) > 0 {
+		t.Errorf("the directory changed: %v", d)
+	}
+}
