@@ -808,3 +808,19 @@ func TestCaseCompatForgetChecksEscrowBeforePin(t *testing.T) {
 		t.Error("forgotten despite escrow")
 	}
 }
+
+// Given a store persisting resource_scale 2.0, when a ticket settles delta
+// +1 with SettleOptions.Scale 1.5, then the decider earns 0.6·tanh(1/1.5)
+// and the persisted scale stays 2.0 (no ledger.config change).
+func TestSettleScaleOverridesOnlyThisSettlement(t *testing.T) {
+	s := newTestStore()
+	scale(s, 2)
+	d := mustAdd(t, s, "q", "a")
+	s.Settle(pend(s, d.ID), 1, SettleOptions{Scale: 1.5})
+	if want := 1 + 0.6*math.Tanh(1/1.5); math.Abs(d.Energy-want) > 1e-12 {
+		t.Errorf("energy %v, want %v", d.Energy, want)
+	}
+	if c := s.Config(); c.ResourceScale == nil || *c.ResourceScale != 2 {
+		t.Errorf("persisted scale %v, want 2", c.ResourceScale)
+	}
+}

@@ -230,6 +230,10 @@ type SettleOptions struct {
 	Detail   string
 	Source   string // "ci", "operator", ...; default "unknown"
 	Evidence *Evidence
+	// Scale, when positive, is the tanh normaliser of this settlement only,
+	// overriding the persisted resource_scale without changing it (the
+	// action's scale input, the CLI's --scale). Zero: Config().Scale().
+	Scale float64
 }
 
 // Settle statuses.
@@ -291,9 +295,12 @@ func (s *Store) Abandon(ticketID string) SettleResult {
 }
 
 // assignCredit is survival.py assign_credit.
-func (s *Store) assignCredit(t *Ticket, delta float64) []Credit {
+func (s *Store) assignCredit(t *Ticket, delta, scale float64) []Credit {
 	c := s.cfg
-	credit := c.CreditGain * math.Tanh(delta/s.cfg.Scale())
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		scale = c.Scale()
+	}
+	credit := c.CreditGain * math.Tanh(delta/scale)
 	if credit == 0 || math.IsNaN(credit) {
 		return nil
 	}
@@ -340,7 +347,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if opts.Detail != "" {
 		detail = ", " + opts.Detail
 	}
-	applied := s.assignCredit(t, delta)
+	applied := s.assignCredit(t, delta, opts.Scale)
 	credited := map[string]bool{}
 	for _, c := range applied {
 		credited[c.Entry] = true

@@ -372,8 +372,8 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 		if err != nil {
 			return err
 		}
-		return settleBody(ctx, io, store, *body, *base, delta, *scale, lessons.SettleOptions{Detail: *detail, Source: *source,
-			Evidence: evidence(*repo, *runID)})
+		return settleBody(ctx, io, store, *body, *base, delta, lessons.SettleOptions{Detail: *detail, Source: *source,
+			Evidence: evidence(*repo, *runID), Scale: *scale})
 	}
 	if len(pos) != 2 {
 		return usagef("need TICKET and DELTA, e.g. darwin-memo settle 0123456789ab 2")
@@ -387,7 +387,7 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 		if err := checkFinite(s); err != nil {
 			return err
 		}
-		withScale(s, *scale, func() { r = s.Settle(pos[0], delta, lessons.SettleOptions{Detail: *detail, Source: *source}) })
+		r = s.Settle(pos[0], delta, lessons.SettleOptions{Detail: *detail, Source: *source, Scale: *scale})
 		switch r.Status {
 		case lessons.StatusRejected:
 			return fmt.Errorf("DELTA %s is not finite; nothing was settled and the ticket stays pending", pos[1])
@@ -402,18 +402,6 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 	return printSettle(io, r)
 }
 
-// withScale runs fn with the store's resource_scale set to scale and
-// restores the persisted config afterwards, as the action does: the scale
-// is a parameter of each settlement, not store state.
-func withScale(s *lessons.Store, scale float64, fn func()) {
-	cfg := s.Config()
-	scaled := cfg
-	scaled.ResourceScale = &scale
-	s.SetConfig(scaled)
-	defer s.SetConfig(cfg)
-	fn()
-}
-
 func evidence(repo, run string) *lessons.Evidence {
 	if repo == "" && run == "" {
 		return nil
@@ -423,7 +411,7 @@ func evidence(repo, run string) *lessons.Evidence {
 
 // settleBody settles every ticket in a PR body, then ticks once if any
 // settlement landed.
-func settleBody(ctx context.Context, io *IO, store *writeTarget, bodyPath, basePath string, delta, scale float64, sopts lessons.SettleOptions) error {
+func settleBody(ctx context.Context, io *IO, store *writeTarget, bodyPath, basePath string, delta float64, sopts lessons.SettleOptions) error {
 	storePath := store.path
 	var text []byte
 	var err error
@@ -487,13 +475,11 @@ func settleBody(ctx context.Context, io *IO, store *writeTarget, bodyPath, baseP
 				continue
 			}
 			var r lessons.SettleResult
-			withScale(s, scale, func() {
-				if t.Form == lessons.FormCompat {
-					r = s.Settle(t.ID, delta, sopts)
-				} else {
-					r = s.SettleFree(t.Free, delta, sopts)
-				}
-			})
+			if t.Form == lessons.FormCompat {
+				r = s.Settle(t.ID, delta, sopts)
+			} else {
+				r = s.SettleFree(t.Free, delta, sopts)
+			}
 			o.Settled, o.Status = r.Landed, r.Status
 			landed = landed || r.Landed
 			out.Tickets = append(out.Tickets, o)
