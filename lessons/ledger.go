@@ -19,17 +19,26 @@ type NewLesson struct {
 	RecordedTS string
 }
 
+// Validate reports what Add would refuse: an empty question or answer, or an
+// unknown kind (empty means explicit).
+func (l NewLesson) Validate() error {
+	if strings.TrimSpace(l.Question) == "" || strings.TrimSpace(l.Answer) == "" {
+		return errors.New("a lesson needs a non-empty question and answer")
+	}
+	if l.Kind != "" && !validKind(string(l.Kind)) {
+		return fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", l.Kind)
+	}
+	return nil
+}
+
 // Add creates a living entry with spawn energy at the current tick, as
 // darwin-memo's Ledger.add does (juvenile = admission_window).
 func (s *Store) Add(l NewLesson) (*Entry, error) {
-	if strings.TrimSpace(l.Question) == "" || strings.TrimSpace(l.Answer) == "" {
-		return nil, errors.New("a lesson needs a non-empty question and answer")
+	if err := l.Validate(); err != nil {
+		return nil, err
 	}
 	if l.Kind == "" {
 		l.Kind = KindExplicit
-	}
-	if !validKind(string(l.Kind)) {
-		return nil, fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", l.Kind)
 	}
 	ts := l.RecordedTS
 	if ts == "" {
@@ -49,7 +58,17 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 	}
 	e.ID = s.freshEntryID("entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
 	s.addLiving(e)
-	s.log("add", m("entry", vStr(e.ID)), m("kind", vStr(string(e.Kind))))
+	source := strings.Join(e.Sources, ", ")
+	if source == "" {
+		source = "agent" // darwin-memo's Ledger.add default
+	}
+	window := ""
+	if e.Juvenile > 0 {
+		window = fmt.Sprintf(", juvenile window %d", e.Juvenile)
+	}
+	s.note(e.ID, s.structured(fmt.Sprintf("born at tick %d (source %s, stake %s%s)", s.tick, source, strconv.FormatFloat(e.Energy, 'g', -1, 64), window),
+		"birth", m("source", vStr(source)), m("stake", vFloat(e.Energy))))
+	s.log("add", m("entry", vStr(e.ID)), m("kind", vStr(string(e.Kind))), m("source", vStr(source)), m("stake", vFloat(e.Energy)))
 	return e, nil
 }
 
@@ -225,6 +244,10 @@ type SettleOptions struct {
 	// request already moved (SettleBody): a settlement neither credits them
 	// nor counts a use, so one pull request moves each lesson at most once.
 	moved map[string]bool
+	// Scale, when positive, is the tanh normaliser of this settlement only,
+	// overriding the persisted resource_scale without changing it (the
+	// action's scale input, the CLI's --scale). Zero: Config().Scale().
+	Scale float64
 }
 
 // Settle statuses.
@@ -286,9 +309,12 @@ func (s *Store) Abandon(ticketID string) SettleResult {
 }
 
 // assignCredit is survival.py assign_credit.
-func (s *Store) assignCredit(t *Ticket, delta float64) []Credit {
+func (s *Store) assignCredit(t *Ticket, delta, scale float64) []Credit {
 	c := s.cfg
-	credit := c.CreditGain * math.Tanh(delta/s.cfg.Scale())
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		scale = c.Scale()
+	}
+	credit := c.CreditGain * math.Tanh(delta/scale)
 	if credit == 0 || math.IsNaN(credit) {
 		return nil
 	}
@@ -338,7 +364,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if opts.Detail != "" {
 		detail = ", " + opts.Detail
 	}
-	applied := s.assignCredit(t, delta)
+	applied := s.assignCredit(t, delta, opts.Scale)
 	if len(opts.moved) > 0 {
 		kept := applied[:0:0]
 		for _, c := range applied {
@@ -622,6 +648,12 @@ const (
 // Forget buries a living entry explicitly (cause "forgotten"). It refuses
 // pinned and escrowed entries.
 func (s *Store) Forget(id string) string {
+	// darwin-memo's order: escrow first (even for an id that is not
+	// living), then existence, then pin.
+	if s.escrowed()[id] {
+		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetEscrowed)))
+		return ForgetEscrowed
+	}
 	e, ok := s.byID[id]
 	if !ok {
 		return ForgetUnknown
@@ -629,10 +661,6 @@ func (s *Store) Forget(id string) string {
 	if e.Pinned {
 		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetPinned)))
 		return ForgetPinned
-	}
-	if s.escrowed()[id] {
-		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetEscrowed)))
-		return ForgetEscrowed
 	}
 	s.note(id, s.structured(fmt.Sprintf("buried at tick %d (forgotten)", s.tick), "buried", m("via", vStr("forget")), m("cause", vStr("forgotten"))))
 	s.bury(e)
@@ -690,7 +718,9 @@ func (s *Store) Import(from *Store, opts ImportOptions) []string {
 			m("imported_from", vStr(label))))
 		out = append(out, e.ID)
 	}
-	s.log("import", m("from", vStr(label)), m("entries", vStrs(out)))
+	if len(out) > 0 { // an import that copies nothing changes nothing
+		s.log("import", m("from", vStr(label)), m("entries", vStrs(out)))
+	}
 	return out
 }
 

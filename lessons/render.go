@@ -3,11 +3,11 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // RenderOptions tune Render.
@@ -19,6 +19,13 @@ type RenderOptions struct {
 
 // DefaultRenderBudget is 25 KiB.
 const DefaultRenderBudget = 25 * 1024
+
+// MaxRenderBudget bounds ParseBudget (1 GiB).
+const MaxRenderBudget = 1 << 30
+
+// ErrBudgetTooSmall is returned by Render when the budget cannot hold the
+// header line: a document cut inside it would leave an unclosed "<!--".
+var ErrBudgetTooSmall = errors.New("render budget too small")
 
 // ParseBudget parses a byte budget: a number with an optional unit b, k, kb,
 // m or mb (case-insensitive; k and m are 1024 and 1024²).
@@ -35,14 +42,17 @@ func ParseBudget(s string) (int, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || t == "" {
+	if err != nil || t == "" || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("budget %q is not a size; write bytes or a size such as 25kb or 1mb", s)
 	}
-	n := int(f * float64(mult))
-	if n <= 0 {
-		return 0, fmt.Errorf("budget %q must be positive", s)
+	b := f * float64(mult)
+	if b < 1 {
+		return 0, fmt.Errorf("budget %q must be at least 1 byte", s)
 	}
-	return n, nil
+	if b > MaxRenderBudget {
+		return 0, fmt.Errorf("budget %q is larger than %d MiB", s, MaxRenderBudget>>20)
+	}
+	return int(b), nil
 }
 
 // Render projects the living entries into a Markdown document (for
@@ -68,6 +78,7 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 	if label == "" {
 		label = filepath.Base(s.name)
 	}
+	label = collapse(label) // a file name must not close the header comment
 	var ranked []*Entry
 	for _, e := range s.living {
 		if e.Alive() {
@@ -86,6 +97,9 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 	n := len(ranked)
 	header := func(shown int) string {
 		return fmt.Sprintf("<!-- rendered by darwin-memo from %s: %d of %d living entries shown, budget %d bytes, %d lines -->", label, shown, n, opts.Budget, opts.MaxLines)
+	}
+	if h := len(header(0)) + 1; h > opts.Budget {
+		return nil, fmt.Errorf("%w: %d bytes cannot hold even the header line (%d bytes)", ErrBudgetTooSmall, opts.Budget, h)
 	}
 	// Greedy packing with exact size accounting (every line ends in "\n").
 	type block struct {
@@ -154,7 +168,7 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 }
 
 // truncateDoc joins lines with "\n" terminators and, as a last resort, cuts
-// at a line boundary, then at a UTF-8 boundary, to honour the limits.
+// at a line boundary to honour the limits.
 func truncateDoc(lines []string, budget, maxLines int) []byte {
 	if len(lines) > maxLines {
 		lines = lines[:maxLines]
@@ -162,18 +176,7 @@ func truncateDoc(lines []string, budget, maxLines int) []byte {
 	var out []byte
 	for _, l := range lines {
 		if len(out)+len(l)+1 > budget {
-			if len(out) == 0 {
-				// not even one line fits: cut it at a UTF-8 boundary
-				cut := min(len(l), budget)
-				for cut > 0 && !utf8.RuneStart(l[cut]) && cut < len(l) {
-					cut--
-				}
-				for cut > 0 && !utf8.ValidString(l[:cut]) {
-					cut--
-				}
-				out = append(out, l[:cut]...)
-			}
-			break
+			break // whole lines only; Render checked that the header fits
 		}
 		out = append(out, l...)
 		out = append(out, '\n')

@@ -131,12 +131,15 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 	return []byte(s), true, nil
 }
 
-// storeOptions are the options every store is parsed or created with: a
-// store the action creates starts with lessons.RecommendedConfig, while an
-// existing store keeps its persisted ledger.config.
+// storeOptions are the options every store is parsed or created with.
+// Options.Config is only the config of a store the action creates
+// (lessons.New on a repository without a store): it starts with
+// lessons.RecommendedConfig. lessons.ParseWith never applies it, so an
+// existing store keeps its persisted ledger.config, and one without a
+// ledger.config (every store darwin-memo wrote) gets darwin-memo's defaults.
 func (r *Runner) storeOptions() lessons.Options {
-	cfg := lessons.RecommendedConfig()
-	return lessons.Options{Now: r.now, Config: &cfg}
+	newStore := lessons.RecommendedConfig()
+	return lessons.Options{Now: r.now, Config: &newStore}
 }
 
 // parseStore parses a store document; nil data gives a new empty store.
