@@ -652,18 +652,13 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 	}
 }
 
-// settle applies one measured delta to the pull request's tickets with the action's scale,
-// restoring the store's persisted scale afterwards (the input overrides it for this
-// settlement only, as darwin-memo's --scale does).
+// settle applies one measured delta to the pull request's tickets with the action's scale.
+// The scale input overrides the store's persisted resource_scale for this settlement only, as
+// darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
 func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequest, body string, m Measurement, expire int) lessons.BodyReport {
-	cfg := st.store.Config()
-	scaled := cfg
-	scale := r.Config.Scale
-	scaled.ResourceScale = &scale
-	st.store.SetConfig(scaled)
-	defer st.store.SetConfig(cfg)
 	n := pr.GetNumber()
 	return st.store.SettleBody(baseStore, body, m.Delta, lessons.SettleOptions{
+		Scale:  r.Config.Scale,
 		Source: "ci",
 		Detail: fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{
