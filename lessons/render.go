@@ -15,7 +15,17 @@ type RenderOptions struct {
 	Budget   int    // hard byte budget of the output; default 25 KiB
 	MaxLines int    // hard line cap; default 200
 	Label    string // store name shown in the header; default the file's base name
+	// Questions renders each entry with its question above its answer (three
+	// lines, "- Q: ...", "  A: ...", the id line) and says under the header
+	// that reading the file yields no ticket. False gives darwin-memo's
+	// two-line blocks of answers alone.
+	Questions bool
 }
+
+// consultNote follows the header of a rendering with questions: an agent
+// that only reads the file gets no ticket, so the lessons it follows never
+// earn energy.
+const consultNote = "<!-- reading this file yields no ticket: consult a lesson with `darwin-memo decide \"QUESTION\"` or the consult tool of `darwin-memo mcp`, and put the ticket line it returns in your pull request body so CI can credit it -->"
 
 // DefaultRenderBudget is 25 KiB.
 const DefaultRenderBudget = 25 * 1024
@@ -109,15 +119,22 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 	groupCost := func(k Kind) (int, int) { return 1 + len("## ") + len(k) + 1 + 1, 3 } // "", "## kind", ""
 	var shown []block
 	inGroup := map[Kind]bool{}
-	bytesUsed, linesUsed := 0, 0 // excluding the header line
+	bytesUsed, linesUsed := 0, 0 // excluding the header line and the consult note
+	note, noteLines := 0, 0
+	if opts.Questions {
+		note, noteLines = len(consultNote)+1, 1
+	}
 	for _, e := range ranked {
 		b := block{e: e, l1: "- " + collapse(e.Answer), l2: fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))}
-		nb, nl := len(b.l1)+1+len(b.l2)+1, 2
+		if opts.Questions {
+			b.l1 = "- Q: " + collapse(e.Question) + "\n  A: " + collapse(e.Answer)
+		}
+		nb, nl := len(b.l1)+1+len(b.l2)+1, 2+strings.Count(b.l1, "\n")
 		if !inGroup[e.Kind] {
 			gb, gl := groupCost(e.Kind)
 			nb, nl = nb+gb, nl+gl
 		}
-		if len(header(len(shown)+1))+1+bytesUsed+nb > opts.Budget || 1+linesUsed+nl > opts.MaxLines {
+		if len(header(len(shown)+1))+1+note+bytesUsed+nb > opts.Budget || 1+noteLines+linesUsed+nl > opts.MaxLines {
 			continue
 		}
 		inGroup[e.Kind] = true
@@ -126,6 +143,9 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		shown = append(shown, b)
 	}
 	lines := []string{header(len(shown))}
+	if opts.Questions {
+		lines = append(lines, consultNote)
+	}
 	switch {
 	case n == 0:
 		lines = append(lines, "", "(no living entries: every lesson in this store has died, or none has been recorded yet)")
@@ -160,7 +180,8 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		for _, g := range groups {
 			lines = append(lines, "", "## "+string(g.kind), "")
 			for _, b := range g.blocks {
-				lines = append(lines, b.l1, b.l2)
+				lines = append(lines, strings.Split(b.l1, "\n")...)
+				lines = append(lines, b.l2)
 			}
 		}
 	}

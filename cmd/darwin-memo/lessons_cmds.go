@@ -782,11 +782,12 @@ func runImport(ctx context.Context, io *IO, args []string) error {
 }
 
 func runRender(ctx context.Context, io *IO, args []string) error {
-	fs := newFlags(io, "render", "render [--store PATH] [-o FILE] [--budget 25kb] [--max-lines 200]")
+	fs := newFlags(io, "render", "render [--store PATH] [-o FILE] [--budget 25kb] [--max-lines 200] [--answers-only]")
 	store := storeFlag(fs)
 	outPath := fs.String("o", "", "output file, - for stdout (default: LESSONS.md next to the store, where the action's render input writes it)")
 	budgetS := fs.String("budget", "25kb", "hard byte budget (b, kb, mb)")
 	maxLines := fs.Int("max-lines", 200, "hard line cap")
+	answersOnly := fs.Bool("answers-only", false, "darwin-memo's format: each lesson's answer without its question, and no note about tickets")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -810,7 +811,7 @@ func runRender(ctx context.Context, io *IO, args []string) error {
 	case err != nil:
 		return fmt.Errorf("%w\n%s was left untouched", explainLoad(err), *outPath)
 	default:
-		doc, err = s.Render(lessons.RenderOptions{Budget: budget, MaxLines: *maxLines, Label: filepath.Base(*store)})
+		doc, err = s.Render(lessons.RenderOptions{Budget: budget, MaxLines: *maxLines, Label: filepath.Base(*store), Questions: !*answersOnly})
 		if errors.Is(err, lessons.ErrBudgetTooSmall) {
 			return usagef("%v; raise --budget", err)
 		}

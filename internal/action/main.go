@@ -225,5 +225,5 @@ func prNumber(n int) string {
 // RenderStore renders the store for agents that read Markdown at task start, within budget
 // bytes, labelled with the store file's name.
 func RenderStore(s *lessons.Store, storePath string, budget int) ([]byte, error) {
-	return s.Render(lessons.RenderOptions{Budget: budget, Label: path.Base(storePath)})
+	return s.Render(lessons.RenderOptions{Budget: budget, Label: path.Base(storePath), Questions: true})
 }

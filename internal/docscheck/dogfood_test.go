@@ -28,7 +28,7 @@ func TestDogfoodStore(t *testing.T) {
 	if d := s.Doctor(nil); d.HasErrors() {
 		t.Errorf("doctor: %+v", d.Findings)
 	}
-	want, err := s.Render(lessons.RenderOptions{Label: "lessons.json"})
+	want, err := s.Render(lessons.RenderOptions{Label: "lessons.json", Questions: true})
 	if err != nil {
 		t.Fatal(err)
 	}

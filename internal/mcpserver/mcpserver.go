@@ -297,7 +297,7 @@ func (h *handlers) render(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 	var md []byte
 	err := h.src.with(ctx, func(s *lessons.Store) error {
 		var err error
-		md, err = s.Render(lessons.RenderOptions{Budget: h.budget, Label: "lessons.json"})
+		md, err = s.Render(lessons.RenderOptions{Budget: h.budget, Label: "lessons.json", Questions: true})
 		return err
 	})
 	if errors.Is(err, errNoStore) {
