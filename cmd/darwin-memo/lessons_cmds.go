@@ -67,6 +67,74 @@ func readStore(ctx context.Context, io *IO, path string) (*lessons.Store, error)
 	return s, nil
 }
 
+// readAgentStore loads the store an agent consults, read-only; a missing
+// file gives an empty store and missing=true, so the command can say "no
+// store" rather than "nothing relevant".
+func readAgentStore(ctx context.Context, io *IO, path string) (s *lessons.Store, missing bool, err error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		missing = true
+	}
+	s, err = readStore(ctx, io, path)
+	return s, missing, err
+}
+
+// locateStore is the store path of a consulting command: --store when it was
+// given, else the first .darwin-memo/lessons.json in the working directory
+// or a parent up to the repository root (findStore), so an agent working in
+// a subdirectory still finds the repository's lessons.
+func locateStore(fs *flag.FlagSet, path string) string {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "store" })
+	if given {
+		return path
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if found := findStore(wd); found != "" {
+		if rel, err := filepath.Rel(wd, found); err == nil {
+			return rel
+		}
+		return found
+	}
+	return path
+}
+
+func noStoreNote(path string) string {
+	return fmt.Sprintf("no store at %s (looked in the working directory and its parents up to the repository root): this repository has no lessons yet, so nothing can answer; proceed without stored guidance", path)
+}
+
+// withheld is a lesson that matched a silent decide but may not decide yet.
+type withheld struct {
+	ID        string `json:"id"`
+	Question  string `json:"question"`
+	Probation int    `json:"probation"`
+}
+
+// silenceReason says why a decide was silent, on stderr for the agent and as
+// the JSON reason: no_store, probation (every match is an import still on
+// probation) or nothing_relevant.
+func silenceReason(io *IO, path string, missing bool, d *lessons.Decision) (string, []withheld) {
+	switch {
+	case missing:
+		fmt.Fprintln(io.Stderr, noStoreNote(path))
+		return "no_store", nil
+	case len(d.Withheld) > 0:
+		var out []withheld
+		for _, h := range d.Hits {
+			if !h.Entry.MayDecide() {
+				out = append(out, withheld{h.Entry.ID, h.Entry.Question, h.Entry.Probation})
+			}
+		}
+		fmt.Fprintf(io.Stderr, "silent: %d matching lesson(s) were imported and are on probation, so they may not decide until CI has credited them "+
+			"as supporters of other lessons' tickets (darwin-memo's rule; `darwin-memo import --probation 0` trusts an import at once). They are listed under withheld.\n", len(out))
+		return "probation", out
+	default:
+		return "nothing_relevant", nil
+	}
+}
+
 // loadStore loads an existing store read-only, explaining format errors.
 func loadStore(ctx context.Context, io *IO, path string) (*lessons.Store, error) {
 	s, err := lessons.LoadWith(ctx, path, opts(io))
@@ -189,11 +257,15 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		d, err = s.Decide(query, dopts)
 		return err
 	}
+	if !*register {
+		store.path = locateStore(fs, store.path)
+	}
+	missing := false
 	if *register {
 		err = mutate(ctx, io, store, mustExist, decide)
 	} else {
 		var s *lessons.Store
-		if s, err = readStore(ctx, io, store.path); err == nil {
+		if s, missing, err = readAgentStore(ctx, io, store.path); err == nil {
 			err = decide(s)
 		}
 	}
@@ -201,11 +273,16 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	out := struct {
-		Answer   *string `json:"answer"`
-		TicketID *string `json:"ticket_id"`
-		Silent   bool    `json:"silent"`
-		Ticket   *string `json:"ticket"`
+		Answer   *string    `json:"answer"`
+		TicketID *string    `json:"ticket_id"`
+		Silent   bool       `json:"silent"`
+		Ticket   *string    `json:"ticket"`
+		Reason   string     `json:"reason,omitempty"`
+		Withheld []withheld `json:"withheld,omitempty"`
 	}{Silent: d.Silent}
+	if d.Silent {
+		out.Reason, out.Withheld = silenceReason(io, store.path, missing, d)
+	}
 	if d.Ticket != nil {
 		out.Answer, out.TicketID = &d.Answer, &d.Ticket.ID
 		line := d.StoreFreeLine()
@@ -240,9 +317,13 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	s, err := readStore(ctx, io, *store)
+	*store = locateStore(fs, *store)
+	s, missing, err := readAgentStore(ctx, io, *store)
 	if err != nil {
 		return err
+	}
+	if missing {
+		fmt.Fprintln(io.Stderr, noStoreNote(*store))
 	}
 	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source})
 	if err != nil {
@@ -261,6 +342,10 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	}
 	if *asJSON {
 		return writeJSON(io, out)
+	}
+	if len(out) == 0 && missing {
+		fmt.Fprintf(io.Stdout, "(silent: no store at %s)\n", *store)
+		return nil
 	}
 	if len(out) == 0 {
 		fmt.Fprintln(io.Stdout, "(silent: no lesson qualifies for this query)")

@@ -75,7 +75,9 @@ func TestCommands(t *testing.T) {
 		{"unknown", []string{"decid"}, 2, "", `did you mean "decide"`, true},
 		{"bad flag", []string{"stats", "--nope", "--store", "STORE"}, 2, "", "flag provided but not defined", true},
 		{"help flag", []string{"stats", "-h"}, 0, "", "Usage: darwin-memo stats", true},
-		{"decide silent", []string{"decide", "--store", "STORE", "zebra", "giraffe"}, 0, `{"answer":null,"ticket_id":null,"silent":true,"ticket":null}`, "", true},
+		{"decide silent", []string{"decide", "--store", "STORE", "zebra", "giraffe"}, 0, `{"answer":null,"ticket_id":null,"silent":true,"ticket":null,"reason":"nothing_relevant"}`, "", true},
+		{"decide no store", []string{"decide", "--store", "DIR/none.json", "how do I run the tests"}, 0, `"silent":true,"ticket":null,"reason":"no_store"}`, "no store at", true},
+		{"query no store", []string{"query", "--store", "DIR/none.json", "how do I run the tests"}, 0, "(silent: no store at", "no store at", true},
 		{"decide store-free", []string{"decide", "--store", "STORE", "are LLM benchmark arms safe in CI?"}, 0, `"ticket":"darwin-memo: v1 t=49 d=053a99cf0a4c`, "", true},
 		{"decide no query", []string{"decide", "--store", "STORE"}, 2, "", "missing QUERY", true},
 		{"query json", []string{"query", "--json", "--store", "STORE", "benchmark", "arms", "CI"}, 0, `[{"id":"053a99cf0a4c","score":`, "", true},
@@ -106,7 +108,7 @@ func TestCommands(t *testing.T) {
 			p := fixtureStore(t)
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {
-				args[i] = strings.ReplaceAll(a, "STORE", p)
+				args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "STORE", p), "DIR", filepath.Dir(p))
 			}
 			before, _ := os.ReadFile(p)
 			r := runCLI(t, args...)

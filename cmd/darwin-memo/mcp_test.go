@@ -89,3 +89,45 @@ func TestFindStoreWalksUpToTheRepositoryRoot(t *testing.T) {
 		t.Errorf("nested: %q, want %q", got, nested)
 	}
 }
+
+// TestDecideFindsTheStoreAndSaysWhyItIsSilent runs decide and query the way
+// an agent does, in a subdirectory without --store: they find the
+// repository's store, and a silent answer says whether there is no store,
+// nothing relevant, or only imported lessons still on probation.
+func TestDecideFindsTheStoreAndSaysWhyItIsSilent(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "pkg", "deep")
+	for _, d := range []string{filepath.Join(root, ".git"), sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(sub)
+	if r := runCLI(t, "decide", "how do I run the integration tests"); r.code != 0 || !strings.Contains(r.stdout, `"reason":"no_store"`) || !strings.Contains(r.stderr, "no store at") {
+		t.Fatalf("no store: %+v", r)
+	}
+	foreign := filepath.Join(root, "foreign.json")
+	if r := runCLI(t, "add", "--store", foreign, "How do I run the integration tests?", "make itest"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	store := filepath.Join(root, ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "add", "--store", store, "Which logger do we use?", "zap, from internal/log"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	if r := runCLI(t, "import", "--store", store, foreign); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	if r := runCLI(t, "decide", "which logger do we use"); r.code != 0 || !strings.Contains(r.stdout, "zap, from internal/log") {
+		t.Fatalf("decide from a subdirectory did not find the repository's store: %+v", r)
+	}
+	r := runCLI(t, "decide", "how do I run the integration tests")
+	if r.code != 0 || !strings.Contains(r.stdout, `"reason":"probation"`) || !strings.Contains(r.stdout, `"question":"How do I run the integration tests?","probation":3`) || !strings.Contains(r.stderr, "on probation") {
+		t.Fatalf("probation: %+v", r)
+	}
+	if r := runCLI(t, "decide", "what colour is the dashboard"); !strings.Contains(r.stdout, `"reason":"nothing_relevant"`) {
+		t.Fatalf("nothing relevant: %+v", r)
+	}
+	if r := runCLI(t, "query", "which logger"); r.code != 0 || !strings.Contains(r.stdout, "zap") {
+		t.Fatalf("query from a subdirectory: %+v", r)
+	}
+}
