@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
@@ -622,5 +624,43 @@ func TestAbstainLeavesHistoryAlone(t *testing.T) {
 	}
 	if len(h.Tests) != 1 || len(h.Tests["x"]) != 1 {
 		t.Errorf("history changed on abstention: %v", h.Tests)
+	}
+}
+
+// A pull request found through GET /pulls?state=closed is a pull-request-simple item: it has
+// merged_at but no merged and no commits. Measure must take it as merged and learn the commit
+// count (for a rebase merge) from GET /pulls/{n}. Before the fix it abstained with "not merged".
+func TestMeasureListItem(t *testing.T) {
+	for _, kind := range []string{"merge", "squash", "rebase"} {
+		t.Run(kind, func(t *testing.T) {
+			commits, pr := graph(kind)
+			srv := ghfake.New(t, ghfake.Repo{
+				Branches: map[string]string{"main": merge},
+				Commits:  commits, Pulls: []ghfake.PullRequest{pr},
+				CheckRuns: []ghfake.CheckRun{job(b0, "test", "failure"), job(b1, "test", "failure"), job(head, "test", "success")},
+			})
+			client, _ := srv.NewClient(fastPolicy)
+			list, _, err := client.PullRequests.List(testCtx, "o", "r", &github.PullRequestListOptions{State: "closed"})
+			if err != nil || len(list) != 1 {
+				t.Fatalf("List: %d items, %v", len(list), err)
+			}
+			if list[0].Merged != nil || list[0].Commits != nil || list[0].MergedAt == nil {
+				t.Fatalf("the fake's list item is not pull-request-simple: merged %v commits %v merged_at %v", list[0].Merged, list[0].Commits, list[0].MergedAt)
+			}
+			res, err := settle.Measure(testCtx, client, settle.Request{Owner: "o", Repo: "r", PR: list[0]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != settle.Measured || res.Before.SHA != b1 || res.After.SHA != head || res.Delta != 1 {
+				t.Fatalf("%s (%s): before %.7s after %.7s delta %d (why %q)", res.Outcome, res.Reason, res.Before.SHA, res.After.SHA, res.Delta, res.Before.Why)
+			}
+			wantGets := 0
+			if kind != "merge" {
+				wantGets = 1 // one parent: squash or rebase, told apart by the commit count only GET /pulls/{n} has
+			}
+			if got := srv.Count(ghfake.RoutePull); got != wantGets {
+				t.Errorf("GET /pulls/{n} %d times, want %d", got, wantGets)
+			}
+		})
 	}
 }

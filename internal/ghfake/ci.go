@@ -12,6 +12,7 @@ import (
 // Route patterns served by installCI, usable with Count and Fault.Route.
 const (
 	RoutePull           = "GET /repos/{owner}/{repo}/pulls/{number}"
+	RoutePulls          = "GET /repos/{owner}/{repo}/pulls"
 	RoutePullCommits    = "GET /repos/{owner}/{repo}/pulls/{number}/commits"
 	RouteGitCommit      = "GET /repos/{owner}/{repo}/git/commits/{sha}"
 	RouteCompare        = "GET /repos/{owner}/{repo}/compare/{basehead...}"
@@ -25,6 +26,7 @@ const (
 
 func (s *Server) installCI() {
 	s.HandleFunc(RoutePull, s.getPull)
+	s.HandleFunc(RoutePulls, s.listPulls)
 	s.HandleFunc(RoutePullCommits, s.listPullCommits)
 	s.HandleFunc(RouteGitCommit, s.getGitCommit)
 	s.HandleFunc(RouteCompare, s.compare)
@@ -51,12 +53,44 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 			pr = &p
 		}
 	}
-	owner, name := s.repo.Owner, s.repo.Name
 	s.mu.Unlock()
 	if pr == nil {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	writeJSON(w, http.StatusOK, s.pullJSON(*pr))
+}
+
+// listPulls serves GET /pulls with state (open, closed, all), in number order, each item in
+// the pull-request-simple shape (merged_at, no merged, no commits), as GitHub does.
+func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	state := r.URL.Query().Get("state")
+	if state == "" {
+		state = "open"
+	}
+	s.mu.Lock()
+	var sel []PullRequest
+	for _, p := range s.repo.Pulls {
+		if state == "all" || p.State == state {
+			sel = append(sel, p)
+		}
+	}
+	s.mu.Unlock()
+	lo, hi := s.paginate(w, r, len(sel))
+	out := make([]any, 0, hi-lo)
+	for _, p := range sel[lo:hi] {
+		out = append(out, SimplePull(s.pullJSON(p)))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) pullJSON(pr PullRequest) map[string]any {
+	s.mu.Lock()
+	owner, name := s.repo.Owner, s.repo.Name
+	s.mu.Unlock()
 	m := tplPull()
 	full := owner + "/" + name
 	set(m, "number", pr.Number)
@@ -92,7 +126,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 			set(m, "closed_at", nil)
 		}
 	}
-	writeJSON(w, http.StatusOK, m)
+	return m
 }
 
 func (s *Server) findCommit(sha string) (Commit, bool) {

@@ -514,6 +514,20 @@ func (g *GitRepo) pullPayload(p *GitPull) map[string]any {
 	return m
 }
 
+// fullOnlyPullFields are the properties of GitHub's pull-request schema (GET /pulls/{n}) that
+// its pull-request-simple schema (the items of GET /pulls and GET /commits/{sha}/pulls) does
+// not have: a list item never says "merged" (only merged_at) nor how many commits it has.
+var fullOnlyPullFields = []string{"merged", "mergeable", "rebaseable", "mergeable_state", "merged_by",
+	"comments", "review_comments", "maintainer_can_modify", "commits", "additions", "deletions", "changed_files"}
+
+// SimplePull turns a full pull request payload into a list item (pull-request-simple).
+func SimplePull(m map[string]any) map[string]any {
+	for _, k := range fullOnlyPullFields {
+		delete(m, k)
+	}
+	return m
+}
+
 func (g *GitRepo) getPull(w http.ResponseWriter, n int) {
 	g.mu.Lock()
 	p := g.pullLocked(n)
@@ -603,7 +617,7 @@ func (g *GitRepo) listPulls(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []any{}
 	for _, p := range sel[lo:hi] {
-		out = append(out, g.pullPayload(p))
+		out = append(out, SimplePull(g.pullPayload(p)))
 	}
 	g.mu.Unlock()
 	if hi < total {
@@ -739,7 +753,7 @@ func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
 	out := []any{}
 	for _, p := range g.pulls {
 		if p.MergeCommitSHA == sha || p.HeadSHA == sha {
-			out = append(out, g.pullPayload(p))
+			out = append(out, SimplePull(g.pullPayload(p)))
 		}
 	}
 	g.mu.Unlock()
