@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -101,7 +100,12 @@ func (r *Runner) repoAPI() botpr.Repo {
 	return botpr.Repo{Client: r.Client, Owner: r.Owner, Name: r.Repo, Sleep: r.Sleep}
 }
 
-// readFile reads path at a commit through the contents API; found is false on 404.
+// readFile reads path at a commit through the contents API; found is false on 404. A file
+// over 1 MB comes from the contents API without content (encoding "none"): its bytes are then
+// read through the Git blobs API by the blob sha the contents API gave, with the token sent
+// only to the API and every status checked (a 5xx is retried by the transport, then is an
+// error; it is never parsed as the file). GitHub refuses files over 100 MB, and so does the
+// blobs API, so larger files cannot exist.
 func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, found bool, err error) {
 	fc, _, resp, err := r.Client.Repositories.GetContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
@@ -114,23 +118,32 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 		return nil, false, fmt.Errorf("reading %s at %s: it is a directory, not a file", path, short(ref))
 	}
 	if fc.GetEncoding() == "none" || (fc.GetSize() > 0 && fc.Content == nil) {
-		// Files over 1 MB come without content; fetch the raw bytes.
-		rc, _, err := r.Client.Repositories.DownloadContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
+		b, err := r.readBlob(ctx, path, ref, fc.GetSHA(), fc.GetSize())
 		if err != nil {
-			return nil, false, fmt.Errorf("downloading %s at %s: %w", path, short(ref), err)
+			return nil, false, err
 		}
-		defer rc.Close()
-		var b bytes.Buffer
-		if _, err := b.ReadFrom(rc); err != nil {
-			return nil, false, fmt.Errorf("downloading %s at %s: %w", path, short(ref), err)
-		}
-		return b.Bytes(), true, nil
+		return b, true, nil
 	}
 	s, err := fc.GetContent()
 	if err != nil {
 		return nil, false, fmt.Errorf("decoding %s at %s: %w", path, short(ref), err)
 	}
 	return []byte(s), true, nil
+}
+
+// readBlob reads a file over 1 MB through GET /git/blobs/{sha} with the raw media type.
+func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) ([]byte, error) {
+	if sha == "" {
+		return nil, fmt.Errorf("reading %s at %s: the contents API gave no blob sha for a %d-byte file", path, short(ref), size)
+	}
+	b, _, err := r.Client.Git.GetBlobRaw(ctx, r.Owner, r.Repo, sha)
+	if err != nil {
+		return nil, botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
+	}
+	if size > 0 && len(b) != size {
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
+	}
+	return b, nil
 }
 
 // storeOptions are the options every store is parsed or created with: a

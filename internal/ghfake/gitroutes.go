@@ -105,6 +105,8 @@ func (g *GitRepo) route(method, rest string) (string, gitHandler) {
 		return "git/trees", func(w http.ResponseWriter, r *http.Request) { g.getTree(w, seg[2]) }
 	case rest == "git/blobs" && method == http.MethodPost:
 		return "git/blobs", g.createBlob
+	case len(seg) == 3 && seg[0] == "git" && seg[1] == "blobs" && method == http.MethodGet:
+		return "git/blobs/sha", func(w http.ResponseWriter, r *http.Request) { g.getBlob(w, r, seg[2]) }
 	case strings.HasPrefix(rest, "contents/") && method == http.MethodGet:
 		return "contents", func(w http.ResponseWriter, r *http.Request) {
 			g.getContents(w, r, strings.TrimPrefix(rest, "contents/"))
@@ -428,6 +430,28 @@ func (g *GitRepo) createBlob(w http.ResponseWriter, r *http.Request) {
 	sha := g.blobLocked(b)
 	g.mu.Unlock()
 	gitJSON(w, http.StatusCreated, map[string]any{"sha": sha, "url": g.api("git/blobs/" + sha)})
+}
+
+// getBlob serves GET /git/blobs/{sha}: the raw bytes for the raw media type
+// (application/vnd.github.raw, or go-github's application/vnd.github.v3.raw), else the blob
+// object with base64 content. GitHub serves blobs up to 100 MB this way.
+func (g *GitRepo) getBlob(w http.ResponseWriter, r *http.Request, sha string) {
+	g.mu.Lock()
+	b, ok := g.blobs[sha]
+	g.mu.Unlock()
+	if !ok {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), ".raw") {
+		w.Header().Set("Content-Type", "application/vnd.github.raw")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(b)
+		return
+	}
+	gitJSON(w, http.StatusOK, map[string]any{"sha": sha, "node_id": "B_" + sha[:12], "size": len(b),
+		"url": g.api("git/blobs/" + sha), "content": base64.StdEncoding.EncodeToString(b), "encoding": "base64"})
 }
 
 func (g *GitRepo) getContents(w http.ResponseWriter, r *http.Request, path string) {
