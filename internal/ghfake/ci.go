@@ -101,6 +101,7 @@ func (s *Server) pullJSON(pr PullRequest) map[string]any {
 	set(m, "body", pr.Body)
 	set(m, "state", pr.State)
 	set(m, "merged", pr.Merged)
+	set(m, "auto_merge", nil) // required since the 2019 payload the template comes from
 	set(m, "commits", pr.Commits)
 	set(m, "head.sha", pr.HeadSHA)
 	set(m, "head.ref", pr.HeadRef)
@@ -254,17 +255,26 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		status = "behind"
 	}
 	s.mu.Lock()
-	full := s.repo.Owner + "/" + s.repo.Name
+	owner := s.repo.Owner
+	full := owner + "/" + s.repo.Name
 	s.mu.Unlock()
+	api := apiFunc(s.URL+"/api/v3", full)
+	html := "https://github.com/" + full
+	commit := func(c Commit) map[string]any {
+		return commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"url":               s.apiURL("/repos/" + full + "/compare/" + base + "..." + head),
-		"html_url":          "https://github.com/" + full + "/compare/" + base + "..." + head,
+		"url":               api("compare/" + base + "..." + head),
+		"html_url":          html + "/compare/" + base + "..." + head,
+		"permalink_url":     html + "/compare/" + owner + ":" + bc.SHA[:7] + "..." + owner + ":" + headSHA[:7],
+		"diff_url":          html + "/compare/" + base + "..." + head + ".diff",
+		"patch_url":         html + "/compare/" + base + "..." + head + ".patch",
 		"status":            status,
 		"ahead_by":          ahead,
 		"behind_by":         0,
 		"total_commits":     ahead,
-		"base_commit":       map[string]any{"sha": bc.SHA, "commit": map[string]any{"message": bc.Message}},
-		"merge_base_commit": map[string]any{"sha": mb.SHA, "commit": map[string]any{"message": mb.Message}},
+		"base_commit":       commit(bc),
+		"merge_base_commit": commit(mb),
 		"commits":           []any{},
 		"files":             []any{},
 	})
@@ -523,10 +533,7 @@ func (s *Server) artifactZip(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusGone, "Artifact has expired")
 		return
 	}
-	// A signed, short-lived URL, like GitHub's blob storage links.
-	loc := fmt.Sprintf("%s/blob/%d?sig=%s&se=%d", s.BlobURL, a.ID, SHA(fmt.Sprint("sig", a.ID))[:16], s.Now().Add(time.Minute).Unix())
-	w.Header().Set("Location", loc)
-	w.WriteHeader(http.StatusFound)
+	s.redirectArtifact(w, a)
 }
 
 func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request) {
@@ -591,7 +598,8 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 		}
 		latest[st.Context] = st
 	}
-	full := s.repo.Owner + "/" + s.repo.Name
+	owner, name := s.repo.Owner, s.repo.Name
+	full := owner + "/" + name
 	s.mu.Unlock()
 	state := "pending"
 	if len(order) > 0 {
@@ -615,6 +623,8 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 	for i, st := range list[lo:hi] {
 		out = append(out, map[string]any{
 			"id":          9000 + lo + i,
+			"node_id":     fmt.Sprintf("SC_%d", 9000+lo+i),
+			"avatar_url":  "https://avatars.githubusercontent.com/oa/4223?v=3",
 			"url":         s.apiURL("/repos/" + full + "/statuses/" + sha),
 			"state":       st.State,
 			"description": st.Description,
@@ -631,6 +641,7 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 		"statuses":    out,
 		"commit_url":  s.apiURL("/repos/" + full + "/commits/" + sha),
 		"url":         s.apiURL("/repos/" + full + "/commits/" + sha + "/status"),
+		"repository":  minimalRepo(s.api.URL, owner, name),
 	})
 }
 
@@ -661,18 +672,8 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 			s.errorf("pull request #%d lists commit %s that Repo.Commits does not declare", n, sha)
 			continue
 		}
-		git := s.gitCommitJSON(c)
-		parents := git["parents"]
-		delete(git, "parents")
-		delete(git, "sha")
-		delete(git, "html_url")
-		out = append(out, map[string]any{
-			"sha":      c.SHA,
-			"url":      s.apiURL("/repos/" + full + "/commits/" + c.SHA),
-			"html_url": "https://github.com/" + full + "/commit/" + c.SHA,
-			"commit":   git,
-			"parents":  parents,
-		})
+		out = append(out, commitJSON(apiFunc(s.URL+"/api/v3", full), "https://github.com/"+full, c.SHA, c.Message, c.Author,
+			time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

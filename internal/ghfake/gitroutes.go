@@ -32,6 +32,8 @@ func (g *GitRepo) Serve(w http.ResponseWriter, r *http.Request) bool {
 	if h == nil {
 		return false
 	}
+	w, done := observed(w, r, p)
+	defer done()
 	g.mu.Lock()
 	g.Requests[r.Method+" "+route]++
 	faults, perms := g.Faults, g.Permissions
@@ -166,11 +168,7 @@ func (g *GitRepo) api(path string) string {
 }
 
 func (g *GitRepo) getRepo(w http.ResponseWriter, r *http.Request) {
-	gitJSON(w, 200, map[string]any{
-		"id": 1296269, "name": g.Name, "full_name": g.Owner + "/" + g.Name, "private": false,
-		"owner":          map[string]any{"login": g.Owner, "type": "Organization"},
-		"default_branch": g.DefaultBranch, "html_url": "https://github.com/" + g.Owner + "/" + g.Name,
-	})
+	gitJSON(w, 200, fullRepo(g.Owner, g.Name, g.DefaultBranch))
 }
 
 func (g *GitRepo) refPayload(ref, sha string) map[string]any {
@@ -443,6 +441,10 @@ func (g *GitRepo) getBlob(w http.ResponseWriter, r *http.Request, sha string) {
 		gitError(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	if len(b) > blobLimit {
+		gitError(w, http.StatusForbidden, "This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API.")
+		return
+	}
 	if strings.Contains(r.Header.Get("Accept"), ".raw") {
 		w.Header().Set("Content-Type", "application/vnd.github.raw")
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
@@ -478,8 +480,8 @@ func (g *GitRepo) getContents(w http.ResponseWriter, r *http.Request, path strin
 	name := path[strings.LastIndex(path, "/")+1:]
 	m["name"], m["path"], m["sha"], m["size"] = name, path, blob, len(content)
 	m["url"] = g.api("contents/" + path + "?ref=" + ref)
-	if len(content) > 1<<20 {
-		// Files over 1 MB come back with encoding "none" and no content, as on GitHub.
+	if len(content) > contentsInlineLimit {
+		// Files over 1 MB come back with encoding "none" and no content (deviations.go).
 		m["encoding"], m["content"] = "none", ""
 	} else {
 		// GitHub wraps base64 at 60 columns with \n, which go-github's GetContent tolerates.
@@ -507,9 +509,10 @@ func (g *GitRepo) pullPayload(p *GitPull) map[string]any {
 	user["login"] = p.User
 	labels := []any{}
 	for i, l := range p.Labels {
-		labels = append(labels, map[string]any{"id": 208045946 + i, "name": l, "color": "ededed", "default": false})
+		labels = append(labels, labelJSON(g.api, i, l))
 	}
 	m["labels"] = labels
+	m["auto_merge"] = nil
 	m["milestone"], m["assignee"], m["merged_by"] = nil, nil, nil
 	m["assignees"], m["requested_reviewers"], m["requested_teams"] = []any{}, []any{}, []any{}
 	ts := func(t time.Time) any {
@@ -529,6 +532,7 @@ func (g *GitRepo) pullPayload(p *GitPull) map[string]any {
 		s["ref"], s["sha"], s["label"] = side[0], side[1], g.Owner+":"+side[0]
 		s["user"].(map[string]any)["login"] = g.Owner
 		if repo, ok := s["repo"].(map[string]any); ok {
+			conformRepo(repo)
 			repo["name"], repo["full_name"] = g.Name, full
 			repo["owner"].(map[string]any)["login"] = g.Owner
 		}
@@ -764,8 +768,7 @@ func (g *GitRepo) addLabels(w http.ResponseWriter, r *http.Request, n int) {
 	}
 	out := []any{}
 	for i, l := range p.Labels {
-		out = append(out, map[string]any{"id": 208045946 + i, "name": l, "color": "ededed", "default": false,
-			"url": g.api("labels/" + l)})
+		out = append(out, labelJSON(g.api, i, l))
 	}
 	gitJSON(w, 200, out)
 }
@@ -824,17 +827,17 @@ func (g *GitRepo) pullList(w http.ResponseWriter, r *http.Request, n int, what s
 			}
 			out = append(out, map[string]any{"sha": gitHash("blob", after), "filename": path, "status": status,
 				"additions": len(lines), "deletions": del, "changes": len(lines) + del, "patch": patch.String(),
-				"blob_url": "https://github.com/" + g.Owner + "/" + g.Name + "/blob/" + p.HeadSHA + "/" + path})
+				"blob_url":     "https://github.com/" + g.Owner + "/" + g.Name + "/blob/" + p.HeadSHA + "/" + path,
+				"raw_url":      "https://github.com/" + g.Owner + "/" + g.Name + "/raw/" + p.HeadSHA + "/" + path,
+				"contents_url": g.api("contents/" + path + "?ref=" + p.HeadSHA)})
 		}
 	case "commits":
 		if c := g.commits[p.HeadSHA]; c != nil {
-			when := c.Date.Format(time.RFC3339)
-			out = append(out, map[string]any{"sha": c.SHA, "url": g.api("commits/" + c.SHA),
-				"commit": map[string]any{"message": c.Message,
-					"author":    map[string]any{"name": c.Author, "email": c.Author + "@users.noreply.github.com", "date": when},
-					"committer": map[string]any{"name": c.Author, "email": c.Author + "@users.noreply.github.com", "date": when},
-					"tree":      map[string]any{"sha": c.Tree}},
-				"author": map[string]any{"login": c.Author}, "parents": []any{}})
+			author := c.Author
+			if author == "" {
+				author = "github-actions[bot]"
+			}
+			out = append(out, commitJSON(g.api, "https://github.com/"+g.Owner+"/"+g.Name, c.SHA, c.Message, author, c.Date, c.Tree, c.Parents))
 		}
 	}
 	gitJSON(w, 200, out)

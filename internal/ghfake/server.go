@@ -214,6 +214,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	// A request the fake has no route for already fails the test (errorf above); every
+	// routed exchange goes to the observer (ghschema: the route must be a described
+	// operation and the response must validate).
+	w, done := observed(w, r, path)
+	defer done()
 	s.mu.Lock()
 	s.counts[pattern]++
 	s.total++
