@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -660,6 +661,35 @@ func TestMeasureListItem(t *testing.T) {
 			}
 			if got := srv.Count(ghfake.RoutePull); got != wantGets {
 				t.Errorf("GET /pulls/{n} %d times, want %d", got, wantGets)
+			}
+		})
+	}
+}
+
+// Check runs are paged to the end, within MaxCheckRunPages: more pages than that abstain
+// (GitHub lists check runs of at most 1,000 check suites per commit, so the list may be cut).
+func TestCheckRunPagesBounded(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		runs    int
+		outcome settle.Outcome
+	}{
+		{"every page read", settle.MaxCheckRunPages, settle.Measured},
+		{"over the bound: abstain", settle.MaxCheckRunPages + 1, settle.Abstained},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			commits, pr := graph("merge")
+			repo := ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr}, PageSize: 1,
+				CheckRuns: []ghfake.CheckRun{job(b1, "test", "failure"), job(head, "test", "success")}}
+			for i := 1; i < tt.runs; i++ {
+				repo.CheckRuns = append(repo.CheckRuns, job(head, fmt.Sprintf("lint-%02d", i), "success"), job(b1, fmt.Sprintf("lint-%02d", i), "success"))
+			}
+			res, srv := measure(t, repo, settle.Options{})
+			if res.Outcome != tt.outcome {
+				t.Fatalf("%s (%s), want %s", res.Outcome, res.Reason, tt.outcome)
+			}
+			if got := srv.Count(ghfake.RouteCheckRuns); got > 2*settle.MaxCheckRunPages+1 {
+				t.Errorf("%d check-run pages read", got)
 			}
 		})
 	}

@@ -69,3 +69,50 @@ func TestE2ELargeStoreReadThroughBlobs(t *testing.T) {
 		})
 	}
 }
+
+// GitHub warns about files over 50 MB and refuses files over 100 MB: the bot pull request says
+// so above the first, and the run refuses, writing nothing, above the second. The limits are
+// scaled down here (FileLimits) so the test stays small.
+func TestE2EStoreSizeLimits(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	tests := []struct {
+		name     string
+		limits   FileLimits
+		wantCode int
+		want     string // in the bot pull request body, or in the output on failure
+	}{
+		{name: "under both", limits: FileLimits{Warn: 1 << 20, Max: 2 << 20}, wantCode: 0},
+		{name: "over the warning size", limits: FileLimits{Warn: 1024, Max: 2 << 20}, wantCode: 0, want: "over GitHub's 1024 bytes warning size"},
+		{name: "over the limit", limits: FileLimits{Warn: 512, Max: 1024}, wantCode: 1, want: "over GitHub's 1024 bytes file limit: nothing was written"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, store)
+			h.fileLimits = tt.limits
+			pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+			res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+			mustCode(t, res, tt.wantCode)
+			if tt.wantCode != 0 {
+				if !strings.Contains(res.stdout, tt.want) || h.git.Ref(DefaultBranch) != "" {
+					t.Fatalf("want %q and no bot branch:\n%s", tt.want, res.stdout)
+				}
+				return
+			}
+			prs := h.openBotPRs()
+			if len(prs) != 1 {
+				t.Fatalf("%d bot pull requests", len(prs))
+			}
+			if tt.want != "" && !strings.Contains(prs[0].Body, tt.want) {
+				t.Fatalf("bot pull request body lacks %q:\n%s", tt.want, prs[0].Body)
+			}
+			if tt.want == "" && strings.Contains(prs[0].Body, "warning size") {
+				t.Fatalf("unexpected size warning:\n%s", prs[0].Body)
+			}
+			if !strings.Contains(res.summary, "GitHub API: ") || !strings.Contains(res.summary, "request(s) in this run") {
+				t.Fatalf("the step summary does not report the requests used:\n%s", res.summary)
+			}
+		})
+	}
+}

@@ -42,6 +42,9 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// EncoderOptions are passed to the lesson encoder (tests inject fakes).
 	EncoderOptions []encode.Option
+	// FileLimits bound the files written to the bot branch (zero: GitHub's 50 MB warning
+	// and 100 MB limit; tests lower them).
+	FileLimits FileLimits
 }
 
 // Main runs `darwin-memo action`: it reads the inputs and the runner environment, reconciles,
@@ -91,6 +94,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if policy.Logf == nil {
 		policy.Logf = logf
 	}
+	policy.Memo = true // a run reads the same commits and files at a sha several times
 	client, tr, err := ghapi.NewClient(ghapi.Options{APIURL: env.APIURL, Token: cfg.Token, Base: opts.HTTPBase, Policy: policy, UserAgent: "darwin-memo-action"})
 	if err != nil {
 		return nil, env, err
@@ -122,12 +126,15 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 		Encoder:         encode.New(provider, encOpts...),
 		TrustingEncoder: encode.New(provider, append(encOpts, encode.WithTrustAllAuthors(true))...),
 		Render:          RenderStore,
+		Rate:            rateSource(tr),
+		FileLimits:      opts.FileLimits,
 	}
 	o, err := r.Run(ctx, trig)
 	logf("%d GitHub API request(s), %d retried", tr.Requests(), tr.Retries())
 	if err != nil {
 		return nil, env, err
 	}
+	o.Requests, o.Retries, o.Rate = tr.Requests(), tr.Retries(), tr.Rate()
 	return o, env, nil
 }
 
@@ -150,7 +157,7 @@ func writeOutputs(gha *githubactions.Action, out io.Writer, env Env, o *Outcome)
 			fmt.Fprintf(out, "%s=%s\n", kv[0], kv[1])
 		}
 	}
-	summary := report.Summary(o.Report, o.Headline())
+	summary := report.Summary(o.Report, o.Headline()) + "\n" + apiUsage(o) + "\n"
 	if env.SummaryPath != "" {
 		gha.AddStepSummary(summary)
 	}

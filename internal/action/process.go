@@ -499,7 +499,6 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
 		}
 	}
-	out.Report = r.buildReport(st, final)
 	changed := r.differs(st, doc)
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
@@ -508,6 +507,12 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if fb, err := st.flaky.Marshal(); err == nil && (st.flakyDoc != nil || len(st.flaky.Tests) > 0) && !bytes.Equal(fb, st.flakyDoc) {
 		files[r.flakyPath()] = fb
 	}
+	if changed {
+		if err := r.checkSizes(st, files); err != nil {
+			return err
+		}
+	}
+	out.Report = r.buildReport(st, final)
 	switch {
 	case r.Config.DryRun:
 		out.Report.DryRun = true

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
@@ -48,6 +50,12 @@ type Runner struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logf prints one progress line (the runner log).
 	Logf func(format string, args ...any)
+	// Rate reports the core rate limit left (nil: unknown). A run stops taking on merged
+	// pull requests when too little is left to process one and write the bot pull request;
+	// those wait for a later run.
+	Rate func() ghapi.Rate
+	// FileLimits bound the files written to the bot branch (zero: GitHub's).
+	FileLimits FileLimits
 }
 
 // Outcome is what a run did.
@@ -68,6 +76,10 @@ type Outcome struct {
 	Abstained []int
 	// Store is the store document the bot branch holds after the run (nil when unchanged).
 	Store []byte
+	// Requests and Retries count the GitHub API requests of the run; Rate is the core rate
+	// limit left after it (set by Main).
+	Requests, Retries int64
+	Rate              ghapi.Rate
 }
 
 // Headline is a one-line description of the outcome for the step summary.
@@ -187,6 +199,11 @@ type state struct {
 // request. It writes nothing until every read succeeded, and moves the bot branch in one
 // request, so a failure never leaves a half-written branch.
 func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
+	if why := r.preflight(ctx); why != "" {
+		r.logf("%s", why)
+		return &Outcome{Result: ResultNoop, Operation: botpr.OpNone,
+			Report: report.Report{RepoURL: r.RepoURL, RunURL: r.RunURL, StorePath: r.Config.StorePath, Warnings: []string{why}}}, nil
+	}
 	st, err := r.load(ctx, trig)
 	if err != nil {
 		return nil, err
@@ -197,9 +214,20 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 		return nil, err
 	}
 	before := livingIDs(st.store)
-	for _, pr := range prs {
+	for i, pr := range prs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if low, why := r.budgetLow(); low {
+			var left []string
+			for _, rest := range prs[i:] {
+				st.rec.queue(rest.GetNumber())
+				out.Queued = append(out.Queued, rest.GetNumber())
+				left = append(left, fmt.Sprintf("#%d", rest.GetNumber()))
+			}
+			st.warnings = append(st.warnings, fmt.Sprintf("%s: %s wait for a later run", why, strings.Join(left, ", ")))
+			r.logf("%s; queued %s", why, strings.Join(left, ", "))
+			break
 		}
 		if err := r.process(ctx, st, pr, out); err != nil {
 			return nil, err

@@ -22,6 +22,7 @@ const (
 	RouteRunArtifacts   = "GET /repos/{owner}/{repo}/actions/runs/{id}/artifacts"
 	RouteArtifactZip    = "GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip"
 	RouteCombinedStatus = "GET /repos/{owner}/{repo}/commits/{ref}/status"
+	RouteRateLimit      = "GET /rate_limit"
 )
 
 func (s *Server) installCI() {
@@ -36,6 +37,30 @@ func (s *Server) installCI() {
 	s.HandleFunc(RouteRunArtifacts, s.listRunArtifacts)
 	s.HandleFunc(RouteArtifactZip, s.artifactZip)
 	s.HandleFunc(RouteCombinedStatus, s.combinedStatus)
+	s.HandleFunc(RouteRateLimit, s.rateLimit)
+}
+
+// rateLimit serves GET /rate_limit, which GitHub does not count against the limit.
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.rateUsed-- // not counted
+	used := s.rateUsed
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, RateLimitJSON(5000, used, s.Now().Add(time.Hour)))
+}
+
+// RateLimitJSON is a GET /rate_limit body (rate-limit-overview) with the core limit given and
+// the other resources at GitHub's defaults.
+func RateLimitJSON(limit, used int, reset time.Time) map[string]any {
+	rl := func(l, u int) map[string]any {
+		return map[string]any{"limit": l, "used": u, "remaining": max(0, l-u), "reset": reset.Unix()}
+	}
+	core := rl(limit, used)
+	return map[string]any{
+		"resources": map[string]any{"core": core, "search": rl(30, 0), "graphql": rl(5000, 0), "integration_manifest": rl(5000, 0),
+			"code_search": rl(10, 0)},
+		"rate": core,
+	}
 }
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
