@@ -1,7 +1,6 @@
 package action
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"time"
@@ -85,24 +84,26 @@ func (r *Runner) budgetLow() (bool, string) {
 // and writing the bot branch and pull request (at most 9).
 const RequestsPerRun = 19
 
-// preflight asks GET /rate_limit (free: it does not count against the limit) whether the run
-// can read the store and write the bot pull request; when it cannot, it says why and the run
-// does nothing (a later run reconciles every merge this one skipped). An answer other than
-// 200 (GitHub Enterprise Server with rate limiting off answers 404) lets the run go ahead.
-func (r *Runner) preflight(ctx context.Context) string {
+// budgetSpent stops a run that cannot afford to read the store and write the bot pull request.
+type budgetSpent string
+
+func (b budgetSpent) Error() string { return string(b) }
+
+// startBudget checks, after the run's first request (the base branch ref), the rate limit that
+// answer reported: with fewer than RequestsPerRun + RequestsReserve left the run reads and
+// writes nothing more (a later run reconciles every merge this one skipped), so it never
+// fails half-way on the limit. No rate-limit headers (GitHub Enterprise Server with rate
+// limiting off) lets the run go ahead.
+func (r *Runner) startBudget() string {
 	if r.Rate == nil {
 		return ""
 	}
-	rl, _, err := r.Client.RateLimit.Get(ctx)
-	if err != nil || rl.GetCore() == nil {
+	rt := r.Rate()
+	if !rt.Known || rt.Remaining >= RequestsPerRun+RequestsReserve {
 		return ""
 	}
-	core := rl.GetCore()
-	if core.Remaining >= RequestsPerRun+RequestsReserve {
-		return ""
-	}
-	return fmt.Sprintf("GitHub API budget nearly spent: %d of %d requests left until %s; this run reads and writes nothing, and the next run after the reset reconciles every merge it skipped",
-		core.Remaining, core.Limit, core.Reset.UTC().Format(time.TimeOnly+" UTC"))
+	return fmt.Sprintf("GitHub API budget nearly spent: %d of %d requests left until %s; this run stops here, and the next run after the reset reconciles every merge it skipped",
+		rt.Remaining, rt.Limit, rt.Reset.UTC().Format(time.TimeOnly+" UTC"))
 }
 
 // rateSource adapts a ghapi.Transport for Runner.Rate.

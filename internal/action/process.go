@@ -43,6 +43,9 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		return nil, botpr.Explain(fmt.Errorf("reading base branch %s: %w", st.base, err), "contents")
 	}
 	st.baseTip = ref.GetObject().GetSHA()
+	if why := r.startBudget(); why != "" {
+		return nil, budgetSpent(why)
+	}
 	doc, found, err := r.readFile(ctx, r.Config.StorePath, st.baseTip)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -199,12 +200,13 @@ type state struct {
 // request. It writes nothing until every read succeeded, and moves the bot branch in one
 // request, so a failure never leaves a half-written branch.
 func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
-	if why := r.preflight(ctx); why != "" {
-		r.logf("%s", why)
-		return &Outcome{Result: ResultNoop, Operation: botpr.OpNone,
-			Report: report.Report{RepoURL: r.RepoURL, RunURL: r.RunURL, StorePath: r.Config.StorePath, Warnings: []string{why}}}, nil
-	}
 	st, err := r.load(ctx, trig)
+	var spent budgetSpent
+	if errors.As(err, &spent) {
+		r.logf("%s", spent)
+		return &Outcome{Result: ResultNoop, Operation: botpr.OpNone,
+			Report: report.Report{RepoURL: r.RepoURL, RunURL: r.RunURL, StorePath: r.Config.StorePath, Warnings: []string{string(spent)}}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
