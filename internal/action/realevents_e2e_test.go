@@ -58,4 +58,3 @@ func TestE2ERealWebhookPayloads(t *testing.T) {
 		})
 	}
 }
-
