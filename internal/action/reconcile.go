@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -144,14 +145,26 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 	return []byte(s), true, nil
 }
 
-// readBlob reads a file over 1 MB through GET /git/blobs/{sha} with the raw media type.
+// readBlob reads a file over 1 MB through GET /git/blobs/{sha}, as the blob object of GitHub's
+// description (base64 content; GitHub serves blobs up to 100 MB this way).
 func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) ([]byte, error) {
 	if sha == "" {
 		return nil, fmt.Errorf("reading %s at %s: the contents API gave no blob sha for a %d-byte file", path, short(ref), size)
 	}
-	b, _, err := r.Client.Git.GetBlobRaw(ctx, r.Owner, r.Repo, sha)
+	blob, _, err := r.Client.Git.GetBlob(ctx, r.Owner, r.Repo, sha)
 	if err != nil {
 		return nil, botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
+	}
+	var b []byte
+	switch enc := blob.GetEncoding(); enc {
+	case "base64":
+		if b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(blob.GetContent(), "\n", "")); err != nil {
+			return nil, fmt.Errorf("reading %s at %s through the blobs API: content is not base64: %w", path, short(ref), err)
+		}
+	case "utf-8":
+		b = []byte(blob.GetContent())
+	default:
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: unknown encoding %q", path, short(ref), enc)
 	}
 	if size > 0 && len(b) != size {
 		return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
