@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -225,5 +226,35 @@ func TestNotLinkedIntoProduct(t *testing.T) {
 	}
 	if strings.Contains(string(out), "internal/ghfake/ghschema") {
 		t.Fatal("cmd/darwin-memo links internal/ghfake/ghschema; import it only from _test.go files")
+	}
+}
+
+// The hook is wired through both fakes: a route GitHub does not have, served by the CI fake, is
+// reported, and the Git fake's exchanges behind a World are seen and validated.
+func TestCheckerSeesTheFakes(t *testing.T) {
+	c, err := Install()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ghfake.Observe(nil)
+	git := ghfake.NewGitRepo("o", "r", "main", map[string]string{"a.txt": "a\n"})
+	w := ghfake.NewWorld(git, ghfake.Repo{})
+	defer w.Close()
+	w.CI.HandleFunc("GET /repos/{owner}/{repo}/pull/{number}", func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "application/json")
+		io.WriteString(rw, `{}`)
+	})
+	for _, p := range []string{"/api/v3/repos/o/r", "/api/v3/repos/o/r/pull/7"} {
+		resp, err := http.Get(w.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if c.Operations()["GET /repos/{owner}/{repo}"] != 1 {
+		t.Errorf("the Git fake's GET /repos/{owner}/{repo} was not seen: %v", c.Operations())
+	}
+	if v := c.String(); v != "GET /repos/o/r/pull/7 is not an operation in GitHub's REST API description" {
+		t.Errorf("want only the CI fake's typo route reported, got:\n%s", v)
 	}
 }
