@@ -80,8 +80,8 @@ func (r *Runner) budgetLow() (bool, string) {
 }
 
 // RequestsPerRun bounds what a run costs beyond its merged pull requests: reading the store,
-// the render, the flaky sidecar and the open bot pull request with its store (at most 10),
-// and writing the bot branch and pull request (at most 9).
+// the flaky sidecar, the recent merges and the open bot pull request with its store (at most
+// 10), and writing the bot branch and pull request (at most 9).
 const RequestsPerRun = 19
 
 // budgetSpent stops a run that cannot afford to read the store and write the bot pull request.

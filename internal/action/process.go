@@ -59,11 +59,6 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if st.mainRec, err = ReadRecord(st.mainDoc); err != nil {
 		return nil, fmt.Errorf("the lesson store on the base branch %s: %w", st.base, err)
 	}
-	if r.Config.RenderPath != "" {
-		if st.mainMD, _, err = r.readFile(ctx, r.Config.RenderPath, st.baseTip); err != nil {
-			return nil, err
-		}
-	}
 	if st.open, err = r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base); err != nil {
 		return nil, err
 	}

@@ -80,3 +80,35 @@ func TestE2EBurstOfMergesWithinRateLimit(t *testing.T) {
 	t.Logf("%d requests in the first hour (limit %d), at most %d per run, %d for a run settling one merge; %d runs left their merge for later",
 		total, limit, maxRun, maxPerMerge, skipped)
 }
+
+// The request counts docs/action.md gives per kind of run ("GitHub's limits") hold.
+func TestE2ERequestsPerRun(t *testing.T) {
+	t.Parallel()
+	const rerun, unticketed, ticketed = 12, 17, 25 // docs/action.md
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	broken := map[string]bool{"app::TestA": true, "app::TestB": false, "app::TestC": false}
+	fixed := map[string]bool{"app::TestA": true, "app::TestB": true, "app::TestC": true}
+	addCI(h.world, h.git.Ref("main"), "completed", broken)
+	cost := func(event, payload string) (int, runResult) {
+		t0 := h.world.Total()
+		res := h.runReal(event, payload)
+		mustCode(t, res, 0)
+		return h.world.Total() - t0, res
+	}
+	for i := 0; i < 2; i++ { // the second run updates the bot pull request the first opened
+		pr := h.merge(fmt.Sprintf("Fix %d", i), h.ticketFor("how do I run the integration tests"), nil)
+		addCI(h.world, pr.HeadSHA, "completed", fixed)
+		addCI(h.world, pr.MergeCommitSHA, "completed", broken)
+		if n, res := cost("pull_request_target", mergedEvent(pr.Number)); n > ticketed || res.outputs["result"] != "settled" {
+			t.Errorf("ticketed merge %d: %d requests (documented: %d), result %s", i, n, ticketed, res.outputs["result"])
+		}
+	}
+	pr := h.merge("Docs only", "no ticket", nil)
+	if n, _ := cost("pull_request_target", mergedEvent(pr.Number)); n > unticketed {
+		t.Errorf("unticketed merge: %d requests (documented: %d)", n, unticketed)
+	}
+	if n, _ := cost("workflow_dispatch", `{"inputs":{}}`); n > rerun {
+		t.Errorf("rerun: %d requests (documented: %d)", n, rerun)
+	}
+}

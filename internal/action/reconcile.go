@@ -199,7 +199,6 @@ type state struct {
 	mainDoc   []byte // store on the base branch (nil if absent)
 	mainStore *lessons.Store
 	mainRec   Record
-	mainMD    []byte // rendering on the base branch (nil if absent)
 	open      *github.PullRequest
 	workDoc   []byte
 	store     *lessons.Store
