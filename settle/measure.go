@@ -611,3 +611,23 @@ func short(sha string) string {
 	}
 	return sha
 }
+
+// MergedOnto returns the commit a merged pull request landed on, by the rule Measure uses for
+// its before side: the first parent of a merge commit, the parent of a squashed commit, the
+// parent of the run of rebased commits (a rebase of n commits lands n first parents below the
+// merge commit), else the pull request's base.sha. why says which. pr may be a list item.
+func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (sha, why string, err error) {
+	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{Number: pr.GetNumber()}}
+	c, err := m.mergeParent(ctx)
+	if err != nil {
+		var oe *outcomeError
+		if errors.As(err, &oe) {
+			return "", "", errors.New(oe.reason)
+		}
+		return "", "", err
+	}
+	if c.sha == "" {
+		return pr.GetBase().GetSHA(), fmt.Sprintf("base.sha of #%d", pr.GetNumber()), nil
+	}
+	return c.sha, c.why, nil
+}

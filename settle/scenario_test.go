@@ -694,3 +694,27 @@ func TestCheckRunPagesBounded(t *testing.T) {
 		})
 	}
 }
+
+// MergedOnto finds the commit below the merge for every merge method, from a list item too.
+func TestMergedOnto(t *testing.T) {
+	for _, tt := range []struct{ kind, want, why string }{
+		{"merge", b1, "(merge)"},
+		{"squash", b1, "(squash)"},
+		{"rebase", b1, "rebased commits"}, // not r1, which already holds the pull request's first commit
+		{"rebase-diverged", b0, "base.sha"},
+	} {
+		t.Run(tt.kind, func(t *testing.T) {
+			commits, pr := graph(tt.kind)
+			srv := ghfake.New(t, ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr}})
+			client, _ := srv.NewClient(fastPolicy)
+			list, _, err := client.PullRequests.List(testCtx, "o", "r", &github.PullRequestListOptions{State: "closed"})
+			if err != nil || len(list) != 1 {
+				t.Fatalf("List: %v", err)
+			}
+			sha, why, err := settle.MergedOnto(testCtx, client, "o", "r", list[0])
+			if err != nil || sha != tt.want || !strings.Contains(why, tt.why) {
+				t.Fatalf("MergedOnto = %.7s %q %v, want %.7s %q", sha, why, err, tt.want, tt.why)
+			}
+		})
+	}
+}

@@ -230,19 +230,16 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	return out, nil
 }
 
-// baseOf returns the commit the pull request was merged onto: the first parent of its merge
-// commit, or its recorded base sha.
+// baseOf returns the commit the pull request was merged onto, by settle's rule: the first
+// parent of a merge commit, the parent of a squashed commit, the parent of the run of rebased
+// commits (not the rebased commit before the last, which already holds the pull request's
+// own changes), else its base sha.
 func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, error) {
-	if sha := pr.GetMergeCommitSHA(); sha != "" {
-		c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, sha)
-		if err != nil {
-			return "", botpr.Explain(fmt.Errorf("reading merge commit %s of #%d: %w", short(sha), pr.GetNumber(), err), "contents")
-		}
-		if len(c.Parents) > 0 {
-			return c.Parents[0].GetSHA(), nil
-		}
+	sha, _, err := settle.MergedOnto(ctx, r.Client, r.Owner, r.Repo, pr)
+	if err != nil {
+		return "", botpr.Explain(fmt.Errorf("finding the commit #%d was merged onto: %w", pr.GetNumber(), err), "contents")
 	}
-	return pr.GetBase().GetSHA(), nil
+	return sha, nil
 }
 
 // process settles, ticks and encodes one merged pull request into st.
