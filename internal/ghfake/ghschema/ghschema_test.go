@@ -239,7 +239,6 @@ func TestCheckerSeesTheFakes(t *testing.T) {
 	defer ghfake.Observe(nil)
 	git := ghfake.NewGitRepo("o", "r", "main", map[string]string{"a.txt": "a\n"})
 	w := ghfake.NewWorld(git, ghfake.Repo{})
-	defer w.Close()
 	w.CI.HandleFunc("GET /repos/{owner}/{repo}/pull/{number}", func(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", "application/json")
 		io.WriteString(rw, `{}`)
@@ -251,6 +250,7 @@ func TestCheckerSeesTheFakes(t *testing.T) {
 		}
 		resp.Body.Close()
 	}
+	w.Close() // waits for the handlers, which hand their exchange over as they return
 	if c.Operations()["GET /repos/{owner}/{repo}"] != 1 {
 		t.Errorf("the Git fake's GET /repos/{owner}/{repo} was not seen: %v", c.Operations())
 	}
