@@ -78,6 +78,9 @@ type GitPull struct {
 	Commits           int
 	// Files lists the paths the pull request changed.
 	Files []string
+	// CommitSHAs are the branch's commits, oldest first (GET /pulls/{n}/commits); empty means
+	// the head alone.
+	CommitSHAs []string
 }
 
 // NewGitRepo returns an empty repository whose default branch holds one commit with files.
@@ -196,11 +199,19 @@ type MergeSpec struct {
 	Branch            string // head branch; default pr-<n>
 	Files             map[string][]byte
 	Labels            []string
+	// Method is how the pull request is merged: "squash" (the default: one commit with the
+	// head's tree on the old tip), "merge" (a merge commit whose parents are the old tip and
+	// the head) or "rebase" (the branch's commits replayed on the old tip, same messages and
+	// authors, new shas; the last one is the merge_commit_sha, as on GitHub).
+	Method string
+	// Commits is the number of commits on the branch (default 1): the last one holds Files,
+	// each earlier one adds a file of its own.
+	Commits int
 }
 
-// MergePull opens a pull request from a branch holding spec.Files on top of the default
-// branch's tip and squash-merges it: the merge commit's only parent is the old tip, which is
-// the pull request's base sha. It returns the merged pull request.
+// MergePull opens a pull request from a branch on top of the default branch's tip, holding
+// spec.Files in spec.Commits commits, and merges it by spec.Method. The old tip is the pull
+// request's base sha. It returns the merged pull request.
 func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -216,9 +227,26 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	}
 	base := g.refs["heads/"+g.DefaultBranch]
 	g.refs["heads/"+spec.Branch] = base
+	var shas []string
+	for k := 1; k < spec.Commits; k++ {
+		shas = append(shas, g.commitFilesLocked(spec.Branch, spec.User, fmt.Sprintf("%s, part %d", spec.Title, k),
+			map[string][]byte{fmt.Sprintf("%s-part-%d.txt", spec.Branch, k): []byte(fmt.Sprintf("part %d\n", k))}))
+	}
 	head := g.commitFilesLocked(spec.Branch, spec.User, spec.Title, spec.Files)
+	shas = append(shas, head)
 	created := g.now
-	mergeSHA := g.commitLocked(g.commits[head].Tree, []string{base}, fmt.Sprintf("%s (#%d)", spec.Title, n), spec.User)
+	var mergeSHA string
+	switch spec.Method {
+	case "merge":
+		mergeSHA = g.commitLocked(g.commits[head].Tree, []string{base, head}, fmt.Sprintf("Merge pull request #%d from %s/%s", n, g.Owner, spec.Branch), spec.User)
+	case "rebase":
+		mergeSHA = base
+		for _, c := range shas {
+			mergeSHA = g.commitLocked(g.commits[c].Tree, []string{mergeSHA}, g.commits[c].Message, g.commits[c].Author)
+		}
+	default:
+		mergeSHA = g.commitLocked(g.commits[head].Tree, []string{base}, fmt.Sprintf("%s (#%d)", spec.Title, n), spec.User)
+	}
 	g.refs["heads/"+g.DefaultBranch] = mergeSHA
 	var paths []string
 	for p := range spec.Files {
@@ -229,7 +257,8 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 		Number: n, Title: spec.Title, Body: spec.Body, State: "closed", Merged: true,
 		MergedAt: g.now, ClosedAt: g.now, CreatedAt: created, UpdatedAt: g.now,
 		Head: spec.Branch, Base: g.DefaultBranch, HeadSHA: head, BaseSHA: base, MergeCommitSHA: mergeSHA,
-		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: 1, Files: paths,
+		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: len(shas), Files: paths,
+		CommitSHAs: shas,
 	}
 	g.pulls = append(g.pulls, pr)
 	return g.copyPull(pr)
@@ -395,6 +424,7 @@ func (g *GitRepo) copyPull(p *GitPull) *GitPull {
 	c := *p
 	c.Labels = append([]string(nil), p.Labels...)
 	c.Files = append([]string(nil), p.Files...)
+	c.CommitSHAs = append([]string(nil), p.CommitSHAs...)
 	return &c
 }
 

@@ -832,7 +832,15 @@ func (g *GitRepo) pullList(w http.ResponseWriter, r *http.Request, n int, what s
 				"contents_url": g.api("contents/" + path + "?ref=" + p.HeadSHA)})
 		}
 	case "commits":
-		if c := g.commits[p.HeadSHA]; c != nil {
+		shas := p.CommitSHAs
+		if len(shas) == 0 {
+			shas = []string{p.HeadSHA}
+		}
+		for _, sha := range shas {
+			c := g.commits[sha]
+			if c == nil {
+				continue
+			}
 			author := c.Author
 			if author == "" {
 				author = "github-actions[bot]"
