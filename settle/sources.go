@@ -61,15 +61,23 @@ func (m *measurer) ignored(r *github.CheckRun) bool {
 	return false
 }
 
-// ciAt lists the latest check runs of sha (all pages) and, when there are
-// none, its combined status.
+// MaxCheckRunPages bounds the pages of 100 check runs read for one commit. GitHub lists the
+// check runs of at most the 1,000 most recent check suites of a commit; a commit with more
+// than 1,000 check runs is abstained on rather than measured from a list that may be cut.
+const MaxCheckRunPages = 10
+
+// ciAt lists the latest check runs of sha (all pages, at most MaxCheckRunPages) and, when
+// there are none, its combined status.
 func (m *measurer) ciAt(ctx context.Context, sha string) (*sideCI, error) {
 	if s, ok := m.sides[sha]; ok {
 		return s, nil
 	}
 	s := &sideCI{sha: sha}
 	opts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: 100}}
-	for {
+	for page := 1; ; page++ {
+		if page > MaxCheckRunPages {
+			return nil, abstain("%s has more than %d check runs; GitHub lists those of at most the 1,000 most recent check suites of a commit, so its results cannot be known complete", short(sha), MaxCheckRunPages*100)
+		}
 		m.calls++
 		res, resp, err := m.gh.Checks.ListCheckRunsForRef(ctx, m.req.Owner, m.req.Repo, sha, opts)
 		if err != nil {

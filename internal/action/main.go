@@ -48,6 +48,9 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// EncoderOptions are passed to the lesson encoder (tests inject fakes).
 	EncoderOptions []encode.Option
+	// FileLimits bound the files written to the bot branch (zero: GitHub's 50 MB warning
+	// and 100 MB limit; tests lower them).
+	FileLimits FileLimits
 }
 
 // Main runs `darwin-memo action`: it reads the inputs and the runner environment, reconciles,
@@ -115,6 +118,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if policy.Logf == nil {
 		policy.Logf = logf
 	}
+	policy.Memo = true // a run reads the same commits and files at a sha several times
 	client, tr, err := ghapi.NewClient(ghapi.Options{APIURL: env.APIURL, Token: cfg.Token, Base: opts.HTTPBase, Policy: policy, UserAgent: "darwin-memo-action"})
 	if err != nil {
 		return nil, env, err
@@ -145,14 +149,17 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 		Measure: measure, Now: opts.Now, Sleep: opts.Sleep, Logf: logf,
 		// Trust is checked per author of every source (the pull request's author and each cited
 		// reviewer) against the trusted-associations input, never widened to every author.
-		Encoder: encode.New(provider, append(encOpts, encode.WithTrustedAssociations(cfg.TrustedAssociations...))...),
-		Render:  RenderStore,
+		Encoder:    encode.New(provider, append(encOpts, encode.WithTrustedAssociations(cfg.TrustedAssociations...))...),
+		Render:     RenderStore,
+		Rate:       rateSource(tr),
+		FileLimits: opts.FileLimits,
 	}
 	o, err := r.Run(ctx, trig)
 	logf("%d GitHub API request(s), %d retried", tr.Requests(), tr.Retries())
 	if err != nil {
 		return nil, env, err
 	}
+	o.Requests, o.Retries, o.Rate = tr.Requests(), tr.Retries(), tr.Rate()
 	return o, env, nil
 }
 
@@ -177,7 +184,7 @@ func writeOutputs(gha *githubactions.Action, out io.Writer, env Env, o *Outcome)
 			logsafe.Printf(out, "%s=%s", kv[0], kv[1])
 		}
 	}
-	summary := report.Summary(o.Report, o.Headline())
+	summary := report.Summary(o.Report, o.Headline()) + "\n" + apiUsage(o) + "\n"
 	if env.SummaryPath != "" {
 		gha.AddStepSummary(summary)
 	}

@@ -45,6 +45,9 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		return nil, botpr.Explain(fmt.Errorf("reading base branch %s: %w", st.base, err), "contents")
 	}
 	st.baseTip = ref.GetObject().GetSHA()
+	if why := r.startBudget(); why != "" {
+		return nil, budgetSpent(why)
+	}
 	doc, found, err := r.readFile(ctx, r.Config.StorePath, st.baseTip)
 	if err != nil {
 		return nil, err
@@ -57,11 +60,6 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	}
 	if st.mainRec, err = ReadRecord(st.mainDoc); err != nil {
 		return nil, fmt.Errorf("the lesson store on the base branch %s: %w", st.base, err)
-	}
-	if r.Config.RenderPath != "" {
-		if st.mainMD, _, err = r.readFile(ctx, r.Config.RenderPath, st.baseTip); err != nil {
-			return nil, err
-		}
 	}
 	if st.open, err = r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base); err != nil {
 		return nil, err
@@ -361,66 +359,16 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	return out, nil
 }
 
-// maxReplayed bounds the walk back over a rebase merge's replayed commits (GitHub lists at
-// most 250 commits of a pull request).
-const maxReplayed = 250
-
-// baseOf returns the commit the pull request was merged onto: the first parent of a merge
-// commit; for a single-parent merge commit (squash or rebase), the parent of the first commit
-// the merge put on the base branch. A rebase merge of n commits replays them one by one, so
-// the merge commit's parent may be one of the pull request's own commits: the walk goes back
-// while GitHub maps the parent to this pull request (GET /commits/{sha}/pulls), at most the
-// pull request's commit count. Falls back to its recorded base sha.
+// baseOf returns the commit the pull request was merged onto, by settle's rule: the first
+// parent of a merge commit, the parent of a squashed commit, the parent of the run of rebased
+// commits (not the rebased commit before the last, which already holds the pull request's
+// own changes), else its base sha.
 func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, error) {
-	sha := pr.GetMergeCommitSHA()
-	if sha == "" {
-		return pr.GetBase().GetSHA(), nil
-	}
-	n := pr.GetNumber()
-	commit := func(sha string) (*github.Commit, error) {
-		c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, sha)
-		if err != nil {
-			return nil, botpr.Explain(fmt.Errorf("reading commit %s of #%d: %w", short(sha), n, err), "contents")
-		}
-		return c, nil
-	}
-	c, err := commit(sha)
+	sha, _, err := settle.MergedOnto(ctx, r.Client, r.Owner, r.Repo, pr)
 	if err != nil {
-		return "", err
+		return "", botpr.Explain(fmt.Errorf("finding the commit #%d was merged onto: %w", pr.GetNumber(), err), "contents")
 	}
-	if len(c.Parents) == 0 {
-		return pr.GetBase().GetSHA(), nil
-	}
-	parent := c.Parents[0].GetSHA()
-	if len(c.Parents) > 1 {
-		return parent, nil // a merge commit
-	}
-	limit := pr.GetCommits()
-	if limit <= 0 || limit > maxReplayed {
-		limit = maxReplayed // list items carry no commit count
-	}
-	for step := 1; step < limit; step++ {
-		prs, _, err := r.Client.PullRequests.ListPullRequestsWithCommit(ctx, r.Owner, r.Repo, parent, &github.ListOptions{PerPage: 10})
-		if err != nil {
-			return "", botpr.Explain(fmt.Errorf("finding the pull request of commit %s (base of #%d): %w", short(parent), n, err), "pull-requests")
-		}
-		ours := false
-		for _, p := range prs {
-			ours = ours || p.GetNumber() == n
-		}
-		if !ours {
-			break
-		}
-		pc, err := commit(parent)
-		if err != nil {
-			return "", err
-		}
-		if len(pc.Parents) != 1 {
-			break
-		}
-		parent = pc.Parents[0].GetSHA()
-	}
-	return parent, nil
+	return sha, nil
 }
 
 // process settles, ticks and encodes one merged pull request into st.
@@ -760,7 +708,6 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
 		}
 	}
-	out.Report = r.buildReport(st, final)
 	changed := r.differs(st, doc) || st.persist
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
@@ -769,6 +716,12 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if fb, err := st.flaky.Marshal(); err == nil && (st.flakyDoc != nil || len(st.flaky.Tests) > 0) && !bytes.Equal(fb, st.flakyDoc) {
 		files[r.flakyPath()] = fb
 	}
+	if changed {
+		if err := r.checkSizes(st, files); err != nil {
+			return err
+		}
+	}
+	out.Report = r.buildReport(st, final)
 	switch {
 	case r.Config.DryRun:
 		out.Report.DryRun = true

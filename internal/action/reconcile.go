@@ -1,17 +1,20 @@
 package action
 
 import (
-	"bytes"
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
@@ -47,6 +50,12 @@ type Runner struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logf prints one progress line (the runner log).
 	Logf func(format string, args ...any)
+	// Rate reports the core rate limit left (nil: unknown). A run stops taking on merged
+	// pull requests when too little is left to process one and write the bot pull request;
+	// those wait for a later run.
+	Rate func() ghapi.Rate
+	// FileLimits bound the files written to the bot branch (zero: GitHub's).
+	FileLimits FileLimits
 }
 
 // Outcome is what a run did.
@@ -67,6 +76,10 @@ type Outcome struct {
 	Abstained []int
 	// Store is the store document the bot branch holds after the run (nil when unchanged).
 	Store []byte
+	// Requests and Retries count the GitHub API requests of the run; Rate is the core rate
+	// limit left after it (set by Main).
+	Requests, Retries int64
+	Rate              ghapi.Rate
 }
 
 // Headline is a one-line description of the outcome for the step summary.
@@ -99,7 +112,12 @@ func (r *Runner) repoAPI() botpr.Repo {
 	return botpr.Repo{Client: r.Client, Owner: r.Owner, Name: r.Repo, Sleep: r.Sleep}
 }
 
-// readFile reads path at a commit through the contents API; found is false on 404.
+// readFile reads path at a commit through the contents API; found is false on 404. A file
+// over 1 MB comes from the contents API without content (encoding "none"): its bytes are then
+// read through the Git blobs API by the blob sha the contents API gave, with the token sent
+// only to the API and every status checked (a 5xx is retried by the transport, then is an
+// error; it is never parsed as the file). GitHub refuses files over 100 MB, and so does the
+// blobs API, so larger files cannot exist.
 func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, found bool, err error) {
 	fc, _, resp, err := r.Client.Repositories.GetContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
@@ -112,23 +130,44 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 		return nil, false, fmt.Errorf("reading %s at %s: it is a directory, not a file", path, short(ref))
 	}
 	if fc.GetEncoding() == "none" || (fc.GetSize() > 0 && fc.Content == nil) {
-		// Files over 1 MB come without content; fetch the raw bytes.
-		rc, _, err := r.Client.Repositories.DownloadContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
+		b, err := r.readBlob(ctx, path, ref, fc.GetSHA(), fc.GetSize())
 		if err != nil {
-			return nil, false, fmt.Errorf("downloading %s at %s: %w", path, short(ref), err)
+			return nil, false, err
 		}
-		defer rc.Close()
-		var b bytes.Buffer
-		if _, err := b.ReadFrom(rc); err != nil {
-			return nil, false, fmt.Errorf("downloading %s at %s: %w", path, short(ref), err)
-		}
-		return b.Bytes(), true, nil
+		return b, true, nil
 	}
 	s, err := fc.GetContent()
 	if err != nil {
 		return nil, false, fmt.Errorf("decoding %s at %s: %w", path, short(ref), err)
 	}
 	return []byte(s), true, nil
+}
+
+// readBlob reads a file over 1 MB through GET /git/blobs/{sha}, as the blob object of GitHub's
+// description (base64 content; GitHub serves blobs up to 100 MB this way).
+func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) ([]byte, error) {
+	if sha == "" {
+		return nil, fmt.Errorf("reading %s at %s: the contents API gave no blob sha for a %d-byte file", path, short(ref), size)
+	}
+	blob, _, err := r.Client.Git.GetBlob(ctx, r.Owner, r.Repo, sha)
+	if err != nil {
+		return nil, botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
+	}
+	var b []byte
+	switch enc := blob.GetEncoding(); enc {
+	case "base64":
+		if b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(blob.GetContent(), "\n", "")); err != nil {
+			return nil, fmt.Errorf("reading %s at %s through the blobs API: content is not base64: %w", path, short(ref), err)
+		}
+	case "utf-8":
+		b = []byte(blob.GetContent())
+	default:
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: unknown encoding %q", path, short(ref), enc)
+	}
+	if size > 0 && len(b) != size {
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
+	}
+	return b, nil
 }
 
 // storeOptions are the options every store is parsed or created with.
@@ -161,7 +200,6 @@ type state struct {
 	mainDoc   []byte // store on the base branch (nil if absent)
 	mainStore *lessons.Store
 	mainRec   Record
-	mainMD    []byte // rendering on the base branch (nil if absent)
 	open      *github.PullRequest
 	workDoc   []byte
 	store     *lessons.Store
@@ -187,6 +225,12 @@ type state struct {
 // request, so a failure never leaves a half-written branch.
 func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	st, err := r.load(ctx, trig)
+	var spent budgetSpent
+	if errors.As(err, &spent) {
+		r.logf("%s", spent)
+		return &Outcome{Result: ResultNoop, Operation: botpr.OpNone,
+			Report: report.Report{RepoURL: r.RepoURL, RunURL: r.RunURL, StorePath: r.Config.StorePath, Warnings: []string{string(spent)}}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -197,9 +241,20 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 		return nil, err
 	}
 	before := livingIDs(st.store)
-	for _, pr := range prs {
+	for i, pr := range prs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if low, why := r.budgetLow(); low {
+			var left []string
+			for _, rest := range prs[i:] {
+				st.rec.queue(rest.GetNumber())
+				out.Queued = append(out.Queued, rest.GetNumber())
+				left = append(left, fmt.Sprintf("#%d", rest.GetNumber()))
+			}
+			st.warnings = append(st.warnings, fmt.Sprintf("%s: %s wait for a later run", why, strings.Join(left, ", ")))
+			r.logf("%s; queued %s", why, strings.Join(left, ", "))
+			break
 		}
 		if err := r.process(ctx, st, pr, out); err != nil {
 			return nil, err
