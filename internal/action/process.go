@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -379,15 +380,36 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	for _, e := range terrs {
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: %v", n, e))
 	}
+	p := Processed{PR: n, Title: pr.GetTitle(), MergeCommit: pr.GetMergeCommitSHA(), Run: r.RunID, Outcome: OutcomeNoTickets}
+	if t := pr.GetMergedAt(); !t.IsZero() {
+		p.MergedAt = t.UTC().Format(time.RFC3339)
+	}
+	if _, queued := st.rec.Held[itoa(n)]; !queued {
+		// Tickets in commit trailers ("Darwin-Memo: v1 ...") come after the body's. Commits
+		// cannot change after the merge, so an edited body does not taint them.
+		trailers, errs, err := r.trailerTickets(ctx, pr)
+		if err != nil {
+			return err
+		}
+		for _, e := range errs {
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d: commit trailer: %v", n, e))
+		}
+		if edited != "" && len(trailers) > 0 {
+			for _, t := range tickets {
+				p.Refused = append(p.Refused, t.ID)
+			}
+			if len(tickets) > 0 {
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d: its %d body ticket(s) are refused: %s; its commit trailers' tickets are settled", n, len(tickets), edited))
+			}
+			tickets, edited = nil, ""
+		}
+		tickets = appendTickets(tickets, trailers)
+	}
 	if carried {
 		// Settled on a bot branch this run could not start from: settle again exactly the
 		// tickets it settled then (ticket ids are hashes of the whole line, so an edited body
 		// cannot add one).
 		tickets, edited = keepTickets(tickets, held.Settled), ""
-	}
-	p := Processed{PR: n, Title: pr.GetTitle(), MergeCommit: pr.GetMergeCommitSHA(), Run: r.RunID, Outcome: OutcomeNoTickets}
-	if t := pr.GetMergedAt(); !t.IsZero() {
-		p.MergedAt = t.UTC().Format(time.RFC3339)
 	}
 	var fixed []string
 	if len(tickets) > 0 && edited != "" {
@@ -540,6 +562,49 @@ func (r *Runner) ticketsAtMerge(st *state, pr *github.PullRequest) (tickets []le
 			updated.UTC().Format(time.RFC3339), merged.UTC().Format(time.RFC3339))
 	}
 	return tickets, edited, errs
+}
+
+// maxTrailerCommits is how many of a pull request's commits are read for ticket trailers:
+// GitHub lists at most 250.
+const maxTrailerCommits = 250
+
+// trailerTickets returns the tickets in the trailers of the pull request's commits, written
+// "Darwin-Memo: v1 t=... d=... s=... q=..." (git's trailer form of the body's ticket line), in
+// commit order. The commit list is the one the encoder and the measurement read (same request,
+// answered once per run).
+func (r *Runner) trailerTickets(ctx context.Context, pr *github.PullRequest) ([]lessons.BodyTicket, []error, error) {
+	n := pr.GetNumber()
+	var lines []string
+	opts := &github.ListOptions{PerPage: 100}
+	for read := 0; read < maxTrailerCommits; {
+		cs, resp, err := r.Client.PullRequests.ListCommits(ctx, r.Owner, r.Repo, n, opts)
+		if err != nil {
+			return nil, nil, botpr.Explain(fmt.Errorf("listing the commits of #%d for ticket trailers: %w", n, err), "pull-requests")
+		}
+		read += len(cs)
+		for _, c := range cs {
+			lines = append(lines, lessons.TrailerTicketLines(c.GetCommit().GetMessage())...)
+		}
+		if resp.NextPage == 0 || len(cs) == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	if len(lines) == 0 {
+		return nil, nil, nil
+	}
+	tickets, errs := lessons.ParseTickets(strings.Join(lines, "\n"))
+	return tickets, errs, nil
+}
+
+// appendTickets appends the tickets of more that tickets does not hold yet.
+func appendTickets(tickets, more []lessons.BodyTicket) []lessons.BodyTicket {
+	for _, t := range more {
+		if !slices.ContainsFunc(tickets, func(u lessons.BodyTicket) bool { return u.Form == t.Form && u.ID == t.ID }) {
+			tickets = append(tickets, t)
+		}
+	}
+	return tickets
 }
 
 // keepTickets returns the tickets whose ids are in ids, in their order.

@@ -232,6 +232,9 @@ type MergeSpec struct {
 	// Commits is the number of commits on the branch (default 1): the last one holds Files,
 	// each earlier one adds a file of its own.
 	Commits int
+	// Message is the message of the commit holding Files (default: the title), e.g. with
+	// trailers.
+	Message string
 }
 
 // MergePull opens a pull request from a branch on top of the default branch's tip, holding
@@ -266,11 +269,18 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	if len(spec.RebaseCommits) > 0 {
 		method = "rebase"
 	}
+	filesStep := -1
+	if len(spec.RebaseCommits) == 0 || len(spec.Files) > 0 {
+		filesStep = max(spec.Commits-1, 0)
+	}
 	var shas []string
 	for i, files := range steps {
 		msg := spec.Title
 		if len(steps) > 1 {
 			msg = fmt.Sprintf("%s (%d/%d)", spec.Title, i+1, len(steps))
+		}
+		if i == filesStep && spec.Message != "" {
+			msg = spec.Message
 		}
 		shas = append(shas, g.commitFilesLocked(spec.Branch, spec.User, msg, files))
 	}
