@@ -152,6 +152,7 @@ type ConsultOutput struct {
 	LessonID   string   `json:"lesson_id,omitempty" jsonschema:"id of the deciding lesson"`
 	Supporting []string `json:"supporting,omitempty" jsonschema:"ids of the other lessons retrieved"`
 	Ticket     string   `json:"ticket,omitempty" jsonschema:"the line to paste into the pull request body if you act on the answer"`
+	Trailer    string   `json:"trailer,omitempty" jsonschema:"the same ticket as a git commit trailer, for a commit message instead of the pull request body"`
 	Withheld   []string `json:"withheld,omitempty" jsonschema:"lessons that matched but are on probation and may not decide yet"`
 	Next       string   `json:"next" jsonschema:"what to do with this result"`
 }
@@ -183,7 +184,9 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 			return nil
 		}
 		out.Answer, out.LessonID, out.Supporting = d.Answer, d.Decider, d.Supporting
-		out.Ticket = "<!-- " + d.StoreFreeLine() + " -->"
+		line := d.StoreFreeLine()
+		out.Ticket = "<!-- " + line + " -->"
+		out.Trailer = lessons.TrailerKey + ":" + strings.TrimPrefix(line, "darwin-memo:")
 		out.Next = "If you act on this answer, put the ticket line in your pull request body (it is an HTML comment, " +
 			"invisible when rendered): CI then credits or debits the lesson by the tests your change made pass or fail."
 		return nil
