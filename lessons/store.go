@@ -191,6 +191,9 @@ type Options struct {
 	// LoadOrNew for a missing file) starts with. Default: DefaultConfig().
 	// A loaded store keeps its persisted ledger.config and ignores it.
 	Config *Config
+	// Retrieval is the ranking Retrieve and Decide use when neither the
+	// call nor the store's config ("retrieval") names one. Default: v2.
+	Retrieval Retrieval
 }
 
 // ContentID is the default id source: the first 12 hex chars of the SHA-256

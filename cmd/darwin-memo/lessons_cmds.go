@@ -147,7 +147,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		if *register {
 			line = "darwin-memo-ticket: " + d.Ticket.ID
 		} else {
-			id := lessons.FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query}.ID()
+			id := d.FreeTicket().ID()
 			out.TicketID = &id
 		}
 		out.Ticket = &line

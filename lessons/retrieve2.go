@@ -1,0 +1,383 @@
+package lessons
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/lexrank"
+)
+
+// Retrieval names a ranking. Tickets record the one they were minted with
+// (the vN of a store-free ticket), so the action verifies each ticket with
+// the ranking that produced it.
+type Retrieval string
+
+const (
+	// RetrievalDarwinMemo is darwin-memo's ranking, byte for byte: smoothed
+	// IDF over token sets, the 0.25 coverage floor, energy only to break
+	// ties (semantics §4.2). Tickets: v1.
+	RetrievalDarwinMemo Retrieval = "darwin-memo"
+	// RetrievalV2 is this project's ranking (docs/retrieval.md): BM25F with
+	// the question weighted above the answer, identifier splitting and
+	// light stemming, a coverage floor that weighs words no lesson
+	// contains by their rarity in ordinary English, supersession among
+	// lessons on the same question (the newest decides), and a cut at a
+	// large drop in score. Tickets: v2.
+	RetrievalV2 Retrieval = "v2"
+)
+
+// ParseRetrieval reads a retrieval name ("darwin-memo" or "v1", "v2").
+func ParseRetrieval(s string) (Retrieval, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "darwin-memo", "v1":
+		return RetrievalDarwinMemo, nil
+	case "v2":
+		return RetrievalV2, nil
+	}
+	return "", fmt.Errorf("unknown retrieval %q; use darwin-memo (v1) or v2", s)
+}
+
+// TicketVersion is the store-free ticket version minted with r.
+func (r Retrieval) TicketVersion() int {
+	if r == RetrievalDarwinMemo {
+		return 1
+	}
+	return 2
+}
+
+// retrievalOfVersion is the ranking a vN ticket was minted with.
+func retrievalOfVersion(v int) Retrieval {
+	if v <= 1 {
+		return RetrievalDarwinMemo
+	}
+	return RetrievalV2
+}
+
+// retrievalKey is the store-config key ("config": {..., "retrieval":
+// "darwin-memo"}) that makes darwin-memo's ranking a store's default.
+// darwin-memo ignores unknown store-config keys; we round-trip them.
+const retrievalKey = "retrieval"
+
+// Retrieval returns the store's default ranking: the one its config names
+// ("retrieval": "darwin-memo" or "v2"), else Options.Retrieval, else v2.
+func (s *Store) Retrieval() Retrieval {
+	for _, mb := range s.extraCfg {
+		if mb.key == retrievalKey && mb.val.k == kString {
+			if r, err := ParseRetrieval(mb.val.s); err == nil {
+				return r
+			}
+		}
+	}
+	if s.opts.Retrieval != "" {
+		return s.opts.Retrieval
+	}
+	return RetrievalV2
+}
+
+// SetRetrieval records r as the store's default ranking in its config.
+func (s *Store) SetRetrieval(r Retrieval) {
+	s.extraCfg = setMember(s.extraCfg, retrievalKey, vStr(string(r)))
+}
+
+func (s *Store) resolveRetrieval(r Retrieval) Retrieval {
+	if r == "" {
+		return s.Retrieval()
+	}
+	return r
+}
+
+// SupersedesPrefix starts the source label a lesson carries for each lesson
+// it supersedes ("supersedes:<id>"). darwin-memo refuses unknown entry keys
+// but keeps sources labels, so the record survives a round trip there.
+const SupersedesPrefix = "supersedes:"
+
+// Supersedes returns the ids e's sources say it supersedes.
+func (e *Entry) Supersedes() []string {
+	var out []string
+	for _, src := range e.Sources {
+		if id, ok := strings.CutPrefix(src, SupersedesPrefix); ok && isHex12(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// v2 tuning (docs/retrieval.md; the retrieval suite in
+// retrievaleval_test.go guards them).
+const (
+	// v2Candidates is how many qualifying hits supersession considers.
+	v2Candidates = 50
+	// v2SameQuestion is the weighted question similarity at which two hits
+	// are about the same question, so that the newer supersedes the older.
+	v2SameQuestion = 0.5
+	// v2Drop cuts the hit list where a score falls below this share of the
+	// best score.
+	v2Drop = 0.45
+	// birthSameQuestion is the similarity at which a new lesson records
+	// that it supersedes a living one (Store.Add).
+	birthSameQuestion = 0.6
+)
+
+// lexIndex is the v2 index over the living entries.
+type lexIndex struct {
+	x    *lexrank.Index
+	docs []*Entry
+	doc  map[*Entry]int
+	// supersededBy maps an id to the living entries recording that they
+	// supersede it, in living order.
+	supersededBy map[string][]*Entry
+}
+
+func newLexIndex(es []*Entry) *lexIndex {
+	li := &lexIndex{x: lexrank.New(), doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}}
+	for _, e := range es {
+		li.add(e)
+	}
+	return li
+}
+
+func (li *lexIndex) add(e *Entry) {
+	li.doc[e] = li.x.Add(e.Question, e.Answer)
+	li.docs = append(li.docs, e)
+	for _, id := range e.Supersedes() {
+		li.supersededBy[id] = append(li.supersededBy[id], e)
+	}
+}
+
+func (li *lexIndex) remove(e *Entry) {
+	d, ok := li.doc[e]
+	if !ok {
+		return
+	}
+	li.x.Remove(d)
+	li.docs[d] = nil
+	delete(li.doc, e)
+	for _, id := range e.Supersedes() {
+		li.supersededBy[id] = slices.DeleteFunc(li.supersededBy[id], func(x *Entry) bool { return x == e })
+	}
+}
+
+func (s *Store) ensureLexIndex() *lexIndex {
+	ix := s.ensureIndexShell()
+	if ix.lex == nil {
+		ix.lex = newLexIndex(s.living)
+	}
+	return ix.lex
+}
+
+// newer reports whether a was recorded after b: by recorded_ts (an empty
+// one is oldest), then born tick, then store order.
+func (s *Store) newer(a, b *Entry, pos map[*Entry]int) bool {
+	if c := strings.Compare(a.RecordedTS, b.RecordedTS); c != 0 {
+		return c > 0
+	}
+	if a.BornCycle != b.BornCycle {
+		return a.BornCycle > b.BornCycle
+	}
+	return pos[a] > pos[b]
+}
+
+// retrieveV2 is Retrieve for RetrievalV2.
+func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
+	var li *lexIndex
+	if opts.Kind == "" && opts.Source == "" {
+		li = s.ensureLexIndex()
+	} else {
+		var es []*Entry
+		for _, e := range s.living {
+			if (opts.Kind == "" || e.Kind == opts.Kind) && (opts.Source == "" || slices.Contains(e.Sources, opts.Source)) {
+				es = append(es, e)
+			}
+		}
+		if len(es) == 0 {
+			return nil
+		}
+		li = newLexIndex(es)
+	}
+	res := li.x.Search(query, lexrank.MinCoverage)
+	if len(res.Hits) == 0 {
+		return nil
+	}
+	raw := res.Hits[:min(len(res.Hits), v2Candidates)]
+	hits := make([]Hit, len(raw))
+	for i, h := range raw {
+		e := li.docs[h.Doc]
+		sc := h.Score
+		if opts.HalfLife > 0 {
+			ref := e.BornCycle
+			if e.LastUsedCycle >= 0 {
+				ref = e.LastUsedCycle
+			}
+			if age := float64(s.tick - ref); age > 0 {
+				sc *= math.Pow(0.5, age/opts.HalfLife)
+			}
+		}
+		hits[i] = Hit{Entry: e, Score: sc, Coverage: h.Coverage}
+	}
+	pos := make(map[*Entry]int, len(hits))
+	for _, h := range hits {
+		pos[h.Entry] = li.doc[h.Entry]
+	}
+	sortHits(hits, pos)
+
+	// Recorded supersession: a hit some living lesson supersedes gives way
+	// to the newest lesson of its chain (which takes its place if the
+	// query did not retrieve it).
+	in := map[*Entry]bool{}
+	for _, h := range hits {
+		in[h.Entry] = true
+	}
+	var kept []Hit
+	for _, h := range hits {
+		top := li.latest(h.Entry, s, pos)
+		if top != h.Entry {
+			if in[top] {
+				continue
+			}
+			in[top] = true
+			if _, ok := pos[top]; !ok {
+				pos[top] = li.doc[top]
+			}
+			h.Entry = top
+		}
+		kept = append(kept, h)
+	}
+	hits = kept
+
+	// Inferred supersession: hits about the same question (weighted
+	// question similarity, query words counting triple, so hits that differ
+	// in a word the query names are never merged) cluster; the newest
+	// takes the cluster's best place and the rest leave the list.
+	qstems := lexrank.Stems(query)
+	boost := make(map[string]bool, len(qstems))
+	for _, t := range qstems {
+		boost[t] = true
+	}
+	stems := make([][]string, len(hits))
+	for i, h := range hits {
+		stems[i] = lexrank.Stems(h.Entry.Question)
+	}
+	type cluster struct {
+		rep  int // index of the hit holding the cluster's place
+		best int // index of the newest member
+	}
+	var cls []cluster
+	for i := range hits {
+		joined := false
+		for c := range cls {
+			if li.x.QuestionSimilarity(stems[cls[c].rep], stems[i], boost) >= v2SameQuestion {
+				if s.newer(hits[i].Entry, hits[cls[c].best].Entry, pos) {
+					cls[c].best = i
+				}
+				joined = true
+				break
+			}
+		}
+		if !joined {
+			cls = append(cls, cluster{rep: i, best: i})
+		}
+	}
+	out := make([]Hit, 0, len(cls))
+	for _, c := range cls {
+		h := hits[c.best]
+		h.Score = max(h.Score, hits[c.rep].Score)
+		h.Coverage = max(h.Coverage, hits[c.rep].Coverage)
+		out = append(out, h)
+	}
+
+	// Cut at a large drop in score.
+	best := out[0].Score
+	for i := 1; i < len(out); i++ {
+		if out[i].Score < v2Drop*best {
+			out = out[:i]
+			break
+		}
+	}
+	if len(out) > opts.K {
+		out = out[:opts.K]
+	}
+	for i := range out {
+		out[i].Confidence = confidence(out[i], best)
+	}
+	return out
+}
+
+// confidence is a hit's calibrated confidence in [0, 1]: the weighted share
+// of the query it covers, times its score relative to the best hit.
+func confidence(h Hit, best float64) float64 {
+	if !(best > 0) {
+		return 0
+	}
+	return min(1, max(0, h.Coverage*h.Score/best))
+}
+
+// latest follows recorded supersession from e to the newest living lesson
+// that supersedes it (e itself when none does).
+func (li *lexIndex) latest(e *Entry, s *Store, pos map[*Entry]int) *Entry {
+	seen := map[*Entry]bool{e: true}
+	for {
+		var next *Entry
+		for _, c := range li.supersededBy[e.ID] {
+			if seen[c] {
+				continue
+			}
+			if next == nil || s.newer(c, next, pos) {
+				next = c
+			}
+		}
+		if next == nil {
+			return e
+		}
+		seen[next] = true
+		e = next
+	}
+}
+
+// sortHits orders hits by score, then energy, descending, then store order.
+func sortHits(hits []Hit, pos map[*Entry]int) {
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Entry.Energy, a.Entry.Energy); c != 0 {
+			return c
+		}
+		return cmp.Compare(pos[a.Entry], pos[b.Entry])
+	})
+}
+
+// SupersededBy returns the living lessons a new lesson (question, answer)
+// would supersede: those whose question is about the same thing (weighted
+// question similarity at least 0.6 over the living lessons' terms) but
+// whose answer differs. Store.Add records them as "supersedes:<id>" source
+// labels.
+func (s *Store) SupersededBy(question, answer string) []string {
+	if len(s.living) == 0 {
+		return nil
+	}
+	li := s.ensureLexIndex()
+	qs := lexrank.Stems(question)
+	if len(qs) == 0 {
+		return nil
+	}
+	as := lexrank.Stems(answer)
+	var out []string
+	for _, h := range li.x.Search(question, lexrank.MinCoverage).Hits {
+		e := li.docs[h.Doc]
+		if e == nil || strings.TrimSpace(e.Answer) == strings.TrimSpace(answer) {
+			continue
+		}
+		if li.x.QuestionSimilarity(qs, lexrank.Stems(e.Question), nil) < birthSameQuestion {
+			continue
+		}
+		if slices.Equal(lexrank.Stems(e.Answer), as) {
+			continue // the same advice again: a duplicate, left to consolidation
+		}
+		out = append(out, e.ID)
+	}
+	slices.Sort(out)
+	return out
+}
