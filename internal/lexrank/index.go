@@ -151,11 +151,12 @@ type queryTerm struct {
 // covers at least minCoverage of the query's weight, where a term some
 // lesson contains weighs its smoothed idf ln(1 + N/(1+df)) (darwin-memo's
 // weight) and a term no lesson contains weighs ln(1+N) scaled by its
-// background rarity (at least UnseenFloor), so ordinary words nobody wrote
-// down do not silence an answerable question. A query word no lesson
-// contains that is a likely proper name (capitalised inside a sentence),
-// holds a digit, or is not an ordinary English word at all blocks the
-// search: nothing stored can be about it.
+// background rarity (at least UnseenFloor; a word missing from the
+// background list weighs ln(1+N), as in darwin-memo), so ordinary words
+// nobody wrote down do not silence an answerable question. A query word no
+// lesson contains that is a likely proper name (capitalised inside a
+// sentence) or a number-like word ("4521", "v3") blocks the search:
+// nothing stored can be about it.
 //
 // Qualifying documents are scored by BM25F over the query terms they
 // contain (question occurrences weigh QuestionWeight, saturation K1,
@@ -189,7 +190,7 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 			qt.w = math.Log(1 + N/(1+df))
 		} else {
 			r := Rarity(t.Raw)
-			if t.Cap || (r >= 1 && (len(t.Raw) >= 3 || hasDigit(t.Raw))) {
+			if t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw)) {
 				blocked = t.Raw
 				return
 			}
