@@ -201,7 +201,12 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 				d.Supporting = append(d.Supporting, h.Entry.ID)
 			}
 		}
-		d.Answer = s.annotate(decider, hits)
+		if opts.Retrieval == RetrievalV2 {
+			// v2 resolved conflicts by supersession: the decider speaks alone.
+			d.Answer = decider.Answer + "\n" + ageLine(decider)
+		} else {
+			d.Answer = s.annotate(decider, hits)
+		}
 	}
 	d.Silent = d.Answer == "" || (d.Decider == "" && len(d.Supporting) == 0)
 	if d.Silent {

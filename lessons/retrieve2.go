@@ -115,7 +115,7 @@ const (
 	v2SameQuestion = 0.5
 	// v2Drop cuts the hit list where a score falls below this share of the
 	// best score.
-	v2Drop = 0.45
+	v2Drop = 0.6
 	// birthSameQuestion is the similarity at which a new lesson records
 	// that it supersedes a living one (Store.Add).
 	birthSameQuestion = 0.6
@@ -202,9 +202,13 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		return nil
 	}
 	raw := res.Hits[:min(len(res.Hits), v2Candidates)]
-	hits := make([]Hit, len(raw))
-	for i, h := range raw {
+	qstems := lexrank.Stems(query)
+	hits := make([]Hit, 0, len(raw))
+	for _, h := range raw {
 		e := li.docs[h.Doc]
+		if len(res.Unseen) > 0 && li.aboutOther(e, qstems) {
+			continue
+		}
 		sc := h.Score
 		if opts.HalfLife > 0 {
 			ref := e.BornCycle
@@ -215,7 +219,10 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 				sc *= math.Pow(0.5, age/opts.HalfLife)
 			}
 		}
-		hits[i] = Hit{Entry: e, Score: sc, Coverage: h.Coverage}
+		hits = append(hits, Hit{Entry: e, Score: sc, Coverage: h.Coverage})
+	}
+	if len(hits) == 0 {
+		return nil
 	}
 	pos := make(map[*Entry]int, len(hits))
 	for _, h := range hits {
@@ -248,18 +255,47 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	hits = kept
 
 	// Inferred supersession: hits about the same question (weighted
-	// question similarity, query words counting triple, so hits that differ
-	// in a word the query names are never merged) cluster; the newest
-	// takes the cluster's best place and the rest leave the list.
-	qstems := lexrank.Stems(query)
+	// question similarity, query words counting triple) cluster, unless
+	// they are siblings (the same question about another service, package
+	// or incident). The newest takes the cluster's best place and the rest
+	// leave the list.
 	boost := make(map[string]bool, len(qstems))
 	for _, t := range qstems {
 		boost[t] = true
 	}
 	stems := make([][]string, len(hits))
+	all := make([][]string, len(hits))
 	for i, h := range hits {
 		stems[i] = lexrank.Stems(h.Entry.Question)
+		all[i] = lexrank.Stems(h.Entry.Question + "\n" + h.Entry.Answer)
 	}
+
+	// A hit about another thing leaves: its question names something
+	// distinctive the query does not, while the query names something
+	// distinctive it lacks that another hit's question holds (the query
+	// asks about the cache package; this hit is the webhook package's).
+	var named []string // seen distinctive query terms in some hit's question
+	for _, t := range qstems {
+		if li.distinctive(t) && li.x.Has(t) && slices.ContainsFunc(stems, func(q []string) bool { return slices.Contains(q, t) }) {
+			named = append(named, t)
+		}
+	}
+	if len(named) > 0 {
+		keep := 0
+		for i := range hits {
+			other := slices.ContainsFunc(named, func(t string) bool { return !slices.Contains(all[i], t) }) &&
+				slices.ContainsFunc(stems[i], func(t string) bool { return !slices.Contains(qstems, t) && li.distinctive(t) })
+			if !other {
+				hits[keep], stems[keep], all[keep] = hits[i], stems[i], all[i]
+				keep++
+			}
+		}
+		hits, stems, all = hits[:keep], stems[:keep], all[:keep]
+		if len(hits) == 0 {
+			return nil
+		}
+	}
+	differ := func(i, j int) bool { return li.siblings(stems[i], all[i], stems[j], all[j]) }
 	type cluster struct {
 		rep  int // index of the hit holding the cluster's place
 		best int // index of the newest member
@@ -268,7 +304,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	for i := range hits {
 		joined := false
 		for c := range cls {
-			if li.x.QuestionSimilarity(stems[cls[c].rep], stems[i], boost) >= v2SameQuestion {
+			if !differ(cls[c].rep, i) && li.x.QuestionSimilarity(stems[cls[c].rep], stems[i], boost) >= v2SameQuestion {
 				if s.newer(hits[i].Entry, hits[cls[c].best].Entry, pos) {
 					cls[c].best = i
 				}
@@ -312,6 +348,46 @@ func confidence(h Hit, best float64) float64 {
 		return 0
 	}
 	return min(1, max(0, h.Coverage*h.Score/best))
+}
+
+// distinctiveShare: a term is distinctive (names a service, a package, an
+// incident) when its smoothed idf is at least this share of the idf of a
+// term no lesson holds: held by under about 1% of a large store's lessons.
+const distinctiveShare = 0.5
+
+func (li *lexIndex) distinctive(stem string) bool {
+	w, top := li.x.Weight(stem)
+	return w >= distinctiveShare*top
+}
+
+// aboutOther reports whether e's question names something distinctive
+// that the query does not: asked by a query about something the store
+// does not know, such a lesson is about another thing (the billing
+// service, not the unknown inventory service), not a partial answer.
+func (li *lexIndex) aboutOther(e *Entry, qstems []string) bool {
+	for _, t := range lexrank.Stems(e.Question) {
+		if !slices.Contains(qstems, t) && li.distinctive(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// siblings reports whether two lessons ask the same question about
+// different things: each question holds a distinctive term the other
+// lesson (question or answer) lacks, as "restart the billing service" and
+// "restart the payments service" do. An update that merely rephrases or
+// adds a word is not a sibling.
+func (li *lexIndex) siblings(qa, alla, qb, allb []string) bool {
+	has := func(q, other []string) bool {
+		for _, t := range q {
+			if !slices.Contains(other, t) && li.distinctive(t) {
+				return true
+			}
+		}
+		return false
+	}
+	return has(qa, allb) && has(qb, alla)
 }
 
 // latest follows recorded supersession from e to the newest living lesson
@@ -365,12 +441,17 @@ func (s *Store) SupersededBy(question, answer string) []string {
 	}
 	as := lexrank.Stems(answer)
 	var out []string
-	for _, h := range li.x.Search(question, lexrank.MinCoverage).Hits {
+	cands := li.x.Search(question, lexrank.MinCoverage).Hits
+	for _, h := range cands[:min(len(cands), v2Candidates)] {
 		e := li.docs[h.Doc]
 		if e == nil || strings.TrimSpace(e.Answer) == strings.TrimSpace(answer) {
 			continue
 		}
-		if li.x.QuestionSimilarity(qs, lexrank.Stems(e.Question), nil) < birthSameQuestion {
+		eq := lexrank.Stems(e.Question)
+		if li.x.QuestionSimilarity(qs, eq, nil) < birthSameQuestion {
+			continue
+		}
+		if li.siblings(qs, lexrank.Stems(question+"\n"+answer), eq, lexrank.Stems(e.Question+"\n"+e.Answer)) {
 			continue
 		}
 		if slices.Equal(lexrank.Stems(e.Answer), as) {
@@ -380,4 +461,20 @@ func (s *Store) SupersededBy(question, answer string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// recordSupersedes returns sources with a "supersedes:<id>" label added for
+// every living lesson a new lesson (question, answer) supersedes, in a
+// store whose default ranking is v2 (a store kept on darwin-memo's ranking
+// gets no labels). Labels already present are kept once.
+func (s *Store) recordSupersedes(sources []string, question, answer string) []string {
+	if s.Retrieval() != RetrievalV2 {
+		return sources
+	}
+	for _, id := range s.SupersededBy(question, answer) {
+		if l := SupersedesPrefix + id; !slices.Contains(sources, l) {
+			sources = append(sources, l)
+		}
+	}
+	return sources
 }

@@ -132,9 +132,13 @@ type Hit struct {
 // Result is the outcome of a search.
 type Result struct {
 	Hits []Hit // best first: score descending, then document number
-	// Blocked is the query word that silenced the search: a likely name,
-	// number or rare word that no lesson contains. "" if none.
+	// Blocked is the query word that silenced the search: a likely name
+	// or a number that no lesson contains. "" if none.
 	Blocked string
+	// Unseen are the query's content words no lesson contains (stems of
+	// rarity at least ContentRarity): things the query is about that the
+	// store does not know.
+	Unseen []string
 }
 
 // QueryTerm is a distinct query term with its weights, for explanations.
@@ -169,6 +173,7 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 	var q []queryTerm
 	mass := 0.0
 	var blocked string
+	var unseen []string
 	each(query, func(t Term) {
 		if blocked != "" {
 			return
@@ -195,6 +200,9 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 				return
 			}
 			qt.w = math.Log(1+N) * (UnseenFloor + (1-UnseenFloor)*r)
+			if r >= ContentRarity && len(t.Raw) >= 4 {
+				unseen = append(unseen, t.Stem)
+			}
 		}
 		mass += qt.w
 		q = append(q, qt)
@@ -258,7 +266,24 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 		}
 		return cmp.Compare(a.Doc, b.Doc)
 	})
-	return Result{Hits: hits}
+	return Result{Hits: hits, Unseen: unseen}
+}
+
+// Has reports whether some live document holds stem.
+func (x *Index) Has(stem string) bool {
+	id, ok := x.ids[stem]
+	return ok && x.df[id] > 0
+}
+
+// Weight returns a stem's smoothed idf ln(1 + N/(1+df)) over the live
+// documents (ln(1+N) for a stem no document contains), and ln(1+N).
+func (x *Index) Weight(stem string) (w, max float64) {
+	N := float64(x.n)
+	df := 0.0
+	if id, ok := x.ids[stem]; ok {
+		df = float64(x.df[id])
+	}
+	return math.Log(1 + N/(1+df)), math.Log(1 + N)
 }
 
 func hasDigit(s string) bool {

@@ -38,14 +38,19 @@ func Rank(word string) int {
 // Rarity bounds: words at most this frequent are ordinary (rarity 0),
 // words past the other bound or missing from the list are rare (1).
 const (
-	ordinaryRank = 1500
-	rareRank     = 15000
+	ordinaryRank = 1000
+	rareRank     = 6000
 )
 
+// ContentRarity is the rarity from which a word no lesson contains counts
+// as a content word (a thing the query is about) rather than phrasing.
+const ContentRarity = 0.8
+
 // Rarity returns how rare word (lower-case, unstemmed) is in ordinary
-// English, in [0, 1]: 0 up to rank 1500, rising with log rank to 1 at rank
-// 15,000 and beyond, and 1 for a word not in the list. A word with a digit
-// is rare (an incident number, a version, a port).
+// English, in [0, 1]: 0 up to rank 1000, rising with log rank to 1 at rank
+// 6000 and beyond, and 1 for a word not in the list. Adverbs in -ly among
+// the 10,000 most frequent words ("safely", "currently") are phrasing and
+// weigh 0. A word with a digit is rare (an incident number, a version).
 func Rarity(word string) float64 {
 	if strings.ContainsAny(word, "0123456789") {
 		return 1
@@ -63,6 +68,9 @@ func Rarity(word string) float64 {
 	}
 	if r == 0 {
 		return 1
+	}
+	if strings.HasSuffix(word, "ly") && r <= 10000 {
+		return 0
 	}
 	x := (math.Log(float64(r)) - math.Log(ordinaryRank)) / (math.Log(rareRank) - math.Log(ordinaryRank))
 	return min(1, max(0, x))

@@ -126,9 +126,18 @@ func isWordRune(r rune) bool {
 // splitIdent calls fn for the identifier parts of word.
 func splitIdent(word string, fn func(part string, upperFirst bool)) {
 	if strings.IndexByte(word, '.') >= 0 {
-		// Dotted words (file names, versions, package paths) stay whole.
-		r, _ := utf8.DecodeRuneInString(word)
-		fn(word, unicode.IsUpper(r))
+		// Dotted words with a digit (versions: "v1.21") stay whole; others
+		// (file and qualified names) count by their parts: "ioutil.ReadAll"
+		// gives ioutil, read, all.
+		if strings.ContainsAny(word, "0123456789") {
+			fn(word, false)
+			return
+		}
+		for _, part := range strings.Split(word, ".") {
+			if part != "" {
+				splitIdent(part, func(p string, _ bool) { fn(p, false) })
+			}
+		}
 		return
 	}
 	start := 0
