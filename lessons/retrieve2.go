@@ -116,6 +116,12 @@ const (
 	// v2Drop cuts the hit list where a score falls below this share of the
 	// best score.
 	v2Drop = 0.6
+	// v2SureCoverage: a hit covering this share of the query's weight is
+	// kept even when the query holds a content word no lesson contains.
+	v2SureCoverage = 0.7
+	// v2SiblingSimilarity is the question similarity from which two
+	// lessons with different distinctive terms are siblings.
+	v2SiblingSimilarity = 0.3
 	// birthSameQuestion is the similarity at which a new lesson records
 	// that it supersedes a living one (Store.Add).
 	birthSameQuestion = 0.6
@@ -204,10 +210,14 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	raw := res.Hits[:min(len(res.Hits), v2Candidates)]
 	qstems := lexrank.Stems(query)
 	hits := make([]Hit, 0, len(raw))
+	// other marks hits that, asked by a query holding a content word no
+	// lesson contains, are about another thing; a cluster of them only is
+	// dropped below.
+	other := map[*Entry]bool{}
 	for _, h := range raw {
 		e := li.docs[h.Doc]
-		if len(res.Unseen) > 0 && li.aboutOther(e, qstems) {
-			continue
+		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
+			other[e] = true
 		}
 		sc := h.Score
 		if opts.HalfLife > 0 {
@@ -248,6 +258,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			if _, ok := pos[top]; !ok {
 				pos[top] = li.doc[top]
 			}
+			other[top] = other[h.Entry]
 			h.Entry = top
 		}
 		kept = append(kept, h)
@@ -270,35 +281,42 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		all[i] = lexrank.Stems(h.Entry.Question + "\n" + h.Entry.Answer)
 	}
 
-	// A hit about another thing leaves: its question names something
-	// distinctive the query does not, while the query names something
-	// distinctive it lacks that another hit's question holds (the query
-	// asks about the cache package; this hit is the webhook package's).
-	var named []string // seen distinctive query terms in some hit's question
-	for _, t := range qstems {
-		if li.distinctive(t) && li.x.Has(t) && slices.ContainsFunc(stems, func(q []string) bool { return slices.Contains(q, t) }) {
-			named = append(named, t)
-		}
-	}
-	if len(named) > 0 {
-		keep := 0
-		for i := range hits {
-			other := slices.ContainsFunc(named, func(t string) bool { return !slices.Contains(all[i], t) }) &&
-				slices.ContainsFunc(stems[i], func(t string) bool { return !slices.Contains(qstems, t) && li.distinctive(t) })
-			if !other {
-				hits[keep], stems[keep], all[keep] = hits[i], stems[i], all[i]
-				keep++
+	// A hit about another thing leaves: a sibling of another hit (a
+	// similar question about a different service, package or incident)
+	// whose question names a distinctive query term this hit lacks (the
+	// query asks about the cache package; this hit is the webhook
+	// package's).
+	drop := make([]bool, len(hits))
+	for i := range hits {
+		for h := range hits {
+			if h == i || !slices.ContainsFunc(qstems, func(t string) bool {
+				return slices.Contains(stems[h], t) && !slices.Contains(all[i], t) && li.distinctive(t)
+			}) {
+				continue
+			}
+			if li.siblings(stems[h], all[h], stems[i], all[i]) && li.x.QuestionSimilarity(stems[h], stems[i], nil) >= v2SiblingSimilarity {
+				drop[i] = true
+				break
 			}
 		}
-		hits, stems, all = hits[:keep], stems[:keep], all[:keep]
-		if len(hits) == 0 {
-			return nil
+	}
+	keep := 0
+	for i := range hits {
+		if !drop[i] {
+			hits[keep], stems[keep], all[keep] = hits[i], stems[i], all[i]
+			keep++
 		}
 	}
+	hits, stems, all = hits[:keep], stems[:keep], all[:keep]
+	if len(hits) == 0 {
+		return nil
+	}
+
 	differ := func(i, j int) bool { return li.siblings(stems[i], all[i], stems[j], all[j]) }
 	type cluster struct {
-		rep  int // index of the hit holding the cluster's place
-		best int // index of the newest member
+		rep  int  // index of the hit holding the cluster's place
+		best int  // index of the newest member
+		ok   bool // some member is not about another thing
 	}
 	var cls []cluster
 	for i := range hits {
@@ -308,22 +326,29 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 				if s.newer(hits[i].Entry, hits[cls[c].best].Entry, pos) {
 					cls[c].best = i
 				}
+				cls[c].ok = cls[c].ok || !other[hits[i].Entry]
 				joined = true
 				break
 			}
 		}
 		if !joined {
-			cls = append(cls, cluster{rep: i, best: i})
+			cls = append(cls, cluster{rep: i, best: i, ok: !other[hits[i].Entry]})
 		}
 	}
 	out := make([]Hit, 0, len(cls))
 	for _, c := range cls {
+		if !c.ok {
+			continue
+		}
 		h := hits[c.best]
 		h.Score = max(h.Score, hits[c.rep].Score)
 		h.Coverage = max(h.Coverage, hits[c.rep].Coverage)
 		out = append(out, h)
 	}
 
+	if len(out) == 0 {
+		return nil
+	}
 	// Cut at a large drop in score.
 	best := out[0].Score
 	for i := 1; i < len(out); i++ {
@@ -427,8 +452,9 @@ func sortHits(hits []Hit, pos map[*Entry]int) {
 
 // SupersededBy returns the living lessons a new lesson (question, answer)
 // would supersede: those whose question is about the same thing (weighted
-// question similarity at least 0.6 over the living lessons' terms) but
-// whose answer differs. Store.Add records them as "supersedes:<id>" source
+// question similarity at least 0.6 over the living lessons' terms, and no
+// distinctive word in one question that the other lacks) but whose answer
+// differs. Store.Add records them as "supersedes:<id>" source
 // labels.
 func (s *Store) SupersededBy(question, answer string) []string {
 	if len(s.living) == 0 {
@@ -451,8 +477,9 @@ func (s *Store) SupersededBy(question, answer string) []string {
 		if li.x.QuestionSimilarity(qs, eq, nil) < birthSameQuestion {
 			continue
 		}
-		if li.siblings(qs, lexrank.Stems(question+"\n"+answer), eq, lexrank.Stems(e.Question+"\n"+e.Answer)) {
-			continue
+		if slices.ContainsFunc(qs, func(t string) bool { return !slices.Contains(eq, t) && li.distinctive(t) }) ||
+			slices.ContainsFunc(eq, func(t string) bool { return !slices.Contains(qs, t) && li.distinctive(t) }) {
+			continue // a distinctive word differs: another question, or a sibling
 		}
 		if slices.Equal(lexrank.Stems(e.Answer), as) {
 			continue // the same advice again: a duplicate, left to consolidation
