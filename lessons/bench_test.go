@@ -387,3 +387,23 @@ func TestConsolidationMatchesQuadraticReference(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecideCold is what one `darwin-memo decide` does at 10k lessons
+// after reading the file: parse the store, build the ranking's index, and
+// decide one query (issue 12's budget: under 50 ms for the whole process).
+func BenchmarkDecideCold(b *testing.B) {
+	data := benchStoreBytes(b, 10000)
+	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
+		b.Run(string(r), func(b *testing.B) {
+			for b.Loop() {
+				s, err := Parse("bench", data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Decide("how do I fix the flaky retry tests in the scheduler", DecideOptions{RetrieveOptions: RetrieveOptions{Retrieval: r}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

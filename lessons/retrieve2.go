@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -138,9 +139,14 @@ type lexIndex struct {
 }
 
 func newLexIndex(es []*Entry) *lexIndex {
-	li := &lexIndex{x: lexrank.New(), doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}}
-	for _, e := range es {
-		li.add(e)
+	li := &lexIndex{doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}}
+	li.x = lexrank.Build(len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
+	li.docs = append([]*Entry(nil), es...)
+	for i, e := range es {
+		li.doc[e] = i
+		for _, id := range e.Supersedes() {
+			li.supersededBy[id] = append(li.supersededBy[id], e)
+		}
 	}
 	return li
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 )
 
 // Ranking constants.
@@ -41,10 +42,16 @@ type Index struct {
 	live   []bool
 	n      int
 	sumLen float64
+
+	words []string   // by term id
+	tk    *tokeniser // Add's, sharing the index's term ids
 }
 
 // New returns an empty index.
-func New() *Index { return &Index{ids: map[string]uint32{}} }
+func New() *Index {
+	tk := newTokeniser()
+	return &Index{ids: tk.ids, tk: tk}
+}
 
 // Len returns the number of documents ever added.
 func (x *Index) Len() int { return len(x.live) }
@@ -52,60 +59,221 @@ func (x *Index) Len() int { return len(x.live) }
 // Live returns the number of live documents.
 func (x *Index) Live() int { return x.n }
 
-func (x *Index) id(stem string) uint32 {
-	if id, ok := x.ids[stem]; ok {
-		return id
+// tokeniser turns lessons into term counts with its own term ids (one per
+// worker when an index is built on several cores).
+type tokeniser struct {
+	ids   map[string]uint32
+	words []string // by term id
+	mark  []int32  // by term id: 1 + the last document that counted it
+	slot  []int32  // by term id: its place in the document's counts
+	st    stemmer
+	tfs   []posting // the current document's counts; doc holds the term id
+}
+
+func newTokeniser() *tokeniser {
+	return &tokeniser{ids: map[string]uint32{}, st: stemmer{raw: map[string]int32{}}}
+}
+
+func (tk *tokeniser) idString(w string) uint32 {
+	id, ok := tk.ids[w]
+	if !ok {
+		id = uint32(len(tk.words))
+		tk.ids[w] = id
+		tk.words = append(tk.words, w)
+		tk.mark = append(tk.mark, 0)
+		tk.slot = append(tk.slot, 0)
 	}
-	id := uint32(len(x.post))
-	x.ids[stem] = id
-	x.post = append(x.post, nil)
-	x.df = append(x.df, 0)
 	return id
+}
+
+func (tk *tokeniser) id(stem []byte) uint32 {
+	id, ok := tk.ids[string(stem)]
+	if !ok {
+		id = uint32(len(tk.words))
+		w := string(stem)
+		tk.ids[w] = id
+		tk.words = append(tk.words, w)
+		tk.mark = append(tk.mark, 0)
+		tk.slot = append(tk.slot, 0)
+	}
+	return id
+}
+
+// doc counts the terms of one lesson (numbered seq, any number unique to
+// this tokeniser) and returns the counts (valid until the next call) and
+// the weighted length.
+func (tk *tokeniser) doc(seq int32, question, answer string) ([]posting, float32) {
+	tfs := tk.tfs[:0]
+	nq, na := 0, 0
+	inQ := true
+	countID := func(id uint32) {
+		if tk.mark[id] != seq+1 {
+			tk.mark[id] = seq + 1
+			tk.slot[id] = int32(len(tfs))
+			tfs = append(tfs, posting{doc: int32(id)})
+		}
+		t := &tfs[tk.slot[id]]
+		if inQ {
+			nq++
+			if t.q < math.MaxUint16 {
+				t.q++
+			}
+		} else {
+			na++
+			if t.a < math.MaxUint16 {
+				t.a++
+			}
+		}
+	}
+	count := func(stem []byte) {
+		id := tk.id(stem)
+		if tk.st.pending != "" {
+			tk.st.raw[tk.st.pending] = int32(id)
+			tk.st.pending = ""
+		}
+		countID(id)
+	}
+	tk.st.known = countID
+	tk.st.stems(question, count)
+	inQ = false
+	tk.st.stems(answer, count)
+	tk.tfs = tfs
+	return tfs, float32(QuestionWeight*float64(nq) + float64(na))
 }
 
 // Add indexes a lesson and returns its document number.
 func (x *Index) Add(question, answer string) int {
 	doc := int32(len(x.live))
-	type tf struct {
-		id   uint32
-		q, a uint16
+	tfs, l := x.tk.doc(doc, question, answer)
+	x.grow()
+	x.addDoc(doc, tfs, nil, l)
+	return int(doc)
+}
+
+// grow extends the per-term slices to the tokeniser's terms.
+func (x *Index) grow() {
+	// x.ids is x.tk.ids: the tokeniser already holds the new terms.
+	for len(x.words) < len(x.tk.words) {
+		x.words = append(x.words, x.tk.words[len(x.words)])
+		x.post = append(x.post, nil)
+		x.df = append(x.df, 0)
 	}
-	var tfs []tf
-	nq, na := 0, 0
-	count := func(stem string, inQ bool) {
-		id := x.id(stem)
-		i := slices.IndexFunc(tfs, func(t tf) bool { return t.id == id })
-		if i < 0 {
-			tfs = append(tfs, tf{id: id})
-			i = len(tfs) - 1
-		}
-		if inQ {
-			nq++
-			if tfs[i].q < math.MaxUint16 {
-				tfs[i].q++
-			}
-		} else {
-			na++
-			if tfs[i].a < math.MaxUint16 {
-				tfs[i].a++
-			}
-		}
-	}
-	each(question, func(t Term) { count(t.Stem, true) })
-	each(answer, func(t Term) { count(t.Stem, false) })
+}
+
+// addDoc records a document's counts, term ids mapped through remap (nil:
+// the index's own ids).
+func (x *Index) addDoc(doc int32, tfs []posting, remap []uint32, l float32) {
 	ids := make([]uint32, len(tfs))
 	for i, t := range tfs {
-		x.post[t.id] = append(x.post[t.id], posting{doc, t.q, t.a})
-		x.df[t.id]++
-		ids[i] = t.id
+		id := uint32(t.doc)
+		if remap != nil {
+			id = remap[id]
+		}
+		x.post[id] = append(x.post[id], posting{doc, t.q, t.a})
+		x.df[id]++
+		ids[i] = id
 	}
 	x.terms = append(x.terms, ids)
-	l := float32(QuestionWeight*float64(nq) + float64(na))
 	x.docLen = append(x.docLen, l)
 	x.live = append(x.live, true)
 	x.n++
 	x.sumLen += float64(l)
-	return int(doc)
+}
+
+// Build returns an index over n lessons (text(i) gives lesson i's question
+// and answer), numbered 0..n-1, tokenising on up to workers goroutines.
+// The result is identical to adding the lessons one by one.
+func Build(n int, text func(i int) (question, answer string), workers int) *Index {
+	x := New()
+	workers = max(1, min(workers, n/1024))
+	// Each chunk's tokeniser counts its documents' terms with private ids
+	// into one backing array (off[d]..off[d+1] are document d's counts).
+	type chunk struct {
+		tk   *tokeniser
+		tfs  []posting // doc holds the private term id
+		off  []int32
+		lens []float32
+	}
+	chunks := make([]chunk, workers)
+	size := (n + workers - 1) / workers
+	tokenise := func(w int) {
+		lo, hi := w*size, min(n, (w+1)*size)
+		c := chunk{tk: x.tk, off: make([]int32, 1, hi-lo+1), lens: make([]float32, 0, hi-lo)}
+		if w > 0 {
+			c.tk = newTokeniser()
+		}
+		for i := lo; i < hi; i++ {
+			q, a := text(i)
+			tfs, l := c.tk.doc(int32(i), q, a)
+			c.tfs = append(c.tfs, tfs...)
+			c.off = append(c.off, int32(len(c.tfs)))
+			c.lens = append(c.lens, l)
+		}
+		chunks[w] = c
+	}
+	if workers == 1 {
+		tokenise(0)
+	} else {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() { defer wg.Done(); tokenise(w) }()
+		}
+		wg.Wait()
+	}
+	// Merge in chunk order: chunk 0 used the index's own ids, later chunks
+	// are mapped into them, so ids come out as a sequential pass assigns
+	// them (first sight in document order).
+	remaps := make([][]uint32, workers)
+	for w := 1; w < workers; w++ {
+		remap := make([]uint32, len(chunks[w].tk.words))
+		for i, word := range chunks[w].tk.words {
+			remap[i] = x.tk.idString(word)
+		}
+		remaps[w] = remap
+	}
+	x.grow()
+	total := 0
+	for w, c := range chunks {
+		for i := range c.tfs {
+			id := uint32(c.tfs[i].doc)
+			if w > 0 {
+				id = remaps[w][id]
+				c.tfs[i].doc = int32(id)
+			}
+			x.df[id]++
+		}
+		total += len(c.tfs)
+	}
+	backing := make([]posting, total)
+	off := 0
+	for id, f := range x.df {
+		x.post[id] = backing[off : off : off+int(f)]
+		off += int(f)
+	}
+	termIDs := make([]uint32, total)
+	x.terms = make([][]uint32, 0, n)
+	x.docLen = make([]float32, 0, n)
+	x.live = make([]bool, 0, n)
+	doc, t := int32(0), 0
+	for _, c := range chunks {
+		for d := 0; d+1 < len(c.off); d++ {
+			ids := termIDs[t : t : t+int(c.off[d+1]-c.off[d])]
+			for _, p := range c.tfs[c.off[d]:c.off[d+1]] {
+				id := uint32(p.doc)
+				x.post[id] = append(x.post[id], posting{doc, p.q, p.a})
+				ids = append(ids, id)
+			}
+			t += len(ids)
+			x.terms = append(x.terms, ids)
+			x.docLen = append(x.docLen, c.lens[d])
+			x.live = append(x.live, true)
+			x.n++
+			x.sumLen += float64(c.lens[d])
+			doc++
+		}
+	}
+	return x
 }
 
 // Remove removes document doc; removing a removed document does nothing.

@@ -41,6 +41,12 @@ func Terms(s string) []Term {
 
 // each calls fn for every term of s.
 func each(s string, fn func(Term)) {
+	words(s, func(word string, sentenceStart bool) { emitWord(word, sentenceStart, fn) })
+}
+
+// words calls fn for every word of s (see Terms), with whether it starts a
+// sentence.
+func words(s string, emit func(word string, sentenceStart bool)) {
 	sentenceStart := true
 	i := 0
 	for i < len(s) {
@@ -80,7 +86,7 @@ func each(s string, fn func(Term)) {
 						}
 						k += sz
 					}
-					emitWord(word, sentenceStart, fn)
+					emit(word, sentenceStart)
 					sentenceStart = false
 					i = k
 					goto next
@@ -95,7 +101,7 @@ func each(s string, fn func(Term)) {
 			}
 			break
 		}
-		emitWord(s[i:j], sentenceStart, fn)
+		emit(s[i:j], sentenceStart)
 		sentenceStart = false
 		i = j
 	next:
@@ -115,6 +121,146 @@ func emitWord(word string, sentenceStart bool, fn func(Term)) {
 		fn(Term{Stem: Stem(low), Raw: low, Cap: upperFirst && !sentenceStart})
 	})
 }
+
+// stemmer yields the stems of texts for indexing without allocating: an
+// ASCII word is split, lower-cased and stemmed in a reused buffer; other
+// words take the general path. It yields exactly the Stem of every Term.
+type stemmer struct {
+	buf []byte
+	// raw, when set, caches one-part words as written: the stem's term id,
+	// or -1 for none (a stopword, a one-letter word). A cached word's id
+	// goes to known instead of its stem to fn.
+	raw     map[string]int32
+	known   func(id uint32)
+	pending string // the word whose stem fn is getting; fn's caller caches it
+}
+
+// stems calls fn with each stem of s; the bytes are valid until fn returns.
+func (st *stemmer) stems(s string, fn func([]byte)) {
+	// ASCII text (nearly all lessons) is split into words here, exactly as
+	// words does, without a call per byte; other text goes through words.
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			words(s, func(word string, _ bool) { st.word(word, fn) })
+			return
+		}
+	}
+	i := 0
+	for i < len(s) {
+		if !asciiWord[s[i]] {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(s) {
+			c := s[j]
+			if asciiWord[c] {
+				j++
+				continue
+			}
+			if c == '.' && j+1 < len(s) && asciiWord[s[j+1]] {
+				j++
+				continue
+			}
+			break
+		}
+		if j+1 < len(s) && s[j] == '\'' && asciiWord[s[j+1]] {
+			// A contraction or possessive: the ending is dropped.
+			st.word(s[i:j], fn)
+			j++
+			for j < len(s) && asciiWord[s[j]] {
+				j++
+			}
+			i = j
+			continue
+		}
+		st.word(s[i:j], fn)
+		i = j
+	}
+}
+
+// asciiWord marks the ASCII letters and digits.
+var asciiWord = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return
+}()
+
+// word calls fn with the stems of one word.
+func (st *stemmer) word(word string, fn func([]byte)) {
+	{
+		if st.raw != nil {
+			if v, ok := st.raw[word]; ok {
+				if v >= 0 {
+					st.known(uint32(v))
+				}
+				return
+			}
+		}
+		for i := 0; i < len(word); i++ {
+			if c := word[i]; c >= utf8.RuneSelf || c == '.' {
+				emitWord(word, false, func(t Term) { fn([]byte(t.Stem)) })
+				return
+			}
+		}
+		// Split points as splitIdent finds them, for ASCII.
+		var cuts [8]int
+		parts := cuts[:0]
+		start := 0
+		for pos := 1; pos < len(word); pos++ {
+			c, prev := word[pos], word[pos-1]
+			if !isUpperASCII(c) {
+				continue
+			}
+			if isLowerASCII(prev) || isDigitASCII(prev) && pos-start > 1 ||
+				isUpperASCII(prev) && pos+1 < len(word) && isLowerASCII(word[pos+1]) {
+				parts = append(parts, pos)
+				start = pos
+			}
+		}
+		if len(parts) == 0 && st.raw != nil {
+			// A one-part word: cache what it gives (a term id, or -1 for
+			// none), keyed by the word as written.
+			st.pending = word
+			st.part(word, fn)
+			if st.pending != "" {
+				st.raw[word] = -1
+				st.pending = ""
+			}
+			return
+		}
+		start = 0
+		for _, pos := range parts {
+			st.part(word[start:pos], fn)
+			start = pos
+		}
+		st.part(word[start:], fn)
+	}
+}
+
+func (st *stemmer) part(p string, fn func([]byte)) {
+	if len(p) < 2 && !(len(p) == 1 && isDigitASCII(p[0])) {
+		return
+	}
+	b := st.buf[:0]
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if isUpperASCII(c) {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	st.buf = b
+	if stopwords[string(b)] {
+		return
+	}
+	fn(stemBytes(b))
+}
+
+func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLowerASCII(c byte) bool { return 'a' <= c && c <= 'z' }
+func isDigitASCII(c byte) bool { return '0' <= c && c <= '9' }
 
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -190,45 +336,61 @@ func lower(s string) string {
 }
 
 // Stem is a light English suffix stripper: plurals and third persons
-// ("flakes", "queries", "passes"), "-ing" and "-ed" forms, and a final
-// "e", so that flaky/flakes/flaking/flaked, deprecate/deprecated and
-// release/released/releases meet. Words of four characters or fewer, and
-// words with a digit or a dot, are left alone.
+// ("flakes", "queries", "passes"), "-ing" and "-ed" forms, a final "y"
+// after a consonant and a final "e", so that flaky/flakes/flaking/flaked,
+// deprecate/deprecated and release/released/releases meet. Words of three
+// characters or fewer, and words with a digit or a dot, are left alone.
 func Stem(w string) string {
-	if len(w) <= 3 || strings.ContainsAny(w, "0123456789.") {
+	return string(stemBytes([]byte(w)))
+}
+
+func hasSuf(w []byte, suf string) bool {
+	return len(w) >= len(suf) && string(w[len(w)-len(suf):]) == suf
+}
+
+// stemBytes is Stem in place: it may modify w and returns the stem.
+func stemBytes(w []byte) []byte {
+	if len(w) <= 3 {
 		return w
 	}
+	for _, c := range w {
+		if c >= '0' && c <= '9' || c == '.' {
+			return w
+		}
+	}
 	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
+	case hasSuf(w, "ies") && len(w) > 4:
+		w = append(w[:len(w)-3], 'y')
+	case hasSuf(w, "sses"):
 		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
-	case strings.HasSuffix(w, "s"):
+	case hasSuf(w, "ss"), hasSuf(w, "us"), hasSuf(w, "is"):
+	case hasSuf(w, "s"):
 		w = w[:len(w)-1]
 	}
 	switch {
-	case strings.HasSuffix(w, "ing") && len(w) >= 6:
+	case hasSuf(w, "ing") && len(w) >= 6:
 		w = undouble(w[:len(w)-3])
-	case strings.HasSuffix(w, "ied") && len(w) >= 5:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "ed") && len(w) >= 5 && !strings.HasSuffix(w, "eed"):
+	case hasSuf(w, "ied") && len(w) >= 5:
+		w = append(w[:len(w)-3], 'y')
+	case hasSuf(w, "ed") && len(w) >= 5 && !hasSuf(w, "eed"):
 		w = undouble(w[:len(w)-2])
 	}
-	if n := len(w); n > 4 && w[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(w[n-2])) {
+	if n := len(w); n > 4 && w[n-1] == 'y' && !isVowel(w[n-2]) {
 		w = w[:n-1]
 	}
-	if strings.HasSuffix(w, "e") && len(w) > 4 {
-		w = w[:len(w)-1]
+	if n := len(w); n > 4 && w[n-1] == 'e' {
+		w = w[:n-1]
 	}
 	return w
 }
 
+func isVowel(c byte) bool { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' }
+
 // undouble drops one of two equal final consonants ("runn" → "run"),
 // except l, s and z ("install", "pass", "buzz").
-func undouble(w string) string {
+func undouble(w []byte) []byte {
 	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouylsz", rune(w[n-1])) {
+	if n >= 3 && w[n-1] == w[n-2] && !isVowel(w[n-1]) && !strings.ContainsRune("ylsz", rune(w[n-1])) {
 		return w[:n-1]
 	}
 	return w
@@ -236,24 +398,14 @@ func undouble(w string) string {
 
 // isStopword reports whether w (lower-case) carries no topic: darwin-memo's
 // 52 stopwords plus pronouns, auxiliaries and other function words.
-func isStopword(w string) bool {
-	switch w {
-	case "a", "an", "and", "are", "as", "at", "be", "by", "for", "from",
-		"has", "have", "in", "is", "it", "of", "on", "or", "that", "the",
-		"this", "these", "those", "to", "was", "were", "will", "with", "what", "which",
-		"who", "how", "when", "where", "why", "does", "do", "under", "over", "after",
-		"before", "during", "between", "within", "against", "but", "if", "then", "than", "so",
-		"may", "might", "must", "should", "could", "would",
-		// beyond darwin-memo's list
-		"i", "me", "my", "we", "us", "our", "you", "your", "he", "she", "him", "her", "his",
-		"they", "them", "their", "its", "am", "been", "being", "did", "doing", "done",
-		"had", "can", "cannot", "shall", "into", "onto", "about", "there", "here",
-		"any", "some", "all", "each", "every", "such", "own", "same", "other", "very",
-		"too", "also", "just", "only", "again", "ever", "there's", "it's", "let",
-		"whom", "whose", "while", "because", "until", "upon", "via", "per", "not", "no",
-		"nor", "yes", "ok", "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "couldn",
-		"shouldn", "wouldn", "haven", "hasn", "hadn", "okay", "please", "get", "got", "s", "t", "re", "ll", "ve", "d", "m":
-		return true
+func isStopword(w string) bool { return stopwords[w] }
+
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(stopwordList) {
+		m[w] = true
 	}
-	return false
-}
+	return m
+}()
+
+const stopwordList = `a an and are as at be by for from has have in is it of on or that the this these those to was were will with what which who how when where why does do under over after before during between within against but if then than so may might must should could would i me my we us our you your he she him her his they them their its am been being did doing done had can cannot shall into onto about there here any some all each every such own same other very too also just only again ever there's it's let whom whose while because until upon via per not no nor yes ok don doesn didn isn aren wasn weren won couldn shouldn wouldn haven hasn hadn okay please get got s t re ll ve d m`
