@@ -68,10 +68,14 @@ type tokeniser struct {
 	slot  []int32  // by term id: its place in the document's counts
 	st    stemmer
 	tfs   []posting // the current document's counts; doc holds the term id
+	// the document being counted
+	seq    int32
+	inQ    bool
+	nq, na int
 }
 
 func newTokeniser() *tokeniser {
-	return &tokeniser{ids: map[string]uint32{}, st: stemmer{raw: map[string]int32{}}}
+	return &tokeniser{ids: make(map[string]uint32, 1024), st: stemmer{raw: make(map[string]int32, 1024)}}
 }
 
 func (tk *tokeniser) idString(w string) uint32 {
@@ -103,42 +107,43 @@ func (tk *tokeniser) id(stem []byte) uint32 {
 // this tokeniser) and returns the counts (valid until the next call) and
 // the weighted length.
 func (tk *tokeniser) doc(seq int32, question, answer string) ([]posting, float32) {
-	tfs := tk.tfs[:0]
-	nq, na := 0, 0
-	inQ := true
-	countID := func(id uint32) {
-		if tk.mark[id] != seq+1 {
-			tk.mark[id] = seq + 1
-			tk.slot[id] = int32(len(tfs))
-			tfs = append(tfs, posting{doc: int32(id)})
+	tk.tfs, tk.seq, tk.nq, tk.na = tk.tfs[:0], seq, 0, 0
+	tk.inQ = true
+	tk.st.stems(question, tk)
+	tk.inQ = false
+	tk.st.stems(answer, tk)
+	return tk.tfs, float32(QuestionWeight*float64(tk.nq) + float64(tk.na))
+}
+
+// stem counts a stem (the stemmer's sink).
+func (tk *tokeniser) stem(b []byte) {
+	id := tk.id(b)
+	if tk.st.pending != "" {
+		tk.st.raw[tk.st.pending] = int32(id)
+		tk.st.pending = ""
+	}
+	tk.known(id)
+}
+
+// known counts a term by id (the stemmer's sink).
+func (tk *tokeniser) known(id uint32) {
+	if tk.mark[id] != tk.seq+1 {
+		tk.mark[id] = tk.seq + 1
+		tk.slot[id] = int32(len(tk.tfs))
+		tk.tfs = append(tk.tfs, posting{doc: int32(id)})
+	}
+	t := &tk.tfs[tk.slot[id]]
+	if tk.inQ {
+		tk.nq++
+		if t.q < math.MaxUint16 {
+			t.q++
 		}
-		t := &tfs[tk.slot[id]]
-		if inQ {
-			nq++
-			if t.q < math.MaxUint16 {
-				t.q++
-			}
-		} else {
-			na++
-			if t.a < math.MaxUint16 {
-				t.a++
-			}
+	} else {
+		tk.na++
+		if t.a < math.MaxUint16 {
+			t.a++
 		}
 	}
-	count := func(stem []byte) {
-		id := tk.id(stem)
-		if tk.st.pending != "" {
-			tk.st.raw[tk.st.pending] = int32(id)
-			tk.st.pending = ""
-		}
-		countID(id)
-	}
-	tk.st.known = countID
-	tk.st.stems(question, count)
-	inQ = false
-	tk.st.stems(answer, count)
-	tk.tfs = tfs
-	return tfs, float32(QuestionWeight*float64(nq) + float64(na))
 }
 
 // Add indexes a lesson and returns its document number.
@@ -198,7 +203,7 @@ func Build(n int, text func(i int) (question, answer string), workers int) *Inde
 	size := (n + workers - 1) / workers
 	tokenise := func(w int) {
 		lo, hi := w*size, min(n, (w+1)*size)
-		c := chunk{tk: x.tk, off: make([]int32, 1, hi-lo+1), lens: make([]float32, 0, hi-lo)}
+		c := chunk{tk: x.tk, off: make([]int32, 1, hi-lo+1), lens: make([]float32, 0, hi-lo), tfs: make([]posting, 0, 24*(hi-lo))}
 		if w > 0 {
 			c.tk = newTokeniser()
 		}

@@ -129,14 +129,20 @@ type stemmer struct {
 	buf []byte
 	// raw, when set, caches one-part words as written: the stem's term id,
 	// or -1 for none (a stopword, a one-letter word). A cached word's id
-	// goes to known instead of its stem to fn.
+	// goes to the sink's known instead of its stem to stem.
 	raw     map[string]int32
-	known   func(id uint32)
-	pending string // the word whose stem fn is getting; fn's caller caches it
+	pending string // the word whose stem the sink is getting; the sink caches it
 }
 
-// stems calls fn with each stem of s; the bytes are valid until fn returns.
-func (st *stemmer) stems(s string, fn func([]byte)) {
+// A sink receives stems (bytes valid until the call returns) and, for
+// words the stemmer's cache knows, term ids.
+type sink interface {
+	stem([]byte)
+	known(id uint32)
+}
+
+// stems passes each stem of s to fn.
+func (st *stemmer) stems(s string, fn sink) {
 	// ASCII text (nearly all lessons) is split into words here, exactly as
 	// words does, without a call per byte; other text goes through words.
 	for i := 0; i < len(s); i++ {
@@ -188,21 +194,40 @@ var asciiWord = func() (t [256]bool) {
 }()
 
 // word calls fn with the stems of one word.
-func (st *stemmer) word(word string, fn func([]byte)) {
+func (st *stemmer) word(word string, fn sink) {
 	{
 		if st.raw != nil {
 			if v, ok := st.raw[word]; ok {
 				if v >= 0 {
-					st.known(uint32(v))
+					fn.known(uint32(v))
 				}
 				return
 			}
 		}
+		dot, digit := false, false
 		for i := 0; i < len(word); i++ {
-			if c := word[i]; c >= utf8.RuneSelf || c == '.' {
-				emitWord(word, false, func(t Term) { fn([]byte(t.Stem)) })
+			c := word[i]
+			if c >= utf8.RuneSelf {
+				emitWord(word, false, func(t Term) { fn.stem([]byte(t.Stem)) })
 				return
 			}
+			dot = dot || c == '.'
+			digit = digit || isDigitASCII(c)
+		}
+		if dot {
+			// As splitIdent: whole with a digit, else by its parts.
+			if digit {
+				st.part(word, fn)
+				return
+			}
+			for word != "" {
+				part, rest, _ := strings.Cut(word, ".")
+				if part != "" {
+					st.word(part, fn)
+				}
+				word = rest
+			}
+			return
 		}
 		// Split points as splitIdent finds them, for ASCII.
 		var cuts [8]int
@@ -239,7 +264,7 @@ func (st *stemmer) word(word string, fn func([]byte)) {
 	}
 }
 
-func (st *stemmer) part(p string, fn func([]byte)) {
+func (st *stemmer) part(p string, fn sink) {
 	if len(p) < 2 && !(len(p) == 1 && isDigitASCII(p[0])) {
 		return
 	}
@@ -255,7 +280,7 @@ func (st *stemmer) part(p string, fn func([]byte)) {
 	if stopwords[string(b)] {
 		return
 	}
-	fn(stemBytes(b))
+	fn.stem(stemBytes(b))
 }
 
 func isUpperASCII(c byte) bool { return 'A' <= c && c <= 'Z' }
@@ -390,7 +415,7 @@ func isVowel(c byte) bool { return c == 'a' || c == 'e' || c == 'i' || c == 'o' 
 // except l, s and z ("install", "pass", "buzz").
 func undouble(w []byte) []byte {
 	n := len(w)
-	if n >= 3 && w[n-1] == w[n-2] && !isVowel(w[n-1]) && !strings.ContainsRune("ylsz", rune(w[n-1])) {
+	if c := w[n-1]; n >= 3 && c == w[n-2] && !isVowel(c) && c != 'y' && c != 'l' && c != 's' && c != 'z' {
 		return w[:n-1]
 	}
 	return w
