@@ -75,7 +75,7 @@ type tokeniser struct {
 }
 
 func newTokeniser() *tokeniser {
-	return &tokeniser{ids: make(map[string]uint32, 1024), st: stemmer{raw: make(map[string]int32, 1024)}}
+	return &tokeniser{ids: make(map[string]uint32, 1024), st: stemmer{raw: &wordTable{}}}
 }
 
 func (tk *tokeniser) idString(w string) uint32 {
@@ -119,7 +119,7 @@ func (tk *tokeniser) doc(seq int32, question, answer string) ([]posting, float32
 func (tk *tokeniser) stem(b []byte) {
 	id := tk.id(b)
 	if tk.st.pending != "" {
-		tk.st.raw[tk.st.pending] = int32(id)
+		tk.st.raw.put(tk.st.pending, tk.st.pendH, int32(id))
 		tk.st.pending = ""
 	}
 	tk.known(id)

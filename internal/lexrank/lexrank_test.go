@@ -66,7 +66,7 @@ func TestStemmerMatchesTerms(t *testing.T) {
 	for _, cached := range []bool{false, true} {
 		st := stemmer{}
 		if cached {
-			st.raw = map[string]int32{}
+			st.raw = &wordTable{}
 		}
 		sk := &testSink{st: &st, ids: map[string]int32{}}
 		for _, s := range texts {
@@ -106,7 +106,7 @@ func (k *testSink) stem(b []byte) {
 			k.ids[w] = id
 			k.words = append(k.words, w)
 		}
-		k.st.raw[k.st.pending] = id
+		k.st.raw.put(k.st.pending, k.st.pendH, id)
 		k.st.pending = ""
 	}
 }

@@ -130,8 +130,9 @@ type stemmer struct {
 	// raw, when set, caches one-part words as written: the stem's term id,
 	// or -1 for none (a stopword, a one-letter word). A cached word's id
 	// goes to the sink's known instead of its stem to stem.
-	raw     map[string]int32
+	raw     *wordTable
 	pending string // the word whose stem the sink is getting; the sink caches it
+	pendH   uint32 // its hash
 }
 
 // A sink receives stems (bytes valid until the call returns) and, for
@@ -147,7 +148,7 @@ func (st *stemmer) stems(s string, fn sink) {
 	// words does, without a call per byte; other text goes through words.
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			words(s, func(word string, _ bool) { st.word(word, fn) })
+			words(s, func(word string, _ bool) { st.word(word, hashString(word), fn) })
 			return
 		}
 	}
@@ -157,14 +158,12 @@ func (st *stemmer) stems(s string, fn sink) {
 			i++
 			continue
 		}
+		h := (fnvOffset ^ uint32(s[i])) * fnvPrime
 		j := i + 1
 		for j < len(s) {
 			c := s[j]
-			if asciiWord[c] {
-				j++
-				continue
-			}
-			if c == '.' && j+1 < len(s) && asciiWord[s[j+1]] {
+			if asciiWord[c] || c == '.' && j+1 < len(s) && asciiWord[s[j+1]] {
+				h = (h ^ uint32(c)) * fnvPrime
 				j++
 				continue
 			}
@@ -172,7 +171,7 @@ func (st *stemmer) stems(s string, fn sink) {
 		}
 		if j+1 < len(s) && s[j] == '\'' && asciiWord[s[j+1]] {
 			// A contraction or possessive: the ending is dropped.
-			st.word(s[i:j], fn)
+			st.word(s[i:j], h, fn)
 			j++
 			for j < len(s) && asciiWord[s[j]] {
 				j++
@@ -180,7 +179,7 @@ func (st *stemmer) stems(s string, fn sink) {
 			i = j
 			continue
 		}
-		st.word(s[i:j], fn)
+		st.word(s[i:j], h, fn)
 		i = j
 	}
 }
@@ -194,10 +193,10 @@ var asciiWord = func() (t [256]bool) {
 }()
 
 // word calls fn with the stems of one word.
-func (st *stemmer) word(word string, fn sink) {
+func (st *stemmer) word(word string, h uint32, fn sink) {
 	{
 		if st.raw != nil {
-			if v, ok := st.raw[word]; ok {
+			if v, ok := st.raw.get(word, h); ok {
 				if v >= 0 {
 					fn.known(uint32(v))
 				}
@@ -223,7 +222,7 @@ func (st *stemmer) word(word string, fn sink) {
 			for word != "" {
 				part, rest, _ := strings.Cut(word, ".")
 				if part != "" {
-					st.word(part, fn)
+					st.word(part, hashString(part), fn)
 				}
 				word = rest
 			}
@@ -247,10 +246,10 @@ func (st *stemmer) word(word string, fn sink) {
 		if len(parts) == 0 && st.raw != nil {
 			// A one-part word: cache what it gives (a term id, or -1 for
 			// none), keyed by the word as written.
-			st.pending = word
+			st.pending, st.pendH = word, h
 			st.part(word, fn)
 			if st.pending != "" {
-				st.raw[word] = -1
+				st.raw.put(word, h, -1)
 				st.pending = ""
 			}
 			return
