@@ -152,6 +152,7 @@ func TestSettleBodyStoreFree(t *testing.T) {
 func FuzzParseTickets(f *testing.F) {
 	f.Add("darwin-memo-ticket: abcdef123456")
 	f.Add(FreeTicket{Tick: 3, Decider: "aaaaaaaaaaaa", Supporting: []string{"bbbbbbbbbbbb"}, Query: "how do I"}.Line())
+	f.Add(FreeTicket{Version: 2, Tick: 3, Decider: "aaaaaaaaaaaa", Query: "how do I"}.Line())
 	f.Add("<!-- darwin-memo: v1 t=1 d=- s=aaaaaaaaaaaa q=cQ --> darwin-memo: v9")
 	f.Fuzz(func(t *testing.T, body string) {
 		got, _ := ParseTickets(body)

@@ -383,12 +383,16 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 	if blocked != "" {
 		return Result{Blocked: blocked}
 	}
-	if len(q) == 0 || !(mass > 0) || len(q) > 64 {
-		if len(q) > 64 {
-			q = q[:64] // longer queries: the first 64 distinct terms
-		} else {
-			return Result{}
+	if len(q) > 64 {
+		// Longer queries: the first 64 distinct terms.
+		q = q[:64]
+		mass = 0
+		for _, t := range q {
+			mass += t.w
 		}
+	}
+	if len(q) == 0 || !(mass > 0) {
+		return Result{}
 	}
 	avg := x.sumLen / N
 	type acc struct {

@@ -210,3 +210,33 @@ func BenchmarkBuildVsDarwinMemo(b *testing.B) {
 		}
 	})
 }
+
+// FuzzStemmer checks that the indexing fast path yields exactly the stems
+// of Terms, with and without the word cache, and that Search never panics.
+func FuzzStemmer(f *testing.F) {
+	for _, s := range []string{"How do I run WindowsShell tests?", "go.mod v1.21 ioutil.ReadAll don't", "Ünïcode’s café", "a.b. .x 'q' x'y'z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var want []string
+		for _, x := range Terms(s) {
+			want = append(want, x.Stem)
+		}
+		st := stemmer{raw: &wordTable{}}
+		k := &testSink{st: &st, ids: map[string]int32{}}
+		for round := 0; round < 2; round++ { // the second round hits the cache
+			k.got = k.got[:0]
+			st.stems(s, k)
+			got := slices.Clone(k.got)
+			w := slices.Clone(want)
+			slices.Sort(got)
+			slices.Sort(w)
+			if !slices.Equal(got, w) {
+				t.Fatalf("round %d %q: stems %q, Terms %q", round, s, got, w)
+			}
+		}
+		x := New()
+		x.Add(s, s)
+		x.Search(s, MinCoverage)
+	})
+}
