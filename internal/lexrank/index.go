@@ -19,9 +19,14 @@ const (
 	// MinCoverage is the floor on the weighted share of the query a
 	// lesson must cover (darwin-memo's 0.25, over v2's weights).
 	MinCoverage = 0.25
-	// UnseenFloor is the weight share of an ordinary English word that no
-	// lesson contains (rarity 0): it still counts, a little.
+	// UnseenFloor is the weight share of a phrasing word ("now", "safely",
+	// "this week") that no lesson contains: it still counts, a little.
 	UnseenFloor = 0.1
+	// ContentFloor is the weight share of an ordinary English content word
+	// no lesson contains (rarity 0: "key", "owner"); it rises with rarity
+	// to 1 (a word not in the background list weighs ln(1+N), as in
+	// darwin-memo).
+	ContentFloor = 0.5
 )
 
 type posting struct {
@@ -308,9 +313,9 @@ type Result struct {
 	// Blocked is the query word that silenced the search: a likely name
 	// or a number that no lesson contains. "" if none.
 	Blocked string
-	// Unseen are the query's content words no lesson contains (stems of
-	// rarity at least ContentRarity): things the query is about that the
-	// store does not know.
+	// Unseen are the query's content words (not phrasing, three letters or
+	// more) no lesson contains: things the query is about that the store
+	// does not know.
 	Unseen []string
 }
 
@@ -372,9 +377,13 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 				blocked = t.Raw
 				return
 			}
-			qt.w = math.Log(1+N) * (UnseenFloor + (1-UnseenFloor)*r)
-			if r >= ContentRarity && len(t.Raw) >= 4 {
-				unseen = append(unseen, t.Stem)
+			if Phrasing(t.Raw) {
+				qt.w = math.Log(1+N) * UnseenFloor
+			} else {
+				qt.w = math.Log(1+N) * (ContentFloor + (1-ContentFloor)*r)
+				if len(t.Raw) >= 3 {
+					unseen = append(unseen, t.Stem)
+				}
 			}
 		}
 		mass += qt.w

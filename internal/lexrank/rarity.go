@@ -42,10 +42,6 @@ const (
 	rareRank     = 6000
 )
 
-// ContentRarity is the rarity from which a word no lesson contains counts
-// as a content word (a thing the query is about) rather than phrasing.
-const ContentRarity = 0.8
-
 // Rarity returns how rare word (lower-case, unstemmed) is in ordinary
 // English, in [0, 1]: 0 up to rank 1000, rising with log rank to 1 at rank
 // 6000 and beyond, and 1 for a word not in the list. Adverbs in -ly among
@@ -75,3 +71,38 @@ func Rarity(word string) float64 {
 	x := (math.Log(float64(r)) - math.Log(ordinaryRank)) / (math.Log(rareRank) - math.Log(ordinaryRank))
 	return min(1, max(0, x))
 }
+
+// Phrasing reports whether word (lower-case, unstemmed) is how a question
+// is put rather than what it is about: time and recency words, hedges,
+// politeness, quantity and quality words, light verbs, and adverbs in -ly
+// among the 10,000 most frequent words. An unseen phrasing word weighs
+// almost nothing; an unseen content word ("key", "owner", "password") is
+// something the query asks about.
+func Phrasing(word string) bool {
+	if phrasing[word] {
+		return true
+	}
+	if strings.HasSuffix(word, "ly") && len(word) > 4 {
+		if r := Rank(word); r > 0 && r <= 10000 {
+			return true
+		}
+	}
+	return false
+}
+
+var phrasing = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`now right currently current today tonight tomorrow yesterday
+		week weeks weekend month months year years day days time times moment recently lately soon
+		still yet already anymore again ever never always often sometimes usually actually really
+		please thanks thank exactly best better good great way ways thing things something anything
+		everything nothing stuff kind sort maybe perhaps probably sure okay fine need needs needed
+		want wants wanted know tell find help try trying going gonna able possible correct proper
+		safe quick fast latest newest new old older last next first recent one ones bit lot lots much
+		many more most less least few else instead whether happen happens happened anyone someone
+		somebody anybody everyone guys folks work works working done doing make makes made go goes
+		still look looks looking see thing supposed allowed ok way enough`) {
+		m[w] = true
+	}
+	return m
+}()
