@@ -210,3 +210,14 @@ func mustReparse(t *testing.T, s *Store) *Store {
 	}
 	return p
 }
+
+func TestConsolidationDropsSupersededAnswers(t *testing.T) {
+	s, old, upd, _ := v2Store(t)
+	if !slices.Contains(upd.Supersedes(), old.ID) {
+		t.Fatal("no record")
+	}
+	heir := s.merge([]*Entry{old, upd})
+	if heir.Answer != upd.Answer {
+		t.Errorf("heir answer %q, want only the update's %q", heir.Answer, upd.Answer)
+	}
+}
