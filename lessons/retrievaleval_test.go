@@ -87,22 +87,30 @@ type evalMode struct {
 	name  string
 	build Retrieval // the store's ranking while lessons are added (v2 records supersession)
 	query Retrieval
+	// statements adds every lesson as the question "Lesson" with the
+	// answer "<question> <answer>": stores whose questions say nothing.
+	statements bool
 }
 
 var evalModes = []evalMode{
-	{"darwin-memo", RetrievalDarwinMemo, RetrievalDarwinMemo},
-	{"v2", RetrievalV2, RetrievalV2},
-	{"v2, no birth records", RetrievalDarwinMemo, RetrievalV2},
+	{"darwin-memo", RetrievalDarwinMemo, RetrievalDarwinMemo, false},
+	{"v2", RetrievalV2, RetrievalV2, false},
+	{"v2, no birth records", RetrievalDarwinMemo, RetrievalV2, false},
+	{"v2, statements", RetrievalV2, RetrievalV2, true},
 }
 
 // buildEvalStore adds the lessons in order, one minute apart.
-func buildEvalStore(t *testing.T, build Retrieval, lessons []evalLesson) (*Store, map[string]string) {
+func buildEvalStore(t *testing.T, build Retrieval, lessons []evalLesson, statements bool) (*Store, map[string]string) {
 	t.Helper()
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	s := New("eval.json", Options{Now: func() time.Time { return base }, Retrieval: build})
 	ids := map[string]string{}
 	for i, l := range lessons {
-		e, err := s.Add(NewLesson{Question: l.Q, Answer: l.A, Kind: Kind(l.Kind), Sources: l.Sources,
+		q, a := l.Q, l.A
+		if statements {
+			q, a = "Lesson", l.Q+" "+l.A
+		}
+		e, err := s.Add(NewLesson{Question: q, Answer: a, Kind: Kind(l.Kind), Sources: l.Sources,
 			RecordedTS: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")})
 		if err != nil {
 			t.Fatalf("%s: %v", l.Key, err)
@@ -139,7 +147,7 @@ func runPack(t *testing.T, mode evalMode, common evalPack, p evalPack, all []eva
 	if p.IncludeAll {
 		ls = append(append([]evalLesson{}, common.Lessons...), all...)
 	}
-	s, ids := buildEvalStore(t, mode.build, ls)
+	s, ids := buildEvalStore(t, mode.build, ls, mode.statements)
 	key := map[string]string{}
 	for k, id := range ids {
 		key[id] = k
@@ -281,6 +289,7 @@ func suiteTable(common evalPack, packs []evalPack, results [][]classScore, mean 
 		"an abstention probe scores 1 when `decide` is silent. A class scores the mean of its probes and the suite the mean of its classes. "+
 		"The test fails if v2's mean falls below 0.85, if v2 abstains on fewer than all never-seen facts, or if v2 scores below darwin-memo on any class. "+
 		"`v2, no birth records` is v2 on a store whose lessons carry no `supersedes:` labels (a store darwin-memo wrote): supersession is then inferred at query time alone. "+
+		"`v2, statements` adds every lesson as the question `Lesson` with the answer `<question> <answer>` (a store of notes whose questions say nothing; not gated). "+
 		"Every ticket minted during the run is verified against the same store with its own version's ranking.\n\n", probes, lessons, fmt.Sprint(len(common.Lessons)))
 	b.WriteString("| class | probes |")
 	for _, m := range evalModes {

@@ -120,6 +120,9 @@ const (
 	// v2SureCoverage: a hit covering this share of the query's weight is
 	// kept even when the query holds a content word no lesson contains.
 	v2SureCoverage = 0.7
+	// v2SameNote is the whole-lesson similarity at which two lessons
+	// whose questions name nothing are about the same thing.
+	v2SameNote = 0.3
 	// v2SiblingSimilarity is the question similarity from which two
 	// lessons with different distinctive terms are siblings.
 	v2SiblingSimilarity = 0.3
@@ -282,9 +285,12 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	}
 	stems := make([][]string, len(hits))
 	all := make([][]string, len(hits))
+	isQ := make([]bool, len(hits)) // the subject is the question
 	for i, h := range hits {
-		stems[i] = lexrank.Stems(h.Entry.Question)
 		all[i] = lexrank.Stems(h.Entry.Question + "\n" + h.Entry.Answer)
+		q := lexrank.Stems(h.Entry.Question)
+		stems[i] = li.subject(q, all[i])
+		isQ[i] = len(stems[i]) == len(q)
 	}
 
 	// A hit about another thing leaves: a sibling of another hit (a
@@ -295,7 +301,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	drop := make([]bool, len(hits))
 	for i := range hits {
 		for h := range hits {
-			if h == i || !slices.ContainsFunc(qstems, func(t string) bool {
+			if h == i || !isQ[h] || !isQ[i] || !slices.ContainsFunc(qstems, func(t string) bool {
 				return slices.Contains(stems[h], t) && !slices.Contains(all[i], t) && li.distinctive(t)
 			}) {
 				continue
@@ -309,16 +315,31 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	keep := 0
 	for i := range hits {
 		if !drop[i] {
-			hits[keep], stems[keep], all[keep] = hits[i], stems[i], all[i]
+			hits[keep], stems[keep], all[keep], isQ[keep] = hits[i], stems[i], all[i], isQ[i]
 			keep++
 		}
 	}
-	hits, stems, all = hits[:keep], stems[:keep], all[:keep]
+	hits, stems, all, isQ = hits[:keep], stems[:keep], all[:keep], isQ[:keep]
 	if len(hits) == 0 {
 		return nil
 	}
 
-	differ := func(i, j int) bool { return li.siblings(stems[i], all[i], stems[j], all[j]) }
+	// Two hits are about the same question when their questions are
+	// similar and they are not siblings; lessons whose questions name
+	// nothing (notes under a generic heading) are compared whole, at a lower
+	// similarity, and must hold the same distinctive query words.
+	same := func(i, j int) bool {
+		if isQ[i] && isQ[j] {
+			return !li.siblings(stems[i], all[i], stems[j], all[j]) &&
+				li.x.QuestionSimilarity(stems[i], stems[j], boost) >= v2SameQuestion
+		}
+		for _, t := range qstems {
+			if li.distinctive(t) && slices.Contains(all[i], t) != slices.Contains(all[j], t) {
+				return false
+			}
+		}
+		return li.x.QuestionSimilarity(all[i], all[j], boost) >= v2SameNote
+	}
 	type cluster struct {
 		rep  int  // index of the hit holding the cluster's place
 		best int  // index of the newest member
@@ -328,7 +349,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	for i := range hits {
 		joined := false
 		for c := range cls {
-			if !differ(cls[c].rep, i) && li.x.QuestionSimilarity(stems[cls[c].rep], stems[i], boost) >= v2SameQuestion {
+			if same(cls[c].rep, i) {
 				if s.newer(hits[i].Entry, hits[cls[c].best].Entry, pos) {
 					cls[c].best = i
 				}
@@ -381,6 +402,20 @@ func confidence(h Hit, best float64) float64 {
 	return min(1, max(0, h.Coverage*h.Score/best))
 }
 
+// subject returns the terms that say what a lesson is about: its
+// question's, or, when the question is generic (every term of it held by
+// at least half the lessons: a "note" or "lesson" heading over
+// statements), the whole lesson's.
+func (li *lexIndex) subject(question, all []string) []string {
+	if slices.ContainsFunc(question, func(t string) bool {
+		w, _ := li.x.Weight(t)
+		return w > math.Log(3) // held by under half the lessons
+	}) {
+		return question
+	}
+	return all
+}
+
 // distinctiveShare: a term is distinctive (names a service, a package, an
 // incident) when its smoothed idf is at least this share of the idf of a
 // term no lesson holds: held by under about 1% of a large store's lessons.
@@ -396,7 +431,7 @@ func (li *lexIndex) distinctive(stem string) bool {
 // does not know, such a lesson is about another thing (the billing
 // service, not the unknown inventory service), not a partial answer.
 func (li *lexIndex) aboutOther(e *Entry, qstems []string) bool {
-	for _, t := range lexrank.Stems(e.Question) {
+	for _, t := range li.subject(lexrank.Stems(e.Question), lexrank.Stems(e.Question+"\n"+e.Answer)) {
 		if !slices.Contains(qstems, t) && li.distinctive(t) {
 			return true
 		}
@@ -467,7 +502,7 @@ func (s *Store) SupersededBy(question, answer string) []string {
 		return nil
 	}
 	li := s.ensureLexIndex()
-	qs := lexrank.Stems(question)
+	qs := li.subject(lexrank.Stems(question), lexrank.Stems(question+"\n"+answer))
 	if len(qs) == 0 {
 		return nil
 	}
@@ -479,7 +514,7 @@ func (s *Store) SupersededBy(question, answer string) []string {
 		if e == nil || strings.TrimSpace(e.Answer) == strings.TrimSpace(answer) {
 			continue
 		}
-		eq := lexrank.Stems(e.Question)
+		eq := li.subject(lexrank.Stems(e.Question), lexrank.Stems(e.Question+"\n"+e.Answer))
 		if li.x.QuestionSimilarity(qs, eq, nil) < birthSameQuestion {
 			continue
 		}
