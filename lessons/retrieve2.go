@@ -116,7 +116,7 @@ const (
 	v2SameQuestion = 0.5
 	// v2Drop cuts the hit list where a score falls below this share of the
 	// best score.
-	v2Drop = 0.6
+	v2Drop = 0.75
 	// v2SureCoverage: a hit covering this share of the query's weight is
 	// kept even when the query holds a content word no lesson contains.
 	v2SureCoverage = 0.7
@@ -408,8 +408,8 @@ func confidence(h Hit, best float64) float64 {
 // statements), the whole lesson's.
 func (li *lexIndex) subject(question, all []string) []string {
 	if slices.ContainsFunc(question, func(t string) bool {
-		w, _ := li.x.Weight(t)
-		return w > math.Log(3) // held by under half the lessons
+		df := li.x.DF(t)
+		return df <= 1 || 2*df < li.x.Live() // held by under half the lessons
 	}) {
 		return question
 	}

@@ -455,6 +455,14 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 	return Result{Hits: hits, Unseen: unseen}
 }
 
+// DF returns how many live documents hold stem.
+func (x *Index) DF(stem string) int {
+	if id, ok := x.ids[stem]; ok {
+		return int(x.df[id])
+	}
+	return 0
+}
+
 // Has reports whether some live document holds stem.
 func (x *Index) Has(stem string) bool {
 	id, ok := x.ids[stem]
