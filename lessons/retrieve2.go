@@ -110,7 +110,7 @@ func (e *Entry) Supersedes() []string {
 // retrievaleval_test.go guards them).
 const (
 	// v2Candidates is how many qualifying hits supersession considers.
-	v2Candidates = 50
+	v2Candidates = 24
 	// v2SameQuestion is the weighted question similarity at which two hits
 	// are about the same question, so that the newer supersedes the older.
 	v2SameQuestion = 0.5
@@ -139,6 +139,8 @@ type lexIndex struct {
 	// supersededBy maps an id to the living entries recording that they
 	// supersede it, in living order.
 	supersededBy map[string][]*Entry
+	// distinct caches distinctive() until the index changes.
+	distinct map[string]bool
 }
 
 func newLexIndex(es []*Entry) *lexIndex {
@@ -155,6 +157,7 @@ func newLexIndex(es []*Entry) *lexIndex {
 }
 
 func (li *lexIndex) add(e *Entry) {
+	li.distinct = nil
 	li.doc[e] = li.x.Add(e.Question, e.Answer)
 	li.docs = append(li.docs, e)
 	for _, id := range e.Supersedes() {
@@ -163,6 +166,7 @@ func (li *lexIndex) add(e *Entry) {
 }
 
 func (li *lexIndex) remove(e *Entry) {
+	li.distinct = nil
 	d, ok := li.doc[e]
 	if !ok {
 		return
@@ -212,7 +216,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		}
 		li = newLexIndex(es)
 	}
-	res := li.x.Search(query, lexrank.MinCoverage)
+	res := li.x.Search(query, lexrank.MinCoverage, v2Candidates)
 	if len(res.Hits) == 0 {
 		return nil
 	}
@@ -422,8 +426,16 @@ func (li *lexIndex) subject(question, all []string) []string {
 const distinctiveShare = 0.5
 
 func (li *lexIndex) distinctive(stem string) bool {
+	if v, ok := li.distinct[stem]; ok {
+		return v
+	}
 	w, top := li.x.Weight(stem)
-	return w >= distinctiveShare*top
+	v := w >= distinctiveShare*top
+	if li.distinct == nil {
+		li.distinct = map[string]bool{}
+	}
+	li.distinct[stem] = v
+	return v
 }
 
 // aboutOther reports whether e's question names something distinctive
@@ -508,7 +520,7 @@ func (s *Store) SupersededBy(question, answer string) []string {
 	}
 	as := lexrank.Stems(answer)
 	var out []string
-	cands := li.x.Search(question, lexrank.MinCoverage).Hits
+	cands := li.x.Search(question, lexrank.MinCoverage, v2Candidates).Hits
 	for _, h := range cands[:min(len(cands), v2Candidates)] {
 		e := li.docs[h.Doc]
 		if e == nil || strings.TrimSpace(e.Answer) == strings.TrimSpace(answer) {

@@ -342,8 +342,9 @@ type queryTerm struct {
 //
 // Qualifying documents are scored by BM25F over the query terms they
 // contain (question occurrences weigh QuestionWeight, saturation K1,
-// length normalisation B) and sorted best first, ties by document number.
-func (x *Index) Search(query string, minCoverage float64) Result {
+// length normalisation B) and sorted best first, ties by document number;
+// limit > 0 keeps only the best limit.
+func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 	if x.n == 0 {
 		return Result{}
 	}
@@ -404,11 +405,9 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 		return Result{}
 	}
 	avg := x.sumLen / N
-	type acc struct {
-		score float64
-		mask  uint64
-	}
-	docs := map[int32]*acc{}
+	// Dense accumulators by document: a query touches many documents.
+	score := make([]float64, len(x.live))
+	mask := make([]uint64, len(x.live))
 	var order []int32
 	for i := range q {
 		t := &q[i]
@@ -420,39 +419,67 @@ func (x *Index) Search(query string, minCoverage float64) Result {
 			if !x.live[p.doc] {
 				continue
 			}
-			a := docs[p.doc]
-			if a == nil {
-				a = &acc{}
-				docs[p.doc] = a
+			if mask[p.doc] == 0 {
 				order = append(order, p.doc)
 			}
 			f := QuestionWeight*float64(p.q) + float64(p.a)
 			norm := 1 - B + B*float64(x.docLen[p.doc])/avg
-			a.score += t.idf * f * (K1 + 1) / (f + K1*norm)
-			a.mask |= t.bit
+			score[p.doc] += t.idf * f * (K1 + 1) / (f + K1*norm)
+			mask[p.doc] |= t.bit
 		}
 	}
 	var hits []Hit
 	for _, d := range order {
-		a := docs[d]
 		cov := 0.0
 		for _, t := range q {
-			if a.mask&t.bit != 0 {
+			if mask[d]&t.bit != 0 {
 				cov += t.w
 			}
 		}
 		cov /= mass
 		if cov >= minCoverage*(1-1e-12) {
-			hits = append(hits, Hit{Doc: int(d), Score: a.score, Coverage: min(1, cov)})
+			hits = append(hits, Hit{Doc: int(d), Score: score[d], Coverage: min(1, cov)})
 		}
 	}
-	slices.SortFunc(hits, func(a, b Hit) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Doc, b.Doc)
-	})
+	hits = best(hits, limit)
 	return Result{Hits: hits, Unseen: unseen}
+}
+
+// best sorts hits best first (score descending, then document number) and
+// keeps the first limit of them (all when limit <= 0), selecting them in
+// one pass when few are wanted from many.
+func best(hits []Hit, limit int) []Hit {
+	before := func(a, b Hit) bool { return a.Score > b.Score || a.Score == b.Score && a.Doc < b.Doc }
+	if limit <= 0 || limit >= len(hits) || limit > 64 {
+		slices.SortFunc(hits, func(a, b Hit) int {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Doc, b.Doc)
+		})
+		if limit > 0 && limit < len(hits) {
+			hits = hits[:limit]
+		}
+		return hits
+	}
+	top := make([]Hit, 0, limit)
+	for _, h := range hits {
+		if len(top) == limit && !before(h, top[limit-1]) {
+			continue
+		}
+		i := len(top)
+		if i < limit {
+			top = append(top, h)
+		} else {
+			i = limit - 1
+		}
+		for i > 0 && before(h, top[i-1]) {
+			top[i] = top[i-1]
+			i--
+		}
+		top[i] = h
+	}
+	return top
 }
 
 // DF returns how many live documents hold stem.

@@ -144,18 +144,18 @@ func TestBuildMatchesAdd(t *testing.T) {
 		t.Fatal("parallel build differs from sequential adds")
 	}
 	for _, q := range []string{ls[5].Question, ls[77].Answer, "flaky retry tests"} {
-		a, b := seq.Search(q, MinCoverage), par.Search(q, MinCoverage)
+		a, b := seq.Search(q, MinCoverage, 0), par.Search(q, MinCoverage, 0)
 		if fmt.Sprint(a) != fmt.Sprint(b) {
 			t.Fatalf("%q: %v vs %v", q, a, b)
 		}
 	}
 	// Adding after a build and removing keep the index consistent.
 	d := par.Add("How do I restart the billing service?", "kubectl rollout restart deploy/billing")
-	if h := par.Search("restart billing service", MinCoverage); len(h.Hits) == 0 || h.Hits[0].Doc != d {
+	if h := par.Search("restart billing service", MinCoverage, 0); len(h.Hits) == 0 || h.Hits[0].Doc != d {
 		t.Fatalf("added doc not found first: %+v", h)
 	}
 	par.Remove(d)
-	if h := par.Search("restart billing service", MinCoverage); len(h.Hits) > 0 && h.Hits[0].Doc == d {
+	if h := par.Search("restart billing service", MinCoverage, 0); len(h.Hits) > 0 && h.Hits[0].Doc == d {
 		t.Fatal("removed doc still found")
 	}
 }
@@ -170,11 +170,11 @@ func TestSearchBlocksUnseenNamesAndNumbers(t *testing.T) {
 		"How do I restart the billing service safely?": "",
 		"what caused incident 4121 this week":          "",
 	} {
-		if got := x.Search(q, MinCoverage).Blocked; got != blocked {
+		if got := x.Search(q, MinCoverage, 0).Blocked; got != blocked {
 			t.Errorf("%q blocked by %q, want %q", q, got, blocked)
 		}
 	}
-	if len(x.Search("How do I restart the billing service right now?", MinCoverage).Hits) == 0 {
+	if len(x.Search("How do I restart the billing service right now?", MinCoverage, 0).Hits) == 0 {
 		t.Error("ordinary words no lesson holds silenced an answerable question")
 	}
 }
@@ -237,6 +237,20 @@ func FuzzStemmer(f *testing.F) {
 		}
 		x := New()
 		x.Add(s, s)
-		x.Search(s, MinCoverage)
+		x.Search(s, MinCoverage, 0)
 	})
+}
+
+func TestSearchLimitIsAPrefix(t *testing.T) {
+	ls := textgen.Lessons(5, 3000)
+	x := Build(len(ls), func(i int) (string, string) { return ls[i].Question, ls[i].Answer }, 2)
+	for _, q := range []string{ls[1].Question, "build test flaky", ls[9].Answer} {
+		all := x.Search(q, MinCoverage, 0).Hits
+		for _, k := range []int{1, 3, 24, 64, 100} {
+			got := x.Search(q, MinCoverage, k).Hits
+			if want := all[:min(k, len(all))]; fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%q limit %d: %v, want %v", q, k, got, want)
+			}
+		}
+	}
 }
