@@ -90,17 +90,21 @@ type evalMode struct {
 	// statements adds every lesson as the question "Lesson" with the
 	// answer "<question> <answer>": stores whose questions say nothing.
 	statements bool
+	// whole adds every lesson with "<question> <answer>" as both its
+	// question and its answer: stores of statements.
+	whole bool
 }
 
 var evalModes = []evalMode{
-	{"darwin-memo", RetrievalDarwinMemo, RetrievalDarwinMemo, false},
-	{"v2", RetrievalV2, RetrievalV2, false},
-	{"v2, no birth records", RetrievalDarwinMemo, RetrievalV2, false},
-	{"v2, statements", RetrievalV2, RetrievalV2, true},
+	{"darwin-memo", RetrievalDarwinMemo, RetrievalDarwinMemo, false, false},
+	{"v2", RetrievalV2, RetrievalV2, false, false},
+	{"v2, no birth records", RetrievalDarwinMemo, RetrievalV2, false, false},
+	{"v2, statements", RetrievalV2, RetrievalV2, true, false},
+	{"v2, statements as questions", RetrievalV2, RetrievalV2, false, true},
 }
 
 // buildEvalStore adds the lessons in order, one minute apart.
-func buildEvalStore(t *testing.T, build Retrieval, lessons []evalLesson, statements bool) (*Store, map[string]string) {
+func buildEvalStore(t *testing.T, build Retrieval, lessons []evalLesson, statements, whole bool) (*Store, map[string]string) {
 	t.Helper()
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	s := New("eval.json", Options{Now: func() time.Time { return base }, Retrieval: build})
@@ -109,6 +113,9 @@ func buildEvalStore(t *testing.T, build Retrieval, lessons []evalLesson, stateme
 		q, a := l.Q, l.A
 		if statements {
 			q, a = "Lesson", l.Q+" "+l.A
+		}
+		if whole {
+			q, a = l.Q+" "+l.A, l.Q+" "+l.A
 		}
 		e, err := s.Add(NewLesson{Question: q, Answer: a, Kind: Kind(l.Kind), Sources: l.Sources,
 			RecordedTS: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")})
@@ -147,7 +154,7 @@ func runPack(t *testing.T, mode evalMode, common evalPack, p evalPack, all []eva
 	if p.IncludeAll {
 		ls = append(append([]evalLesson{}, common.Lessons...), all...)
 	}
-	s, ids := buildEvalStore(t, mode.build, ls, mode.statements)
+	s, ids := buildEvalStore(t, mode.build, ls, mode.statements, mode.whole)
 	key := map[string]string{}
 	for k, id := range ids {
 		key[id] = k
@@ -289,7 +296,7 @@ func suiteTable(common evalPack, packs []evalPack, results [][]classScore, mean 
 		"an abstention probe scores 1 when `decide` is silent. A class scores the mean of its probes and the suite the mean of its classes. "+
 		"The test fails if v2's mean falls below 0.85, if v2 abstains on fewer than all never-seen facts, or if v2 scores below darwin-memo on any class. "+
 		"`v2, no birth records` is v2 on a store whose lessons carry no `supersedes:` labels (a store darwin-memo wrote): supersession is then inferred at query time alone. "+
-		"`v2, statements` adds every lesson as the question `Lesson` with the answer `<question> <answer>` (a store of notes whose questions say nothing; not gated). "+
+		"`v2, statements` adds every lesson as the question `Lesson` with the answer `<question> <answer>` (a store of notes whose questions say nothing), and `v2, statements as questions` with `<question> <answer>` as both question and answer (a store of statements); neither is gated. "+
 		"Every ticket minted during the run is verified against the same store with its own version's ranking.\n\n", probes, lessons, fmt.Sprint(len(common.Lessons)))
 	b.WriteString("| class | probes |")
 	for _, m := range evalModes {

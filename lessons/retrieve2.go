@@ -294,7 +294,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		all[i] = lexrank.Stems(h.Entry.Question + "\n" + h.Entry.Answer)
 		q := lexrank.Stems(h.Entry.Question)
 		stems[i] = li.subject(q, all[i])
-		isQ[i] = len(stems[i]) == len(q)
+		isQ[i] = len(stems[i]) == len(q) && !statementLike(q, lexrank.Stems(h.Entry.Answer))
 	}
 
 	// A hit about another thing leaves: a sibling of another hit (a
@@ -330,8 +330,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 
 	// Two hits are about the same question when their questions are
 	// similar and they are not siblings; lessons whose questions name
-	// nothing (notes under a generic heading) are compared whole, at a lower
-	// similarity, and must hold the same distinctive query words.
+	// nothing (notes under a generic heading) or hold the whole lesson
+	// (statements) are compared whole, at a lower similarity, and must hold
+	// the same distinctive query words.
 	same := func(i, j int) bool {
 		if isQ[i] && isQ[j] {
 			return !li.siblings(stems[i], all[i], stems[j], all[j]) &&
@@ -404,6 +405,22 @@ func confidence(h Hit, best float64) float64 {
 		return 0
 	}
 	return min(1, max(0, h.Coverage*h.Score/best))
+}
+
+// statementLike reports whether a lesson's question already holds most of
+// its answer (a statement filed as its own question), so the question is
+// no heading to compare lessons by.
+func statementLike(question, answer []string) bool {
+	if len(answer) == 0 {
+		return false
+	}
+	in := 0
+	for _, t := range answer {
+		if slices.Contains(question, t) {
+			in++
+		}
+	}
+	return 5*in >= 4*len(answer)
 }
 
 // subject returns the terms that say what a lesson is about: its
