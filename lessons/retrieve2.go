@@ -120,9 +120,6 @@ const (
 	// v2SureCoverage: a hit covering this share of the query's weight is
 	// kept even when the query holds a content word no lesson contains.
 	v2SureCoverage = 0.7
-	// v2SameNote is the whole-lesson similarity at which two lessons
-	// whose questions name nothing are about the same thing.
-	v2SameNote = 0.3
 	// v2SiblingSimilarity is the question similarity from which two
 	// lessons with different distinctive terms are siblings.
 	v2SiblingSimilarity = 0.3
@@ -289,12 +286,21 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	}
 	stems := make([][]string, len(hits))
 	all := make([][]string, len(hits))
-	isQ := make([]bool, len(hits)) // the subject is the question
+	isQ := make([]bool, len(hits))      // the subject is the question
+	lead := make([][]string, len(hits)) // otherwise: the first sentence's terms
 	for i, h := range hits {
 		all[i] = lexrank.Stems(h.Entry.Question + "\n" + h.Entry.Answer)
 		q := lexrank.Stems(h.Entry.Question)
 		stems[i] = li.subject(q, all[i])
 		isQ[i] = len(stems[i]) == len(q) && !statementLike(q, lexrank.Stems(h.Entry.Answer))
+		if !isQ[i] {
+			// A statement or a note: its first sentence says what it is about.
+			text := h.Entry.Question
+			if len(stems[i]) != len(q) {
+				text = h.Entry.Answer
+			}
+			lead[i] = lexrank.Stems(firstSentence(text))
+		}
 	}
 
 	// A hit about another thing leaves: a sibling of another hit (a
@@ -338,12 +344,23 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			return !li.siblings(stems[i], all[i], stems[j], all[j]) &&
 				li.x.QuestionSimilarity(stems[i], stems[j], boost) >= v2SameQuestion
 		}
+		// Statements and notes: compared by their first sentences, where
+		// numbers are values (the port, the timeout) unless the query names
+		// one (an incident number), and siblings differ in a word.
+		a, b := lead[i], lead[j]
+		if a == nil {
+			a = stems[i]
+		}
+		if b == nil {
+			b = stems[j]
+		}
 		for _, t := range qstems {
-			if li.distinctive(t) && slices.Contains(all[i], t) != slices.Contains(all[j], t) {
+			if hasDigit(t) && slices.Contains(all[i], t) != slices.Contains(all[j], t) {
 				return false
 			}
 		}
-		return li.x.QuestionSimilarity(all[i], all[j], boost) >= v2SameNote
+		na, nb := withoutNumbers(a), withoutNumbers(b)
+		return !li.siblings(na, all[i], nb, all[j]) && li.x.QuestionSimilarity(na, nb, boost) >= v2SameQuestion
 	}
 	type cluster struct {
 		rep  int  // index of the hit holding the cluster's place
@@ -405,6 +422,36 @@ func confidence(h Hit, best float64) float64 {
 		return 0
 	}
 	return min(1, max(0, h.Coverage*h.Score/best))
+}
+
+// firstSentence returns text up to its first sentence end (., ?, ! before
+// a space or the end, or a line break).
+func firstSentence(text string) string {
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			if strings.TrimSpace(text[:i]) != "" {
+				return text[:i]
+			}
+		case '.', '?', '!':
+			if i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n' {
+				return text[:i]
+			}
+		}
+	}
+	return text
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+func withoutNumbers(ts []string) []string {
+	out := make([]string, 0, len(ts))
+	for _, t := range ts {
+		if !hasDigit(t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // statementLike reports whether a lesson's question already holds most of
