@@ -138,14 +138,17 @@ type lexIndex struct {
 	supersededBy map[string][]*Entry
 	// distinct caches distinctive() until the index changes.
 	distinct map[string]bool
+	// questions counts living lessons by normalised question text.
+	questions map[string]int
 }
 
 func newLexIndex(es []*Entry) *lexIndex {
-	li := &lexIndex{doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}}
+	li := &lexIndex{doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}, questions: map[string]int{}}
 	li.x = lexrank.Build(len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
 	li.docs = append([]*Entry(nil), es...)
 	for i, e := range es {
 		li.doc[e] = i
+		li.questions[normQuestion(e.Question)]++
 		for _, id := range e.Supersedes() {
 			li.supersededBy[id] = append(li.supersededBy[id], e)
 		}
@@ -155,6 +158,7 @@ func newLexIndex(es []*Entry) *lexIndex {
 
 func (li *lexIndex) add(e *Entry) {
 	li.distinct = nil
+	li.questions[normQuestion(e.Question)]++
 	li.doc[e] = li.x.Add(e.Question, e.Answer)
 	li.docs = append(li.docs, e)
 	for _, id := range e.Supersedes() {
@@ -170,6 +174,7 @@ func (li *lexIndex) remove(e *Entry) {
 	}
 	li.x.Remove(d)
 	li.docs[d] = nil
+	li.questions[normQuestion(e.Question)]--
 	delete(li.doc, e)
 	for _, id := range e.Supersedes() {
 		li.supersededBy[id] = slices.DeleteFunc(li.supersededBy[id], func(x *Entry) bool { return x == e })
@@ -291,12 +296,13 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	for i, h := range hits {
 		all[i] = lexrank.Stems(h.Entry.Question + "\n" + h.Entry.Answer)
 		q := lexrank.Stems(h.Entry.Question)
-		stems[i] = li.subject(q, all[i])
-		isQ[i] = len(stems[i]) == len(q) && !statementLike(q, lexrank.Stems(h.Entry.Answer))
+		stems[i] = li.subject(h.Entry.Question, q, all[i])
+		gen := li.generic(h.Entry.Question)
+		isQ[i] = !gen && !statementLike(q, lexrank.Stems(h.Entry.Answer))
 		if !isQ[i] {
 			// A statement or a note: its first sentence says what it is about.
 			text := h.Entry.Question
-			if len(stems[i]) != len(q) {
+			if gen {
 				text = h.Entry.Answer
 			}
 			lead[i] = lexrank.Stems(firstSentence(text))
@@ -471,18 +477,22 @@ func statementLike(question, answer []string) bool {
 }
 
 // subject returns the terms that say what a lesson is about: its
-// question's, or, when the question is generic (every term of it held by
-// at least half the lessons: a "note" or "lesson" heading over
-// statements), the whole lesson's.
-func (li *lexIndex) subject(question, all []string) []string {
-	if slices.ContainsFunc(question, func(t string) bool {
-		df := li.x.DF(t)
-		return df <= 1 || 2*df < li.x.Live() // held by under half the lessons
-	}) {
-		return question
+// question's, or, when the question is generic (the same question text
+// heads at least 3 living lessons and a quarter of them: "Note", "Lesson"
+// over statements), the whole lesson's.
+func (li *lexIndex) subject(question string, qstems, all []string) []string {
+	if li.generic(question) {
+		return all
 	}
-	return all
+	return qstems
 }
+
+func (li *lexIndex) generic(question string) bool {
+	n := li.questions[normQuestion(question)]
+	return n >= 3 && 4*n >= li.x.Live()
+}
+
+func normQuestion(q string) string { return strings.ToLower(strings.TrimSpace(q)) }
 
 // distinctiveShare: a term is distinctive (names a service, a package, an
 // incident) when its smoothed idf is at least this share of the idf of a
@@ -507,7 +517,7 @@ func (li *lexIndex) distinctive(stem string) bool {
 // does not know, such a lesson is about another thing (the billing
 // service, not the unknown inventory service), not a partial answer.
 func (li *lexIndex) aboutOther(e *Entry, qstems []string) bool {
-	for _, t := range li.subject(lexrank.Stems(e.Question), lexrank.Stems(e.Question+"\n"+e.Answer)) {
+	for _, t := range li.subject(e.Question, lexrank.Stems(e.Question), lexrank.Stems(e.Question+"\n"+e.Answer)) {
 		if !slices.Contains(qstems, t) && li.distinctive(t) {
 			return true
 		}
@@ -539,8 +549,8 @@ func (li *lexIndex) latest(e *Entry, s *Store, pos map[*Entry]int) *Entry {
 	for {
 		var next *Entry
 		for _, c := range li.supersededBy[e.ID] {
-			if seen[c] {
-				continue
+			if seen[c] || sharedTerms(c.Question, e.Question) < 2 {
+				continue // a record between unrelated questions (hand-made) is ignored
 			}
 			if next == nil || s.newer(c, next, pos) {
 				next = c
@@ -552,6 +562,18 @@ func (li *lexIndex) latest(e *Entry, s *Store, pos map[*Entry]int) *Entry {
 		seen[next] = true
 		e = next
 	}
+}
+
+// sharedTerms counts the terms two questions have in common.
+func sharedTerms(a, b string) int {
+	bs := lexrank.Stems(b)
+	n := 0
+	for _, t := range lexrank.Stems(a) {
+		if slices.Contains(bs, t) {
+			n++
+		}
+	}
+	return n
 }
 
 // sortHits orders hits by score, then energy, descending, then store order.
@@ -568,35 +590,30 @@ func sortHits(hits []Hit, pos map[*Entry]int) {
 }
 
 // SupersededBy returns the living lessons a new lesson (question, answer)
-// would supersede: those whose question is about the same thing (weighted
-// question similarity at least 0.6 over the living lessons' terms, and no
-// distinctive word in one question that the other lacks) but whose answer
-// differs. Store.Add records them as "supersedes:<id>" source
+// would supersede: those whose question asks the same thing (sameHeading)
+// but whose answer differs. Lessons whose question is a one-word heading
+// or holds the answer (statements) record nothing; query-time grouping
+// handles them. Store.Add records them as "supersedes:<id>" source
 // labels.
 func (s *Store) SupersededBy(question, answer string) []string {
 	if len(s.living) == 0 {
 		return nil
 	}
 	li := s.ensureLexIndex()
-	qs := li.subject(lexrank.Stems(question), lexrank.Stems(question+"\n"+answer))
-	if len(qs) == 0 {
-		return nil
-	}
+	qs := lexrank.Stems(question)
 	as := lexrank.Stems(answer)
+	if len(qs) < 2 || statementLike(qs, as) {
+		return nil // a heading or a statement: grouped at query time only
+	}
 	var out []string
-	cands := li.x.Search(question, lexrank.MinCoverage, v2Candidates).Hits
-	for _, h := range cands[:min(len(cands), v2Candidates)] {
+	for _, h := range li.x.Search(question, lexrank.MinCoverage, v2Candidates).Hits {
 		e := li.docs[h.Doc]
 		if e == nil || strings.TrimSpace(e.Answer) == strings.TrimSpace(answer) {
 			continue
 		}
-		eq := li.subject(lexrank.Stems(e.Question), lexrank.Stems(e.Question+"\n"+e.Answer))
-		if li.x.QuestionSimilarity(qs, eq, nil) < birthSameQuestion {
+		eq := lexrank.Stems(e.Question)
+		if !sameHeading(li, qs, eq) || statementLike(eq, lexrank.Stems(e.Answer)) {
 			continue
-		}
-		if slices.ContainsFunc(qs, func(t string) bool { return !slices.Contains(eq, t) && li.distinctive(t) }) ||
-			slices.ContainsFunc(eq, func(t string) bool { return !slices.Contains(qs, t) && li.distinctive(t) }) {
-			continue // a distinctive word differs: another question, or a sibling
 		}
 		if slices.Equal(lexrank.Stems(e.Answer), as) {
 			continue // the same advice again: a duplicate, left to consolidation
@@ -605,6 +622,25 @@ func (s *Store) SupersededBy(question, answer string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// sameHeading reports whether two questions ask the same thing, for
+// supersession records: at least two terms in common, one of them
+// distinctive, a weighted similarity of at least 0.6, and no distinctive
+// word in one that the other lacks.
+func sameHeading(li *lexIndex, a, b []string) bool {
+	common, distinct := 0, false
+	for _, t := range a {
+		if slices.Contains(b, t) {
+			common++
+			distinct = distinct || li.distinctive(t)
+		}
+	}
+	if common < 2 || !distinct || li.x.QuestionSimilarity(a, b, nil) < birthSameQuestion {
+		return false
+	}
+	return !slices.ContainsFunc(a, func(t string) bool { return !slices.Contains(b, t) && li.distinctive(t) }) &&
+		!slices.ContainsFunc(b, func(t string) bool { return !slices.Contains(a, t) && li.distinctive(t) })
 }
 
 // recordSupersedes returns sources with a "supersedes:<id>" label added for

@@ -221,3 +221,55 @@ func TestConsolidationDropsSupersededAnswers(t *testing.T) {
 		t.Errorf("heir answer %q, want only the update's %q", heir.Answer, upd.Answer)
 	}
 }
+
+// Stores of statements (the statement as question and answer) and of notes
+// (a generic question over statements) rank like stores of questions.
+func TestV2StatementsAndNotes(t *testing.T) {
+	facts := []string{
+		"The staging API listens on port 8080.",
+		"The billing service is restarted with kubectl rollout restart deploy/billing.",
+		"The payments service is restarted with kubectl rollout restart deploy/payments.",
+		"Incident 4121 was caused by an expired TLS certificate on the gateway.",
+		"Incident 4127 was caused by a full disk on the CI runner.",
+		"The staging API listens on port 8443 now that TLS terminates in the pod.",
+		"We use sqlmock fakes for repository tests.",
+		"The CI test job times out after 10 minutes.",
+		"The search service is restarted by scaling deploy/search to zero and back.",
+		"The CI test job timeout was raised to 30 minutes.",
+		"Repository tests no longer mock the database; they run against a real Postgres in testcontainers.",
+		"The staging API listens on port 9443 since the mesh sidecar took 8443.",
+	}
+	probes := map[string]int{ // query -> fact index that must decide (-1: silence)
+		"Which port does the staging API listen on?":   11,
+		"How do I restart the payments service?":       2,
+		"What caused incident 4127?":                   4,
+		"What is the CI test job timeout?":             9,
+		"Do we mock the database in repository tests?": 10,
+		"How do I restart the inventory service?":      -1,
+		"what caused the expired certificate incident": 3,
+	}
+	for _, mode := range []string{"statements", "notes"} {
+		clock := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		s := New("x", Options{Now: func() time.Time { clock = clock.Add(time.Minute); return clock }})
+		ids := make([]string, len(facts))
+		for i, f := range facts {
+			q := f
+			if mode == "notes" {
+				q = "Note"
+			}
+			ids[i] = mustAdd(t, s, q, f).ID
+			if e, _ := s.Entry(ids[i]); len(e.Supersedes()) != 0 {
+				t.Errorf("%s: %q records %v", mode, f, e.Supersedes())
+			}
+		}
+		for q, want := range probes {
+			d, _ := s.Decide(q, DecideOptions{})
+			switch {
+			case want < 0 && !d.Silent:
+				t.Errorf("%s: %q answered %q", mode, q, d.Answer)
+			case want >= 0 && d.Decider != ids[want]:
+				t.Errorf("%s: %q decided %q, want %q", mode, q, d.Answer, facts[want])
+			}
+		}
+	}
+}
