@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -101,6 +102,22 @@ func retrieveFlags(fs *flag.FlagSet) (*int, *string, *string) {
 	return top, kind, source
 }
 
+// quickGC turns the collector off below a 1 GiB soft memory limit until
+// the returned function restores the previous settings: decide and query
+// are short read-only runs whose garbage dies with the process, so
+// collecting it only costs time (about a tenth of decide at 10k lessons).
+// Above the limit (stores of 100k lessons and more) the runtime collects
+// as usual.
+func quickGC() (restore func()) {
+	limit := debug.SetMemoryLimit(-1)
+	pct := debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(min(limit, 1<<30))
+	return func() {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(limit)
+	}
+}
+
 // retrievalFlag is --retrieval on decide and query.
 func retrievalFlag(fs *flag.FlagSet) *string {
 	return fs.String("retrieval", "", "ranking: v2 (the default; tickets v2) or darwin-memo (darwin-memo's ranking byte for byte; tickets v1); default: the store's config \"retrieval\", else v2")
@@ -148,6 +165,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if *register {
 		err = mutate(ctx, io, *store, decide)
 	} else {
+		defer quickGC()()
 		var s *lessons.Store
 		if s, err = readStore(ctx, io, *store); err == nil {
 			err = decide(s)
@@ -198,6 +216,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 {
 		return usagef("--top must be at least 1")
 	}
+	defer quickGC()()
 	s, err := readStore(ctx, io, *store)
 	if err != nil {
 		return err
