@@ -353,14 +353,24 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 	mass := 0.0
 	var blocked string
 	var unseen []string
-	each(query, func(t Term) {
-		if blocked != "" {
-			return
+	terms := Terms(query)
+	// In a query written in title case or capitals, capitals name nothing.
+	caps := 0
+	for _, t := range terms {
+		if t.Cap {
+			caps++
 		}
-		for _, o := range q {
-			if o.stem == t.Stem {
-				return
-			}
+	}
+	titleCase := caps >= 3 && 2*caps >= len(terms)
+	for _, t := range terms {
+		if titleCase {
+			t.Cap = false
+		}
+		if blocked != "" {
+			break
+		}
+		if slices.ContainsFunc(q, func(o queryTerm) bool { return o.stem == t.Stem }) {
+			continue
 		}
 		id, ok := x.ids[t.Stem]
 		df := 0.0
@@ -376,7 +386,7 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 			r := Rarity(t.Raw)
 			if t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw)) {
 				blocked = t.Raw
-				return
+				break
 			}
 			if Phrasing(t.Raw) {
 				qt.w = math.Log(1+N) * UnseenFloor
@@ -389,7 +399,7 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 		}
 		mass += qt.w
 		q = append(q, qt)
-	})
+	}
 	if blocked != "" {
 		return Result{Blocked: blocked}
 	}
