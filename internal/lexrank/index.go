@@ -22,6 +22,9 @@ const (
 	// UnseenFloor is the weight share of a phrasing word ("now", "safely",
 	// "this week") that no lesson contains: it still counts, a little.
 	UnseenFloor = 0.1
+	// BlockTerms: a query of at most this many distinct terms is silenced
+	// by a name or number no lesson holds.
+	BlockTerms = 8
 	// ContentFloor is the weight share of an ordinary English content word
 	// no lesson contains (rarity 0: "key", "owner"); it rises with rarity
 	// to 1 (a word not in the background list weighs ln(1+N), as in
@@ -313,9 +316,9 @@ type Result struct {
 	// Blocked is the query word that silenced the search: a likely name
 	// or a number that no lesson contains. "" if none.
 	Blocked string
-	// Unseen are the query's content words (not phrasing, three letters or
-	// more) no lesson contains: things the query is about that the store
-	// does not know.
+	// Unseen are the content words (not phrasing, three letters or more) no
+	// lesson contains of a short query: things it asks about that the
+	// store does not know. A long task description has none.
 	Unseen []string
 }
 
@@ -362,6 +365,16 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 		}
 	}
 	titleCase := caps >= 3 && 2*caps >= len(terms)
+	// In a short question an unknown name or number is what it asks about
+	// and silences it; in a long task description it is one word among
+	// many and weighs as an unknown content word.
+	distinct := 0
+	for i, t := range terms {
+		if !slices.ContainsFunc(terms[:i], func(o Term) bool { return o.Stem == t.Stem }) {
+			distinct++
+		}
+	}
+	short := distinct <= BlockTerms
 	for _, t := range terms {
 		if titleCase {
 			t.Cap = false
@@ -384,13 +397,22 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 			qt.w = math.Log(1 + N/(1+df))
 		} else {
 			r := Rarity(t.Raw)
-			if t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw)) {
+			name := t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw))
+			if name && short {
 				blocked = t.Raw
 				break
 			}
-			if Phrasing(t.Raw) {
+			switch {
+			case name:
+				// (only in a long description: weighs fully, guards nothing)
+				qt.w = math.Log(1 + N)
+			case Phrasing(t.Raw):
 				qt.w = math.Log(1+N) * UnseenFloor
-			} else {
+			case !short:
+				// A long description: an everyday word is noise, a rare one
+				// weighs as in darwin-memo.
+				qt.w = math.Log(1+N) * (UnseenFloor + (1-UnseenFloor)*r)
+			default:
 				qt.w = math.Log(1+N) * (ContentFloor + (1-ContentFloor)*r)
 				if len(t.Raw) >= 3 {
 					unseen = append(unseen, t.Stem)

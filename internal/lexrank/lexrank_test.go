@@ -177,6 +177,11 @@ func TestSearchBlocksUnseenNamesAndNumbers(t *testing.T) {
 	if len(x.Search("How do I restart the billing service right now?", MinCoverage, 0).Hits) == 0 {
 		t.Error("ordinary words no lesson holds silenced an answerable question")
 	}
+	// A long task description is not silenced by an incidental name.
+	long := x.Search("Restart the billing service after the Kubernetes upgrade; the rollout restart of deploy/billing hangs and kubectl waits forever", MinCoverage, 0)
+	if long.Blocked != "" || len(long.Hits) == 0 || long.Hits[0].Doc != 1 {
+		t.Errorf("long query: %+v", long)
+	}
 }
 
 func BenchmarkBuild(b *testing.B) {
