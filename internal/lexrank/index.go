@@ -316,9 +316,10 @@ type Result struct {
 	// Blocked is the query word that silenced the search: a likely name
 	// or a number that no lesson contains. "" if none.
 	Blocked string
-	// Unseen are the content words (not phrasing, three letters or more) no
-	// lesson contains of a short query: things it asks about that the
-	// store does not know. A long task description has none.
+	// Unseen are the content words of a short query that no lesson
+	// contains (not phrasing, three letters or more, rarity at least 0.5:
+	// past about the 2,500 most frequent English words): things it asks
+	// about that the store does not know. A long task description has none.
 	Unseen []string
 }
 
@@ -414,7 +415,7 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 				qt.w = math.Log(1+N) * (UnseenFloor + (1-UnseenFloor)*r)
 			default:
 				qt.w = math.Log(1+N) * (ContentFloor + (1-ContentFloor)*r)
-				if len(t.Raw) >= 3 {
+				if len(t.Raw) >= 3 && r >= 0.5 {
 					unseen = append(unseen, t.Stem)
 				}
 			}
