@@ -29,7 +29,10 @@ func genStore(n int, seed uint64) *Store {
 	r := rand.New(rand.NewPCG(seed, 0x5eed))
 	gen := textgen.New(seed, textgen.Options{})
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := New("bench/lessons.json", Options{Now: func() time.Time { return base }})
+	// Generated on darwin-memo's ranking so that Add records no
+	// supersession labels (which would make generation quadratic-ish); the
+	// retrieval option is not persisted, so a parsed copy ranks with v2.
+	s := New("bench/lessons.json", Options{Now: func() time.Time { return base }, Retrieval: RetrievalDarwinMemo})
 	var made []*Entry
 	for i := 0; i < n+n/4; i++ {
 		l := gen.Next()
@@ -371,5 +374,25 @@ func TestConsolidationMatchesQuadraticReference(t *testing.T) {
 				t.Errorf("policy %s threshold %v: clusters differ from the quadratic reference", policy, thr)
 			}
 		}
+	}
+}
+
+// BenchmarkDecideCold is what one `darwin-memo decide` does at 10k lessons
+// after reading the file: parse the store, build the ranking's index, and
+// decide one query (issue 12's budget: under 50 ms for the whole process).
+func BenchmarkDecideCold(b *testing.B) {
+	data := benchStoreBytes(b, 10000)
+	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
+		b.Run(string(r), func(b *testing.B) {
+			for b.Loop() {
+				s, err := Parse("bench", data)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := s.Decide("how do I fix the flaky retry tests in the scheduler", DecideOptions{RetrieveOptions: RetrieveOptions{Retrieval: r}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -20,7 +20,8 @@ import (
 var t0 = time.Date(2026, 6, 13, 12, 43, 53, 0, time.UTC)
 
 func newTestStore() *Store {
-	return New("lessons.json", Options{Now: func() time.Time { return t0 }})
+	// The semantics cases are darwin-memo's: its ranking, byte for byte.
+	return New("lessons.json", Options{Now: func() time.Time { return t0 }, Retrieval: RetrievalDarwinMemo})
 }
 
 func mustAdd(t *testing.T, s *Store, q, a string) *Entry {
@@ -695,7 +696,13 @@ func TestHistoryCap(t *testing.T) {
 }
 
 func TestIndexKeptUpToDate(t *testing.T) {
-	s := newTestStore()
+	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
+		t.Run(string(r), func(t *testing.T) { testIndexKeptUpToDate(t, r) })
+	}
+}
+
+func testIndexKeptUpToDate(t *testing.T, r Retrieval) {
+	s := New("lessons.json", Options{Now: func() time.Time { return t0 }, Retrieval: r})
 	a := mustAdd(t, s, "terraform state lock", "use dynamodb locking")
 	if hits, _ := s.Retrieve("terraform state", RetrieveOptions{}); len(hits) != 1 {
 		t.Fatal("first retrieval")
@@ -711,7 +718,7 @@ func TestIndexKeptUpToDate(t *testing.T) {
 		t.Fatalf("buried entry still retrieved: %v", hits)
 	}
 	// the incremental index ranks exactly like a fresh one
-	fresh, _ := Parse("x", mustMarshal(t, s))
+	fresh, _ := ParseWith("x", mustMarshal(t, s), Options{Retrieval: r})
 	h2, _ := fresh.Retrieve("terraform", RetrieveOptions{})
 	if len(h2) != 1 || h2[0].Score != hits[0].Score {
 		t.Errorf("incremental score %v, fresh %v", hits[0].Score, h2[0].Score)

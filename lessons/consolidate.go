@@ -145,8 +145,15 @@ func (s *Store) merge(members []*Entry) *Entry {
 	energies := make([]float64, 0, len(members))
 	uses := 0
 	ts := ""
+	// A member another member supersedes (a "supersedes:" source label,
+	// recorded by v2 stores) gives no answer: the heir keeps the newer
+	// advice only. darwin-memo's stores carry no such labels.
+	var superseded []string
 	for _, mb := range members {
-		if len(answers) < 3 && !slices.Contains(answers, mb.Answer) {
+		superseded = append(superseded, mb.Supersedes()...)
+	}
+	for _, mb := range members {
+		if len(answers) < 3 && !slices.Contains(answers, mb.Answer) && !slices.Contains(superseded, mb.ID) {
 			answers = append(answers, mb.Answer)
 		}
 		for _, src := range mb.Sources {
@@ -159,6 +166,13 @@ func (s *Store) merge(members []*Entry) *Entry {
 		uses += mb.Uses
 		if mb.RecordedTS > ts {
 			ts = mb.RecordedTS
+		}
+	}
+	if len(answers) == 0 { // every member superseded (hand-made labels): keep them all
+		for _, mb := range members {
+			if len(answers) < 3 && !slices.Contains(answers, mb.Answer) {
+				answers = append(answers, mb.Answer)
+			}
 		}
 	}
 	if sources == nil {

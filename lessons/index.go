@@ -13,8 +13,18 @@ import (
 // add and bury. Document numbers follow insertion order, which is the
 // living order, so ties fall back to store order as in darwin-memo.
 type index struct {
-	x    *textidx.Index
-	docs []*Entry // by document number
+	x    *textidx.Index // darwin-memo's ranking; nil until first used
+	docs []*Entry       // by document number
+	lex  *lexIndex      // the v2 ranking's index; nil until first used
+}
+
+// ensureIndexShell returns the store's index holder, creating an empty one
+// (neither ranking's index built) if needed.
+func (s *Store) ensureIndexShell() *index {
+	if s.idx == nil {
+		s.idx = &index{}
+	}
+	return s.idx
 }
 
 // dict returns the store's token dictionary, creating it on first use.
@@ -111,7 +121,7 @@ func (s *Store) ensureSets(es []*Entry) {
 
 // ensureIndex builds the index over the living entries if needed.
 func (s *Store) ensureIndex() *index {
-	if s.idx != nil {
+	if s.idx != nil && s.idx.x != nil {
 		return s.idx
 	}
 	s.ensureSets(s.living)
@@ -122,17 +132,26 @@ func (s *Store) ensureIndex() *index {
 		e.doc = i
 		docs[i] = e
 	}
-	s.idx = &index{x: textidx.NewIndexIDs(s.tokenDict(), sets), docs: docs}
-	return s.idx
+	ix := s.ensureIndexShell()
+	ix.x, ix.docs = textidx.NewIndexIDs(s.tokenDict(), sets), docs
+	return ix
 }
 
 func (ix *index) add(s *Store, e *Entry) {
-	e.doc = ix.x.AddIDs(s.tokenSet(e))
-	ix.docs = append(ix.docs, e)
+	if ix.x != nil {
+		e.doc = ix.x.AddIDs(s.tokenSet(e))
+		ix.docs = append(ix.docs, e)
+	}
+	if ix.lex != nil {
+		ix.lex.add(e)
+	}
 }
 
 func (ix *index) remove(e *Entry) {
-	if e.doc >= 0 && e.doc < len(ix.docs) && ix.docs[e.doc] == e {
+	if ix.lex != nil {
+		ix.lex.remove(e)
+	}
+	if ix.x != nil && e.doc >= 0 && e.doc < len(ix.docs) && ix.docs[e.doc] == e {
 		ix.x.Remove(e.doc)
 		ix.docs[e.doc] = nil
 	}

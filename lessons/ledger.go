@@ -57,6 +57,7 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 		Juvenile:      max(0, s.cfg.AdmissionWindow),
 	}
 	e.ID = s.freshEntryID("entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
+	e.Sources = s.recordSupersedes(e.Sources, l.Question, l.Answer) // retrieve2.go
 	s.addLiving(e)
 	source := strings.Join(e.Sources, ", ")
 	if source == "" {

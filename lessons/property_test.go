@@ -98,8 +98,18 @@ func checkInvariants(t *testing.T, s *Store) {
 				}
 			}
 		}
-		if live != len(s.living) || s.idx.x.Len() != len(s.living) {
+		if s.idx.x != nil && (live != len(s.living) || s.idx.x.Len() != len(s.living)) {
 			t.Fatalf("index has %d docs (%d by count), living %d", live, s.idx.x.Len(), len(s.living))
+		}
+		if lx := s.idx.lex; lx != nil {
+			if lx.x.Live() != len(s.living) || len(lx.doc) != len(s.living) {
+				t.Fatalf("v2 index has %d live docs (%d mapped), living %d", lx.x.Live(), len(lx.doc), len(s.living))
+			}
+			for _, e := range s.living {
+				if d, ok := lx.doc[e]; !ok || lx.docs[d] != e {
+					t.Fatalf("v2 index misses living entry %s", e.ID)
+				}
+			}
 		}
 	}
 }

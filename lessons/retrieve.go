@@ -16,17 +16,27 @@ type RetrieveOptions struct {
 	Kind     Kind    // only entries of this kind ("" for all)
 	Source   string  // only entries carrying this source label ("" for all)
 	HalfLife float64 // > 0 decays scores by age in ticks; 0 is off
+	// Retrieval is the ranking; "" is the store's default (Store.Retrieval).
+	Retrieval Retrieval
 }
 
 // Hit is one retrieved entry with its relevance score.
 type Hit struct {
 	Entry *Entry
 	Score float64
+	// Coverage is the weighted share of the query the entry contains, in
+	// [0, 1] (darwin-memo: score / idf mass; v2: over v2's weights).
+	Coverage float64
+	// Confidence in [0, 1]: for v2, Coverage times the score relative to
+	// the best hit; for darwin-memo, Coverage. Callers may abstain below
+	// a threshold of their own.
+	Confidence float64
 }
 
-// Retrieve ranks the living entries for query by smoothed IDF with the 0.25
-// coverage floor. Energy only breaks ties. It returns nil when nothing
-// qualifies (silence).
+// Retrieve ranks the living entries for query with opts.Retrieval (the
+// store's default when empty). darwin-memo's ranking is smoothed IDF with
+// the 0.25 coverage floor, energy only breaking ties; v2 is described in
+// retrieve2.go. It returns nil when nothing qualifies (silence).
 func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 	if opts.K <= 0 {
 		opts.K = DefaultK
@@ -36,6 +46,16 @@ func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 	}
 	if opts.HalfLife < 0 || math.IsNaN(opts.HalfLife) {
 		return nil, errors.New("half-life must be positive (or 0 to disable decay)")
+	}
+	switch opts.Retrieval = s.resolveRetrieval(opts.Retrieval); opts.Retrieval {
+	case RetrievalDarwinMemo:
+	case RetrievalV2:
+		if len(s.living) == 0 {
+			return nil, nil
+		}
+		return s.retrieveV2(query, opts), nil
+	default:
+		return nil, fmt.Errorf("unknown retrieval %q; use darwin-memo or v2", opts.Retrieval)
 	}
 	q := textidx.Tokens(query)
 	if len(q) == 0 || len(s.living) == 0 {
@@ -98,8 +118,16 @@ func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 		raw = x.RankTop(q, MinCoverage, opts.K, byEnergy)
 	}
 	hits := make([]Hit, len(raw))
+	mass := 0.0
+	if len(raw) > 0 {
+		mass = x.Mass(q)
+	}
 	for i, h := range raw {
-		hits[i] = Hit{Entry: docs[h.Doc], Score: h.Score}
+		cov := 0.0
+		if mass > 0 {
+			cov = min(1, h.Score/mass)
+		}
+		hits[i] = Hit{Entry: docs[h.Doc], Score: h.Score, Coverage: cov, Confidence: cov}
 	}
 	return hits, nil
 }
@@ -124,6 +152,7 @@ type Decision struct {
 	Hits       []Hit
 	Withheld   []string // probationary ids withheld from a silent answer
 	Tick       int
+	Retrieval  Retrieval // the ranking used; the ticket's version follows it
 	// Ticket is the record of this consult. It is nil when silent. When
 	// Register was set it is also pending in the ledger.
 	Ticket *Ticket
@@ -135,18 +164,25 @@ func (d *Decision) StoreFreeLine() string {
 	if d.Silent || d.Ticket == nil {
 		return ""
 	}
-	return FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query}.Line()
+	return d.FreeTicket().Line()
+}
+
+// FreeTicket returns the store-free ticket of this decision, versioned by
+// the ranking that made it (v1 darwin-memo, v2 v2).
+func (d *Decision) FreeTicket() FreeTicket {
+	return FreeTicket{Version: d.Retrieval.TicketVersion(), Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query}
 }
 
 // Decide consults the store: the best-ranked hit that may decide answers,
 // the other hits support it, and a ticket records the provenance
 // (semantics §4.3, §4.4).
 func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
+	opts.Retrieval = s.resolveRetrieval(opts.Retrieval)
 	hits, err := s.Retrieve(query, opts.RetrieveOptions)
 	if err != nil {
 		return nil, err
 	}
-	d := &Decision{Query: query, Hits: hits, Tick: s.tick}
+	d := &Decision{Query: query, Hits: hits, Tick: s.tick, Retrieval: opts.Retrieval}
 	var decider *Entry
 	for _, h := range hits {
 		if h.Entry.MayDecide() {
@@ -165,7 +201,12 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 				d.Supporting = append(d.Supporting, h.Entry.ID)
 			}
 		}
-		d.Answer = s.annotate(decider, hits)
+		if opts.Retrieval == RetrievalV2 {
+			// v2 resolved conflicts by supersession: the decider speaks alone.
+			d.Answer = decider.Answer + "\n" + ageLine(decider)
+		} else {
+			d.Answer = s.annotate(decider, hits)
+		}
 	}
 	d.Silent = d.Answer == "" || (d.Decider == "" && len(d.Supporting) == 0)
 	if d.Silent {

@@ -196,6 +196,9 @@ type Options struct {
 	// release the store's lock before failing with ErrLocked. Zero means
 	// DefaultLockWait; negative means fail at once.
 	LockWait time.Duration
+	// Retrieval is the ranking Retrieve and Decide use when neither the
+	// call nor the store's config ("retrieval") names one. Default: v2.
+	Retrieval Retrieval
 }
 
 // ContentID is the default id source: the first 12 hex chars of the SHA-256

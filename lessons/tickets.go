@@ -34,6 +34,9 @@ const (
 
 // FreeTicket is the content of a store-free ticket.
 type FreeTicket struct {
+	// Version is the ticket's vN: the ranking it was minted with and is
+	// verified with (1: darwin-memo's, 2: v2; see Retrieval). 0 means 1.
+	Version    int
 	Tick       int
 	Decider    string   // "" for none
 	Supporting []string // in rank order
@@ -52,7 +55,7 @@ func (t FreeTicket) Line() string {
 	if sup == "" {
 		sup = "-"
 	}
-	return fmt.Sprintf("darwin-memo: v1 t=%d d=%s s=%s q=%s", t.Tick, d, sup, b64.EncodeToString([]byte(t.Query)))
+	return fmt.Sprintf("darwin-memo: v%d t=%d d=%s s=%s q=%s", max(1, t.Version), t.Tick, d, sup, b64.EncodeToString([]byte(t.Query)))
 }
 
 // ID is the store-free ticket's id: a content hash of its canonical line.
@@ -121,8 +124,9 @@ func ParseTickets(body string) ([]BodyTicket, []error) {
 	var errs []error
 	for _, mt := range freeRe.FindAllStringSubmatchIndex(body, -1) {
 		at := mt[0]
-		if ver := body[mt[2]:mt[3]]; ver != "v1" {
-			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (upgrade the action)", ver)})
+		ver := body[mt[2]:mt[3]]
+		if ver != "v1" && ver != "v2" {
+			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 and v2 (upgrade the action)", ver)})
 			continue
 		}
 		ft, err := parseFields(body[mt[1]:])
@@ -130,6 +134,7 @@ func ParseTickets(body string) ([]BodyTicket, []error) {
 			errs = append(errs, &TicketError{at, err.Error()})
 			continue
 		}
+		ft.Version = int(ver[1] - '0')
 		all = append(all, found{at, BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}})
 	}
 	slices.SortStableFunc(all, func(a, b found) int { return a.at - b.at })
@@ -146,7 +151,7 @@ func ParseTickets(body string) ([]BodyTicket, []error) {
 	return out, errs
 }
 
-// parseFields reads the key=value fields after "darwin-memo: v1".
+// parseFields reads the key=value fields after "darwin-memo: v1" (or v2).
 func parseFields(rest string) (FreeTicket, error) {
 	var t FreeTicket
 	got := map[byte]bool{}
@@ -283,7 +288,7 @@ func (s *Store) VerifyTicket(t BodyTicket, opts VerifyOptions) error {
 	if len(named) == 0 {
 		return refuse("names no entries")
 	}
-	hits, err := s.Retrieve(f.Query, RetrieveOptions{K: max(DefaultK, len(named))})
+	hits, err := s.Retrieve(f.Query, RetrieveOptions{K: max(DefaultK, len(named)), Retrieval: retrievalOfVersion(f.Version)})
 	if err != nil {
 		return refuse("query could not be re-run: %v", err)
 	}

@@ -55,7 +55,7 @@ func TestParseTicketsMixedAndErrors(t *testing.T) {
 		t.Fatalf("%+v %v", got, errs)
 	}
 	for _, tc := range []struct{ line, want string }{
-		{"darwin-memo: v2 t=1 d=- s=- q=cQ", "unsupported ticket version v2"},
+		{"darwin-memo: v3 t=1 d=- s=- q=cQ", "unsupported ticket version v3"},
 		{"darwin-memo: v1 t=1 d=aaaaaaaaaaaa s=-", "missing field q="},
 		{"darwin-memo: v1 t=1 d=AAAAAAAAAAAA s=- q=cQ", "not an entry id"},
 		{"darwin-memo: v1 t=x d=aaaaaaaaaaaa s=- q=cQ", "not a tick number"},
@@ -154,6 +154,7 @@ func TestSettleBodyStoreFree(t *testing.T) {
 func FuzzParseTickets(f *testing.F) {
 	f.Add("darwin-memo-ticket: abcdef123456")
 	f.Add(FreeTicket{Tick: 3, Decider: "aaaaaaaaaaaa", Supporting: []string{"bbbbbbbbbbbb"}, Query: "how do I"}.Line())
+	f.Add(FreeTicket{Version: 2, Tick: 3, Decider: "aaaaaaaaaaaa", Query: "how do I"}.Line())
 	f.Add("<!-- darwin-memo: v1 t=1 d=- s=aaaaaaaaaaaa q=cQ --> darwin-memo: v9")
 	f.Fuzz(func(t *testing.T, body string) {
 		got, _ := ParseTickets(body)

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -231,12 +232,49 @@ func retrieveFlags(fs *flag.FlagSet) (*int, *string, *string) {
 	return top, kind, source
 }
 
+// quickGC turns the collector off below a 1 GiB soft memory limit until
+// the returned function restores the previous settings: decide and query
+// are short read-only runs whose garbage dies with the process, so
+// collecting it only costs time (about a tenth of decide at 10k lessons).
+// Above the limit (stores of 100k lessons and more) the runtime collects
+// as usual.
+func quickGC() (restore func()) {
+	limit := debug.SetMemoryLimit(-1)
+	pct := debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(min(limit, 1<<30))
+	return func() {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// retrievalFlag is --retrieval on decide and query.
+func retrievalFlag(fs *flag.FlagSet) *string {
+	return fs.String("retrieval", "", "ranking: v2 (the default; tickets v2) or darwin-memo (darwin-memo's ranking byte for byte; tickets v1); default: the store's config \"retrieval\", else v2")
+}
+
+func parseRetrievalFlag(v string) (lessons.Retrieval, error) {
+	if v == "" {
+		return "", nil
+	}
+	r, err := lessons.ParseRetrieval(v)
+	if err != nil {
+		return "", usagef("--retrieval: %v", err)
+	}
+	return r, nil
+}
+
 func runDecide(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "decide", "decide [--store PATH] [--register] QUERY...")
 	store := writeFlags(fs)
 	top, kind, source := retrieveFlags(fs)
 	register := fs.Bool("register", false, "record the ticket in ledger.pending (darwin-memo compat ticket; the PR must commit the store)")
+	retrieval := retrievalFlag(fs)
 	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	ret, err := parseRetrievalFlag(*retrieval)
 	if err != nil {
 		return err
 	}
@@ -250,7 +288,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 || *top > lessons.MaxTicketSupporters+1 {
 		return usagef("--top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
-	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source}, Register: *register}
+	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret}, Register: *register}
 	var d *lessons.Decision
 	decide := func(s *lessons.Store) error {
 		var err error
@@ -264,6 +302,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if *register {
 		err = mutate(ctx, io, store, mustExist, decide)
 	} else {
+		defer quickGC()()
 		var s *lessons.Store
 		if s, missing, err = readAgentStore(ctx, io, store.path); err == nil {
 			err = decide(s)
@@ -289,7 +328,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		if *register {
 			line = "darwin-memo-ticket: " + d.Ticket.ID
 		} else {
-			id := lessons.FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query}.ID()
+			id := d.FreeTicket().ID()
 			out.TicketID = &id
 		}
 		out.Ticket = &line
@@ -302,8 +341,13 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "query", "query [--store PATH] [--json] [--top K] QUERY...")
 	store := storeFlag(fs)
 	top, kind, source := retrieveFlags(fs)
-	asJSON := fs.Bool("json", false, "print a JSON array of {id, score, question, answer, energy}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {id, score, confidence, question, answer, energy}")
+	retrieval := retrievalFlag(fs)
 	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	ret, err := parseRetrievalFlag(*retrieval)
 	if err != nil {
 		return err
 	}
@@ -317,6 +361,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 {
 		return usagef("--top must be at least 1")
 	}
+	defer quickGC()()
 	*store = locateStore(fs, *store)
 	s, missing, err := readAgentStore(ctx, io, *store)
 	if err != nil {
@@ -325,20 +370,21 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if missing {
 		fmt.Fprintln(io.Stderr, noStoreNote(*store))
 	}
-	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source})
+	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret})
 	if err != nil {
 		return usagef("%v", err)
 	}
 	type hit struct {
-		ID       string    `json:"id"`
-		Score    jsonFloat `json:"score"`
-		Question string    `json:"question"`
-		Answer   string    `json:"answer"`
-		Energy   jsonFloat `json:"energy"`
+		ID         string    `json:"id"`
+		Score      jsonFloat `json:"score"`
+		Confidence jsonFloat `json:"confidence"` // in [0, 1]; abstain below a threshold of your own
+		Question   string    `json:"question"`
+		Answer     string    `json:"answer"`
+		Energy     jsonFloat `json:"energy"`
 	}
 	out := []hit{}
 	for _, h := range hits {
-		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy)})
+		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), jsonFloat(h.Confidence), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy)})
 	}
 	if *asJSON {
 		return writeJSON(io, out)
@@ -352,7 +398,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 		return nil
 	}
 	for _, h := range out {
-		fmt.Fprintf(io.Stdout, "%s  score %.3f  energy %.3f  %s\n  %s\n", h.ID, float64(h.Score), float64(h.Energy), h.Question, h.Answer)
+		fmt.Fprintf(io.Stdout, "%s  score %.3f  confidence %.2f  energy %.3f  %s\n  %s\n", h.ID, float64(h.Score), float64(h.Confidence), float64(h.Energy), h.Question, h.Answer)
 	}
 	return nil
 }

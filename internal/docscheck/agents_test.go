@@ -133,7 +133,7 @@ func TestAgentSetupSnippets(t *testing.T) {
 		case ".github/workflows/copilot-setup-steps.yml":
 			problems = append(problems, checkCopilotSetup(where, body)...)
 		case "AGENTS.md":
-			if lang != "markdown" || !strings.Contains(body, "darwin-memo decide") || !strings.Contains(body, "<!-- darwin-memo: v1") {
+			if lang != "markdown" || !strings.Contains(body, "darwin-memo decide") || !strings.Contains(body, "<!-- darwin-memo: v") {
 				problems = append(problems, where+": the paragraph must show `darwin-memo decide` and the ticket comment")
 			}
 		default:

@@ -404,3 +404,26 @@ func (x *Index) rankAll(q []queryToken, mass, minCoverage float64) []Hit {
 	}
 	return hits
 }
+
+// Mass returns the query's idf mass, Σ idf(t) over its distinct tokens
+// (unknown tokens weigh ln(1+N)), the denominator of the coverage test in
+// [Index.Rank]; so score/Mass is a hit's coverage. It is 0 for an empty
+// query or index.
+func (x *Index) Mass(query []string) float64 {
+	if x.n == 0 {
+		return 0
+	}
+	N := float64(x.n)
+	mass := 0.0
+	for i, w := range query {
+		if slices.Contains(query[:i], w) {
+			continue
+		}
+		df := 0.0
+		if id, ok := x.dict.Lookup(w); ok && int(id) < len(x.df) {
+			df = float64(x.df[id])
+		}
+		mass += correctLog(1 + N/(1+df))
+	}
+	return mass
+}

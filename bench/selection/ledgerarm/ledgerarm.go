@@ -80,7 +80,12 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 func New(opts Options) *Arm {
 	opts = opts.withDefaults()
 	rec := lessons.RecommendedConfig()
-	s := lessons.New("sim/lessons.json", lessons.Options{Now: func() time.Time { return epoch }, Config: &rec})
+	// The simulated worlds measure selection (energy), with lessons of one
+	// topic competing as under darwin-memo's ranking; their words are not
+	// English, so v2's floor would read every filler word as an unknown
+	// name. The arm therefore consults with darwin-memo's ranking
+	// (docs/retrieval.md, "Selection benchmark").
+	s := lessons.New("sim/lessons.json", lessons.Options{Now: func() time.Time { return epoch }, Config: &rec, Retrieval: lessons.RetrievalDarwinMemo})
 	cfg := s.Config()
 	if opts.Config != nil {
 		cfg = *opts.Config
