@@ -211,6 +211,10 @@ type SettleOptions struct {
 	Detail   string
 	Source   string // "ci", "operator", ...; default "unknown"
 	Evidence *Evidence
+	// Bundle is how many tickets one merged PR's delta settles, this one
+	// included (0 or 1: alone). Above 1 it is recorded in the settle notes
+	// ("bundle"), and a bundled gain earns no tenure (Store.Tenured).
+	Bundle int
 }
 
 // Settle statuses.
@@ -274,7 +278,7 @@ func (s *Store) Abandon(ticketID string) SettleResult {
 // assignCredit is survival.py assign_credit.
 func (s *Store) assignCredit(t *Ticket, delta float64) []Credit {
 	c := s.cfg
-	credit := c.CreditGain * math.Tanh(delta/s.cfg.Scale())
+	credit := s.creditGain(delta) * math.Tanh(delta/s.cfg.Scale())
 	if credit == 0 || math.IsNaN(credit) {
 		return nil
 	}
@@ -321,7 +325,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if opts.Detail != "" {
 		detail = ", " + opts.Detail
 	}
-	applied := s.assignCredit(t, delta)
+	applied := s.assignCredit(t, s.creditDelta(delta, opts.Bundle))
 	credited := map[string]bool{}
 	for _, c := range applied {
 		credited[c.Entry] = true
@@ -334,12 +338,21 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 			s.damaged[c.Entry] = true
 		}
 		text := fmt.Sprintf("tick %d: credit %s (%s delta %s%s)", s.tick, fmt.Sprintf("%+.3f", c.Amount), srcLabel, pyG(delta), detail)
-		s.note(c.Entry, s.structured(text, "settle",
-			m("ticket", vStr(t.ID)), m("credit", vFloat(round6(c.Amount))), m("delta", vFloat(delta)),
-			m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())))
+		extra := []member{m("ticket", vStr(t.ID)), m("credit", vFloat(round6(c.Amount))), m("delta", vFloat(delta)),
+			m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())}
+		if opts.Bundle > 1 {
+			extra = append(extra, m("bundle", vInt(opts.Bundle)))
+		}
+		s.note(c.Entry, s.structured(text, "settle", extra...))
+		if e, ok := s.byID[c.Entry]; ok {
+			s.noteCredit(e, c.Amount, opts.Bundle)
+		}
 	}
 	res.Applied = applied
 	prov := t.Provenance()
+	if event == StatusSettled {
+		s.chargeRetrieval(prov)
+	}
 	for _, id := range prov {
 		if credited[id] {
 			continue
@@ -509,7 +522,7 @@ func (s *Store) Tick(opts TickOptions) TickStats {
 	charged := 0.0
 	for _, e := range s.living {
 		before := e.Energy
-		e.Energy -= s.Upkeep
+		e.Energy -= s.idleUpkeep(e)
 		if e.Pinned {
 			e.Energy = math.Max(e.Energy, 0)
 		} else if !e.Alive() && !escrow[e.ID] {
@@ -671,9 +684,10 @@ func (s *Store) Import(from *Store, opts ImportOptions) []string {
 // TicksToStarvation is round(energy / upkeep, 1), or nil for pinned entries
 // or when upkeep <= 0.
 func (s *Store) TicksToStarvation(e *Entry) *float64 {
-	if e.Pinned || s.Upkeep <= 0 {
+	u := s.idleUpkeep(e)
+	if e.Pinned || u <= 0 {
 		return nil
 	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(e.Energy/s.Upkeep, 'f', 1, 64), 64)
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(e.Energy/u, 'f', 1, 64), 64)
 	return &r
 }

@@ -160,7 +160,7 @@ func (a *Arm) Settle(tickets []sim.Consultation, delta float64, pr int) (bool, e
 			continue
 		}
 		delete(a.tickets, c.Ticket)
-		r := a.store.SettleFree(ft, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr)})
+		r := a.store.SettleFree(ft, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr), Bundle: len(tickets)})
 		landed = landed || r.Landed
 	}
 	if landed {
