@@ -456,6 +456,7 @@ func Parse(name string, data []byte) (*Store, error) {
 // ParseWith is Parse with injected options.
 func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	s := New(name, opts)
+	s.cfg = DefaultConfig() // opts.Config seeds new stores only; a loaded one keeps darwin-memo's defaults without ledger.config
 	s.sizeHint = len(data)
 	s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = false, false, false
 	p := &parser{file: name, data: data}
