@@ -46,9 +46,26 @@ func (o Options) Describe() string {
 	if o.Upkeep > 0 {
 		upkeep = o.Upkeep
 	}
-	return fmt.Sprintf("store-free tickets, resource scale %g, upkeep %g per tick, credit gain %g, supporting share %g, "+
+	econ := fmt.Sprintf("upkeep %g per tick", upkeep)
+	if cfg.IdleUpkeepScale != nil {
+		econ = fmt.Sprintf("upkeep %g per tick while idle (%g × %g)", upkeep**cfg.IdleUpkeepScale, upkeep, *cfg.IdleUpkeepScale)
+	}
+	if cfg.RetrievalUpkeep != 0 {
+		econ += fmt.Sprintf(" plus %g per settled ticket that retrieved the lesson", cfg.RetrievalUpkeep)
+	}
+	if cfg.TenureAfter > 0 {
+		econ += fmt.Sprintf(", tenure after %d unbundled gains since the last loss (idle upkeep × %g)", cfg.TenureAfter, cfg.TenureUpkeepScale)
+	}
+	gain := fmt.Sprintf("credit gain %g", cfg.CreditGain)
+	if cfg.HarmGain > 0 {
+		gain += fmt.Sprintf(" (%g on a negative delta)", cfg.HarmGain)
+	}
+	if cfg.BundleSplit {
+		gain += ", a PR's delta split equally among its tickets"
+	}
+	return fmt.Sprintf("store-free tickets, resource scale %g, %s, %s, supporting share %g, "+
 		"consolidation every %d ticks at Jaccard %g, spawn energy %g, cap %g, one tick per merged PR whose settlement landed",
-		o.Scale, upkeep, cfg.CreditGain, cfg.SupportingShare, cfg.ConsolidateEvery, cfg.MergeThreshold,
+		o.Scale, econ, gain, cfg.SupportingShare, cfg.ConsolidateEvery, cfg.MergeThreshold,
 		lessons.SpawnEnergy, lessons.DefaultMaxEnergy)
 }
 
