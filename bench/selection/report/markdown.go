@@ -223,11 +223,11 @@ func issue13Table(b *strings.Builder, r *sim.SweepResult, meta Meta) {
 	}
 	b.WriteString(". The damage threshold is the issue's (the defaults before issue 13 on seeds 1–20); \"best baseline\" is the baseline " +
 		"with the highest median cumulative Δ on the same seeds and noise.\n\n")
-	head := fmt.Sprintf("| goal | `%s`, seeds 1–%d | `%s`, seeds 1–%d | |", Issue6, meta.Seeds, Ours, meta.Seeds)
+	head := fmt.Sprintf("| goal | `%s`, seeds 1–%d | `%s`, seeds 1–%d | met |", Issue6, meta.Seeds, Ours, meta.Seeds)
 	sep := "|---|---|---|---|"
 	if held != nil {
 		last := meta.HeldOutFirst + uint64(meta.Seeds) - 1
-		head += fmt.Sprintf(" `%s`, held-out %d–%d | `%s`, held-out %d–%d | |", Issue6, meta.HeldOutFirst, last, Ours, meta.HeldOutFirst, last)
+		head += fmt.Sprintf(" `%s`, held-out %d–%d | `%s`, held-out %d–%d | met |", Issue6, meta.HeldOutFirst, last, Ours, meta.HeldOutFirst, last)
 		sep += "---|---|---|"
 	}
 	b.WriteString(head + "\n" + sep + "\n")
@@ -269,7 +269,7 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		cfg.MinTasks, cfg.MaxTasks, 0, cfg.MaxDelay, 100*cfg.PBase, 100*cfg.PFix, 100*cfg.PTrap, cfg.MaxHarm, 100*cfg.PHarm,
 		cfg.InitialUseful, cfg.InitialNearDup, cfg.InitialPoison, cfg.InitialTrivia, cfg.ArrivalEvery, 100*cfg.LearnFraction, noiseModel(cfg))
 	fmt.Fprintf(&b, "**Arms.** `ledger`: this project's `lessons` package with the defaults of the action and of the stores it creates "+
-		"([tuning.md](tuning.md)): %s. `%s`: the defaults before issue 13, for comparison (%s). `%s`: the same with darwin-memo's settings (%s). "+
+		"([tuning.md](tuning.md)): %s. `%s`: the defaults before issue 13, for comparison (%s). `%s`: the ledger with darwin-memo's settings (%s). "+
 		"`keep_everything`: never forgets. `random_matched`: after each merged PR deletes as many random entries as the ledger's net "+
 		"evictions in that PR on the same seed. `evict_on_negative`: deletes the deciding lesson of any ticket that settles negative. "+
 		"`strike_k1`, `strike_k3`: count negative settlements against every entry a ticket names and delete at k; `strike_k3_reset`: "+
@@ -420,7 +420,7 @@ func darwinMemoComparison(b *strings.Builder, r *sim.SweepResult) {
 				all++
 			}
 		}
-		fmt.Fprintf(b, "\nWith darwin-memo's settings (the defaults before [tuning.md](tuning.md)), `%s` kills every poisoned lesson in %d of %d seeds, a median %.1f merged "+
+		fmt.Fprintf(b, "\nWith darwin-memo's settings (the defaults before issue 6, [tuning.md](tuning.md)), `%s` kills every poisoned lesson in %d of %d seeds, a median %.1f merged "+
 			"PRs after first harm, with %.0f tests of damage (`random_matched`: %.1f times that), and reaches a cumulative Δ of %.0f with "+
 			"%.0f entries.\n", DarwinMemo, all, len(prop.Metrics), med(prop, killPRs), med(prop, damage), med(rnd, damage)/med(prop, damage),
 			med(prop, cumDelta), med(prop, finalPop))
@@ -434,7 +434,8 @@ func caveats(cfg sim.Config) string {
 		"(topic popularity and bundle size most). Lesson texts are made-up words, so retrieval is exact topic matching.\n"+
 		"* The agent acts only on the deciding lesson; supporters are cited in the ticket and credited by the ledger's rules.\n"+
 		"* Every ticket of a PR is settled with the whole PR's delta, as the action does: a poisoned lesson bundled with useful work "+
-		"can be paid for it. This is the main reason a poison survives in some seeds (see [tuning.md](tuning.md)).\n"+
+		"can be paid for it. This is the main reason a poison survives in some seeds; the defaults count only unbundled gains towards "+
+		"tenure, and an equal split of the delta (`bundle_split`) is measured in [tuning.md](tuning.md).\n"+
 		"* The action verifies a store-free ticket by re-running its query against the store at the PR's base; the simulator consults "+
 		"at the base, so verification would always pass and is skipped.\n"+
 		"* The suite is small (%d tests, %d per topic) and work concentrates on popular topics, so a test often breaks and gets fixed "+
