@@ -1,6 +1,9 @@
 package lessons
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Economics of this project beyond darwin-memo's (issue 13, docs/tuning.md):
 // upkeep charged on opportunity (retrieval_upkeep, idle_upkeep_scale),
@@ -163,6 +166,9 @@ func (s *Store) gainStreak(e *Entry) int {
 	if !e.streakSet {
 		e.streak = 0
 		for _, raw := range s.history[e.ID] {
+			if !strings.Contains(raw, `"settle"`) {
+				continue // not a settle note: skip the parse
+			}
 			n := noteOf(raw)
 			if n.Legacy() || n.Event() != "settle" {
 				continue
