@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -288,16 +287,6 @@ func benchLoadTickSave(b *testing.B, n int) {
 	}
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 	b.ReportMetric(cpu.Seconds()*1000/float64(runs), "cpu-ms/op")
-}
-
-// processCPU is the user+system CPU time the process has used, a measure
-// that a busy machine does not inflate the way it inflates wall time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // sampleHeap records the largest live+unswept heap every millisecond until

@@ -120,9 +120,11 @@ func (s *Store) idleUpkeep(e *Entry) float64 {
 
 // chargeRetrieval charges retrieval_upkeep once to every living entry of a
 // ticket's provenance (decider and supporters) when it settles with an
-// outcome: the lesson was retrieved and could have decided. Pinned entries
-// are floored at 0, as for the per-tick upkeep.
-func (s *Store) chargeRetrieval(prov []string) {
+// outcome: the lesson was retrieved and could have decided. Entries an
+// earlier ticket of the same merged PR already moved are skipped (one PR
+// moves each lesson at most once). Pinned entries are floored at 0, as for
+// the per-tick upkeep.
+func (s *Store) chargeRetrieval(prov []string, moved map[string]bool) {
 	u := s.cfg.RetrievalUpkeep
 	if u == 0 {
 		return
@@ -130,7 +132,7 @@ func (s *Store) chargeRetrieval(prov []string) {
 	seen := make(map[string]bool, len(prov))
 	for _, id := range prov {
 		e, ok := s.byID[id]
-		if !ok || seen[id] {
+		if !ok || seen[id] || moved[id] {
 			continue
 		}
 		seen[id] = true

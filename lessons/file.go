@@ -10,14 +10,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
+	"time"
 )
 
 // ErrStale is returned by Save when the file changed since it was loaded.
 var ErrStale = errors.New("store changed since load; reload before writing")
 
 // ErrLocked is returned when another process holds the store's lock.
-var ErrLocked = errors.New("store is busy; retry the entire operation")
+var ErrLocked = errors.New("store is busy")
 
 // DefaultPath is where a repository keeps its store.
 const DefaultPath = ".darwin-memo/lessons.json"
@@ -75,17 +75,53 @@ func LoadOrNew(ctx context.Context, path string, opts Options) (*Store, error) {
 // empty store when missing). The lock is held until Close, so a whole
 // load-modify-save runs as one writer.
 func LoadLocked(ctx context.Context, path string, opts Options) (*Store, error) {
-	lk, err := Lock(path)
+	lk, err := LockWait(ctx, path, lockWait(opts))
 	if err != nil {
 		return nil, err
 	}
 	s, err := LoadOrNew(ctx, path, opts)
 	if err != nil {
-		lk.Unlock()
+		lk.Discard()
 		return nil, err
 	}
 	s.file.lock = lk
 	return s, nil
+}
+
+// lockWait is the effective Options.LockWait.
+func lockWait(opts Options) time.Duration {
+	if opts.LockWait == 0 {
+		return DefaultLockWait
+	}
+	return opts.LockWait
+}
+
+// Discard releases the lock taken by LoadLocked without saving and removes
+// the lock sidecar if LoadLocked created it, so an operation that failed
+// leaves the directory as it found it. It is safe to call on any store.
+func (s *Store) Discard() error {
+	if s.file == nil || s.file.lock == nil {
+		return nil
+	}
+	err := s.file.lock.Discard()
+	s.file.lock = nil
+	return err
+}
+
+// Dirty reports whether Save would change anything: buffered events, a
+// store whose file does not exist yet, or bytes that differ from the file
+// as loaded.
+func (s *Store) Dirty() (bool, error) {
+	if len(s.events) > 0 || s.file == nil || !s.file.existed {
+		return true, nil
+	}
+	var h maphash.Hash
+	h.SetSeed(s.file.seed)
+	n, err := s.WriteTo(&h)
+	if err != nil {
+		return true, err
+	}
+	return n != s.file.size || h.Sum64() != s.file.sum, nil
 }
 
 // Close releases the lock taken by LoadLocked. It is safe to call on any
@@ -124,7 +160,7 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 		return err
 	}
 	if s.file == nil || s.file.lock == nil || s.file.path != path {
-		lk, err := Lock(path)
+		lk, err := LockWait(ctx, path, lockWait(s.opts))
 		if err != nil {
 			return err
 		}
@@ -239,28 +275,87 @@ func writeFileAtomicFunc(path string, perm os.FileMode, write func(io.Writer) er
 
 // FileLock is a held advisory lock on a store's NAME.lock sidecar.
 type FileLock struct {
-	f *os.File
+	f       *os.File
+	path    string
+	created bool // this lock created the sidecar
 }
 
+// DefaultLockWait is how long LoadLocked and Save wait for another writer
+// to release the store's lock when Options.LockWait is zero.
+const DefaultLockWait = 5 * time.Second
+
 // Lock takes the exclusive, non-blocking advisory lock on path+".lock"
-// (mode 0600). The sidecar is never deleted, as in darwin-memo.
+// (mode 0600). It fails with ErrLocked at once when another process holds
+// it; LockWait waits. The sidecar is kept, as in darwin-memo (see Discard).
 func Lock(path string) (*FileLock, error) {
+	return LockWait(context.Background(), path, -1)
+}
+
+// LockWait is Lock that retries for up to wait while another process holds
+// the lock (wait < 0: do not wait). The error after the wait wraps ErrLocked.
+func LockWait(ctx context.Context, path string, wait time.Duration) (*FileLock, error) {
 	lp := path + ".lock"
-	if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
-		return nil, fmt.Errorf("could not create directory for %s: %w", lp, err)
-	}
-	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("could not open lock file %s: %w", lp, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%s is busy (another darwin-memo holds %s); retry the entire operation: %w", path, lp, ErrLocked)
+	deadline := time.Now().Add(wait)
+	pause := 5 * time.Millisecond
+	for {
+		lk, busy, err := tryLock(path, lp)
+		if err != nil || !busy {
+			return lk, err
 		}
-		return nil, fmt.Errorf("could not lock %s: %w", lp, err)
+		if wait < 0 || !time.Now().Before(deadline) {
+			waited := ""
+			if wait > 0 {
+				waited = fmt.Sprintf(" for %s", wait)
+			}
+			return nil, fmt.Errorf("%s: another darwin-memo held %s%s; retry the entire operation: %w", path, lp, waited, ErrLocked)
+		}
+		t := time.NewTimer(min(pause, time.Until(deadline)))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("waiting for the lock on %s: %w", path, ctx.Err())
+		case <-t.C:
+		}
+		pause = min(2*pause, 100*time.Millisecond)
 	}
-	return &FileLock{f: f}, nil
+}
+
+// tryLock makes one attempt. busy reports that another process holds the
+// lock. After locking it checks that lp still names the locked file, so a
+// sidecar removed by Discard in the meantime is never trusted.
+func tryLock(path, lp string) (lk *FileLock, busy bool, err error) {
+	if err := os.MkdirAll(filepath.Dir(lp), 0o755); err != nil {
+		return nil, false, fmt.Errorf("could not create directory for %s: %w", lp, err)
+	}
+	created := false
+	f, err := os.OpenFile(lp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		created = true
+	} else if errors.Is(err, os.ErrExist) {
+		f, err = os.OpenFile(lp, os.O_RDWR, 0o600)
+	}
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) { // removed between the two opens
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("could not open lock file %s: %w", lp, err)
+	}
+	busy, err = lockFile(f)
+	if err != nil || busy {
+		f.Close()
+		if err != nil {
+			return nil, false, fmt.Errorf("could not lock %s: %w", lp, err)
+		}
+		return nil, true, nil
+	}
+	held, herr := f.Stat()
+	now, nerr := os.Stat(lp)
+	if herr != nil || nerr != nil || !os.SameFile(held, now) {
+		unlockFile(f)
+		f.Close()
+		return nil, true, nil
+	}
+	return &FileLock{f: f, path: lp, created: created}, false, nil
 }
 
 // Unlock releases the lock.
@@ -268,10 +363,23 @@ func (l *FileLock) Unlock() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	unlockFile(l.f)
 	err := l.f.Close()
 	l.f = nil
 	return err
+}
+
+// Discard releases the lock and, if this lock created the sidecar, removes
+// it again, so a command that changed nothing leaves no NAME.lock behind.
+// Waiting writers notice the removal (tryLock re-checks the path) and retry.
+func (l *FileLock) Discard() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	if l.created {
+		os.Remove(l.path) // best effort; removed while still held
+	}
+	return l.Unlock()
 }
 
 // EventsPath is the event log next to a store: lessons.json becomes

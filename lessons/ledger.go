@@ -19,17 +19,26 @@ type NewLesson struct {
 	RecordedTS string
 }
 
+// Validate reports what Add would refuse: an empty question or answer, or an
+// unknown kind (empty means explicit).
+func (l NewLesson) Validate() error {
+	if strings.TrimSpace(l.Question) == "" || strings.TrimSpace(l.Answer) == "" {
+		return errors.New("a lesson needs a non-empty question and answer")
+	}
+	if l.Kind != "" && !validKind(string(l.Kind)) {
+		return fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", l.Kind)
+	}
+	return nil
+}
+
 // Add creates a living entry with spawn energy at the current tick, as
 // darwin-memo's Ledger.add does (juvenile = admission_window).
 func (s *Store) Add(l NewLesson) (*Entry, error) {
-	if strings.TrimSpace(l.Question) == "" || strings.TrimSpace(l.Answer) == "" {
-		return nil, errors.New("a lesson needs a non-empty question and answer")
+	if err := l.Validate(); err != nil {
+		return nil, err
 	}
 	if l.Kind == "" {
 		l.Kind = KindExplicit
-	}
-	if !validKind(string(l.Kind)) {
-		return nil, fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", l.Kind)
 	}
 	ts := l.RecordedTS
 	if ts == "" {
@@ -49,7 +58,17 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 	}
 	e.ID = s.freshEntryID("entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
 	s.addLiving(e)
-	s.log("add", m("entry", vStr(e.ID)), m("kind", vStr(string(e.Kind))))
+	source := strings.Join(e.Sources, ", ")
+	if source == "" {
+		source = "agent" // darwin-memo's Ledger.add default
+	}
+	window := ""
+	if e.Juvenile > 0 {
+		window = fmt.Sprintf(", juvenile window %d", e.Juvenile)
+	}
+	s.note(e.ID, s.structured(fmt.Sprintf("born at tick %d (source %s, stake %s%s)", s.tick, source, strconv.FormatFloat(e.Energy, 'g', -1, 64), window),
+		"birth", m("source", vStr(source)), m("stake", vFloat(e.Energy))))
+	s.log("add", m("entry", vStr(e.ID)), m("kind", vStr(string(e.Kind))), m("source", vStr(source)), m("stake", vFloat(e.Energy)))
 	return e, nil
 }
 
@@ -206,6 +225,15 @@ func (ev *Evidence) value() value {
 	return vObj(ev.members()...)
 }
 
+// MaxSettledRuns caps ledger.settled_runs (darwin-memo lets it grow without
+// bound): a settlement that appends to a full list drops the oldest records.
+// The list is a replay guard keyed by ticket, repository and run; 2000 covers
+// several tickets for each of the 500 merged pull requests the action's own
+// record remembers, and a run is retried within hours, not thousands of
+// settlements later. A loaded list longer than the cap is kept as it is
+// until the next settlement appends to it (stores round-trip unchanged).
+const MaxSettledRuns = 2000
+
 // SettleOptions describe where a settlement's delta came from.
 type SettleOptions struct {
 	Detail   string
@@ -215,6 +243,15 @@ type SettleOptions struct {
 	// included (0 or 1: alone). Above 1 it is recorded in the settle notes
 	// ("bundle"), and a bundled gain earns no tenure (Store.Tenured).
 	Bundle int
+
+	// moved holds the entries an earlier ticket of the same merged pull
+	// request already moved (SettleBody): a settlement neither credits them
+	// nor counts a use, so one pull request moves each lesson at most once.
+	moved map[string]bool
+	// Scale, when positive, is the tanh normaliser of this settlement only,
+	// overriding the persisted resource_scale without changing it (the
+	// action's scale input, the CLI's --scale). Zero: Config().Scale().
+	Scale float64
 }
 
 // Settle statuses.
@@ -276,9 +313,12 @@ func (s *Store) Abandon(ticketID string) SettleResult {
 }
 
 // assignCredit is survival.py assign_credit.
-func (s *Store) assignCredit(t *Ticket, delta float64) []Credit {
+func (s *Store) assignCredit(t *Ticket, delta, scale float64) []Credit {
 	c := s.cfg
-	credit := s.creditGain(delta) * math.Tanh(delta/s.cfg.Scale())
+	if !(scale > 0) || math.IsInf(scale, 0) {
+		scale = c.Scale()
+	}
+	credit := s.creditGain(delta) * math.Tanh(delta/scale)
 	if credit == 0 || math.IsNaN(credit) {
 		return nil
 	}
@@ -316,6 +356,9 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if ev := opts.Evidence; ev != nil && ev.Repository != "" && ev.Run != "" {
 		ms := []member{m("ticket", vStr(t.ID)), m("source", vStr(opts.Source)), m("delta", vFloat(delta))}
 		s.settledRuns = append(s.settledRuns, vObj(append(ms, ev.members()...)...))
+		if over := len(s.settledRuns) - MaxSettledRuns; over > 0 {
+			s.settledRuns = append([]value(nil), s.settledRuns[over:]...)
+		}
 	}
 	srcLabel := opts.Source
 	if srcLabel == "measured" {
@@ -325,7 +368,16 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if opts.Detail != "" {
 		detail = ", " + opts.Detail
 	}
-	applied := s.assignCredit(t, s.creditDelta(delta, opts.Bundle))
+	applied := s.assignCredit(t, s.creditDelta(delta, opts.Bundle), opts.Scale)
+	if len(opts.moved) > 0 {
+		kept := applied[:0:0]
+		for _, c := range applied {
+			if !opts.moved[c.Entry] {
+				kept = append(kept, c)
+			}
+		}
+		applied = kept
+	}
 	credited := map[string]bool{}
 	for _, c := range applied {
 		credited[c.Entry] = true
@@ -351,10 +403,10 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	res.Applied = applied
 	prov := t.Provenance()
 	if event == StatusSettled {
-		s.chargeRetrieval(prov)
+		s.chargeRetrieval(prov, opts.moved)
 	}
 	for _, id := range prov {
-		if credited[id] {
+		if credited[id] || opts.moved[id] {
 			continue
 		}
 		e, ok := s.byID[id]
@@ -609,6 +661,12 @@ const (
 // Forget buries a living entry explicitly (cause "forgotten"). It refuses
 // pinned and escrowed entries.
 func (s *Store) Forget(id string) string {
+	// darwin-memo's order: escrow first (even for an id that is not
+	// living), then existence, then pin.
+	if s.escrowed()[id] {
+		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetEscrowed)))
+		return ForgetEscrowed
+	}
 	e, ok := s.byID[id]
 	if !ok {
 		return ForgetUnknown
@@ -616,10 +674,6 @@ func (s *Store) Forget(id string) string {
 	if e.Pinned {
 		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetPinned)))
 		return ForgetPinned
-	}
-	if s.escrowed()[id] {
-		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetEscrowed)))
-		return ForgetEscrowed
 	}
 	s.note(id, s.structured(fmt.Sprintf("buried at tick %d (forgotten)", s.tick), "buried", m("via", vStr("forget")), m("cause", vStr("forgotten"))))
 	s.bury(e)
@@ -677,7 +731,9 @@ func (s *Store) Import(from *Store, opts ImportOptions) []string {
 			m("imported_from", vStr(label))))
 		out = append(out, e.ID)
 	}
-	s.log("import", m("from", vStr(label)), m("entries", vStrs(out)))
+	if len(out) > 0 { // an import that copies nothing changes nothing
+		s.log("import", m("from", vStr(label)), m("entries", vStrs(out)))
+	}
 	return out
 }
 

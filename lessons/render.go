@@ -3,11 +3,11 @@ package lessons
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // RenderOptions tune Render.
@@ -15,10 +15,27 @@ type RenderOptions struct {
 	Budget   int    // hard byte budget of the output; default 25 KiB
 	MaxLines int    // hard line cap; default 200
 	Label    string // store name shown in the header; default the file's base name
+	// Questions renders each entry with its question above its answer (three
+	// lines, "- Q: ...", "  A: ...", the id line) and says under the header
+	// that reading the file yields no ticket. False gives darwin-memo's
+	// two-line blocks of answers alone.
+	Questions bool
 }
+
+// consultNote follows the header of a rendering with questions: an agent
+// that only reads the file gets no ticket, so the lessons it follows never
+// earn energy.
+const consultNote = "<!-- reading this file yields no ticket: consult a lesson with `darwin-memo decide \"QUESTION\"` or the consult tool of `darwin-memo mcp`, and put the ticket line it returns in your pull request body so CI can credit it -->"
 
 // DefaultRenderBudget is 25 KiB.
 const DefaultRenderBudget = 25 * 1024
+
+// MaxRenderBudget bounds ParseBudget (1 GiB).
+const MaxRenderBudget = 1 << 30
+
+// ErrBudgetTooSmall is returned by Render when the budget cannot hold the
+// header line: a document cut inside it would leave an unclosed "<!--".
+var ErrBudgetTooSmall = errors.New("render budget too small")
 
 // ParseBudget parses a byte budget: a number with an optional unit b, k, kb,
 // m or mb (case-insensitive; k and m are 1024 and 1024²).
@@ -35,14 +52,17 @@ func ParseBudget(s string) (int, error) {
 		}
 	}
 	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || t == "" {
+	if err != nil || t == "" || math.IsNaN(f) || math.IsInf(f, 0) {
 		return 0, fmt.Errorf("budget %q is not a size; write bytes or a size such as 25kb or 1mb", s)
 	}
-	n := int(f * float64(mult))
-	if n <= 0 {
-		return 0, fmt.Errorf("budget %q must be positive", s)
+	b := f * float64(mult)
+	if b < 1 {
+		return 0, fmt.Errorf("budget %q must be at least 1 byte", s)
 	}
-	return n, nil
+	if b > MaxRenderBudget {
+		return 0, fmt.Errorf("budget %q is larger than %d MiB", s, MaxRenderBudget>>20)
+	}
+	return int(b), nil
 }
 
 // Render projects the living entries into a Markdown document (for
@@ -68,6 +88,7 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 	if label == "" {
 		label = filepath.Base(s.name)
 	}
+	label = collapse(label) // a file name must not close the header comment
 	var ranked []*Entry
 	for _, e := range s.living {
 		if e.Alive() {
@@ -87,6 +108,9 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 	header := func(shown int) string {
 		return fmt.Sprintf("<!-- rendered by darwin-memo from %s: %d of %d living entries shown, budget %d bytes, %d lines -->", label, shown, n, opts.Budget, opts.MaxLines)
 	}
+	if h := len(header(0)) + 1; h > opts.Budget {
+		return nil, fmt.Errorf("%w: %d bytes cannot hold even the header line (%d bytes)", ErrBudgetTooSmall, opts.Budget, h)
+	}
 	// Greedy packing with exact size accounting (every line ends in "\n").
 	type block struct {
 		e      *Entry
@@ -95,15 +119,22 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 	groupCost := func(k Kind) (int, int) { return 1 + len("## ") + len(k) + 1 + 1, 3 } // "", "## kind", ""
 	var shown []block
 	inGroup := map[Kind]bool{}
-	bytesUsed, linesUsed := 0, 0 // excluding the header line
+	bytesUsed, linesUsed := 0, 0 // excluding the header line and the consult note
+	note, noteLines := 0, 0
+	if opts.Questions {
+		note, noteLines = len(consultNote)+1, 1
+	}
 	for _, e := range ranked {
 		b := block{e: e, l1: "- " + collapse(e.Answer), l2: fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))}
-		nb, nl := len(b.l1)+1+len(b.l2)+1, 2
+		if opts.Questions {
+			b.l1 = "- Q: " + collapse(e.Question) + "\n  A: " + collapse(e.Answer)
+		}
+		nb, nl := len(b.l1)+1+len(b.l2)+1, 2+strings.Count(b.l1, "\n")
 		if !inGroup[e.Kind] {
 			gb, gl := groupCost(e.Kind)
 			nb, nl = nb+gb, nl+gl
 		}
-		if len(header(len(shown)+1))+1+bytesUsed+nb > opts.Budget || 1+linesUsed+nl > opts.MaxLines {
+		if len(header(len(shown)+1))+1+note+bytesUsed+nb > opts.Budget || 1+noteLines+linesUsed+nl > opts.MaxLines {
 			continue
 		}
 		inGroup[e.Kind] = true
@@ -112,6 +143,9 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		shown = append(shown, b)
 	}
 	lines := []string{header(len(shown))}
+	if opts.Questions {
+		lines = append(lines, consultNote)
+	}
 	switch {
 	case n == 0:
 		lines = append(lines, "", "(no living entries: every lesson in this store has died, or none has been recorded yet)")
@@ -146,7 +180,8 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		for _, g := range groups {
 			lines = append(lines, "", "## "+string(g.kind), "")
 			for _, b := range g.blocks {
-				lines = append(lines, b.l1, b.l2)
+				lines = append(lines, strings.Split(b.l1, "\n")...)
+				lines = append(lines, b.l2)
 			}
 		}
 	}
@@ -154,7 +189,7 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 }
 
 // truncateDoc joins lines with "\n" terminators and, as a last resort, cuts
-// at a line boundary, then at a UTF-8 boundary, to honour the limits.
+// at a line boundary to honour the limits.
 func truncateDoc(lines []string, budget, maxLines int) []byte {
 	if len(lines) > maxLines {
 		lines = lines[:maxLines]
@@ -162,18 +197,7 @@ func truncateDoc(lines []string, budget, maxLines int) []byte {
 	var out []byte
 	for _, l := range lines {
 		if len(out)+len(l)+1 > budget {
-			if len(out) == 0 {
-				// not even one line fits: cut it at a UTF-8 boundary
-				cut := min(len(l), budget)
-				for cut > 0 && !utf8.RuneStart(l[cut]) && cut < len(l) {
-					cut--
-				}
-				for cut > 0 && !utf8.ValidString(l[:cut]) {
-					cut--
-				}
-				out = append(out, l[:cut]...)
-			}
-			break
+			break // whole lines only; Render checked that the header fits
 		}
 		out = append(out, l...)
 		out = append(out, '\n')

@@ -239,8 +239,13 @@ type Options struct {
 	NewID func(parts ...string) string
 	// Config is the selection configuration a store created by New (or by
 	// LoadOrNew for a missing file) starts with. Default: DefaultConfig().
-	// A loaded store keeps its persisted ledger.config and ignores it.
+	// A loaded store never uses it: it keeps its persisted ledger.config,
+	// or gets DefaultConfig() when the file has none (as in darwin-memo).
 	Config *Config
+	// LockWait is how long LoadLocked and Save wait for another process to
+	// release the store's lock before failing with ErrLocked. Zero means
+	// DefaultLockWait; negative means fail at once.
+	LockWait time.Duration
 }
 
 // ContentID is the default id source: the first 12 hex chars of the SHA-256
@@ -456,9 +461,11 @@ func Parse(name string, data []byte) (*Store, error) {
 // ParseWith is Parse with injected options.
 func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	s := New(name, opts)
-	s.cfg = DefaultConfig() // opts.Config seeds new stores only; a loaded one keeps darwin-memo's defaults without ledger.config
 	s.sizeHint = len(data)
 	s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = false, false, false
+	// Options.Config is the config of a store New creates: a loaded store
+	// without a ledger.config gets darwin-memo's defaults, as in darwin-memo.
+	s.cfg = DefaultConfig()
 	p := &parser{file: name, data: data}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		return nil, p.syntaxErr(0, "unexpected UTF-8 byte-order mark; save the file as UTF-8 without BOM")

@@ -350,6 +350,9 @@ type TicketOutcome struct {
 	BodyTicket
 	Refused string        // non-empty when verification refused it
 	Result  *SettleResult // nil when refused
+	// AlreadyMoved lists the entries this ticket names that an earlier
+	// ticket of the same body already moved; this ticket left them alone.
+	AlreadyMoved []string
 }
 
 // BodyReport is the result of SettleBody.
@@ -364,6 +367,13 @@ type BodyReport struct {
 // commit; nil means there was none, which refuses store-free tickets),
 // settled, and the ledger ticks once only if at least one settlement landed
 // (darwin-memo's tick-only-on-evidence rule).
+//
+// One merged pull request moves each lesson at most once, whatever the
+// number of tickets naming it: tickets settle in body order, and an entry
+// an earlier ticket of the body moved (as decider or supporter) is neither
+// credited nor counted as used again (TicketOutcome.AlreadyMoved). So
+// rewording a query to mint more tickets for the same lesson gains nothing,
+// and one pull request moves a lesson by at most one settlement's credit.
 func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
 	tickets, errs := ParseTickets(body)
 	rep := BodyReport{Errors: errs}
@@ -374,6 +384,7 @@ func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleO
 		base = New("base", Options{})
 	}
 	landed := false
+	moved := map[string]bool{}
 	for _, t := range tickets {
 		out := TicketOutcome{BodyTicket: t}
 		if err := base.VerifyTicket(t, VerifyOptions{ExpireAfter: topts.ExpireAfter}); err != nil {
@@ -386,11 +397,34 @@ func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleO
 			rep.Tickets = append(rep.Tickets, out)
 			continue
 		}
+		var named []string
+		if t.Form == FormCompat {
+			for _, p := range s.pending {
+				if p.ID == t.ID {
+					named = p.Provenance()
+					break
+				}
+			}
+		} else {
+			named = t.Free.Named()
+		}
+		for _, id := range named {
+			if moved[id] && !slices.Contains(out.AlreadyMoved, id) {
+				out.AlreadyMoved = append(out.AlreadyMoved, id)
+			}
+		}
+		o := opts
+		o.moved = moved
 		var r SettleResult
 		if t.Form == FormCompat {
-			r = s.Settle(t.ID, delta, opts)
+			r = s.Settle(t.ID, delta, o)
 		} else {
-			r = s.SettleFree(t.Free, delta, opts)
+			r = s.SettleFree(t.Free, delta, o)
+		}
+		if r.Landed {
+			for _, id := range named {
+				moved[id] = true
+			}
 		}
 		landed = landed || r.Landed
 		out.Result = &r

@@ -2,7 +2,9 @@ package lessons
 
 import (
 	"errors"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -169,4 +171,98 @@ func FuzzParseTickets(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Issue 9, finding 1: rewording the query mints a new distinct ticket for the same lesson. Six
+// of them in one body must move the lesson once, not six times (which killed a healthy lesson
+// with delta -1 in one merge).
+func TestSettleBodyMovesEachLessonOnce(t *testing.T) {
+	s, a, b, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	var body strings.Builder
+	for _, q := range []string{"postgres migrations", "run postgres migrations", "how do I run postgres migrations",
+		"migrations postgres run", "postgres migrations please", "the postgres migrations"} {
+		ft := FreeTicket{Tick: 12, Decider: a.ID, Query: q}
+		if err := base.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}, VerifyOptions{}); err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		body.WriteString("<!-- " + ft.Line() + " -->\n")
+	}
+	// A seventh names the lesson as supporter next to another decider: b still moves, a does not.
+	seventh := FreeTicket{Tick: 12, Decider: b.ID, Supporting: []string{a.ID}, Query: "postgres migrations lock timeout"}
+	if err := base.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: seventh.ID(), Free: seventh}, VerifyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	body.WriteString(seventh.Line() + "\n")
+	before, beforeB := a.Energy, b.Energy
+	rep := s.SettleBody(base, body.String(), -1, SettleOptions{Source: "ci", Evidence: &Evidence{Repository: "o/r", Run: "pr#9"}}, TickOptions{})
+	if len(rep.Tickets) != 7 || rep.Tick == nil {
+		t.Fatalf("report %+v", rep)
+	}
+	credit := s.cfg.CreditGain * math.Tanh(-1/s.cfg.Scale())
+	if got, want := a.Energy, before+credit-s.Upkeep; math.Abs(got-want) > 1e-9 || !a.Alive() {
+		t.Errorf("lesson a moved more than once: %v -> %v, want %v", before, got, want)
+	}
+	if a.Uses != 1 {
+		t.Errorf("uses %d, want 1", a.Uses)
+	}
+	if got, want := b.Energy, beforeB+credit-s.Upkeep; math.Abs(got-want) > 1e-9 {
+		t.Errorf("lesson b: %v -> %v, want %v", beforeB, got, want)
+	}
+	for i, to := range rep.Tickets[1:] {
+		if !slices.Equal(to.AlreadyMoved, []string{a.ID}) {
+			t.Errorf("ticket %d: already moved %v", i+1, to.AlreadyMoved)
+		}
+	}
+}
+
+// Finding 1 across the two forms: a compat ticket and a store-free ticket naming the same
+// decider move it once.
+func TestSettleBodyCompatAndFreeSameLesson(t *testing.T) {
+	s, a, _, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	id := pend(s, a.ID)
+	ft := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
+	before := a.Energy
+	rep := s.SettleBody(base, "darwin-memo-ticket: "+id+"\n"+ft.Line(), 1, SettleOptions{Source: "ci"}, TickOptions{})
+	if len(rep.Tickets) != 2 || rep.Tickets[0].Result == nil || !rep.Tickets[0].Result.Landed {
+		t.Fatalf("%+v", rep.Tickets)
+	}
+	credit := s.cfg.CreditGain * math.Tanh(1/s.cfg.Scale())
+	if got, want := a.Energy, math.Min(s.MaxEnergy, before+credit)-s.Upkeep; math.Abs(got-want) > 1e-9 {
+		t.Errorf("energy %v -> %v, want %v", before, got, want)
+	}
+}
+
+// Issue 9 finding 10 (part): ledger.settled_runs is capped; the newest records (the replay
+// guard of recent runs) are kept.
+func TestSettledRunsCapped(t *testing.T) {
+	s, a, _, _ := ticketStore(t)
+	ft := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
+	run := func(i int) *Evidence { return &Evidence{Repository: "o/r", Run: "pr#" + strconv.Itoa(i)} }
+	for i := 0; i < MaxSettledRuns+7; i++ {
+		if r := s.SettleFree(ft, 0, SettleOptions{Source: "ci", Evidence: run(i)}); !r.Landed {
+			t.Fatalf("settlement %d did not land", i)
+		}
+	}
+	if len(s.settledRuns) != MaxSettledRuns {
+		t.Fatalf("settled_runs has %d records, want %d", len(s.settledRuns), MaxSettledRuns)
+	}
+	if !s.settledRun(ft.ID(), run(MaxSettledRuns+6)) || !s.settledRun(ft.ID(), run(7)) || s.settledRun(ft.ID(), run(6)) {
+		t.Fatal("the cap did not drop exactly the oldest records")
+	}
+	// The capped list loads and round-trips unchanged.
+	b := mustMarshal(t, s)
+	again, err := Parse("s", b)
+	if err != nil || len(again.settledRuns) != MaxSettledRuns || string(mustMarshal(t, again)) != string(b) {
+		t.Fatalf("round trip: %v", err)
+	}
 }

@@ -30,11 +30,18 @@ type Limits struct {
 	MaxEntries int
 	// MaxArtifacts caps the artifacts downloaded per SHA (default 8).
 	MaxArtifacts int
+	// MaxCommitBytes caps the XML unpacked from all the artifacts of one
+	// SHA (default 256 MiB). Past it the measurement abstains for good.
+	MaxCommitBytes int64
+	// MaxCases caps the testcases read at one SHA, duplicates included
+	// (default 200,000). Past it the measurement abstains for good.
+	MaxCases int
 }
 
 // DefaultLimits returns the limits used for zero fields.
 func DefaultLimits() Limits {
-	return Limits{MaxArtifactBytes: 64 << 20, MaxEntryBytes: 32 << 20, MaxTotalBytes: 256 << 20, MaxEntries: 5000, MaxArtifacts: 8}
+	return Limits{MaxArtifactBytes: 64 << 20, MaxEntryBytes: 32 << 20, MaxTotalBytes: 256 << 20, MaxEntries: 5000, MaxArtifacts: 8,
+		MaxCommitBytes: 256 << 20, MaxCases: 200_000}
 }
 
 func (l Limits) withDefaults() Limits {
@@ -53,6 +60,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxArtifacts <= 0 {
 		l.MaxArtifacts = d.MaxArtifacts
+	}
+	if l.MaxCommitBytes <= 0 {
+		l.MaxCommitBytes = d.MaxCommitBytes
+	}
+	if l.MaxCases <= 0 {
+		l.MaxCases = d.MaxCases
 	}
 	return l
 }
@@ -105,22 +118,44 @@ func scrubURLError(err error) error {
 	return err
 }
 
-// readJUnitZip unpacks the *.xml entries of an artifact zip and parses the
-// JUnit reports among them. Entries with absolute or parent-relative paths
-// (zip slip), entries over the size caps or inflating suspiciously (zip
-// bombs), and XML that is not JUnit are skipped with a note. A file that is
-// JUnit but does not parse is an error.
-func readJUnitZip(name string, data []byte, lim Limits) (*junit.Report, []string, error) {
+// errOverCap marks JUnit results past the per-commit caps (MaxCommitBytes,
+// MaxCases): a property of the reports themselves, so measuring again would
+// give the same answer and the abstention is final.
+var errOverCap = errors.New("over the per-commit limit")
+
+// budget is what is left of the per-commit caps for the next artifact.
+type budget struct {
+	bytes int64
+	cases int
+}
+
+// readJUnitZip is tallyJUnitZip with the whole per-commit budget.
+func readJUnitZip(name string, data []byte, lim Limits) (*junit.Tally, []string, error) {
+	t, _, notes, err := tallyJUnitZip(name, data, lim, budget{lim.MaxCommitBytes, lim.MaxCases})
+	return t, notes, err
+}
+
+// tallyJUnitZip streams the *.xml entries of an artifact zip through the
+// JUnit parser into a tally: per-test statuses only, never a document or a
+// testcase list, so memory does not grow with the size of the XML. Nothing
+// is written to disk. Entries with absolute or parent-relative paths (zip
+// slip), entries over the size caps or inflating suspiciously (zip bombs),
+// and XML that is not JUnit are skipped with a note. A file that is JUnit
+// but does not parse is an error; going past what is left of the
+// per-commit budget is an error wrapping errOverCap. read is the number of
+// XML bytes unpacked. The tally is nil when the zip holds no JUnit report.
+func tallyJUnitZip(name string, data []byte, lim Limits, left budget) (t *junit.Tally, read int64, notes []string, err error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
-		return nil, nil, fmt.Errorf("artifact %q: %v: %w", name, err, errTruncated)
+		return nil, 0, nil, fmt.Errorf("artifact %q: %v: %w", name, err, errTruncated)
 	}
 	if len(zr.File) > lim.MaxEntries {
-		return nil, nil, fmt.Errorf("artifact %q has %d entries, more than %d", name, len(zr.File), lim.MaxEntries)
+		return nil, 0, nil, fmt.Errorf("artifact %q has %d entries, more than %d", name, len(zr.File), lim.MaxEntries)
 	}
-	rep := &junit.Report{}
-	var notes []string
-	var total int64
+	if left.bytes <= 0 || left.cases <= 0 {
+		return nil, 0, nil, fmt.Errorf("artifact %q: the reports before it used up the per-commit limit: %w", name, errOverCap)
+	}
+	rep := &junit.Tally{MaxCases: left.cases}
 	found := 0
 	for _, f := range zr.File {
 		if f.FileInfo().IsDir() || !strings.EqualFold(path.Ext(f.Name), ".xml") {
@@ -131,45 +166,73 @@ func readJUnitZip(name string, data []byte, lim Limits) (*junit.Report, []string
 			continue
 		}
 		if f.UncompressedSize64 > uint64(lim.MaxEntryBytes) {
-			notes = append(notes, fmt.Sprintf("artifact %q: skipped %s (%d bytes, limit %d)", name, f.Name, f.UncompressedSize64, lim.MaxEntryBytes))
+			notes = append(notes, fmt.Sprintf("artifact %q: skipped %q (%d bytes, limit %d)", name, f.Name, f.UncompressedSize64, lim.MaxEntryBytes))
 			continue
 		}
 		if f.CompressedSize64 > 0 && f.UncompressedSize64 > 1<<20 && f.UncompressedSize64/f.CompressedSize64 > maxCompressionRatio {
-			notes = append(notes, fmt.Sprintf("artifact %q: skipped %s (compression ratio over %d)", name, f.Name, maxCompressionRatio))
+			notes = append(notes, fmt.Sprintf("artifact %q: skipped %q (compression ratio over %d)", name, f.Name, maxCompressionRatio))
 			continue
 		}
 		rc, err := f.Open()
 		if err != nil {
-			return nil, notes, fmt.Errorf("artifact %q: open %s: %v: %w", name, f.Name, err, errTruncated)
+			return nil, read, notes, fmt.Errorf("artifact %q: open %q: %v: %w", name, f.Name, err, errTruncated)
 		}
-		body, err := io.ReadAll(io.LimitReader(rc, lim.MaxEntryBytes+1))
+		cr := &capReader{r: rc, entry: lim.MaxEntryBytes, artifact: lim.MaxTotalBytes - read, commit: left.bytes - read, commitMax: lim.MaxCommitBytes}
+		err = rep.Add(name+"/"+f.Name, cr)
 		rc.Close()
-		if err != nil {
-			return nil, notes, fmt.Errorf("artifact %q: read %s: %v: %w", name, f.Name, err, errTruncated)
-		}
-		if int64(len(body)) > lim.MaxEntryBytes {
-			notes = append(notes, fmt.Sprintf("artifact %q: skipped %s (inflates past %d bytes)", name, f.Name, lim.MaxEntryBytes))
+		read += cr.n
+		switch {
+		case cr.err != nil && errors.Is(cr.err, errOverCap):
+			return nil, read, notes, fmt.Errorf("artifact %q: %w", name, cr.err)
+		case cr.err != nil:
+			return nil, read, notes, fmt.Errorf("artifact %q: read %q: %w", name, f.Name, cr.err)
+		case errors.Is(err, junit.ErrTooManyCases):
+			return nil, read, notes, fmt.Errorf("artifact %q: more than %d testcases at this commit: %w", name, lim.MaxCases, errOverCap)
+		case errors.Is(err, junit.ErrNotJUnit):
+			notes = append(notes, fmt.Sprintf("artifact %q: %q is not JUnit XML", name, f.Name))
 			continue
+		case err != nil:
+			return nil, read, notes, err
 		}
-		total += int64(len(body))
-		if total > lim.MaxTotalBytes {
-			return nil, notes, fmt.Errorf("artifact %q unpacks to more than %d bytes", name, lim.MaxTotalBytes)
-		}
-		r, err := junit.ParseBytes(name+"/"+f.Name, body)
-		if errors.Is(err, junit.ErrNotJUnit) {
-			notes = append(notes, fmt.Sprintf("artifact %q: %s is not JUnit XML", name, f.Name))
-			continue
-		}
-		if err != nil {
-			return nil, notes, err
-		}
-		rep.Merge(r)
 		found++
 	}
 	if found == 0 {
-		return nil, notes, nil
+		return nil, read, notes, nil
 	}
-	return rep, notes, nil
+	return rep, read, notes, nil
+}
+
+// capReader counts what it reads and fails past the entry, artifact and
+// commit caps. err keeps the first error of the underlying reader or of a
+// cap, so the caller can tell them from XML syntax errors.
+type capReader struct {
+	r                       io.Reader
+	n                       int64
+	entry, artifact, commit int64
+	commitMax               int64 // for the message
+	err                     error
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	switch {
+	case c.n > c.commit:
+		c.err = fmt.Errorf("the reports at this commit unpack to more than %d bytes of XML: %w", c.commitMax, errOverCap)
+	case c.n > c.artifact:
+		c.err = errors.New("unpacks to more than the per-artifact limit")
+	case c.n > c.entry:
+		c.err = fmt.Errorf("an entry inflates past %d bytes", c.entry)
+	case err != nil && err != io.EOF:
+		c.err = fmt.Errorf("%v: %w", err, errTruncated)
+	}
+	if c.err != nil {
+		return n, c.err
+	}
+	return n, err
 }
 
 func unsafePath(name string) bool {

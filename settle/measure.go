@@ -94,8 +94,12 @@ type Request struct {
 	Owner, Repo string
 	// Number is the pull request number; ignored when PR is set.
 	Number int
-	// PR is the pull request as already fetched with PullRequests.Get
-	// (saves a request). Event payloads are not trusted for SHAs.
+	// PR is the pull request as already fetched, with PullRequests.Get or
+	// as an item of PullRequests.List (saves a request). List items follow
+	// GitHub's pull-request-simple schema: they carry merged_at but no
+	// merged and no commits; Measure decides "merged" from merged_at and
+	// fetches the full pull request only when it needs its commit count.
+	// Event payloads are not trusted for SHAs.
 	PR *github.PullRequest
 	Options
 }
@@ -115,6 +119,10 @@ type Result struct {
 	// Reason explains a pending or abstained outcome (and notes how a
 	// measured one was obtained).
 	Reason string `json:"reason,omitempty"`
+	// Final marks an abstention that measuring again cannot change: the
+	// JUnit reports are over the per-commit caps (Limits.MaxCommitBytes,
+	// Limits.MaxCases). Callers record it instead of retrying.
+	Final bool `json:"final,omitempty"`
 	// Delta is improvements - regressions (or the pass-count difference in
 	// PassCounts mode). Zero unless Outcome is Measured.
 	Delta  int    `json:"delta"`
@@ -141,16 +149,23 @@ type Result struct {
 type outcomeError struct {
 	outcome Outcome
 	reason  string
+	final   bool
 }
 
 func (e *outcomeError) Error() string { return string(e.outcome) + ": " + e.reason }
 
 func pending(format string, args ...any) error {
-	return &outcomeError{Pending, fmt.Sprintf(format, args...)}
+	return &outcomeError{outcome: Pending, reason: fmt.Sprintf(format, args...)}
 }
 
 func abstain(format string, args ...any) error {
-	return &outcomeError{Abstained, fmt.Sprintf(format, args...)}
+	return &outcomeError{outcome: Abstained, reason: fmt.Sprintf(format, args...)}
+}
+
+// abstainFinal abstains for a reason that measuring again cannot change
+// (results past the per-commit caps): Result.Final tells the caller.
+func abstainFinal(format string, args ...any) error {
+	return &outcomeError{outcome: Abstained, reason: fmt.Sprintf(format, args...), final: true}
 }
 
 // apiErr turns a GitHub error into a pending outcome when it is transient
@@ -208,6 +223,7 @@ func Measure(ctx context.Context, client *github.Client, req Request) (*Result, 
 	case errors.As(err, &oe):
 		m.res.Outcome = oe.outcome
 		m.res.Reason = oe.reason
+		m.res.Final = oe.final
 		m.res.Delta = 0
 		m.res.Transitions = Transitions{}
 		m.res.Mode = ""
@@ -286,13 +302,37 @@ func (m *measurer) loadPR(ctx context.Context) error {
 	m.pr = pr
 	m.res.Number = pr.GetNumber()
 	m.link(pr.GetHTMLURL())
-	if !pr.GetMerged() {
+	if !isMerged(pr) {
 		return abstain("pull request #%d is not merged", pr.GetNumber())
 	}
 	if pr.GetHead().GetSHA() == "" {
 		return abstain("pull request #%d has no head SHA", pr.GetNumber())
 	}
 	return nil
+}
+
+// isMerged decides "merged" from merged_at, which both the full pull request
+// (GET /pulls/{n}) and list items (pull-request-simple, which has no merged
+// field) carry; merged is only a second opinion.
+func isMerged(pr *github.PullRequest) bool {
+	return pr.MergedAt != nil && !pr.GetMergedAt().IsZero() || pr.GetMerged()
+}
+
+// commitCount returns the pull request's number of commits. Only the full
+// pull request has it: for a list item the pull request is fetched once.
+func (m *measurer) commitCount(ctx context.Context) (int, error) {
+	if m.pr.Commits == nil {
+		m.calls++
+		full, _, err := m.gh.PullRequests.Get(ctx, m.req.Owner, m.req.Repo, m.pr.GetNumber())
+		if err != nil {
+			return 0, apiErr(fmt.Sprintf("get pull request #%d", m.pr.GetNumber()), err)
+		}
+		if full.Commits == nil {
+			return 0, fmt.Errorf("pull request #%d: GET /pulls/%d has no commits count", m.pr.GetNumber(), m.pr.GetNumber())
+		}
+		m.pr = full
+	}
+	return m.pr.GetCommits(), nil
 }
 
 // chosen is a SHA picked for one side with the reason and its CI.
@@ -447,7 +487,10 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 		m.note("merge commit %s has no parents", short(mc))
 		return baseCandidate{}, nil
 	}
-	n := m.pr.GetCommits()
+	n, err := m.commitCount(ctx)
+	if err != nil {
+		return baseCandidate{}, err
+	}
 	if n <= 1 {
 		return baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of %s (squash or single-commit merge)", short(mc))}, nil
 	}
@@ -579,4 +622,24 @@ func short(sha string) string {
 		return sha[:12]
 	}
 	return sha
+}
+
+// MergedOnto returns the commit a merged pull request landed on, by the rule Measure uses for
+// its before side: the first parent of a merge commit, the parent of a squashed commit, the
+// parent of the run of rebased commits (a rebase of n commits lands n first parents below the
+// merge commit), else the pull request's base.sha. why says which. pr may be a list item.
+func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (sha, why string, err error) {
+	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{Number: pr.GetNumber()}}
+	c, err := m.mergeParent(ctx)
+	if err != nil {
+		var oe *outcomeError
+		if errors.As(err, &oe) {
+			return "", "", errors.New(oe.reason)
+		}
+		return "", "", err
+	}
+	if c.sha == "" {
+		return pr.GetBase().GetSHA(), fmt.Sprintf("base.sha of #%d", pr.GetNumber()), nil
+	}
+	return c.sha, c.why, nil
 }

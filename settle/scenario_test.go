@@ -6,11 +6,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-github/v62/github"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
@@ -622,5 +625,96 @@ func TestAbstainLeavesHistoryAlone(t *testing.T) {
 	}
 	if len(h.Tests) != 1 || len(h.Tests["x"]) != 1 {
 		t.Errorf("history changed on abstention: %v", h.Tests)
+	}
+}
+
+// A pull request found through GET /pulls?state=closed is a pull-request-simple item: it has
+// merged_at but no merged and no commits. Measure must take it as merged and learn the commit
+// count (for a rebase merge) from GET /pulls/{n}. Before the fix it abstained with "not merged".
+func TestMeasureListItem(t *testing.T) {
+	for _, kind := range []string{"merge", "squash", "rebase"} {
+		t.Run(kind, func(t *testing.T) {
+			commits, pr := graph(kind)
+			srv := ghfake.New(t, ghfake.Repo{
+				Branches: map[string]string{"main": merge},
+				Commits:  commits, Pulls: []ghfake.PullRequest{pr},
+				CheckRuns: []ghfake.CheckRun{job(b0, "test", "failure"), job(b1, "test", "failure"), job(head, "test", "success")},
+			})
+			client, _ := srv.NewClient(fastPolicy)
+			list, _, err := client.PullRequests.List(testCtx, "o", "r", &github.PullRequestListOptions{State: "closed"})
+			if err != nil || len(list) != 1 {
+				t.Fatalf("List: %d items, %v", len(list), err)
+			}
+			if list[0].Merged != nil || list[0].Commits != nil || list[0].MergedAt == nil {
+				t.Fatalf("the fake's list item is not pull-request-simple: merged %v commits %v merged_at %v", list[0].Merged, list[0].Commits, list[0].MergedAt)
+			}
+			res, err := settle.Measure(testCtx, client, settle.Request{Owner: "o", Repo: "r", PR: list[0]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != settle.Measured || res.Before.SHA != b1 || res.After.SHA != head || res.Delta != 1 {
+				t.Fatalf("%s (%s): before %.7s after %.7s delta %d (why %q)", res.Outcome, res.Reason, res.Before.SHA, res.After.SHA, res.Delta, res.Before.Why)
+			}
+			wantGets := 0
+			if kind != "merge" {
+				wantGets = 1 // one parent: squash or rebase, told apart by the commit count only GET /pulls/{n} has
+			}
+			if got := srv.Count(ghfake.RoutePull); got != wantGets {
+				t.Errorf("GET /pulls/{n} %d times, want %d", got, wantGets)
+			}
+		})
+	}
+}
+
+// Check runs are paged to the end, within MaxCheckRunPages: more pages than that abstain
+// (GitHub lists check runs of at most 1,000 check suites per commit, so the list may be cut).
+func TestCheckRunPagesBounded(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		runs    int
+		outcome settle.Outcome
+	}{
+		{"every page read", settle.MaxCheckRunPages, settle.Measured},
+		{"over the bound: abstain", settle.MaxCheckRunPages + 1, settle.Abstained},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			commits, pr := graph("merge")
+			repo := ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr}, PageSize: 1,
+				CheckRuns: []ghfake.CheckRun{job(b1, "test", "failure"), job(head, "test", "success")}}
+			for i := 1; i < tt.runs; i++ {
+				repo.CheckRuns = append(repo.CheckRuns, job(head, fmt.Sprintf("lint-%02d", i), "success"), job(b1, fmt.Sprintf("lint-%02d", i), "success"))
+			}
+			res, srv := measure(t, repo, settle.Options{})
+			if res.Outcome != tt.outcome {
+				t.Fatalf("%s (%s), want %s", res.Outcome, res.Reason, tt.outcome)
+			}
+			if got := srv.Count(ghfake.RouteCheckRuns); got > 2*settle.MaxCheckRunPages+1 {
+				t.Errorf("%d check-run pages read", got)
+			}
+		})
+	}
+}
+
+// MergedOnto finds the commit below the merge for every merge method, from a list item too.
+func TestMergedOnto(t *testing.T) {
+	for _, tt := range []struct{ kind, want, why string }{
+		{"merge", b1, "(merge)"},
+		{"squash", b1, "(squash)"},
+		{"rebase", b1, "rebased commits"}, // not r1, which already holds the pull request's first commit
+		{"rebase-diverged", b0, "base.sha"},
+	} {
+		t.Run(tt.kind, func(t *testing.T) {
+			commits, pr := graph(tt.kind)
+			srv := ghfake.New(t, ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr}})
+			client, _ := srv.NewClient(fastPolicy)
+			list, _, err := client.PullRequests.List(testCtx, "o", "r", &github.PullRequestListOptions{State: "closed"})
+			if err != nil || len(list) != 1 {
+				t.Fatalf("List: %v", err)
+			}
+			sha, why, err := settle.MergedOnto(testCtx, client, "o", "r", list[0])
+			if err != nil || sha != tt.want || !strings.Contains(why, tt.why) {
+				t.Fatalf("MergedOnto = %.7s %q %v, want %.7s %q", sha, why, err, tt.want, tt.why)
+			}
+		})
 	}
 }

@@ -61,15 +61,23 @@ func (m *measurer) ignored(r *github.CheckRun) bool {
 	return false
 }
 
-// ciAt lists the latest check runs of sha (all pages) and, when there are
-// none, its combined status.
+// MaxCheckRunPages bounds the pages of 100 check runs read for one commit. GitHub lists the
+// check runs of at most the 1,000 most recent check suites of a commit; a commit with more
+// than 1,000 check runs is abstained on rather than measured from a list that may be cut.
+const MaxCheckRunPages = 10
+
+// ciAt lists the latest check runs of sha (all pages, at most MaxCheckRunPages) and, when
+// there are none, its combined status.
 func (m *measurer) ciAt(ctx context.Context, sha string) (*sideCI, error) {
 	if s, ok := m.sides[sha]; ok {
 		return s, nil
 	}
 	s := &sideCI{sha: sha}
 	opts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: 100}}
-	for {
+	for page := 1; ; page++ {
+		if page > MaxCheckRunPages {
+			return nil, abstain("%s has more than %d check runs; GitHub lists those of at most the 1,000 most recent check suites of a commit, so its results cannot be known complete", short(sha), MaxCheckRunPages*100)
+		}
 		m.calls++
 		res, resp, err := m.gh.Checks.ListCheckRunsForRef(ctx, m.req.Owner, m.req.Repo, sha, opts)
 		if err != nil {
@@ -494,7 +502,11 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 			return nil, "", pending("workflow run %q at %s is %s; settle later", r.GetName(), short(s.sha), r.GetStatus())
 		}
 	}
-	rep := &junit.Report{}
+	// The reports of this SHA are streamed artifact by artifact into one tally
+	// (per-test statuses only) under the per-commit caps on XML bytes and
+	// testcases; past a cap the measurement abstains for good.
+	rep := &junit.Tally{}
+	var read int64
 	out := &sideResult{}
 	expired, downloaded, parsed := 0, 0, 0
 	for _, id := range ids {
@@ -520,7 +532,13 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 				continue
 			}
 			downloaded++
-			r, gone, err := m.downloadJUnit(ctx, a)
+			left := budget{bytes: m.opts.Limits.MaxCommitBytes - read, cases: m.opts.Limits.MaxCases - rep.Cases()}
+			r, n, gone, err := m.downloadJUnit(ctx, a, left)
+			read += n
+			if errors.Is(err, errOverCap) {
+				return nil, "", abstainFinal("the JUnit reports at %s are over the limit (%v); the action measures at most %d testcases and %d MiB of XML per commit, so it does not try this pull request again",
+					short(s.sha), err, m.opts.Limits.MaxCases, m.opts.Limits.MaxCommitBytes>>20)
+			}
 			if err != nil {
 				return nil, "", err
 			}
@@ -545,7 +563,12 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 		return nil, "", nil
 	}
 	out.results = rep.Results()
-	out.collection = rep.CollectionErrors
+	if ids, n := rep.CollectionErrors(); n > 0 {
+		out.collection = ids
+		if n > len(ids) {
+			out.collection = append(out.collection, fmt.Sprintf("%d more", n-len(ids)))
+		}
+	}
 	out.counts = junit.Count(out.results)
 	return out, "", nil
 }
@@ -577,22 +600,24 @@ func (m *measurer) runArtifacts(ctx context.Context, runID int64) ([]*github.Art
 }
 
 // downloadJUnit fetches an artifact through its one-minute redirect URL
-// with the credential-free client and parses the JUnit in it. A download
-// that is not a whole zip is fetched once more (new URL); if it stays
-// broken the measurement is pending. gone is true for 410 (expired).
-func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact) (rep *junit.Report, gone bool, err error) {
+// with the credential-free client and streams the JUnit in it into a tally,
+// within what is left of the per-commit budget; read is the XML unpacked.
+// A download that is not a whole zip is fetched once more (new URL); if it
+// stays broken the measurement is pending. gone is true for 410 (expired).
+// Going past the budget is an error wrapping errOverCap.
+func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact, left budget) (rep *junit.Tally, read int64, gone bool, err error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		m.calls++
 		u, resp, err := m.gh.Actions.DownloadArtifact(ctx, m.req.Owner, m.req.Repo, a.GetID(), 1)
 		if err != nil {
 			if resp != nil && resp.StatusCode == 410 {
-				return nil, true, nil
+				return nil, 0, true, nil
 			}
 			if resp != nil && resp.StatusCode >= 500 {
-				return nil, false, pending("download artifact %q: GitHub answered %s; settle later", a.GetName(), resp.Status)
+				return nil, 0, false, pending("download artifact %q: GitHub answered %s; settle later", a.GetName(), resp.Status)
 			}
-			return nil, false, apiErr(fmt.Sprintf("download artifact %q", a.GetName()), err)
+			return nil, 0, false, apiErr(fmt.Sprintf("download artifact %q", a.GetName()), err)
 		}
 		m.calls++
 		data, err := fetchBlob(ctx, m.opts.Download, u, m.opts.Limits.MaxArtifactBytes)
@@ -602,25 +627,29 @@ func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact) (rep *
 				continue
 			}
 			if ctx.Err() != nil {
-				return nil, false, ctx.Err()
+				return nil, 0, false, ctx.Err()
 			}
 			m.note("artifact %q skipped: %v", a.GetName(), err)
-			return nil, false, nil
+			return nil, 0, false, nil
 		}
-		rep, notes, err := readJUnitZip(a.GetName(), data, m.opts.Limits)
+		// A broken download's partial tally is dropped and its bytes are not
+		// counted: the retry reads the artifact again from the start.
+		rep, n, notes, err := tallyJUnitZip(a.GetName(), data, m.opts.Limits, left)
 		for _, n := range notes {
 			m.note("%s", n)
 		}
-		if errors.Is(err, errTruncated) {
+		switch {
+		case errors.Is(err, errOverCap):
+			return nil, n, false, err
+		case errors.Is(err, errTruncated):
 			lastErr = err
 			continue
+		case err != nil:
+			return nil, n, false, abstain("artifact %q: %v", a.GetName(), err)
 		}
-		if err != nil {
-			return nil, false, abstain("artifact %q: %v", a.GetName(), err)
-		}
-		return rep, false, nil
+		return rep, n, false, nil
 	}
-	return nil, false, pending("artifact %q could not be downloaded whole (%v); settle later", a.GetName(), lastErr)
+	return nil, 0, false, pending("artifact %q could not be downloaded whole (%v); settle later", a.GetName(), lastErr)
 }
 
 // settle turns the two sides of the chosen source into the result.

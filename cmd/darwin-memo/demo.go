@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/demo"
@@ -16,7 +17,9 @@ artifacts, measured through the REST API. Prints one row per merged pull request
 of every seeded lesson, read from the resulting store. No keys, no network, a few seconds.
 With -show-pr it then prints the last bot pull request the action opened, as a maintainer
 reviews it (settlements, births, obituaries, survivors, the Mermaid trend chart).
-Exits 1 if selection did not do its job.`
+A legend below the table explains its columns. Exits 1 if selection did not do its job; a
+history too short for every fate (fewer than 5 rounds) says which fates are still to come and
+exits 0.`
 
 // runDemo runs `darwin-memo demo`.
 func runDemo(ctx context.Context, io *IO, args []string) error {
@@ -30,6 +33,10 @@ func runDemo(ctx context.Context, io *IO, args []string) error {
 		return usagef("-rounds %d: use 1 to 50", *rounds)
 	}
 	res, err := demo.Run(ctx, demo.Options{Out: io.Stdout, Rounds: *rounds})
+	var outcome *demo.OutcomeError
+	if errors.As(err, &outcome) {
+		return errSilentExit // Run printed what went wrong
+	}
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
@@ -21,13 +22,41 @@ func storeFlag(fs *flag.FlagSet) *string {
 	return fs.String("store", lessons.DefaultPath, "path of the lesson store")
 }
 
-// opts are the store options of every command: a store the CLI creates
-// starts with lessons.RecommendedConfig; an existing one keeps its
-// persisted ledger.config.
+// opts are the store options of every command. Options.Config applies only
+// to a store the CLI creates (add or import on a missing file): it starts
+// with lessons.RecommendedConfig. A loaded store keeps its persisted
+// ledger.config, or gets darwin-memo's defaults when it has none.
 func opts(io *IO) lessons.Options {
 	cfg := lessons.RecommendedConfig()
 	return lessons.Options{Now: io.Now, Config: &cfg}
 }
+
+// defaultScale is settle's --scale default: the action's scale input
+// default, so the CLI and the action credit the same delta alike.
+const defaultScale = 1.5
+
+// writeTarget is the store a changing command writes: --store and how long
+// to wait for another writer's lock (--lock-wait).
+type writeTarget struct {
+	path string
+	wait time.Duration
+}
+
+// writeFlags adds --store and --lock-wait to a command that changes the store.
+func writeFlags(fs *flag.FlagSet) *writeTarget {
+	t := &writeTarget{}
+	fs.StringVar(&t.path, "store", lessons.DefaultPath, "path of the lesson store")
+	fs.DurationVar(&t.wait, "lock-wait", lessons.DefaultLockWait, "how long to wait for another darwin-memo holding the store's lock (0: fail at once)")
+	return t
+}
+
+// storeMode says whether a changing command may create a missing store.
+type storeMode int
+
+const (
+	mustExist storeMode = iota // a missing store is an error (a mistyped --store creates nothing)
+	mayCreate                  // add and import start a new store
+)
 
 // readStore loads a store read-only; a missing file gives an empty store.
 func readStore(ctx context.Context, io *IO, path string) (*lessons.Store, error) {
@@ -36,6 +65,74 @@ func readStore(ctx context.Context, io *IO, path string) (*lessons.Store, error)
 		return nil, explainLoad(err)
 	}
 	return s, nil
+}
+
+// readAgentStore loads the store an agent consults, read-only; a missing
+// file gives an empty store and missing=true, so the command can say "no
+// store" rather than "nothing relevant".
+func readAgentStore(ctx context.Context, io *IO, path string) (s *lessons.Store, missing bool, err error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		missing = true
+	}
+	s, err = readStore(ctx, io, path)
+	return s, missing, err
+}
+
+// locateStore is the store path of a consulting command: --store when it was
+// given, else the first .darwin-memo/lessons.json in the working directory
+// or a parent up to the repository root (findStore), so an agent working in
+// a subdirectory still finds the repository's lessons.
+func locateStore(fs *flag.FlagSet, path string) string {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "store" })
+	if given {
+		return path
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if found := findStore(wd); found != "" {
+		if rel, err := filepath.Rel(wd, found); err == nil {
+			return rel
+		}
+		return found
+	}
+	return path
+}
+
+func noStoreNote(path string) string {
+	return fmt.Sprintf("no store at %s (looked in the working directory and its parents up to the repository root): this repository has no lessons yet, so nothing can answer; proceed without stored guidance", path)
+}
+
+// withheld is a lesson that matched a silent decide but may not decide yet.
+type withheld struct {
+	ID        string `json:"id"`
+	Question  string `json:"question"`
+	Probation int    `json:"probation"`
+}
+
+// silenceReason says why a decide was silent, on stderr for the agent and as
+// the JSON reason: no_store, probation (every match is an import still on
+// probation) or nothing_relevant.
+func silenceReason(io *IO, path string, missing bool, d *lessons.Decision) (string, []withheld) {
+	switch {
+	case missing:
+		fmt.Fprintln(io.Stderr, noStoreNote(path))
+		return "no_store", nil
+	case len(d.Withheld) > 0:
+		var out []withheld
+		for _, h := range d.Hits {
+			if !h.Entry.MayDecide() {
+				out = append(out, withheld{h.Entry.ID, h.Entry.Question, h.Entry.Probation})
+			}
+		}
+		fmt.Fprintf(io.Stderr, "silent: %d matching lesson(s) were imported and are on probation, so they may not decide until CI has credited them "+
+			"as supporters of other lessons' tickets (darwin-memo's rule; `darwin-memo import --probation 0` trusts an import at once). They are listed under withheld.\n", len(out))
+		return "probation", out
+	default:
+		return "nothing_relevant", nil
+	}
 }
 
 // loadStore loads an existing store read-only, explaining format errors.
@@ -56,18 +153,51 @@ func explainLoad(err error) error {
 	return err
 }
 
-// mutate runs fn under the store lock and saves the result.
-func mutate(ctx context.Context, io *IO, path string, fn func(s *lessons.Store) error) error {
-	s, err := lessons.LoadLocked(ctx, path, opts(io))
+// mutate runs fn under the store lock and saves the result. A command that
+// fails changes nothing: when the store is missing (mode mustExist), the
+// load fails, fn fails or nothing changed, no store, event log or lock
+// sidecar is left behind.
+func mutate(ctx context.Context, io *IO, t *writeTarget, mode storeMode, fn func(s *lessons.Store) error) error {
+	fi, err := os.Stat(t.path)
+	switch {
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("store %s is a directory; pass the lessons.json file with --store", t.path)
+	case errors.Is(err, os.ErrNotExist) && mode == mustExist:
+		return fmt.Errorf("store %s not found; nothing was changed (check --store, or create the store with darwin-memo add --store %s ...)", t.path, t.path)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("could not read store %s: %w", t.path, err)
+	}
+	o := opts(io)
+	o.LockWait = t.wait
+	if t.wait == 0 {
+		o.LockWait = -1
+	}
+	s, err := lessons.LoadLocked(ctx, t.path, o)
 	if err != nil {
 		return explainLoad(err)
 	}
-	defer s.Close()
 	if err := fn(s); err != nil {
+		s.Discard()
 		return err
 	}
+	if dirty, err := s.Dirty(); err != nil || !dirty {
+		s.Discard()
+		return err
+	}
+	defer s.Close()
 	if err := s.Save(ctx); err != nil {
-		return fmt.Errorf("could not save %s: %w", path, err)
+		return fmt.Errorf("could not save %s: %w", t.path, err)
+	}
+	return nil
+}
+
+// checkFinite refuses a store whose balances are not finite numbers before
+// a command does arithmetic on them (darwin-memo's parser accepts NaN).
+func checkFinite(s *lessons.Store) error {
+	for _, e := range s.Living() {
+		if math.IsNaN(e.Energy) || math.IsInf(e.Energy, 0) {
+			return fmt.Errorf("lesson %s has energy %v in %s, so no balance can be computed; fix the number in the file (or restore it with git) and retry; nothing was changed", e.ID, e.Energy, s.Name())
+		}
 	}
 	return nil
 }
@@ -103,7 +233,7 @@ func retrieveFlags(fs *flag.FlagSet) (*int, *string, *string) {
 
 func runDecide(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "decide", "decide [--store PATH] [--register] QUERY...")
-	store := storeFlag(fs)
+	store := writeFlags(fs)
 	top, kind, source := retrieveFlags(fs)
 	register := fs.Bool("register", false, "record the ticket in ledger.pending (darwin-memo compat ticket; the PR must commit the store)")
 	pos, err := parseFlags(fs, args)
@@ -113,6 +243,9 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	query := strings.Join(pos, " ")
 	if strings.TrimSpace(query) == "" {
 		return usagef("missing QUERY; ask about the task at hand, e.g. darwin-memo decide \"how do I run the integration tests\"")
+	}
+	if len(query) > lessons.MaxTicketQuery {
+		return usagef("QUERY is %d bytes; a ticket carries at most %d, so CI would refuse it: ask about the task in fewer words", len(query), lessons.MaxTicketQuery)
 	}
 	if *top < 1 || *top > lessons.MaxTicketSupporters+1 {
 		return usagef("--top must be between 1 and %d", lessons.MaxTicketSupporters+1)
@@ -124,11 +257,15 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		d, err = s.Decide(query, dopts)
 		return err
 	}
+	if !*register {
+		store.path = locateStore(fs, store.path)
+	}
+	missing := false
 	if *register {
-		err = mutate(ctx, io, *store, decide)
+		err = mutate(ctx, io, store, mustExist, decide)
 	} else {
 		var s *lessons.Store
-		if s, err = readStore(ctx, io, *store); err == nil {
+		if s, missing, err = readAgentStore(ctx, io, store.path); err == nil {
 			err = decide(s)
 		}
 	}
@@ -136,11 +273,16 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	out := struct {
-		Answer   *string `json:"answer"`
-		TicketID *string `json:"ticket_id"`
-		Silent   bool    `json:"silent"`
-		Ticket   *string `json:"ticket"`
+		Answer   *string    `json:"answer"`
+		TicketID *string    `json:"ticket_id"`
+		Silent   bool       `json:"silent"`
+		Ticket   *string    `json:"ticket"`
+		Reason   string     `json:"reason,omitempty"`
+		Withheld []withheld `json:"withheld,omitempty"`
 	}{Silent: d.Silent}
+	if d.Silent {
+		out.Reason, out.Withheld = silenceReason(io, store.path, missing, d)
+	}
 	if d.Ticket != nil {
 		out.Answer, out.TicketID = &d.Answer, &d.Ticket.ID
 		line := d.StoreFreeLine()
@@ -169,12 +311,19 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if strings.TrimSpace(query) == "" {
 		return usagef("missing QUERY, e.g. darwin-memo query --json \"flaky tests\"")
 	}
+	if len(query) > lessons.MaxTicketQuery {
+		return usagef("QUERY is %d bytes; at most %d", len(query), lessons.MaxTicketQuery)
+	}
 	if *top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	s, err := readStore(ctx, io, *store)
+	*store = locateStore(fs, *store)
+	s, missing, err := readAgentStore(ctx, io, *store)
 	if err != nil {
 		return err
+	}
+	if missing {
+		fmt.Fprintln(io.Stderr, noStoreNote(*store))
 	}
 	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source})
 	if err != nil {
@@ -194,6 +343,10 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if *asJSON {
 		return writeJSON(io, out)
 	}
+	if len(out) == 0 && missing {
+		fmt.Fprintf(io.Stdout, "(silent: no store at %s)\n", *store)
+		return nil
+	}
 	if len(out) == 0 {
 		fmt.Fprintln(io.Stdout, "(silent: no lesson qualifies for this query)")
 		return nil
@@ -212,7 +365,7 @@ func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 func runAdd(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "add", "add [--store PATH] [--kind K] [--source LABEL]... QUESTION ANSWER")
-	store := storeFlag(fs)
+	store := writeFlags(fs)
 	kind := fs.String("kind", "explicit", "lesson kind: explicit, inferred, entity, cross_doc, experience, consolidated")
 	var sources multi
 	fs.Var(&sources, "source", "provenance label, repeatable (e.g. pr#123, path:src/x.go)")
@@ -235,8 +388,12 @@ func runAdd(ctx context.Context, io *IO, args []string) error {
 	if strings.TrimSpace(*q) == "" || strings.TrimSpace(*a) == "" {
 		return usagef("need a QUESTION and an ANSWER, e.g. darwin-memo add \"How do I run the tests?\" \"make test; it needs docker\"")
 	}
-	return mutate(ctx, io, *store, func(s *lessons.Store) error {
-		e, err := s.Add(lessons.NewLesson{Question: *q, Answer: *a, Kind: lessons.Kind(*kind), Sources: sources, RecordedTS: *ts})
+	lesson := lessons.NewLesson{Question: *q, Answer: *a, Kind: lessons.Kind(*kind), Sources: sources, RecordedTS: *ts}
+	if err := lesson.Validate(); err != nil { // before touching the disk
+		return usagef("%v", err)
+	}
+	return mutate(ctx, io, store, mayCreate, func(s *lessons.Store) error {
+		e, err := s.Add(lesson)
 		if err != nil {
 			return usagef("%v", err)
 		}
@@ -277,10 +434,10 @@ func printSettle(io *IO, r lessons.SettleResult) error {
 func runSettle(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "settle", "settle [--store PATH] [--detail TEXT] [--source operator] TICKET DELTA\n"+
 		"       darwin-memo settle [--store PATH] --body FILE|- [--base STORE] [--repository O/R --run ID] DELTA")
-	store := storeFlag(fs)
+	store := writeFlags(fs)
 	detail := fs.String("detail", "", "free text recorded with the settlement (e.g. a CI run URL)")
 	source := fs.String("source", "operator", "who measured the delta (ci, operator)")
-	scale := fs.Float64("scale", 0, "tanh normaliser for the delta; saved in the store's config like darwin-memo's --scale (default: the store's, else 1)")
+	scale := fs.Float64("scale", defaultScale, "tanh normaliser of this settlement: credit = 0.6·tanh(DELTA/scale). Like the action's scale input it overrides the store's persisted resource_scale for this settlement only and is not saved; darwin-memo's CLI default is 1.0")
 	body := fs.String("body", "", "settle every ticket in this PR body (file, or - for stdin) instead of one TICKET")
 	base := fs.String("base", "", "with --body: the store as it was at the PR's base commit; store-free tickets are verified against it and compat tickets already pending there are refused (default: verify store-free tickets against --store, compat tickets unverified)")
 	repo := fs.String("repository", "", "with --body: owner/name, recorded with --run as the replay guard")
@@ -289,7 +446,7 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *scale < 0 || math.IsNaN(*scale) || math.IsInf(*scale, 0) {
+	if !(*scale > 0) || math.IsInf(*scale, 0) {
 		return usagef("--scale must be a positive number")
 	}
 	if *body != "" {
@@ -300,8 +457,8 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 		if err != nil {
 			return err
 		}
-		return settleBody(ctx, io, *store, *body, *base, delta, *scale, lessons.SettleOptions{Detail: *detail, Source: *source,
-			Evidence: evidence(*repo, *runID)})
+		return settleBody(ctx, io, store, *body, *base, delta, lessons.SettleOptions{Detail: *detail, Source: *source,
+			Evidence: evidence(*repo, *runID), Scale: *scale})
 	}
 	if len(pos) != 2 {
 		return usagef("need TICKET and DELTA, e.g. darwin-memo settle 0123456789ab 2")
@@ -311,28 +468,23 @@ func runSettle(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	var r lessons.SettleResult
-	err = mutate(ctx, io, *store, func(s *lessons.Store) error {
-		if *scale > 0 {
-			c := s.Config()
-			c.ResourceScale = scale
-			s.SetConfig(c)
+	err = mutate(ctx, io, store, mustExist, func(s *lessons.Store) error {
+		if err := checkFinite(s); err != nil {
+			return err
 		}
-		r = s.Settle(pos[0], delta, lessons.SettleOptions{Detail: *detail, Source: *source})
+		r = s.Settle(pos[0], delta, lessons.SettleOptions{Detail: *detail, Source: *source, Scale: *scale})
+		switch r.Status {
+		case lessons.StatusRejected:
+			return fmt.Errorf("DELTA %s is not finite; nothing was settled and the ticket stays pending", pos[1])
+		case lessons.StatusDropped:
+			return fmt.Errorf("ticket %s is not pending (unknown, already settled or expired); nothing changed — check the id with darwin-memo stats --json", pos[0])
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if err := printSettle(io, r); err != nil {
-		return err
-	}
-	switch r.Status {
-	case lessons.StatusRejected:
-		return fmt.Errorf("DELTA %s is not finite; nothing was settled and the ticket stays pending", pos[1])
-	case lessons.StatusDropped:
-		return fmt.Errorf("ticket %s is not pending (unknown, already settled or expired); nothing changed — check the id with darwin-memo stats --json", pos[0])
-	}
-	return nil
+	return printSettle(io, r)
 }
 
 func evidence(repo, run string) *lessons.Evidence {
@@ -344,7 +496,8 @@ func evidence(repo, run string) *lessons.Evidence {
 
 // settleBody settles every ticket in a PR body, then ticks once if any
 // settlement landed.
-func settleBody(ctx context.Context, io *IO, storePath, bodyPath, basePath string, delta, scale float64, sopts lessons.SettleOptions) error {
+func settleBody(ctx context.Context, io *IO, store *writeTarget, bodyPath, basePath string, delta float64, sopts lessons.SettleOptions) error {
+	storePath := store.path
 	var text []byte
 	var err error
 	if bodyPath == "-" {
@@ -357,7 +510,7 @@ func settleBody(ctx context.Context, io *IO, storePath, bodyPath, basePath strin
 	}
 	var baseStore *lessons.Store
 	if basePath != "" {
-		if baseStore, err = lessons.LoadOrNew(ctx, basePath, opts(io)); err != nil {
+		if baseStore, err = lessons.LoadWith(ctx, basePath, opts(io)); err != nil {
 			return &abstainError{fmt.Sprintf("the base store %s is unreadable, so tickets cannot be verified (%v); nothing was settled", basePath, err)}
 		}
 	}
@@ -373,11 +526,9 @@ func settleBody(ctx context.Context, io *IO, storePath, bodyPath, basePath strin
 		Errors  []string           `json:"errors"`
 		Tick    *lessons.TickStats `json:"tick"`
 	}{Tickets: []outcome{}, Errors: []string{}}
-	err = mutate(ctx, io, storePath, func(s *lessons.Store) error {
-		if scale > 0 {
-			c := s.Config()
-			c.ResourceScale = &scale
-			s.SetConfig(c)
+	err = mutate(ctx, io, store, mustExist, func(s *lessons.Store) error {
+		if err := checkFinite(s); err != nil {
+			return err
 		}
 		verifyFree := baseStore
 		if verifyFree == nil {
@@ -421,14 +572,25 @@ func settleBody(ctx context.Context, io *IO, storePath, bodyPath, basePath strin
 		if landed {
 			st := s.Tick(lessons.TickOptions{})
 			out.Tick = &st
+		} else if len(out.Tickets) > 0 || len(out.Errors) > 0 {
+			return errNothingLanded
 		}
 		return nil
 	})
+	if errors.Is(err, errNothingLanded) {
+		if werr := writeJSON(io, out); werr != nil {
+			return werr
+		}
+		return fmt.Errorf("the body names tickets but none was settled (see \"refused\" and \"errors\" above); the store was not changed")
+	}
 	if err != nil {
 		return err
 	}
 	return writeJSON(io, out)
 }
+
+// errNothingLanded aborts a body settlement that settled no ticket.
+var errNothingLanded = errors.New("no ticket landed")
 
 func readAll(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
 	var buf bytes.Buffer
@@ -438,7 +600,7 @@ func readAll(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
 
 func runAbandon(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "abandon", "abandon [--store PATH] TICKET")
-	store := storeFlag(fs)
+	store := writeFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -447,21 +609,21 @@ func runAbandon(ctx context.Context, io *IO, args []string) error {
 		return usagef("need one TICKET id")
 	}
 	var r lessons.SettleResult
-	if err := mutate(ctx, io, *store, func(s *lessons.Store) error { r = s.Abandon(pos[0]); return nil }); err != nil {
+	err = mutate(ctx, io, store, mustExist, func(s *lessons.Store) error {
+		if r = s.Abandon(pos[0]); !r.Landed {
+			return fmt.Errorf("ticket %s is not pending; nothing to abandon (see darwin-memo stats --json for the pending ids)", pos[0])
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
-	if err := printSettle(io, r); err != nil {
-		return err
-	}
-	if !r.Landed {
-		return fmt.Errorf("ticket %s is not pending; nothing to abandon", pos[0])
-	}
-	return nil
+	return printSettle(io, r)
 }
 
 func runTick(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "tick", "tick [--store PATH] [--expire-after N] [--count N]")
-	store := storeFlag(fs)
+	store := writeFlags(fs)
 	expire := fs.Int("expire-after", lessons.DefaultExpire, "close pending tickets older than N ticks at delta 0 (negative: never)")
 	count := fs.Int("count", 1, "number of ticks to run")
 	if _, err := parseFlags(fs, args); err != nil {
@@ -473,15 +635,25 @@ func runTick(ctx context.Context, io *IO, args []string) error {
 	if *expire == 0 {
 		return usagef("--expire-after 0 would expire every ticket at once; use a positive number, or -1 to disable expiry")
 	}
-	return mutate(ctx, io, *store, func(s *lessons.Store) error {
+	var ticks []lessons.TickStats
+	err := mutate(ctx, io, store, mustExist, func(s *lessons.Store) error {
+		if err := checkFinite(s); err != nil {
+			return err
+		}
 		for i := 0; i < *count; i++ {
-			st := s.Tick(lessons.TickOptions{ExpireAfter: *expire})
-			if err := writeJSON(io, st); err != nil {
-				return err
-			}
+			ticks = append(ticks, s.Tick(lessons.TickOptions{ExpireAfter: *expire}))
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, st := range ticks {
+		if err := writeJSON(io, st); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func runStats(ctx context.Context, io *IO, args []string) error {
@@ -593,8 +765,16 @@ func sortByEnergy(es []*lessons.Entry) {
 	}
 }
 
-func runWhy(ctx context.Context, io *IO, args []string) error {
-	fs := newFlags(io, "why", "why [--store PATH] ID")
+func runWhy(ctx context.Context, io *IO, args []string) error { return lifeStory(ctx, io, "why", args) }
+
+func runObituary(ctx context.Context, io *IO, args []string) error {
+	return lifeStory(ctx, io, "obituary", args)
+}
+
+// lifeStory is why and obituary: one lesson's life, exit 1 for an id the
+// store never knew.
+func lifeStory(ctx context.Context, io *IO, name string, args []string) error {
+	fs := newFlags(io, name, name+" [--store PATH] ID")
 	store := storeFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -607,14 +787,20 @@ func runWhy(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(io.Stdout, s.Obituary(pos[0]))
+	story := s.Obituary(pos[0])
+	_, living := s.Entry(pos[0])
+	_, dead := s.Dead(pos[0])
+	if !living && !dead && !strings.Contains(story, ": merged into ") {
+		return fmt.Errorf("%s is unknown to this store (see darwin-memo top for living ids, darwin-memo stats --json for the rest)", pos[0])
+	}
+	fmt.Fprintln(io.Stdout, story)
 	return nil
 }
 
 func idCommand(name string, do func(s *lessons.Store, id string) error) func(context.Context, *IO, []string) error {
 	return func(ctx context.Context, io *IO, args []string) error {
 		fs := newFlags(io, name, name+" [--store PATH] ID")
-		store := storeFlag(fs)
+		store := writeFlags(fs)
 		pos, err := parseFlags(fs, args)
 		if err != nil {
 			return err
@@ -622,7 +808,7 @@ func idCommand(name string, do func(s *lessons.Store, id string) error) func(con
 		if len(pos) != 1 {
 			return usagef("need one entry ID (see darwin-memo top)")
 		}
-		return mutate(ctx, io, *store, func(s *lessons.Store) error { return do(s, pos[0]) })
+		return mutate(ctx, io, store, mustExist, func(s *lessons.Store) error { return do(s, pos[0]) })
 	}
 }
 
@@ -655,7 +841,7 @@ var (
 
 func runImport(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "import", "import [--store PATH] [--probation N] [--label TEXT] SOURCE_STORE")
-	store := storeFlag(fs)
+	store := writeFlags(fs)
 	probation := fs.Int("probation", lessons.DefaultProbation, "positive settlements an import must ride along on before it may decide")
 	label := fs.String("label", "", "imported_from label (default: SOURCE_STORE)")
 	pos, err := parseFlags(fs, args)
@@ -669,7 +855,7 @@ func runImport(ctx context.Context, io *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	return mutate(ctx, io, *store, func(s *lessons.Store) error {
+	return mutate(ctx, io, store, mayCreate, func(s *lessons.Store) error {
 		lbl := *label
 		if lbl == "" {
 			lbl = pos[0]
@@ -681,11 +867,12 @@ func runImport(ctx context.Context, io *IO, args []string) error {
 }
 
 func runRender(ctx context.Context, io *IO, args []string) error {
-	fs := newFlags(io, "render", "render [--store PATH] [-o FILE] [--budget 25kb] [--max-lines 200]")
+	fs := newFlags(io, "render", "render [--store PATH] [-o FILE] [--budget 25kb] [--max-lines 200] [--answers-only]")
 	store := storeFlag(fs)
-	outPath := fs.String("o", "MEMORY.md", "output file (- for stdout)")
+	outPath := fs.String("o", "", "output file, - for stdout (default: LESSONS.md next to the store, where the action's render input writes it)")
 	budgetS := fs.String("budget", "25kb", "hard byte budget (b, kb, mb)")
 	maxLines := fs.Int("max-lines", 200, "hard line cap")
+	answersOnly := fs.Bool("answers-only", false, "darwin-memo's format: each lesson's answer without its question, and no note about tickets")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -696,15 +883,24 @@ func runRender(ctx context.Context, io *IO, args []string) error {
 	if *maxLines < 1 {
 		return usagef("--max-lines must be at least 1")
 	}
+	if *outPath == "" {
+		*outPath = filepath.Join(filepath.Dir(*store), "LESSONS.md")
+	}
 	var doc []byte
 	s, err := lessons.LoadWith(ctx, *store, opts(io))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		doc = lessons.RenderMissing(*store)
+		if doc = lessons.RenderMissing(*store); len(doc) > budget {
+			return usagef("--budget %d bytes cannot hold even the one-line note for a missing store (%d bytes)", budget, len(doc))
+		}
 	case err != nil:
 		return fmt.Errorf("%w\n%s was left untouched", explainLoad(err), *outPath)
 	default:
-		if doc, err = s.Render(lessons.RenderOptions{Budget: budget, MaxLines: *maxLines, Label: filepath.Base(*store)}); err != nil {
+		doc, err = s.Render(lessons.RenderOptions{Budget: budget, MaxLines: *maxLines, Label: filepath.Base(*store), Questions: !*answersOnly})
+		if errors.Is(err, lessons.ErrBudgetTooSmall) {
+			return usagef("%v; raise --budget", err)
+		}
+		if err != nil {
 			return err
 		}
 	}

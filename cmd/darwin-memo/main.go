@@ -63,17 +63,19 @@ func commands() []command {
 		{"stats", "summarise the store (--json for machines)", runStats},
 		{"top", "list living lessons by balance with their runway", runTop},
 		{"why", "tell one lesson's life story", runWhy},
-		{"obituary", "same as why", runWhy},
+		{"obituary", "same as why", runObituary},
 		{"forget", "bury a lesson explicitly", runForget},
 		{"pin", "pin a lesson (it never starves or merges)", runPin},
 		{"unpin", "remove a pin", runUnpin},
 		{"import", "import the living lessons of another store on probation", runImport},
 		{"render", "write the living lessons to a Markdown file within a hard byte budget", runRender},
 		{"doctor", "diagnose whether the store is fed with evidence", runDoctor},
+		{"mcp", "serve the store to coding agents over the Model Context Protocol (stdio, read-only)", runMCP},
 		// Commands owned by other packages go here, one line each:
 		{"bench", "run the selection-quality benchmark (ledger vs baselines on simulated PR streams)", runBench},
 		{"action", "run as the GitHub Action: settle merged PRs and update the bot PR (reads INPUT_*, GITHUB_*)", runAction},
 		{"demo", "watch selection work: the whole action against an in-process fake GitHub (no keys, no network)", runDemo},
+		{"version", "print the version, the commit and the Go version of this build (also --version)", runVersion},
 	}
 }
 
@@ -93,6 +95,12 @@ func run(ctx context.Context, args []string, io *IO) int {
 		io.Now = time.Now
 	}
 	cmds := commands()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args = append([]string{"version"}, args[1:]...)
+	}
+	if len(args) == 2 && args[0] == "help" && args[1] != "-h" && args[1] != "--help" {
+		args = []string{args[1], "-h"} // help CMD is CMD -h
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		printHelp(io.Stdout, cmds)
 		if len(args) == 0 {
@@ -174,12 +182,14 @@ func exitCode(stderr io.Writer, name string, err error) int {
 // errSilentExit exits 1 without printing (the command already explained).
 var errSilentExit = errors.New("exit 1")
 
-// newFlags returns a flag set for a command that prints its own usage.
+// newFlags returns a flag set for a command. The flag package's own
+// messages are discarded: parseFlags prints the usage for -h, and exitCode
+// prints a parse error once.
 func newFlags(io *IO, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("darwin-memo "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(io.Stderr, "Usage: darwin-memo %s\n\nFlags:\n", usage)
+		fmt.Fprintf(fs.Output(), "Usage: darwin-memo %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()
 	}
 	return fs
@@ -189,9 +199,14 @@ func newFlags(io *IO, name, usage string) *flag.FlagSet {
 // arguments and returns the positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	defer fs.SetOutput(out)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
+				fs.Usage()
 				return nil, err
 			}
 			return nil, &usageError{err.Error()}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 var fixed = time.Date(2026, 6, 13, 12, 43, 53, 0, time.UTC)
@@ -73,19 +75,23 @@ func TestCommands(t *testing.T) {
 		{"unknown", []string{"decid"}, 2, "", `did you mean "decide"`, true},
 		{"bad flag", []string{"stats", "--nope", "--store", "STORE"}, 2, "", "flag provided but not defined", true},
 		{"help flag", []string{"stats", "-h"}, 0, "", "Usage: darwin-memo stats", true},
-		{"decide silent", []string{"decide", "--store", "STORE", "zebra", "giraffe"}, 0, `{"answer":null,"ticket_id":null,"silent":true,"ticket":null}`, "", true},
+		{"decide silent", []string{"decide", "--store", "STORE", "zebra", "giraffe"}, 0, `{"answer":null,"ticket_id":null,"silent":true,"ticket":null,"reason":"nothing_relevant"}`, "", true},
+		{"decide no store", []string{"decide", "--store", "DIR/none.json", "how do I run the tests"}, 0, `"silent":true,"ticket":null,"reason":"no_store"}`, "no store at", true},
+		{"query no store", []string{"query", "--store", "DIR/none.json", "how do I run the tests"}, 0, "(silent: no store at", "no store at", true},
 		{"decide store-free", []string{"decide", "--store", "STORE", "are LLM benchmark arms safe in CI?"}, 0, `"ticket":"darwin-memo: v1 t=49 d=053a99cf0a4c`, "", true},
 		{"decide no query", []string{"decide", "--store", "STORE"}, 2, "", "missing QUERY", true},
 		{"query json", []string{"query", "--json", "--store", "STORE", "benchmark", "arms", "CI"}, 0, `[{"id":"053a99cf0a4c","score":`, "", true},
 		{"query json silent", []string{"query", "--store", "STORE", "--json", "zebra"}, 0, "[]\n", "", true},
 		{"query flags after args", []string{"query", "zebra", "--json", "--store", "STORE"}, 0, "[]\n", "", true},
 		{"why", []string{"why", "--store", "STORE", "7e40e33bc60d"}, 0, "died at tick 38 (starved", "", true},
-		{"obituary unknown", []string{"obituary", "--store", "STORE", "ffffffffffff"}, 0, "unknown to this store", "", true},
+		{"obituary unknown", []string{"obituary", "--store", "STORE", "ffffffffffff"}, 1, "", "unknown to this store", true},
 		{"top", []string{"top", "--json", "--store", "STORE"}, 0, `"ticks_to_starvation":11.3`, "", true},
 		{"doctor", []string{"doctor", "--json", "--store", "STORE"}, 0, `"code":"ticking_without_evidence"`, "", true},
-		{"render stdout", []string{"render", "--store", "STORE", "-o", "-", "--budget", "600"}, 0, "2 of 3 living entries shown, budget 600 bytes", "", true},
+		{"render stdout", []string{"render", "--store", "STORE", "-o", "-", "--budget", "900"}, 0, "2 of 3 living entries shown, budget 900 bytes", "", true},
+		{"render questions", []string{"render", "--store", "STORE", "-o", "-"}, 0, "- Q: Are LLM benchmark arms safe to run in CI?\n  A: No. Sampled model output", "", true},
+		{"render answers only", []string{"render", "--store", "STORE", "-o", "-", "--budget", "600", "--answers-only"}, 0, "2 of 3 living entries shown, budget 600 bytes", "", true},
 		{"render bad budget", []string{"render", "--store", "STORE", "--budget", "lots"}, 2, "", "not a size", true},
-		{"settle unknown", []string{"settle", "--store", "STORE", "000000000000", "1"}, 1, `"status":"dropped"`, "is not pending", false},
+		{"settle unknown", []string{"settle", "--store", "STORE", "000000000000", "1"}, 1, "", "is not pending", true},
 		{"settle bad delta", []string{"settle", "--store", "STORE", "a899bb29d181", "many"}, 2, "", "not a number", true},
 		{"settle pending", []string{"settle", "--store", "STORE", "a899bb29d181", "2"}, 0, `"settled":true`, "", false},
 		{"abandon", []string{"abandon", "--store", "STORE", "a899bb29d181"}, 0, `"status":"abandon"`, "", false},
@@ -102,7 +108,7 @@ func TestCommands(t *testing.T) {
 			p := fixtureStore(t)
 			args := make([]string, len(tt.args))
 			for i, a := range tt.args {
-				args[i] = strings.ReplaceAll(a, "STORE", p)
+				args[i] = strings.ReplaceAll(strings.ReplaceAll(a, "STORE", p), "DIR", filepath.Dir(p))
 			}
 			before, _ := os.ReadFile(p)
 			r := runCLI(t, args...)
@@ -162,7 +168,8 @@ func TestRegisteredDecideThenSettleLifecycle(t *testing.T) {
 		t.Errorf("duplicate settle exit %d", r.code)
 	}
 	events, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "lessons.events.jsonl"))
-	if !bytes.Contains(events, []byte(`"event": "settle"`)) || !bytes.Contains(events, []byte(`"event": "settle_dropped"`)) {
+	// the failed duplicate settle changed nothing, not even the event log
+	if !bytes.Contains(events, []byte(`"event": "settle"`)) || bytes.Contains(events, []byte(`"event": "settle_dropped"`)) {
 		t.Errorf("event log:\n%s", events)
 	}
 	out := filepath.Join(t.TempDir(), "MEMORY.md")
@@ -187,17 +194,14 @@ func TestRenderMissingStore(t *testing.T) {
 
 func TestStoreLockedIsReported(t *testing.T) {
 	p := fixtureStore(t)
-	f, err := os.OpenFile(p+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	lk, err := lessons.Lock(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	if err := flockEx(f); err != nil {
-		t.Skip("flock unavailable:", err)
-	}
-	r := runCLI(t, "tick", "--store", p)
-	if r.code != 1 || !strings.Contains(r.stderr, "retry the entire operation") {
-		t.Errorf("exit %d stderr %q", r.code, r.stderr)
+	defer lk.Unlock()
+	r := runCLI(t, "tick", "--store", p, "--lock-wait", "50ms")
+	if r.code != 1 || strings.Count(r.stderr, "retry the entire operation") != 1 || strings.Count(r.stderr, "busy") != 1 {
+		t.Errorf("exit %d stderr %q, want the busy message once", r.code, r.stderr)
 	}
 }
 
@@ -280,5 +284,27 @@ func TestNewStoreStartsWithRecommendedConfig(t *testing.T) {
 	}
 	if got := share(old); got != 0.25 {
 		t.Errorf("darwin-memo store supporting_share %v, want its 0.25", got)
+	}
+}
+
+// Issue 10 §3: every command's usage names itself, help CMD shows CMD's
+// usage, a wrong flag's error is printed once, and render writes LESSONS.md
+// next to the store, where the action keeps it.
+func TestUsageAndDefaults(t *testing.T) {
+	if r := runCLI(t, "obituary", "-h"); r.code != 0 || !strings.Contains(r.stderr, "Usage: darwin-memo obituary") {
+		t.Errorf("obituary -h: exit %d stderr %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, "help", "decide"); r.code != 0 || !strings.Contains(r.stderr, "Usage: darwin-memo decide") || strings.Contains(r.stdout, "Commands:") {
+		t.Errorf("help decide: exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "stats", "--nope"); r.code != 2 || strings.Count(r.stderr, "flag provided but not defined") != 1 {
+		t.Errorf("bad flag: exit %d stderr %q, want the error once", r.code, r.stderr)
+	}
+	p := fixtureStore(t)
+	if r := runCLI(t, "render", "--store", p); r.code != 0 {
+		t.Fatalf("render: exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(p), "LESSONS.md")); err != nil {
+		t.Errorf("render did not write LESSONS.md next to the store: %v", err)
 	}
 }

@@ -36,6 +36,8 @@ type harness struct {
 	measure  map[int]Measurement // by pull request number
 	measured map[int]int         // calls per pull request
 	measErr  error
+	// fileLimits lower GitHub's file-size limits for the runs (zero: GitHub's).
+	fileLimits FileLimits
 }
 
 func newHarness(t *testing.T, store []byte) *harness {
@@ -151,7 +153,7 @@ func (h *harness) run(event, payload string, inputs map[string]string) runResult
 	var out bytes.Buffer
 	code := Main(context.Background(), Options{
 		Getenv: func(k string) string { return env[k] }, Stdout: &out, Now: fixedNow, Measure: h.measurer,
-		Policy: ghapi.Policy{Sleep: ghfake.NoSleep, MaxRetries: 1}, Sleep: ghfake.NoSleep,
+		Policy: ghapi.Policy{Sleep: ghfake.NoSleep, MaxRetries: 1}, Sleep: ghfake.NoSleep, FileLimits: h.fileLimits,
 	})
 	res := runResult{code: code, stdout: out.String(), outputs: parseOutputs(h.t, filepath.Join(dir, "output"))}
 	if b, err := os.ReadFile(filepath.Join(dir, "summary")); err == nil {

@@ -23,6 +23,10 @@ type Trigger struct {
 	DefaultBranch string
 	// Note says in one line why the event did or did not name work, for the log.
 	Note string
+	// Body is the merged pull request's body as the event payload carries it (GitHub builds
+	// the payload at the merge, so a later edit does not change it); nil when the payload has
+	// none. It is the body PR's tickets are settled from.
+	Body *string
 }
 
 // SupportedEvents lists the events the action understands.
@@ -39,8 +43,9 @@ func ParseEvent(name string, payload []byte) (Trigger, error) {
 		Ref         string `json:"ref"`
 		After       string `json:"after"`
 		PullRequest *struct {
-			Number int  `json:"number"`
-			Merged bool `json:"merged"`
+			Number int             `json:"number"`
+			Merged bool            `json:"merged"`
+			Body   json.RawMessage `json:"body"`
 		} `json:"pull_request"`
 		Repository *struct {
 			DefaultBranch string `json:"default_branch"`
@@ -77,6 +82,16 @@ func ParseEvent(name string, payload []byte) (Trigger, error) {
 			t.Note = fmt.Sprintf("pull request #%d was closed without merging; reconciling only", n)
 		default:
 			t.PR = n
+			if raw := ev.PullRequest.Body; raw != nil {
+				var body *string // null: a pull request without a description
+				if err := json.Unmarshal(raw, &body); err != nil {
+					return t, fmt.Errorf("%s event payload: pull_request.body is not a string: %w", name, err)
+				}
+				if body == nil {
+					body = new(string)
+				}
+				t.Body = body
+			}
 			t.Note = fmt.Sprintf("pull request #%d merged", n)
 		}
 	case "push":

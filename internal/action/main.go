@@ -2,9 +2,12 @@ package action
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -14,7 +17,10 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
+	"github.com/darwin-memo/darwin-memo-action/internal/logsafe"
+	"github.com/darwin-memo/darwin-memo-action/internal/mdsafe"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
+	"github.com/darwin-memo/darwin-memo-action/internal/version"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -42,6 +48,9 @@ type Options struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// EncoderOptions are passed to the lesson encoder (tests inject fakes).
 	EncoderOptions []encode.Option
+	// FileLimits bound the files written to the bot branch (zero: GitHub's 50 MB warning
+	// and 100 MB limit; tests lower them).
+	FileLimits FileLimits
 }
 
 // Main runs `darwin-memo action`: it reads the inputs and the runner environment, reconciles,
@@ -52,6 +61,8 @@ func Main(ctx context.Context, opts Options) int {
 	if out == nil {
 		out = io.Discard
 	}
+	// Which build runs comes first in the log, before anything can fail.
+	fmt.Fprintln(out, versionLine(opts.Getenv))
 	gha := githubactions.New(githubactions.WithGetenv(opts.Getenv), githubactions.WithWriter(out))
 	// Mask the token before anything can print it.
 	if tok := gha.GetInput(InputGitHubToken); tok != "" {
@@ -59,15 +70,29 @@ func Main(ctx context.Context, opts Options) int {
 	}
 	o, env, err := run(ctx, gha, out, opts)
 	if err != nil {
-		gha.Errorf("%s", oneLine(err.Error()))
-		fmt.Fprintln(out, err.Error())
+		// Error text can quote GitHub and artifacts (zip entry names, API messages): the
+		// annotation and the log lines go through logsafe, the summary through a code fence
+		// longer than any backtick run in the text.
+		logsafe.Command(out, "error", oneLine(err.Error()))
+		logsafe.Lines(out, err.Error())
 		if p := opts.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-			gha.AddStepSummary("# darwin-memo: failed\n\nFix the cause below and rerun (workflow_dispatch): a rerun resumes where this run stopped and settles nothing twice.\n\n```\n" + err.Error() + "\n```\n")
+			gha.AddStepSummary("# darwin-memo: failed\n\nFix the cause below and rerun (workflow_dispatch): a rerun resumes where this run stopped and settles nothing twice.\n\n" + mdsafe.CodeBlock(err.Error()))
 		}
 		return ExitError
 	}
 	writeOutputs(gha, out, env, o)
 	return ExitOK
+}
+
+// versionLine is the build's version line plus, when the runner names it, the action reference
+// the workflow used: the runner builds `uses: OWNER/REPO@v1` from the Dockerfile without a
+// version, and the reference is then the only hint of which release runs.
+func versionLine(getenv func(string) string) string {
+	line := version.Get().String()
+	if ref := getenv("GITHUB_ACTION_REF"); ref != "" {
+		line += "; uses: " + strings.TrimPrefix(getenv("GITHUB_ACTION_REPOSITORY")+"@"+ref, "@")
+	}
+	return line
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
@@ -85,12 +110,15 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if err != nil {
 		return nil, env, err
 	}
-	logf := func(format string, args ...any) { fmt.Fprintf(out, format+"\n", args...) }
+	// Every log line passes through logsafe.Escape: log arguments quote pull requests,
+	// branch names, CI results and artifacts.
+	logf := func(format string, args ...any) { logsafe.Printf(out, format, args...) }
 	logf("darwin-memo action on %s/%s: %s", env.Owner, env.Repo, trig.Note)
 	policy := opts.Policy
 	if policy.Logf == nil {
 		policy.Logf = logf
 	}
+	policy.Memo = true // a run reads the same commits and files at a sha several times
 	client, tr, err := ghapi.NewClient(ghapi.Options{APIURL: env.APIURL, Token: cfg.Token, Base: opts.HTTPBase, Policy: policy, UserAgent: "darwin-memo-action"})
 	if err != nil {
 		return nil, env, err
@@ -119,15 +147,19 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	r := &Runner{
 		Client: client, Config: cfg, Owner: env.Owner, Repo: env.Repo, RepoURL: env.RepoURL(), RunURL: runURL, RunID: runID,
 		Measure: measure, Now: opts.Now, Sleep: opts.Sleep, Logf: logf,
-		Encoder:         encode.New(provider, encOpts...),
-		TrustingEncoder: encode.New(provider, append(encOpts, encode.WithTrustAllAuthors(true))...),
-		Render:          RenderStore,
+		// Trust is checked per author of every source (the pull request's author and each cited
+		// reviewer) against the trusted-associations input, never widened to every author.
+		Encoder:    encode.New(provider, append(encOpts, encode.WithTrustedAssociations(cfg.TrustedAssociations...))...),
+		Render:     RenderStore,
+		Rate:       rateSource(tr),
+		FileLimits: opts.FileLimits,
 	}
 	o, err := r.Run(ctx, trig)
 	logf("%d GitHub API request(s), %d retried", tr.Requests(), tr.Retries())
 	if err != nil {
 		return nil, env, err
 	}
+	o.Requests, o.Retries, o.Rate = tr.Requests(), tr.Retries(), tr.Rate()
 	return o, env, nil
 }
 
@@ -145,21 +177,49 @@ func writeOutputs(gha *githubactions.Action, out io.Writer, env Env, o *Outcome)
 	}
 	for _, kv := range outputs {
 		if env.OutputPath != "" {
-			gha.SetOutput(kv[0], kv[1])
+			if err := setOutput(env.OutputPath, kv[0], kv[1]); err != nil {
+				logsafe.Command(out, "error", err.Error())
+			}
 		} else {
-			fmt.Fprintf(out, "%s=%s\n", kv[0], kv[1])
+			logsafe.Printf(out, "%s=%s", kv[0], kv[1])
 		}
 	}
-	summary := report.Summary(o.Report, o.Headline())
+	summary := report.Summary(o.Report, o.Headline()) + "\n" + apiUsage(o) + "\n"
 	if env.SummaryPath != "" {
 		gha.AddStepSummary(summary)
 	}
 	if env.SummaryPath == "" || o.Report.DryRun {
-		fmt.Fprintln(out, summary)
+		logsafe.Lines(out, summary)
 	}
 	if o.Result == ResultAbstained {
-		gha.Warningf("abstained: nothing measurable; see the step summary")
+		logsafe.Command(out, "warning", "abstained: nothing measurable; see the step summary")
 	}
+}
+
+// setOutput appends name<<DELIM, value, DELIM to the GITHUB_OUTPUT file with a delimiter
+// drawn from crypto/rand for every output, as actions/toolkit does: go-githubactions uses a
+// fixed delimiter, which a value could close to set outputs of its own.
+func setOutput(path, name, value string) error {
+	var raw [16]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return fmt.Errorf("setting output %s: %w", name, err)
+	}
+	delim := "ghadelimiter_" + hex.EncodeToString(raw[:])
+	if strings.Contains(name, "\n") || strings.Contains(value, delim) {
+		return fmt.Errorf("setting output %s: the value contains the delimiter", name)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("setting output %s: %w", name, err)
+	}
+	_, err = fmt.Fprintf(f, "%s<<%s\n%s\n%s\n", name, delim, value, delim)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("setting output %s: %w", name, err)
+	}
+	return nil
 }
 
 func prNumber(n int) string {
@@ -172,5 +232,5 @@ func prNumber(n int) string {
 // RenderStore renders the store for agents that read Markdown at task start, within budget
 // bytes, labelled with the store file's name.
 func RenderStore(s *lessons.Store, storePath string, budget int) ([]byte, error) {
-	return s.Render(lessons.RenderOptions{Budget: budget, Label: path.Base(storePath)})
+	return s.Render(lessons.RenderOptions{Budget: budget, Label: path.Base(storePath), Questions: true})
 }

@@ -31,6 +31,9 @@ type Measurement struct {
 	Fixed []string
 	// Reason says why the outcome is pending or abstained.
 	Reason string
+	// Final marks an abstention that measuring again cannot change (CI results past the
+	// per-commit caps): the pull request is recorded as processed instead of retried.
+	Final bool
 	// URL links to the evidence, if any.
 	URL string
 }

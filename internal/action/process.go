@@ -3,9 +3,11 @@ package action
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"net/http"
 	"path"
 	"sort"
 	"strings"
@@ -43,6 +45,9 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		return nil, botpr.Explain(fmt.Errorf("reading base branch %s: %w", st.base, err), "contents")
 	}
 	st.baseTip = ref.GetObject().GetSHA()
+	if why := r.startBudget(); why != "" {
+		return nil, budgetSpent(why)
+	}
 	doc, found, err := r.readFile(ctx, r.Config.StorePath, st.baseTip)
 	if err != nil {
 		return nil, err
@@ -56,31 +61,41 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if st.mainRec, err = ReadRecord(st.mainDoc); err != nil {
 		return nil, fmt.Errorf("the lesson store on the base branch %s: %w", st.base, err)
 	}
-	if r.Config.RenderPath != "" {
-		if st.mainMD, _, err = r.readFile(ctx, r.Config.RenderPath, st.baseTip); err != nil {
-			return nil, err
-		}
-	}
 	if st.open, err = r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base); err != nil {
 		return nil, err
 	}
 	st.workDoc = st.mainDoc
+	// discarded is the store of a bot branch whose work this run cannot start from (its
+	// store does not merge with the base branch's, or a person closed its pull request): the
+	// pull requests its record holds are settled again from the base branch's store below.
+	var discarded []byte
+	var discardedWhere string
 	if st.open != nil {
-		merged, warn, err := r.mergeBotBranch(ctx, st)
+		merged, warn, ours, err := r.mergeBotBranch(ctx, st)
 		if err != nil {
 			return nil, err
 		}
 		if warn != "" {
 			st.warnings = append(st.warnings, warn)
+			discarded, discardedWhere = ours, fmt.Sprintf("the open bot pull request #%d", st.open.GetNumber())
 		} else {
 			st.workDoc = merged
 		}
+	} else if discarded, err = r.closedBotBranch(ctx); err != nil {
+		return nil, err
+	} else if discarded != nil {
+		discardedWhere = "the branch " + r.Config.Branch + " (its pull request was closed without merging)"
 	}
 	if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc); err != nil {
 		return nil, err
 	}
 	if st.rec, err = ReadRecord(st.workDoc); err != nil {
 		return nil, err
+	}
+	if discarded != nil {
+		if err := r.carryOver(st, discarded, discardedWhere); err != nil {
+			return nil, err
+		}
 	}
 	// The flaky-quarantine sidecar travels with the store: the bot branch's copy when a bot
 	// pull request is open (it holds the latest observations), else the base branch's.
@@ -97,44 +112,147 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 }
 
 // mergeBotBranch three-way merges the store on the open bot pull request's branch with the
-// store on the base branch. A bot branch whose store cannot be used is reported as a warning
-// (the run then starts from the base branch, and the record that travels with the store makes
-// it redo what the branch held).
-func (r *Runner) mergeBotBranch(ctx context.Context, st *state) ([]byte, string, error) {
+// store on the base branch. A bot branch whose store cannot be merged is reported as a warning
+// and returned as ours (the run then starts from the base branch and settles the pull requests
+// ours records again; see carryOver).
+func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged []byte, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
 	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if !found {
-		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil
+		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
 	}
 	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
 	if err != nil {
-		return nil, "", botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
+		return nil, "", nil, botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
 	}
 	var parent string
 	if len(c.Parents) > 0 {
 		parent = c.Parents[0].GetSHA()
 	}
 	if parent == st.baseTip {
-		return ours, "", nil // the branch is built on the current base: nothing to merge
+		return ours, "", ours, nil // the branch is built on the current base: nothing to merge
 	}
 	var anc []byte
 	if parent != "" {
 		if anc, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
-			return nil, "", err
+			return nil, "", nil, err
 		}
 	}
-	merged, err := storemerge.Merge(anc, ours, orEmptyDoc(st.mainDoc), map[string]storemerge.KeyMerger{RecordKey: mergeRecords})
+	theirs := orEmptyDoc(st.mainDoc)
+	// Lessons added by hand without an "id" load with a content-derived id; give them that id
+	// on all three sides before merging, which matches entries by id.
+	docs := [][]byte{anc, ours, theirs}
+	if needsIDs(docs...) {
+		for i, d := range docs {
+			if d == nil {
+				continue
+			}
+			if docs[i], err = withIDs(r.Config.StorePath, d); err != nil {
+				return nil, fmt.Sprintf("could not read the stores to merge (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
+			}
+		}
+	}
+	merged, err = storemerge.Merge(docs[0], docs[1], docs[2], map[string]storemerge.KeyMerger{RecordKey: mergeRecords})
 	if err != nil {
-		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch", err), nil
+		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
 	}
 	if _, err := lessons.Parse(r.Config.StorePath, merged); err != nil {
-		return nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch", err), nil
+		return nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
 	}
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
-	return merged, "", nil
+	return merged, "", ours, nil
+}
+
+// needsIDs reports whether a store document holds an entry without a string "id" (a lesson
+// added by hand), which the three-way merge cannot match.
+func needsIDs(docs ...[]byte) bool {
+	for _, d := range docs {
+		var top struct {
+			Entries   []map[string]json.RawMessage `json:"entries"`
+			Graveyard []map[string]json.RawMessage `json:"graveyard"`
+		}
+		if len(d) == 0 || json.Unmarshal(d, &top) != nil {
+			continue
+		}
+		for _, e := range append(top.Entries, top.Graveyard...) {
+			var id string
+			if json.Unmarshal(e["id"], &id) != nil || id == "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// withIDs round-trips a store document through the lessons package, which gives every entry
+// without an id its content-derived id (the one every load gives it).
+func withIDs(path string, doc []byte) ([]byte, error) {
+	s, err := lessons.Parse(path, doc)
+	if err != nil {
+		return nil, err
+	}
+	return s.Marshal()
+}
+
+// closedBotBranch returns the store on the bot branch when no bot pull request is open but
+// the branch still exists (a person closed the pull request without merging it; a merged or
+// emptied one leaves nothing the base branch lacks). nil when there is no such branch or store.
+func (r *Runner) closedBotBranch(ctx context.Context) ([]byte, error) {
+	ref, resp, err := r.Client.Git.GetRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch)
+	if err != nil {
+		if resp != nil && resp.StatusCode == http.StatusNotFound {
+			return nil, nil
+		}
+		return nil, botpr.Explain(fmt.Errorf("reading the bot branch %s: %w", r.Config.Branch, err), "contents")
+	}
+	doc, _, err := r.readFile(ctx, r.Config.StorePath, ref.GetObject().GetSHA())
+	return doc, err
+}
+
+// carryOver keeps the settlements of a bot branch the run cannot start from: every pull request
+// its record holds as processed, and the base branch's record does not, is settled again in
+// this run from the base branch's store, with the delta the branch recorded for it (CI is not
+// measured again: its results may have expired) and only the tickets it settled then. Queued
+// pull requests stay queued. A branch store whose record cannot be read stops the run when
+// its pull request is open (its settlements would be lost); the branch of a closed pull
+// request is only warned about.
+func (r *Runner) carryOver(st *state, doc []byte, where string) error {
+	rec, err := ReadRecord(doc)
+	if err != nil {
+		if st.open != nil {
+			return fmt.Errorf("the store on %s cannot be read (%v), so the settlements it holds cannot be carried over and nothing was written; "+
+				"fix %s on the branch %s, or close the pull request and delete the branch to discard its work", where, err, r.Config.StorePath, r.Config.Branch)
+		}
+		st.warnings = append(st.warnings, fmt.Sprintf("the store on %s cannot be read (%v); its work is not carried over (delete the branch to silence this)", where, err))
+		return nil
+	}
+	// A closed pull request's branch whose work this run redoes is deleted if the run then
+	// has nothing the base branch lacks (see publish), so it is not redone on every run.
+	st.closedBranch = st.open == nil
+	var again []string
+	for _, p := range rec.Processed {
+		if st.rec.has(p.PR) {
+			continue
+		}
+		if st.reapply == nil {
+			st.reapply = map[int]Processed{}
+		}
+		st.reapply[p.PR] = p
+		again = append(again, fmt.Sprintf("#%d", p.PR))
+	}
+	for _, q := range rec.Queued {
+		if !st.rec.has(q) {
+			st.rec.queue(q)
+		}
+	}
+	if len(again) > 0 {
+		sort.Strings(again)
+		r.logf("%s held %d pull request(s) the base branch has not processed; settling them again: %s", where, len(again), strings.Join(again, " "))
+	}
+	return nil
 }
 
 // flakyPath is the flaky-quarantine sidecar next to the store (darwin-memo's flaky.json).
@@ -143,6 +261,11 @@ func (r *Runner) flakyPath() string {
 }
 
 func sameDoc(a, b []byte) bool { return bytes.Equal(a, b) }
+
+func isNotFound(err error) bool {
+	var er *github.ErrorResponse
+	return errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity)
+}
 
 func orEmptyDoc(b []byte) []byte {
 	if b == nil {
@@ -166,18 +289,18 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	// When the record is full (its oldest entries were dropped), a pull request merged before
 	// the oldest one it still holds may have been processed already: skip it rather than
 	// risk settling it twice.
-	var horizon time.Time
-	if len(st.rec.Processed) >= maxProcessed {
-		if t, err := time.Parse(time.RFC3339, st.rec.Processed[0].MergedAt); err == nil {
-			horizon = t
-		}
-	}
+	oldest, full := st.rec.horizon()
+	lost := map[int]bool{}
 	keep := func(pr *github.PullRequest) {
 		n := pr.GetNumber()
 		if pr.MergedAt == nil || pr.GetBase().GetRef() != st.base || pr.GetHead().GetRef() == r.Config.Branch || st.rec.has(n) {
 			return
 		}
-		if !horizon.IsZero() && pr.GetMergedAt().Time.Before(horizon) {
+		if full && mergedBefore(Processed{PR: n, MergedAt: pr.GetMergedAt().UTC().Format(time.RFC3339)}, oldest) {
+			if _, carried := st.reapply[n]; carried && !lost[n] {
+				lost[n] = true
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d was settled on the discarded bot branch but merged before the oldest pull request the base branch's full record holds (#%d); it is not settled again", n, oldest.PR))
+			}
 			return
 		}
 		byNum[n] = pr
@@ -186,6 +309,10 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 		keep(pr)
 	}
 	extra := append([]int{}, st.rec.Queued...)
+	for n := range st.reapply {
+		extra = append(extra, n)
+	}
+	sort.Ints(extra[len(st.rec.Queued):])
 	for _, n := range []int{trig.PR, r.Config.PRNumber} {
 		if n > 0 {
 			extra = append(extra, n)
@@ -232,35 +359,45 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	return out, nil
 }
 
-// baseOf returns the commit the pull request was merged onto: the first parent of its merge
-// commit, or its recorded base sha.
+// baseOf returns the commit the pull request was merged onto, by settle's rule: the first
+// parent of a merge commit, the parent of a squashed commit, the parent of the run of rebased
+// commits (not the rebased commit before the last, which already holds the pull request's
+// own changes), else its base sha.
 func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, error) {
-	if sha := pr.GetMergeCommitSHA(); sha != "" {
-		c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, sha)
-		if err != nil {
-			return "", botpr.Explain(fmt.Errorf("reading merge commit %s of #%d: %w", short(sha), pr.GetNumber(), err), "contents")
-		}
-		if len(c.Parents) > 0 {
-			return c.Parents[0].GetSHA(), nil
-		}
+	sha, _, err := settle.MergedOnto(ctx, r.Client, r.Owner, r.Repo, pr)
+	if err != nil {
+		return "", botpr.Explain(fmt.Errorf("finding the commit #%d was merged onto: %w", pr.GetNumber(), err), "contents")
 	}
-	return pr.GetBase().GetSHA(), nil
+	return sha, nil
 }
 
 // process settles, ticks and encodes one merged pull request into st.
 func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest, out *Outcome) error {
 	n := pr.GetNumber()
-	body := pr.GetBody()
-	tickets, terrs := lessons.ParseTickets(body)
+	held, carried := st.reapply[n]
+	tickets, edited, terrs := r.ticketsAtMerge(st, pr)
 	for _, e := range terrs {
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: %v", n, e))
+	}
+	if carried {
+		// Settled on a bot branch this run could not start from: settle again exactly the
+		// tickets it settled then (ticket ids are hashes of the whole line, so an edited body
+		// cannot add one).
+		tickets, edited = keepTickets(tickets, held.Settled), ""
 	}
 	p := Processed{PR: n, Title: pr.GetTitle(), MergeCommit: pr.GetMergeCommitSHA(), Run: r.RunID, Outcome: OutcomeNoTickets}
 	if t := pr.GetMergedAt(); !t.IsZero() {
 		p.MergedAt = t.UTC().Format(time.RFC3339)
 	}
 	var fixed []string
-	if len(tickets) > 0 {
+	if len(tickets) > 0 && edited != "" {
+		p.Outcome = OutcomeRefused
+		for _, t := range tickets {
+			p.Refused = append(p.Refused, t.ID)
+		}
+		st.warnings = append(st.warnings, fmt.Sprintf("#%d: its %d ticket(s) are refused: %s", n, len(tickets), edited))
+		r.logf("#%d: %d ticket(s) refused: %s", n, len(tickets), edited)
+	} else if len(tickets) > 0 {
 		baseSHA, err := r.baseOf(ctx, pr)
 		if err != nil {
 			return err
@@ -297,20 +434,31 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			}
 			r.logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
-			m, err := r.measureWaiting(ctx, st, pr)
-			if err != nil {
+			var m Measurement
+			if carried && held.Delta != nil {
+				m = Measurement{Outcome: Measured, Delta: *held.Delta, Source: held.Source, Before: held.Before, After: held.After, Quarantined: held.Quarantined}
+				r.logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
+			} else if m, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			}
 			switch m.Outcome {
 			case Pending:
 				out.Queued = append(out.Queued, n)
 				st.rec.queue(n)
+				st.rec.hold(n, tickets)
 				r.logf("#%d: CI pending (%s); queued", n, m.Reason)
 				return nil
 			case Abstained:
 				out.Abstained = append(out.Abstained, n)
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: %s; its tickets stay unsettled", n, m.Reason))
-				return nil
+				if !m.Final {
+					return nil
+				}
+				// Measuring again gives the same answer (results past the caps): record the
+				// pull request and write the record, so no later run downloads them again.
+				p.Outcome, p.Reason = OutcomeAbstained, m.Reason
+				st.persist = true
+				return r.finish(ctx, st, pr, nil, p, out)
 			case Measured:
 			default:
 				return fmt.Errorf("measuring the CI of #%d: unknown outcome %q", n, m.Outcome)
@@ -321,7 +469,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			if math.Abs(m.Delta) >= 10 {
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, m.Delta))
 			}
-			rep := r.settle(st, baseStore, pr, m, expire)
+			rep := r.settle(st, baseStore, pr, ticketBody(tickets), m, expire)
 			for _, t := range rep.Tickets {
 				switch {
 				case t.Refused != "":
@@ -330,6 +478,9 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 				case t.Result != nil && t.Result.Landed:
 					p.Settled = append(p.Settled, t.ID)
 					out.SettledTickets++
+				}
+				if len(t.AlreadyMoved) > 0 {
+					st.warnings = append(st.warnings, fmt.Sprintf("#%d: ticket %s names %s, already moved by an earlier ticket of this pull request; a pull request moves each lesson once", n, t.ID, strings.Join(t.AlreadyMoved, ", ")))
 				}
 			}
 			if rep.Tick != nil {
@@ -349,6 +500,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, m.Delta, m.Source, len(p.Settled))
 		}
 	}
+	return r.finish(ctx, st, pr, fixed, p, out)
+}
+
+// finish encodes the pull request's lessons and records it as processed.
+func (r *Runner) finish(ctx context.Context, st *state, pr *github.PullRequest, fixed []string, p Processed, out *Outcome) error {
+	n := pr.GetNumber()
 	if err := r.encodeLessons(ctx, st, pr, fixed, &p); err != nil {
 		return err
 	}
@@ -356,6 +513,66 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	st.rec.addTrend(TrendPoint{PR: n, Tick: st.store.TickCount(), Population: len(st.store.Living()), Energy: round3(totalEnergy(st.store))})
 	out.Processed = append(out.Processed, n)
 	return nil
+}
+
+// ticketsAtMerge returns the tickets of a merged pull request as its body stood at the merge.
+// The REST API has no history of body edits, so the body is taken, best first, from: the
+// tickets held in the record when the pull request was first read and queued; the payload of
+// the event of its own merge (GitHub builds it at the merge); the API, when the pull request
+// has not been updated since it merged (any edit moves updated_at). Otherwise its body may have
+// been edited after the merge, when its author could already see CI's delta: edited says so,
+// and the tickets are refused.
+func (r *Runner) ticketsAtMerge(st *state, pr *github.PullRequest) (tickets []lessons.BodyTicket, edited string, errs []error) {
+	n := pr.GetNumber()
+	if lines, ok := st.rec.Held[itoa(n)]; ok {
+		tickets, errs = lessons.ParseTickets(strings.Join(lines, "\n"))
+		return tickets, "", errs
+	}
+	if st.trig.PR == n && st.trig.Body != nil {
+		tickets, errs = lessons.ParseTickets(*st.trig.Body)
+		return tickets, "", errs
+	}
+	tickets, errs = lessons.ParseTickets(pr.GetBody())
+	merged, updated := pr.GetMergedAt().Time, pr.GetUpdatedAt().Time
+	if !merged.IsZero() && updated.After(merged) {
+		edited = fmt.Sprintf("the pull request was updated after its merge (updated %s, merged %s), so its body may have been edited since "+
+			"and tickets are only settled from the body as it stood at the merge (the payload of its own merge event, or an unchanged pull request)",
+			updated.UTC().Format(time.RFC3339), merged.UTC().Format(time.RFC3339))
+	}
+	return tickets, edited, errs
+}
+
+// keepTickets returns the tickets whose ids are in ids, in their order.
+func keepTickets(tickets []lessons.BodyTicket, ids []string) []lessons.BodyTicket {
+	var out []lessons.BodyTicket
+	for _, t := range tickets {
+		for _, id := range ids {
+			if t.ID == id {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ticketLines renders tickets as the canonical lines ParseTickets reads back to the same
+// tickets (ids included).
+func ticketLines(tickets []lessons.BodyTicket) []string {
+	lines := make([]string, 0, len(tickets))
+	for _, t := range tickets {
+		if t.Form == lessons.FormCompat {
+			lines = append(lines, "darwin-memo-ticket: "+t.ID)
+		} else {
+			lines = append(lines, t.Free.Line())
+		}
+	}
+	return lines
+}
+
+// ticketBody is the body SettleBody gets: only the tickets the run chose to settle.
+func ticketBody(tickets []lessons.BodyTicket) string {
+	return strings.Join(ticketLines(tickets), "\n")
 }
 
 // measureWaiting measures a pull request, polling while its CI is pending for at most the
@@ -383,18 +600,13 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 	}
 }
 
-// settle applies one measured delta to the pull request's tickets with the action's scale,
-// restoring the store's persisted scale afterwards (the input overrides it for this
-// settlement only, as darwin-memo's --scale does).
-func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequest, m Measurement, expire int) lessons.BodyReport {
-	cfg := st.store.Config()
-	scaled := cfg
-	scale := r.Config.Scale
-	scaled.ResourceScale = &scale
-	st.store.SetConfig(scaled)
-	defer st.store.SetConfig(cfg)
+// settle applies one measured delta to the pull request's tickets with the action's scale.
+// The scale input overrides the store's persisted resource_scale for this settlement only, as
+// darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
+func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequest, body string, m Measurement, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
-	return st.store.SettleBody(baseStore, pr.GetBody(), m.Delta, lessons.SettleOptions{
+	return st.store.SettleBody(baseStore, body, m.Delta, lessons.SettleOptions{
+		Scale:  r.Config.Scale,
 		Source: "ci",
 		Detail: fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{
@@ -423,11 +635,8 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		trusted = trusted || strings.EqualFold(a, assoc)
 	}
 	enc := r.Encoder
-	if trusted && !encode.Trusted(assoc) && r.TrustingEncoder != nil {
-		enc = r.TrustingEncoder // the user trusts this association more than the default
-	}
 	if enc == nil {
-		enc = encode.New(nil)
+		enc = encode.New(nil, encode.WithTrustedAssociations(r.Config.TrustedAssociations...))
 	}
 	living := make([]encode.Living, 0, len(st.store.Living()))
 	for _, e := range st.store.Living() {
@@ -499,8 +708,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
 		}
 	}
-	out.Report = r.buildReport(st, final)
-	changed := r.differs(st, doc)
+	changed := r.differs(st, doc) || st.persist
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
 		files[r.Config.RenderPath] = md
@@ -508,6 +716,12 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if fb, err := st.flaky.Marshal(); err == nil && (st.flakyDoc != nil || len(st.flaky.Tests) > 0) && !bytes.Equal(fb, st.flakyDoc) {
 		files[r.flakyPath()] = fb
 	}
+	if changed {
+		if err := r.checkSizes(st, files); err != nil {
+			return err
+		}
+	}
+	out.Report = r.buildReport(st, final)
 	switch {
 	case r.Config.DryRun:
 		out.Report.DryRun = true
@@ -517,6 +731,13 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		r.logf("dry run: would %s", map[bool]string{true: "update the bot pull request", false: "leave everything as it is"}[changed])
 		return nil
 	case !changed && st.open == nil:
+		if st.closedBranch {
+			// The closed bot pull request's branch holds nothing the base branch lacks now.
+			if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch); err != nil && !isNotFound(err) {
+				return botpr.Explain(fmt.Errorf("deleting the branch %s of a closed bot pull request: %w", r.Config.Branch, err), "contents")
+			}
+			r.logf("deleted the branch %s: its closed pull request holds nothing the base branch lacks", r.Config.Branch)
+		}
 		r.logf("nothing changed; no bot pull request")
 		return nil
 	case !changed:

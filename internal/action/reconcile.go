@@ -1,17 +1,20 @@
 package action
 
 import (
-	"bytes"
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
@@ -36,11 +39,9 @@ type Runner struct {
 	RunID string
 	// Measure measures a merged pull request's CI delta.
 	Measure Measurer
-	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder.
+	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder. It
+	// must check every author against the trusted associations (WithTrustedAssociations).
 	Encoder *encode.Encoder
-	// TrustingEncoder adds lessons from every author; it is used for pull requests whose
-	// author association the trusted-associations input adds to the default trusted ones.
-	TrustingEncoder *encode.Encoder
 	// Render renders the store into Markdown within a byte budget; nil disables rendering.
 	Render func(s *lessons.Store, storePath string, budget int) ([]byte, error)
 	// Now is the clock for timestamps the store writes and for wait-for-ci.
@@ -49,6 +50,12 @@ type Runner struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logf prints one progress line (the runner log).
 	Logf func(format string, args ...any)
+	// Rate reports the core rate limit left (nil: unknown). A run stops taking on merged
+	// pull requests when too little is left to process one and write the bot pull request;
+	// those wait for a later run.
+	Rate func() ghapi.Rate
+	// FileLimits bound the files written to the bot branch (zero: GitHub's).
+	FileLimits FileLimits
 }
 
 // Outcome is what a run did.
@@ -69,6 +76,10 @@ type Outcome struct {
 	Abstained []int
 	// Store is the store document the bot branch holds after the run (nil when unchanged).
 	Store []byte
+	// Requests and Retries count the GitHub API requests of the run; Rate is the core rate
+	// limit left after it (set by Main).
+	Requests, Retries int64
+	Rate              ghapi.Rate
 }
 
 // Headline is a one-line description of the outcome for the step summary.
@@ -101,7 +112,12 @@ func (r *Runner) repoAPI() botpr.Repo {
 	return botpr.Repo{Client: r.Client, Owner: r.Owner, Name: r.Repo, Sleep: r.Sleep}
 }
 
-// readFile reads path at a commit through the contents API; found is false on 404.
+// readFile reads path at a commit through the contents API; found is false on 404. A file
+// over 1 MB comes from the contents API without content (encoding "none"): its bytes are then
+// read through the Git blobs API by the blob sha the contents API gave, with the token sent
+// only to the API and every status checked (a 5xx is retried by the transport, then is an
+// error; it is never parsed as the file). GitHub refuses files over 100 MB, and so does the
+// blobs API, so larger files cannot exist.
 func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, found bool, err error) {
 	fc, _, resp, err := r.Client.Repositories.GetContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
@@ -114,17 +130,11 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 		return nil, false, fmt.Errorf("reading %s at %s: it is a directory, not a file", path, short(ref))
 	}
 	if fc.GetEncoding() == "none" || (fc.GetSize() > 0 && fc.Content == nil) {
-		// Files over 1 MB come without content; fetch the raw bytes.
-		rc, _, err := r.Client.Repositories.DownloadContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
+		b, err := r.readBlob(ctx, path, ref, fc.GetSHA(), fc.GetSize())
 		if err != nil {
-			return nil, false, fmt.Errorf("downloading %s at %s: %w", path, short(ref), err)
+			return nil, false, err
 		}
-		defer rc.Close()
-		var b bytes.Buffer
-		if _, err := b.ReadFrom(rc); err != nil {
-			return nil, false, fmt.Errorf("downloading %s at %s: %w", path, short(ref), err)
-		}
-		return b.Bytes(), true, nil
+		return b, true, nil
 	}
 	s, err := fc.GetContent()
 	if err != nil {
@@ -133,12 +143,42 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 	return []byte(s), true, nil
 }
 
-// storeOptions are the options every store is parsed or created with: a
-// store the action creates starts with lessons.RecommendedConfig, while an
-// existing store keeps its persisted ledger.config.
+// readBlob reads a file over 1 MB through GET /git/blobs/{sha}, as the blob object of GitHub's
+// description (base64 content; GitHub serves blobs up to 100 MB this way).
+func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) ([]byte, error) {
+	if sha == "" {
+		return nil, fmt.Errorf("reading %s at %s: the contents API gave no blob sha for a %d-byte file", path, short(ref), size)
+	}
+	blob, _, err := r.Client.Git.GetBlob(ctx, r.Owner, r.Repo, sha)
+	if err != nil {
+		return nil, botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
+	}
+	var b []byte
+	switch enc := blob.GetEncoding(); enc {
+	case "base64":
+		if b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(blob.GetContent(), "\n", "")); err != nil {
+			return nil, fmt.Errorf("reading %s at %s through the blobs API: content is not base64: %w", path, short(ref), err)
+		}
+	case "utf-8":
+		b = []byte(blob.GetContent())
+	default:
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: unknown encoding %q", path, short(ref), enc)
+	}
+	if size > 0 && len(b) != size {
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
+	}
+	return b, nil
+}
+
+// storeOptions are the options every store is parsed or created with.
+// Options.Config is only the config of a store the action creates
+// (lessons.New on a repository without a store): it starts with
+// lessons.RecommendedConfig. lessons.ParseWith never applies it, so an
+// existing store keeps its persisted ledger.config, and one without a
+// ledger.config (every store darwin-memo wrote) gets darwin-memo's defaults.
 func (r *Runner) storeOptions() lessons.Options {
-	cfg := lessons.RecommendedConfig()
-	return lessons.Options{Now: r.now, Config: &cfg}
+	newStore := lessons.RecommendedConfig()
+	return lessons.Options{Now: r.now, Config: &newStore}
 }
 
 // parseStore parses a store document; nil data gives a new empty store.
@@ -160,7 +200,6 @@ type state struct {
 	mainDoc   []byte // store on the base branch (nil if absent)
 	mainStore *lessons.Store
 	mainRec   Record
-	mainMD    []byte // rendering on the base branch (nil if absent)
 	open      *github.PullRequest
 	workDoc   []byte
 	store     *lessons.Store
@@ -168,6 +207,17 @@ type state struct {
 	warnings  []string
 	flaky     *settle.FlakyHistory
 	flakyDoc  []byte // the sidecar as read (nil if absent)
+	// persist is set when the record gained something that must be written even without a
+	// lesson-level change: a final abstention, which would otherwise be measured again.
+	persist bool
+	// reapply holds the records of pull requests a discarded bot branch had processed and the
+	// base branch has not: they are settled again with the recorded delta and tickets.
+	reapply map[int]Processed
+	// closedBranch is set when the bot branch of a closed pull request was read and its work
+	// carried over.
+	closedBranch bool
+	// trig is the run's trigger (its payload's body is the merge-time body of its pull request).
+	trig Trigger
 }
 
 // Run reconciles every merged pull request not processed yet and publishes the bot pull
@@ -175,18 +225,36 @@ type state struct {
 // request, so a failure never leaves a half-written branch.
 func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	st, err := r.load(ctx, trig)
+	var spent budgetSpent
+	if errors.As(err, &spent) {
+		r.logf("%s", spent)
+		return &Outcome{Result: ResultNoop, Operation: botpr.OpNone,
+			Report: report.Report{RepoURL: r.RepoURL, RunURL: r.RunURL, StorePath: r.Config.StorePath, Warnings: []string{string(spent)}}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	st.trig = trig
 	out := &Outcome{Result: ResultNoop, Operation: botpr.OpNone}
 	prs, err := r.candidates(ctx, st, trig)
 	if err != nil {
 		return nil, err
 	}
 	before := livingIDs(st.store)
-	for _, pr := range prs {
+	for i, pr := range prs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if low, why := r.budgetLow(); low {
+			var left []string
+			for _, rest := range prs[i:] {
+				st.rec.queue(rest.GetNumber())
+				out.Queued = append(out.Queued, rest.GetNumber())
+				left = append(left, fmt.Sprintf("#%d", rest.GetNumber()))
+			}
+			st.warnings = append(st.warnings, fmt.Sprintf("%s: %s wait for a later run", why, strings.Join(left, ", ")))
+			r.logf("%s; queued %s", why, strings.Join(left, ", "))
+			break
 		}
 		if err := r.process(ctx, st, pr, out); err != nil {
 			return nil, err

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // RecordKey is the top-level key of the store where the action keeps its own state: which
@@ -28,6 +31,10 @@ type Record struct {
 	Processed []Processed  `json:"processed"`
 	Queued    []int        `json:"queued,omitempty"`
 	Trend     []TrendPoint `json:"trend,omitempty"`
+	// Held keeps, for each queued pull request (by number), the canonical lines of the tickets
+	// its body held when the action first read it (the body at the merge): a later run settles
+	// these, never a body edited since.
+	Held map[string][]string `json:"held,omitempty"`
 }
 
 // Processed is one merged pull request the action has finished with.
@@ -36,7 +43,8 @@ type Processed struct {
 	Title       string     `json:"title,omitempty"`
 	MergeCommit string     `json:"merge_commit,omitempty"`
 	MergedAt    string     `json:"merged_at,omitempty"`
-	Outcome     string     `json:"outcome"` // settled, no-tickets, refused
+	Outcome     string     `json:"outcome"` // settled, no-tickets, refused, abstained
+	Reason      string     `json:"reason,omitempty"`
 	Delta       *float64   `json:"delta,omitempty"`
 	Source      string     `json:"source,omitempty"`
 	Before      string     `json:"before,omitempty"`
@@ -61,6 +69,9 @@ const (
 	OutcomeSettled   = "settled"
 	OutcomeNoTickets = "no-tickets"
 	OutcomeRefused   = "refused"
+	// OutcomeAbstained records a final abstention (CI results past the per-commit caps), so
+	// no later run measures the pull request again.
+	OutcomeAbstained = "abstained"
 )
 
 // TrendPoint is the population after one processed pull request.
@@ -81,11 +92,50 @@ func (r *Record) has(pr int) bool {
 }
 
 func (r *Record) add(p Processed) {
-	r.Processed = append(r.Processed, p)
-	if len(r.Processed) > maxProcessed {
-		r.Processed = r.Processed[len(r.Processed)-maxProcessed:]
-	}
+	r.Processed = capProcessed(append(r.Processed, p))
 	r.unqueue(p.PR)
+}
+
+// mergeKey orders processed pull requests by merge time, then number; a missing or
+// malformed merged_at sorts first (oldest).
+func (p Processed) mergeKey() (time.Time, int) {
+	t, _ := time.Parse(time.RFC3339, p.MergedAt)
+	return t, p.PR
+}
+
+func mergedBefore(a, b Processed) bool {
+	ta, na := a.mergeKey()
+	tb, nb := b.mergeKey()
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	return na < nb
+}
+
+// capProcessed sorts the processed list by merge time and keeps the maxProcessed merged last,
+// so its first entry is the oldest merge it holds (the replay horizon; see horizon).
+func capProcessed(l []Processed) []Processed {
+	sort.SliceStable(l, func(i, j int) bool { return mergedBefore(l[i], l[j]) })
+	if len(l) > maxProcessed {
+		l = l[len(l)-maxProcessed:]
+	}
+	return l
+}
+
+// horizon returns the oldest merge a full record holds, and whether the record is full. A
+// pull request merged before it (at the same second: with a lower number) may have been
+// processed and dropped from the record, so it is never processed again.
+func (r *Record) horizon() (Processed, bool) {
+	if len(r.Processed) < maxProcessed {
+		return Processed{}, false
+	}
+	oldest := r.Processed[0]
+	for _, p := range r.Processed[1:] {
+		if mergedBefore(p, oldest) {
+			oldest = p
+		}
+	}
+	return oldest, true
 }
 
 func (r *Record) queue(pr int) {
@@ -98,7 +148,23 @@ func (r *Record) queue(pr int) {
 	sort.Ints(r.Queued)
 }
 
+// hold keeps the tickets a queued pull request's body held when it was first read.
+func (r *Record) hold(pr int, tickets []lessons.BodyTicket) {
+	if _, ok := r.Held[itoa(pr)]; ok {
+		return
+	}
+	lines := ticketLines(tickets)
+	if r.Held == nil {
+		r.Held = map[string][]string{}
+	}
+	r.Held[itoa(pr)] = lines
+}
+
 func (r *Record) unqueue(pr int) {
+	delete(r.Held, itoa(pr))
+	if len(r.Held) == 0 {
+		r.Held = nil
+	}
 	out := r.Queued[:0]
 	for _, q := range r.Queued {
 		if q != pr {
@@ -254,20 +320,28 @@ func mergeRecords(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
 	for _, p := range o.Processed {
 		byPR[p.PR] = p
 	}
-	prs := make([]int, 0, len(byPR))
-	for n := range byPR {
-		prs = append(prs, n)
+	for _, p := range byPR {
+		out.Processed = append(out.Processed, p)
 	}
-	sort.Ints(prs)
-	for _, n := range prs {
-		out.Processed = append(out.Processed, byPR[n])
-	}
-	if len(out.Processed) > maxProcessed {
-		out.Processed = out.Processed[len(out.Processed)-maxProcessed:]
-	}
+	out.Processed = capProcessed(out.Processed)
 	for _, q := range append(append([]int{}, o.Queued...), t.Queued...) {
 		if _, done := byPR[q]; !done {
 			out.queue(q)
+		}
+	}
+	// The tickets held for a queued pull request are those of its first reading: theirs is
+	// older than ours only if it was queued on the base branch first, so theirs wins.
+	for _, q := range out.Queued {
+		k := itoa(q)
+		lines, ok := t.Held[k]
+		if !ok {
+			lines, ok = o.Held[k]
+		}
+		if ok {
+			if out.Held == nil {
+				out.Held = map[string][]string{}
+			}
+			out.Held[k] = lines
 		}
 	}
 	out.Trend = o.Trend

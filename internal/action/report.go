@@ -26,7 +26,7 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 		if p.Outcome != OutcomeNoTickets {
 			rep.Settlements = append(rep.Settlements, report.Settlement{
 				PR: p.PR, Title: p.Title, Outcome: p.Outcome, Delta: p.Delta, Source: p.Source,
-				Before: p.Before, After: p.After, Quarantined: p.Quarantined, Settled: p.Settled, Refused: p.Refused,
+				Before: p.Before, After: p.After, Quarantined: p.Quarantined, Settled: p.Settled, Refused: p.Refused, Reason: p.Reason,
 			})
 		}
 		for _, pp := range p.Proposed {

@@ -24,7 +24,7 @@ func SettleMeasurer(artifactName string, runID int64, download *http.Client) Mea
 		}
 		m := Measurement{
 			Outcome: string(res.Outcome), Delta: float64(res.Delta), Source: string(res.Source),
-			Before: res.Before.SHA, After: res.After.SHA, Quarantined: res.Quarantined, Reason: res.Reason,
+			Before: res.Before.SHA, After: res.After.SHA, Quarantined: res.Quarantined, Reason: res.Reason, Final: res.Final,
 			Fixed: res.Improvements,
 		}
 		if res.Mode == settle.PassCounts {

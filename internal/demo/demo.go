@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -39,6 +40,10 @@ const (
 	RolePoison    = "poison"
 	RoleTrivia    = "trivia"
 	RoleDuplicate = "duplicate"
+	// RoleBorn is a lesson the action encoded from a merged pull request during the run.
+	RoleBorn = "born"
+	// RoleHeir is the consolidated lesson near-duplicates were merged into.
+	RoleHeir = "heir"
 )
 
 // seed is a lesson the repository starts with.
@@ -132,23 +137,27 @@ type Options struct {
 type Row struct {
 	PR         int
 	Title      string
-	Consulted  string // role of the lesson the agent followed ("" for a person's PR)
+	Consulted  string // role of the lesson whose ticket the PR carried ("" for none)
 	Delta      string // "" when the PR carried no ticket
 	Population int
 	Births     int
 	Deaths     int
 	Merges     int
-	Energy     float64
+	Energy     float64 // total energy of the living population
 	Tick       int
 	BotPR      string // what the action did to the bot pull request
+	BotPRNum   int    // the bot pull request it did it to (0 for none)
 }
 
-// Fate is what became of one seeded lesson, read from the final store.
+// Fate is what became of one lesson, read from the final store: every seeded lesson, then
+// every lesson born during the run (role RoleBorn) and every heir of a merge (RoleHeir).
 type Fate struct {
 	Role, ID, Question string
-	Alive              bool
-	Energy             float64
-	Uses               int
+	// Origin says where a lesson not seeded came from ("pr#4", "merge of b8ae93a9+7e401dd7").
+	Origin string
+	Alive  bool
+	Energy float64
+	Uses   int
 	// Cause is executed, starved or merged for dead lessons.
 	Cause string
 	// Heir is the consolidated lesson a merged one lives on in.
@@ -163,6 +172,8 @@ type Result struct {
 	Store []byte
 	// Requests is the number of API requests the fake GitHub served.
 	Requests int
+	// FinalTick is the tick of the final store.
+	FinalTick int
 	// LastBotPR is the title and body of the last bot pull request the action wrote, as a
 	// maintainer saw it before merging it ("" when the action never opened one).
 	LastBotPR string
@@ -218,7 +229,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	prev := storeAt(git, "main")
 	fmt.Fprintf(out, "darwin-memo demo: %s/%s, %d seeded lessons (2 useful, 1 poisoned, 2 trivia, 2 near-duplicates), the action runs after every merge\n\n", owner, repoName, len(seeds))
 	tw := tabwriter.NewWriter(out, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "PR\tconsulted\tdelta\ttick\tliving\tbirths\tdeaths\tmerges\tenergy\tbot PR\t pull request\t")
+	fmt.Fprintln(tw, "PR\tlesson used\tdelta\ttick\tliving\tborn\tdied\tmerged\ttotal energy\tbot PR\t pull request\t")
 	runs := 0
 	for _, s := range history(opts.Rounds) {
 		if err := ctx.Err(); err != nil {
@@ -256,7 +267,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 						}
 					}
 				} else {
-					consulted = roleOf(mainStore, d.Decider, roles)
+					consulted = roleOf(mainStore, d.Decider)
 				}
 			}
 		}
@@ -281,12 +292,17 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		}
 		row := diffRow(prev, cur)
 		row.PR, row.Title, row.Consulted, row.BotPR = pr.Number, s.title, consulted, outputs["pull-request-operation"]
+		fmt.Sscan(outputs["pull-request-number"], &row.BotPRNum)
 		if outputs["settled-tickets"] != "0" {
 			row.Delta = outputs["delta"]
 		}
 		res.Rows = append(res.Rows, row)
+		bot := row.BotPR
+		if row.BotPRNum > 0 && bot != "none" {
+			bot = fmt.Sprintf("%s #%d", bot, row.BotPRNum)
+		}
 		fmt.Fprintf(tw, "#%d\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.2f\t%s\t %s\t\n", row.PR, dash(row.Consulted), dash(row.Delta), row.Tick,
-			row.Population, row.Births, row.Deaths, row.Merges, row.Energy, row.BotPR, row.Title)
+			row.Population, row.Births, row.Deaths, row.Merges, row.Energy, bot, row.Title)
 		prev = cur
 		if runs%opts.MergeBotEvery == 0 {
 			if err := mergeBot(git, ci, res); err != nil {
@@ -298,6 +314,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	tw.Flush()
+	fmt.Fprint(out, legend)
 	final, ok := git.File("main", storePath)
 	if !ok {
 		return nil, fmt.Errorf("demo: no store on main at the end")
@@ -308,10 +325,11 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("demo: final store: %w", err)
 	}
 	res.Fates = fates(fs, roles)
+	res.FinalTick = fs.TickCount()
 	res.Requests = world.Total()
 	fmt.Fprintf(out, "\nFates, read from %s on main after the last bot pull request was merged (tick %d):\n\n", storePath, fs.TickCount())
 	fw := tabwriter.NewWriter(out, 2, 0, 2, ' ', 0)
-	fmt.Fprintln(fw, "role\tlesson\tfate\tenergy\tuses\tquestion")
+	fmt.Fprintln(fw, "role\tfrom\tlesson\tfate\tenergy\tuses\tquestion")
 	for _, f := range res.Fates {
 		fate := "alive"
 		if !f.Alive {
@@ -320,33 +338,86 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 				fate = "merged into " + f.Heir
 			}
 		}
-		fmt.Fprintf(fw, "%s\t%s\t%s\t%.3f\t%d\t%s\n", f.Role, f.ID, fate, f.Energy, f.Uses, f.Question)
+		fmt.Fprintf(fw, "%s\t%s\t%s\t%s\t%.3f\t%d\t%s\n", f.Role, dash(f.Origin), f.ID, fate, f.Energy, f.Uses, f.Question)
 	}
 	fw.Flush()
 	fmt.Fprintf(out, "\n%d merged pull requests, %d action runs, %d GitHub API requests to the in-process fake.\n", len(res.Rows), runs, res.Requests)
 	if err := res.Check(); err != nil {
 		fmt.Fprintf(out, "\nUNEXPECTED: %v\n", err)
-		return res, err
+		return res, &OutcomeError{err}
+	}
+	if notYet := res.NotYet(); len(notYet) > 0 {
+		fmt.Fprintf(out, "\nNothing went wrong, but after %d rounds selection has not finished: %s. Run more rounds (the default, 6, shows every fate).\n",
+			opts.Rounds, strings.Join(notYet, "; "))
+		return res, nil
 	}
 	fmt.Fprintln(out, "\nSelection at work: the poisoned lesson was executed, the trivia starved, the near-duplicates merged, and the useful lessons are alive.")
 	return res, nil
 }
 
-// Check verifies the outcome the demo is meant to show, from the fates read off the store.
+// legend explains the per-merge table.
+const legend = `
+  PR            the merged pull request; numbers skip where the bot's own pull requests took them
+  lesson used   which lesson the agent's ticket named: the role of a seeded lesson, "heir" for the
+                lesson the duplicates were merged into, "born" for one encoded during the run;
+                "-" when the pull request carried no ticket (a person's change, or a silent consult)
+  delta         the measured CI pass delta settled for the ticket (tests fixed minus tests broken);
+                0 means CI was measured and nothing changed; "-" means no ticket was settled
+  tick          the store's tick after the run (the action ticks once when a settlement landed)
+  living, born, died, merged
+                the living population after the run, and the lessons born, dead and consolidated
+                in it (merged counts the new heir; its members are among the dead)
+  total energy  the sum of the living lessons' balances
+  bot PR        what the action did to its one open pull request: created (the maintainer merged
+                the previous one, as the demo does after every second run), updated, or none
+`
+
+// OutcomeError is returned by Run when selection produced a wrong fate (Result.Check). Run has
+// already printed it.
+type OutcomeError struct{ Err error }
+
+func (e *OutcomeError) Error() string { return e.Err.Error() }
+func (e *OutcomeError) Unwrap() error { return e.Err }
+
+// NotYet lists the fates a history this short has not reached yet, which Check does not count
+// as wrong: trivia never used and still paying upkeep, a poisoned lesson already losing energy,
+// near-duplicates before the first consolidation tick.
+func (r *Result) NotYet() []string {
+	var out []string
+	for _, f := range r.Fates {
+		if !f.Alive {
+			continue
+		}
+		switch f.Role {
+		case RoleTrivia:
+			out = append(out, fmt.Sprintf("trivia %s starves in %.0f more ticks", f.ID, math.Ceil(f.Energy/lessons.DefaultUpkeep-1e-9)))
+		case RolePoison:
+			out = append(out, fmt.Sprintf("poisoned lesson %s is down to %.3f and not executed yet", f.ID, f.Energy))
+		case RoleDuplicate:
+			out = append(out, fmt.Sprintf("duplicate %s awaits the consolidation every %d ticks", f.ID, lessons.DefaultConfig().ConsolidateEvery))
+		}
+	}
+	return out
+}
+
+// Check verifies the outcome the demo is meant to show, from the fates read off the store. A
+// fate a short history has not reached yet (NotYet) is no problem; a wrong one is: a poisoned
+// lesson that gained energy or died of another cause, trivia that was used or died otherwise,
+// duplicates dead of another cause or alive after a consolidation tick, a useful lesson dead.
 func (r *Result) Check() error {
 	var problems []string
 	for _, f := range r.Fates {
 		switch f.Role {
 		case RolePoison:
-			if f.Alive || f.Cause != "executed" {
-				problems = append(problems, fmt.Sprintf("poisoned lesson %s is %s, want executed", f.ID, fateWord(f)))
+			if f.Alive && f.Energy >= lessons.SpawnEnergy || !f.Alive && f.Cause != "executed" {
+				problems = append(problems, fmt.Sprintf("poisoned lesson %s is %s at %.3f, want executed", f.ID, fateWord(f), f.Energy))
 			}
 		case RoleTrivia:
-			if f.Alive || f.Cause != "starved" {
-				problems = append(problems, fmt.Sprintf("trivia %s is %s, want starved", f.ID, fateWord(f)))
+			if f.Alive && f.Uses > 0 || !f.Alive && f.Cause != "starved" {
+				problems = append(problems, fmt.Sprintf("trivia %s is %s after %d uses, want starved", f.ID, fateWord(f), f.Uses))
 			}
 		case RoleDuplicate:
-			if f.Alive || f.Cause != "merged" {
+			if f.Alive && r.FinalTick >= lessons.DefaultConfig().ConsolidateEvery || !f.Alive && f.Cause != "merged" {
 				problems = append(problems, fmt.Sprintf("duplicate %s is %s, want merged", f.ID, fateWord(f)))
 			}
 		case RoleUseful:
@@ -391,17 +462,15 @@ func copyState(m map[string]bool) map[string]bool {
 	return c
 }
 
-func roleOf(s *lessons.Store, id string, roles map[string]seed) string {
+func roleOf(s *lessons.Store, id string) string {
 	e, ok := s.Entry(id)
 	if !ok {
 		return "unknown"
 	}
-	for _, m := range e.Lineage {
-		if r, ok := roles[m]; ok {
-			return r.role + "s merged"
-		}
+	if e.Kind == lessons.KindConsolidated || len(e.Lineage) > 0 {
+		return RoleHeir
 	}
-	return "new lesson"
+	return RoleBorn
 }
 
 func storeAt(git *ghfake.GitRepo, ref string) *lessons.Store {
@@ -459,7 +528,7 @@ func fates(s *lessons.Store, roles map[string]seed) []Fate {
 			if r.question != sd.question {
 				continue
 			}
-			f := Fate{Role: r.role, ID: id, Question: r.question}
+			f := Fate{Role: r.role, ID: id, Question: r.question, Origin: "seed"}
 			if e, ok := s.Entry(id); ok {
 				f.Alive, f.Energy, f.Uses = e.Alive(), e.Energy, e.Uses
 			} else if e, ok := s.Dead(id); ok {
@@ -468,6 +537,40 @@ func fates(s *lessons.Store, roles map[string]seed) []Fate {
 				f.Heir = heir[id]
 			}
 			out = append(out, f)
+		}
+	}
+	// then every lesson that was not seeded, in the order the store keeps them
+	for _, l := range [][]*lessons.Entry{s.Living(), s.Graveyard()} {
+		for _, e := range l {
+			if _, seeded := roles[e.ID]; seeded {
+				continue
+			}
+			f := Fate{Role: RoleBorn, ID: e.ID, Question: e.Question, Energy: e.Energy, Uses: e.Uses, Origin: strings.Join(prSources(e.Sources), ",")}
+			if e.Kind == lessons.KindConsolidated {
+				f.Role = RoleHeir
+				var members []string
+				for _, m := range e.Lineage {
+					members = append(members, m[:min(8, len(m))])
+				}
+				f.Origin = "merge of " + strings.Join(members, "+")
+			}
+			if live, ok := s.Entry(e.ID); ok && live == e {
+				f.Alive = e.Alive()
+			} else {
+				f.Cause, f.Heir = cause(s, e.ID, heir), heir[e.ID]
+			}
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// prSources keeps the pr#N labels of a lesson's sources.
+func prSources(sources []string) []string {
+	var out []string
+	for _, src := range sources {
+		if strings.HasPrefix(src, "pr#") {
+			out = append(out, src)
 		}
 	}
 	return out

@@ -29,6 +29,20 @@ func TestDemo(t *testing.T) {
 			t.Errorf("last bot pull request lacks %q:\n%s", want, res.LastBotPR)
 		}
 	}
+	// The table explains itself, and the fates include the lessons born during the run and
+	// the heir of the merged duplicates (issue 10 §3).
+	for _, want := range []string{"lesson used", "total energy", "numbers skip where the bot's own pull requests took them", "created #"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	roles := map[string]int{}
+	for _, f := range res.Fates {
+		roles[f.Role]++
+	}
+	if roles[RoleBorn] == 0 || roles[RoleHeir] != 1 {
+		t.Errorf("fates by role %v, want born lessons and one heir", roles)
+	}
 	if raceEnabled {
 		return // the determinism rerun doubles a slow run under the race detector
 	}
@@ -39,5 +53,18 @@ func TestDemo(t *testing.T) {
 	}
 	if !bytes.Equal(again.Store, res.Store) {
 		t.Fatal("two demo runs ended in different stores")
+	}
+}
+
+// A history too short for every fate is no failure: Run says which fates are still to come
+// (issue 10 §3: -rounds 2 exited 1 with UNEXPECTED).
+func TestDemoShortHistory(t *testing.T) {
+	var out bytes.Buffer
+	res, err := Run(context.Background(), Options{Out: &out, Rounds: 2})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if len(res.NotYet()) == 0 || strings.Contains(out.String(), "UNEXPECTED") || !strings.Contains(out.String(), "selection has not finished") {
+		t.Errorf("not-yet fates %v, output:\n%s", res.NotYet(), out.String())
 	}
 }

@@ -42,6 +42,10 @@ type Policy struct {
 	// Logf, when set, receives one line per retry. Lines carry the method,
 	// the URL without query, the status and the wait; never headers.
 	Logf func(format string, args ...any)
+	// Memo answers repeated reads of immutable resources (Git objects and
+	// files at a commit sha, merged pull requests) from memory for the
+	// transport's lifetime: one run of the action (memo.go).
+	Memo bool
 }
 
 // DefaultPolicy returns the policy used for zero fields: 4 retries, backoff
@@ -110,9 +114,50 @@ type Transport struct {
 
 	requests atomic.Int64
 	retries  atomic.Int64
+	memoHits atomic.Int64
 
 	mu     sync.Mutex
 	waited time.Duration
+	rate   Rate
+	memo   map[string]memoEntry
+}
+
+// Rate is the primary (core) rate limit as the last API response reported it
+// (X-RateLimit-* headers).
+type Rate struct {
+	// Known is false until a response carried the headers.
+	Known bool
+	// Limit is the requests allowed per window; Remaining those left in it.
+	Limit, Remaining int
+	// Reset is when the window restarts.
+	Reset time.Time
+}
+
+// Rate returns the core rate limit the last response reported.
+func (t *Transport) Rate() Rate {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.rate
+}
+
+// noteRate records the core rate-limit headers of resp, if it has them.
+func (t *Transport) noteRate(resp *http.Response) {
+	h := resp.Header
+	rem, err1 := strconv.Atoi(h.Get("X-Ratelimit-Remaining"))
+	lim, err2 := strconv.Atoi(h.Get("X-Ratelimit-Limit"))
+	if err1 != nil || err2 != nil {
+		return
+	}
+	if res := h.Get("X-Ratelimit-Resource"); res != "" && res != "core" {
+		return
+	}
+	r := Rate{Known: true, Limit: lim, Remaining: rem}
+	if sec, err := strconv.ParseInt(h.Get("X-Ratelimit-Reset"), 10, 64); err == nil {
+		r.Reset = time.Unix(sec, 0)
+	}
+	t.mu.Lock()
+	t.rate = r
+	t.mu.Unlock()
 }
 
 // NewTransport wraps next (nil means http.DefaultTransport) with policy.
@@ -138,6 +183,24 @@ func (t *Transport) Waited() time.Duration {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !t.policy.Memo {
+		return t.roundTrip(req)
+	}
+	key, ok := memoKey(req)
+	if !ok {
+		return t.roundTrip(req)
+	}
+	if resp := t.memoGet(key, req); resp != nil {
+		return resp, nil
+	}
+	resp, err := t.roundTrip(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return resp, err
+	}
+	return t.memoPut(key, resp)
+}
+
+func (t *Transport) roundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
@@ -184,6 +247,7 @@ func (t *Transport) attempt(req *http.Request) (*http.Response, error) {
 		cancel()
 		return nil, err
 	}
+	t.noteRate(resp)
 	resp.Body = &cancelBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
 }

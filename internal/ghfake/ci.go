@@ -12,6 +12,7 @@ import (
 // Route patterns served by installCI, usable with Count and Fault.Route.
 const (
 	RoutePull           = "GET /repos/{owner}/{repo}/pulls/{number}"
+	RoutePulls          = "GET /repos/{owner}/{repo}/pulls"
 	RoutePullCommits    = "GET /repos/{owner}/{repo}/pulls/{number}/commits"
 	RouteGitCommit      = "GET /repos/{owner}/{repo}/git/commits/{sha}"
 	RouteCompare        = "GET /repos/{owner}/{repo}/compare/{basehead...}"
@@ -21,10 +22,12 @@ const (
 	RouteRunArtifacts   = "GET /repos/{owner}/{repo}/actions/runs/{id}/artifacts"
 	RouteArtifactZip    = "GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip"
 	RouteCombinedStatus = "GET /repos/{owner}/{repo}/commits/{ref}/status"
+	RouteRateLimit      = "GET /rate_limit"
 )
 
 func (s *Server) installCI() {
 	s.HandleFunc(RoutePull, s.getPull)
+	s.HandleFunc(RoutePulls, s.listPulls)
 	s.HandleFunc(RoutePullCommits, s.listPullCommits)
 	s.HandleFunc(RouteGitCommit, s.getGitCommit)
 	s.HandleFunc(RouteCompare, s.compare)
@@ -34,6 +37,30 @@ func (s *Server) installCI() {
 	s.HandleFunc(RouteRunArtifacts, s.listRunArtifacts)
 	s.HandleFunc(RouteArtifactZip, s.artifactZip)
 	s.HandleFunc(RouteCombinedStatus, s.combinedStatus)
+	s.HandleFunc(RouteRateLimit, s.rateLimit)
+}
+
+// rateLimit serves GET /rate_limit, which GitHub does not count against the limit.
+func (s *Server) rateLimit(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.rateUsed-- // not counted
+	used := s.rateUsed
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, RateLimitJSON(5000, used, s.Now().Add(time.Hour)))
+}
+
+// RateLimitJSON is a GET /rate_limit body (rate-limit-overview) with the core limit given and
+// the other resources at GitHub's defaults.
+func RateLimitJSON(limit, used int, reset time.Time) map[string]any {
+	rl := func(l, u int) map[string]any {
+		return map[string]any{"limit": l, "used": u, "remaining": max(0, l-u), "reset": reset.Unix()}
+	}
+	core := rl(limit, used)
+	return map[string]any{
+		"resources": map[string]any{"core": core, "search": rl(30, 0), "graphql": rl(5000, 0), "integration_manifest": rl(5000, 0),
+			"code_search": rl(10, 0)},
+		"rate": core,
+	}
 }
 
 func ts(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -51,12 +78,44 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 			pr = &p
 		}
 	}
-	owner, name := s.repo.Owner, s.repo.Name
 	s.mu.Unlock()
 	if pr == nil {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	writeJSON(w, http.StatusOK, s.pullJSON(*pr))
+}
+
+// listPulls serves GET /pulls with state (open, closed, all), in number order, each item in
+// the pull-request-simple shape (merged_at, no merged, no commits), as GitHub does.
+func (s *Server) listPulls(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	state := r.URL.Query().Get("state")
+	if state == "" {
+		state = "open"
+	}
+	s.mu.Lock()
+	var sel []PullRequest
+	for _, p := range s.repo.Pulls {
+		if state == "all" || p.State == state {
+			sel = append(sel, p)
+		}
+	}
+	s.mu.Unlock()
+	lo, hi := s.paginate(w, r, len(sel))
+	out := make([]any, 0, hi-lo)
+	for _, p := range sel[lo:hi] {
+		out = append(out, SimplePull(s.pullJSON(p)))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) pullJSON(pr PullRequest) map[string]any {
+	s.mu.Lock()
+	owner, name := s.repo.Owner, s.repo.Name
+	s.mu.Unlock()
 	m := tplPull()
 	full := owner + "/" + name
 	set(m, "number", pr.Number)
@@ -67,6 +126,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 	set(m, "body", pr.Body)
 	set(m, "state", pr.State)
 	set(m, "merged", pr.Merged)
+	set(m, "auto_merge", nil) // required since the 2019 payload the template comes from
 	set(m, "commits", pr.Commits)
 	set(m, "head.sha", pr.HeadSHA)
 	set(m, "head.ref", pr.HeadRef)
@@ -92,7 +152,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 			set(m, "closed_at", nil)
 		}
 	}
-	writeJSON(w, http.StatusOK, m)
+	return m
 }
 
 func (s *Server) findCommit(sha string) (Commit, bool) {
@@ -220,17 +280,26 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		status = "behind"
 	}
 	s.mu.Lock()
-	full := s.repo.Owner + "/" + s.repo.Name
+	owner := s.repo.Owner
+	full := owner + "/" + s.repo.Name
 	s.mu.Unlock()
+	api := apiFunc(s.URL+"/api/v3", full)
+	html := "https://github.com/" + full
+	commit := func(c Commit) map[string]any {
+		return commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"url":               s.apiURL("/repos/" + full + "/compare/" + base + "..." + head),
-		"html_url":          "https://github.com/" + full + "/compare/" + base + "..." + head,
+		"url":               api("compare/" + base + "..." + head),
+		"html_url":          html + "/compare/" + base + "..." + head,
+		"permalink_url":     html + "/compare/" + owner + ":" + bc.SHA[:7] + "..." + owner + ":" + headSHA[:7],
+		"diff_url":          html + "/compare/" + base + "..." + head + ".diff",
+		"patch_url":         html + "/compare/" + base + "..." + head + ".patch",
 		"status":            status,
 		"ahead_by":          ahead,
 		"behind_by":         0,
 		"total_commits":     ahead,
-		"base_commit":       map[string]any{"sha": bc.SHA, "commit": map[string]any{"message": bc.Message}},
-		"merge_base_commit": map[string]any{"sha": mb.SHA, "commit": map[string]any{"message": mb.Message}},
+		"base_commit":       commit(bc),
+		"merge_base_commit": commit(mb),
 		"commits":           []any{},
 		"files":             []any{},
 	})
@@ -489,10 +558,7 @@ func (s *Server) artifactZip(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusGone, "Artifact has expired")
 		return
 	}
-	// A signed, short-lived URL, like GitHub's blob storage links.
-	loc := fmt.Sprintf("%s/blob/%d?sig=%s&se=%d", s.BlobURL, a.ID, SHA(fmt.Sprint("sig", a.ID))[:16], s.Now().Add(time.Minute).Unix())
-	w.Header().Set("Location", loc)
-	w.WriteHeader(http.StatusFound)
+	s.redirectArtifact(w, a)
 }
 
 func (s *Server) serveBlob(w http.ResponseWriter, r *http.Request) {
@@ -557,7 +623,8 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 		}
 		latest[st.Context] = st
 	}
-	full := s.repo.Owner + "/" + s.repo.Name
+	owner, name := s.repo.Owner, s.repo.Name
+	full := owner + "/" + name
 	s.mu.Unlock()
 	state := "pending"
 	if len(order) > 0 {
@@ -581,6 +648,8 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 	for i, st := range list[lo:hi] {
 		out = append(out, map[string]any{
 			"id":          9000 + lo + i,
+			"node_id":     fmt.Sprintf("SC_%d", 9000+lo+i),
+			"avatar_url":  "https://avatars.githubusercontent.com/oa/4223?v=3",
 			"url":         s.apiURL("/repos/" + full + "/statuses/" + sha),
 			"state":       st.State,
 			"description": st.Description,
@@ -597,6 +666,7 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 		"statuses":    out,
 		"commit_url":  s.apiURL("/repos/" + full + "/commits/" + sha),
 		"url":         s.apiURL("/repos/" + full + "/commits/" + sha + "/status"),
+		"repository":  minimalRepo(s.api.URL, owner, name),
 	})
 }
 
@@ -627,18 +697,8 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 			s.errorf("pull request #%d lists commit %s that Repo.Commits does not declare", n, sha)
 			continue
 		}
-		git := s.gitCommitJSON(c)
-		parents := git["parents"]
-		delete(git, "parents")
-		delete(git, "sha")
-		delete(git, "html_url")
-		out = append(out, map[string]any{
-			"sha":      c.SHA,
-			"url":      s.apiURL("/repos/" + full + "/commits/" + c.SHA),
-			"html_url": "https://github.com/" + full + "/commit/" + c.SHA,
-			"commit":   git,
-			"parents":  parents,
-		})
+		out = append(out, commitJSON(apiFunc(s.URL+"/api/v3", full), "https://github.com/"+full, c.SHA, c.Message, c.Author,
+			time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

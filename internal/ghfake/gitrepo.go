@@ -78,6 +78,23 @@ type GitPull struct {
 	Commits           int
 	// Files lists the paths the pull request changed.
 	Files []string
+	// ReviewComments are the pull request's review comments (GET /pulls/{n}/comments).
+	ReviewComments []ReviewComment
+	// Replayed lists the commits a rebase merge put on the base branch, oldest first (the
+	// last is MergeCommitSHA); GET /commits/{sha}/pulls maps each to the pull request.
+	Replayed []string
+	// CommitSHAs are the branch's commits, oldest first (GET /pulls/{n}/commits); empty means
+	// the head alone.
+	CommitSHAs []string
+}
+
+// ReviewComment is a review comment on a pull request, made before its head commit and
+// outdated by it (GitHub then omits its position).
+type ReviewComment struct {
+	ID                int64
+	Path, Body        string
+	User              string
+	AuthorAssociation string
 }
 
 // NewGitRepo returns an empty repository whose default branch holds one commit with files.
@@ -185,6 +202,11 @@ func (g *GitRepo) commitFilesLocked(branch, author, msg string, files map[string
 	}
 	sha := g.commitLocked(g.applyLocked(g.commits[parent].Tree, files), []string{parent}, msg, author)
 	g.refs["heads/"+branch] = sha
+	for _, p := range g.pulls {
+		if p.State == "open" && p.Head == branch {
+			p.HeadSHA = sha // as on GitHub, an open pull request's head follows its branch
+		}
+	}
 	return sha
 }
 
@@ -196,11 +218,25 @@ type MergeSpec struct {
 	Branch            string // head branch; default pr-<n>
 	Files             map[string][]byte
 	Labels            []string
+	// ReviewComments are made on the pull request before its last commit.
+	ReviewComments []ReviewComment
+	// RebaseCommits, when set, makes the pull request one commit per element (after the
+	// commit of Files, if any) and rebase-merges it: each commit is replayed onto the default
+	// branch, and the merge commit sha is the last replayed commit.
+	RebaseCommits []map[string][]byte
+	// Method is how the pull request is merged: "squash" (the default: one commit with the
+	// head's tree on the old tip), "merge" (a merge commit whose parents are the old tip and
+	// the head) or "rebase" (the branch's commits replayed on the old tip, same messages and
+	// authors, new shas; the last one is the merge_commit_sha, as on GitHub).
+	Method string
+	// Commits is the number of commits on the branch (default 1): the last one holds Files,
+	// each earlier one adds a file of its own.
+	Commits int
 }
 
-// MergePull opens a pull request from a branch holding spec.Files on top of the default
-// branch's tip and squash-merges it: the merge commit's only parent is the old tip, which is
-// the pull request's base sha. It returns the merged pull request.
+// MergePull opens a pull request from a branch on top of the default branch's tip, holding
+// spec.Files in spec.Commits commits, and merges it by spec.Method. The old tip is the pull
+// request's base sha. It returns the merged pull request.
 func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -216,20 +252,64 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	}
 	base := g.refs["heads/"+g.DefaultBranch]
 	g.refs["heads/"+spec.Branch] = base
-	head := g.commitFilesLocked(spec.Branch, spec.User, spec.Title, spec.Files)
+	// The branch's commits, oldest first: spec.Commits-1 commits adding a part file each,
+	// the commit of Files, then one per RebaseCommits element.
+	var steps []map[string][]byte
+	for k := 1; k < spec.Commits; k++ {
+		steps = append(steps, map[string][]byte{fmt.Sprintf("%s-part-%d.txt", spec.Branch, k): []byte(fmt.Sprintf("part %d\n", k))})
+	}
+	if len(spec.RebaseCommits) == 0 || len(spec.Files) > 0 {
+		steps = append(steps, spec.Files)
+	}
+	steps = append(steps, spec.RebaseCommits...)
+	method := spec.Method
+	if len(spec.RebaseCommits) > 0 {
+		method = "rebase"
+	}
+	var shas []string
+	for i, files := range steps {
+		msg := spec.Title
+		if len(steps) > 1 {
+			msg = fmt.Sprintf("%s (%d/%d)", spec.Title, i+1, len(steps))
+		}
+		shas = append(shas, g.commitFilesLocked(spec.Branch, spec.User, msg, files))
+	}
+	head := shas[len(shas)-1]
 	created := g.now
-	mergeSHA := g.commitLocked(g.commits[head].Tree, []string{base}, fmt.Sprintf("%s (#%d)", spec.Title, n), spec.User)
+	var mergeSHA string
+	var replayed []string
+	switch method {
+	case "merge":
+		mergeSHA = g.commitLocked(g.commits[head].Tree, []string{base, head}, fmt.Sprintf("Merge pull request #%d from %s/%s", n, g.Owner, spec.Branch), spec.User)
+	case "rebase":
+		// Each commit's changes are replayed onto the tip, same message and author, new sha.
+		mergeSHA = base
+		for i, files := range steps {
+			c := g.commits[shas[i]]
+			mergeSHA = g.commitLocked(g.applyLocked(g.commits[mergeSHA].Tree, files), []string{mergeSHA}, c.Message, c.Author)
+			replayed = append(replayed, mergeSHA)
+		}
+	default:
+		mergeSHA = g.commitLocked(g.commits[head].Tree, []string{base}, fmt.Sprintf("%s (#%d)", spec.Title, n), spec.User)
+	}
 	g.refs["heads/"+g.DefaultBranch] = mergeSHA
 	var paths []string
-	for p := range spec.Files {
-		paths = append(paths, p)
+	seenPath := map[string]bool{}
+	for _, files := range steps {
+		for p := range files {
+			if !seenPath[p] {
+				seenPath[p] = true
+				paths = append(paths, p)
+			}
+		}
 	}
 	sort.Strings(paths)
 	pr := &GitPull{
 		Number: n, Title: spec.Title, Body: spec.Body, State: "closed", Merged: true,
 		MergedAt: g.now, ClosedAt: g.now, CreatedAt: created, UpdatedAt: g.now,
 		Head: spec.Branch, Base: g.DefaultBranch, HeadSHA: head, BaseSHA: base, MergeCommitSHA: mergeSHA,
-		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: 1, Files: paths,
+		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: len(shas), Files: paths,
+		ReviewComments: spec.ReviewComments, Replayed: replayed, CommitSHAs: shas,
 	}
 	g.pulls = append(g.pulls, pr)
 	return g.copyPull(pr)
@@ -391,10 +471,21 @@ func (g *GitRepo) ClosePull(n int) {
 	}
 }
 
+// EditPullBody replaces a pull request's body as its author would through the web page (it
+// may be merged already); like every edit on GitHub, it moves updated_at.
+func (g *GitRepo) EditPullBody(n int, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if p := g.pullLocked(n); p != nil {
+		p.Body, p.UpdatedAt = body, g.tickLocked()
+	}
+}
+
 func (g *GitRepo) copyPull(p *GitPull) *GitPull {
 	c := *p
 	c.Labels = append([]string(nil), p.Labels...)
 	c.Files = append([]string(nil), p.Files...)
+	c.CommitSHAs = append([]string(nil), p.CommitSHAs...)
 	return &c
 }
 

@@ -31,8 +31,9 @@ func TestGitRepoRoutesThroughGoGitHub(t *testing.T) {
 		}
 		for _, p := range prs {
 			got = append(got, p.GetNumber())
-			if !p.GetMerged() || p.GetMergeCommitSHA() == "" || p.GetHead().GetSHA() == "" {
-				t.Fatalf("PR payload %+v", p)
+			// List items are pull-request-simple: merged_at, never merged.
+			if p.Merged != nil || p.MergedAt == nil || p.GetMergeCommitSHA() == "" || p.GetHead().GetSHA() == "" {
+				t.Fatalf("PR list item #%d: merged %v merged_at %v merge_commit_sha %q", p.GetNumber(), p.Merged, p.MergedAt, p.GetMergeCommitSHA())
 			}
 		}
 		if resp.NextPage == 0 {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,8 @@ func (g *GitRepo) Serve(w http.ResponseWriter, r *http.Request) bool {
 	if h == nil {
 		return false
 	}
+	w, done := observed(w, r, p)
+	defer done()
 	g.mu.Lock()
 	g.Requests[r.Method+" "+route]++
 	faults, perms := g.Faults, g.Permissions
@@ -105,6 +108,8 @@ func (g *GitRepo) route(method, rest string) (string, gitHandler) {
 		return "git/trees", func(w http.ResponseWriter, r *http.Request) { g.getTree(w, seg[2]) }
 	case rest == "git/blobs" && method == http.MethodPost:
 		return "git/blobs", g.createBlob
+	case len(seg) == 3 && seg[0] == "git" && seg[1] == "blobs" && method == http.MethodGet:
+		return "git/blobs/sha", func(w http.ResponseWriter, r *http.Request) { g.getBlob(w, r, seg[2]) }
 	case strings.HasPrefix(rest, "contents/") && method == http.MethodGet:
 		return "contents", func(w http.ResponseWriter, r *http.Request) {
 			g.getContents(w, r, strings.TrimPrefix(rest, "contents/"))
@@ -164,11 +169,7 @@ func (g *GitRepo) api(path string) string {
 }
 
 func (g *GitRepo) getRepo(w http.ResponseWriter, r *http.Request) {
-	gitJSON(w, 200, map[string]any{
-		"id": 1296269, "name": g.Name, "full_name": g.Owner + "/" + g.Name, "private": false,
-		"owner":          map[string]any{"login": g.Owner, "type": "Organization"},
-		"default_branch": g.DefaultBranch, "html_url": "https://github.com/" + g.Owner + "/" + g.Name,
-	})
+	gitJSON(w, 200, fullRepo(g.Owner, g.Name, g.DefaultBranch))
 }
 
 func (g *GitRepo) refPayload(ref, sha string) map[string]any {
@@ -430,6 +431,32 @@ func (g *GitRepo) createBlob(w http.ResponseWriter, r *http.Request) {
 	gitJSON(w, http.StatusCreated, map[string]any{"sha": sha, "url": g.api("git/blobs/" + sha)})
 }
 
+// getBlob serves GET /git/blobs/{sha}: the raw bytes for the raw media type
+// (application/vnd.github.raw, or go-github's application/vnd.github.v3.raw), else the blob
+// object with base64 content. GitHub serves blobs up to 100 MB this way.
+func (g *GitRepo) getBlob(w http.ResponseWriter, r *http.Request, sha string) {
+	g.mu.Lock()
+	b, ok := g.blobs[sha]
+	g.mu.Unlock()
+	if !ok {
+		gitError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	if len(b) > blobLimit {
+		gitError(w, http.StatusForbidden, "This API returns blobs up to 100 MB in size. The requested blob is too large to fetch via the API.")
+		return
+	}
+	if strings.Contains(r.Header.Get("Accept"), ".raw") {
+		w.Header().Set("Content-Type", "application/vnd.github.raw")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		w.WriteHeader(http.StatusOK)
+		w.Write(b)
+		return
+	}
+	gitJSON(w, http.StatusOK, map[string]any{"sha": sha, "node_id": "B_" + sha[:12], "size": len(b),
+		"url": g.api("git/blobs/" + sha), "content": base64.StdEncoding.EncodeToString(b), "encoding": "base64"})
+}
+
 func (g *GitRepo) getContents(w http.ResponseWriter, r *http.Request, path string) {
 	ref := r.URL.Query().Get("ref")
 	g.mu.Lock()
@@ -454,8 +481,8 @@ func (g *GitRepo) getContents(w http.ResponseWriter, r *http.Request, path strin
 	name := path[strings.LastIndex(path, "/")+1:]
 	m["name"], m["path"], m["sha"], m["size"] = name, path, blob, len(content)
 	m["url"] = g.api("contents/" + path + "?ref=" + ref)
-	if len(content) > 1<<20 {
-		// Files over 1 MB come back with encoding "none" and no content, as on GitHub.
+	if len(content) > contentsInlineLimit {
+		// Files over 1 MB come back with encoding "none" and no content (deviations.go).
 		m["encoding"], m["content"] = "none", ""
 	} else {
 		// GitHub wraps base64 at 60 columns with \n, which go-github's GetContent tolerates.
@@ -483,9 +510,10 @@ func (g *GitRepo) pullPayload(p *GitPull) map[string]any {
 	user["login"] = p.User
 	labels := []any{}
 	for i, l := range p.Labels {
-		labels = append(labels, map[string]any{"id": 208045946 + i, "name": l, "color": "ededed", "default": false})
+		labels = append(labels, labelJSON(g.api, i, l))
 	}
 	m["labels"] = labels
+	m["auto_merge"] = nil
 	m["milestone"], m["assignee"], m["merged_by"] = nil, nil, nil
 	m["assignees"], m["requested_reviewers"], m["requested_teams"] = []any{}, []any{}, []any{}
 	ts := func(t time.Time) any {
@@ -505,12 +533,34 @@ func (g *GitRepo) pullPayload(p *GitPull) map[string]any {
 		s["ref"], s["sha"], s["label"] = side[0], side[1], g.Owner+":"+side[0]
 		s["user"].(map[string]any)["login"] = g.Owner
 		if repo, ok := s["repo"].(map[string]any); ok {
+			conformRepo(repo)
 			repo["name"], repo["full_name"] = g.Name, full
 			repo["owner"].(map[string]any)["login"] = g.Owner
 		}
 	}
 	m["author_association"], m["merged"], m["commits"] = p.AuthorAssociation, p.Merged, p.Commits
 	m["changed_files"] = len(p.Files)
+	return m
+}
+
+// reviewer is a simple-user as the real payloads carry it, with login.
+func reviewer(login string) map[string]any {
+	u := gitPayload("pulls-get.example.json")["user"].(map[string]any)
+	u["login"] = login
+	return u
+}
+
+// fullOnlyPullFields are the properties of GitHub's pull-request schema (GET /pulls/{n}) that
+// its pull-request-simple schema (the items of GET /pulls and GET /commits/{sha}/pulls) does
+// not have: a list item never says "merged" (only merged_at) nor how many commits it has.
+var fullOnlyPullFields = []string{"merged", "mergeable", "rebaseable", "mergeable_state", "merged_by",
+	"comments", "review_comments", "maintainer_can_modify", "commits", "additions", "deletions", "changed_files"}
+
+// SimplePull turns a full pull request payload into a list item (pull-request-simple).
+func SimplePull(m map[string]any) map[string]any {
+	for _, k := range fullOnlyPullFields {
+		delete(m, k)
+	}
 	return m
 }
 
@@ -603,7 +653,7 @@ func (g *GitRepo) listPulls(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []any{}
 	for _, p := range sel[lo:hi] {
-		out = append(out, g.pullPayload(p))
+		out = append(out, SimplePull(g.pullPayload(p)))
 	}
 	g.mu.Unlock()
 	if hi < total {
@@ -726,8 +776,7 @@ func (g *GitRepo) addLabels(w http.ResponseWriter, r *http.Request, n int) {
 	}
 	out := []any{}
 	for i, l := range p.Labels {
-		out = append(out, map[string]any{"id": 208045946 + i, "name": l, "color": "ededed", "default": false,
-			"url": g.api("labels/" + l)})
+		out = append(out, labelJSON(g.api, i, l))
 	}
 	gitJSON(w, 200, out)
 }
@@ -738,8 +787,8 @@ func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
 	g.mu.Lock()
 	out := []any{}
 	for _, p := range g.pulls {
-		if p.MergeCommitSHA == sha || p.HeadSHA == sha {
-			out = append(out, g.pullPayload(p))
+		if p.MergeCommitSHA == sha || p.HeadSHA == sha || slices.Contains(p.Replayed, sha) {
+			out = append(out, SimplePull(g.pullPayload(p)))
 		}
 	}
 	g.mu.Unlock()
@@ -786,17 +835,41 @@ func (g *GitRepo) pullList(w http.ResponseWriter, r *http.Request, n int, what s
 			}
 			out = append(out, map[string]any{"sha": gitHash("blob", after), "filename": path, "status": status,
 				"additions": len(lines), "deletions": del, "changes": len(lines) + del, "patch": patch.String(),
-				"blob_url": "https://github.com/" + g.Owner + "/" + g.Name + "/blob/" + p.HeadSHA + "/" + path})
+				"blob_url":     "https://github.com/" + g.Owner + "/" + g.Name + "/blob/" + p.HeadSHA + "/" + path,
+				"raw_url":      "https://github.com/" + g.Owner + "/" + g.Name + "/raw/" + p.HeadSHA + "/" + path,
+				"contents_url": g.api("contents/" + path + "?ref=" + p.HeadSHA)})
 		}
 	case "commits":
-		if c := g.commits[p.HeadSHA]; c != nil {
-			when := c.Date.Format(time.RFC3339)
-			out = append(out, map[string]any{"sha": c.SHA, "url": g.api("commits/" + c.SHA),
-				"commit": map[string]any{"message": c.Message,
-					"author":    map[string]any{"name": c.Author, "email": c.Author + "@users.noreply.github.com", "date": when},
-					"committer": map[string]any{"name": c.Author, "email": c.Author + "@users.noreply.github.com", "date": when},
-					"tree":      map[string]any{"sha": c.Tree}},
-				"author": map[string]any{"login": c.Author}, "parents": []any{}})
+		shas := p.CommitSHAs
+		if len(shas) == 0 {
+			shas = []string{p.HeadSHA}
+		}
+		for _, sha := range shas {
+			c := g.commits[sha]
+			if c == nil {
+				continue
+			}
+			author := c.Author
+			if author == "" {
+				author = "github-actions[bot]"
+			}
+			out = append(out, commitJSON(g.api, "https://github.com/"+g.Owner+"/"+g.Name, c.SHA, c.Message, author, c.Date, c.Tree, c.Parents))
+		}
+	case "comments":
+		// pull-request-review-comment: made when the pull request opened, before its head
+		// commit, which outdated it (an outdated comment has no position).
+		created := p.CreatedAt.Add(-time.Minute).Format(time.RFC3339)
+		for _, rc := range p.ReviewComments {
+			url := g.api(fmt.Sprintf("pulls/comments/%d", rc.ID))
+			html := fmt.Sprintf("https://github.com/%s/%s/pull/%d#discussion_r%d", g.Owner, g.Name, p.Number, rc.ID)
+			prURL := g.api(fmt.Sprintf("pulls/%d", p.Number))
+			out = append(out, map[string]any{"url": url, "id": rc.ID, "node_id": fmt.Sprintf("PRRC_%d", rc.ID),
+				"pull_request_review_id": rc.ID + 1000, "diff_hunk": "@@ -0,0 +1 @@", "path": rc.Path,
+				"commit_id": p.HeadSHA, "original_commit_id": p.BaseSHA,
+				"user": reviewer(rc.User),
+				"body": rc.Body, "created_at": created, "updated_at": created, "html_url": html, "pull_request_url": prURL,
+				"author_association": rc.AuthorAssociation,
+				"_links":             map[string]any{"self": map[string]any{"href": url}, "html": map[string]any{"href": html}, "pull_request": map[string]any{"href": prURL}}})
 		}
 	}
 	gitJSON(w, 200, out)

@@ -18,6 +18,12 @@
 //	})
 //	client, _ := srv.NewClient(ghapi.Policy{Sleep: ghfake.NoSleep})
 //
+// Every payload follows GitHub's published REST API description: the test binaries that serve
+// through the fake install ghschema.Main as their TestMain, which validates every response
+// strictly (no property the schema lacks, none it requires missing) and fails on any request
+// that is not a described operation. Where GitHub behaves in ways the description does not
+// say (the 1 MB contents limit, the artifact redirect), deviations.go keeps it, once.
+//
 // Routes are counted per pattern (Server.Count). Other packages extend the
 // fake with more routes in their own files: add an installer method to the
 // list in Server.install, use Server.HandleFunc, and keep any new state in
@@ -214,6 +220,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	// A request the fake has no route for already fails the test (errorf above); every
+	// routed exchange goes to the observer (ghschema: the route must be a described
+	// operation and the response must validate).
+	w, done := observed(w, r, path)
+	defer done()
 	s.mu.Lock()
 	s.counts[pattern]++
 	s.total++

@@ -25,6 +25,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -194,17 +195,39 @@ func ID(classname, name string) string {
 }
 
 func (r *Report) add(name string, src io.Reader) error {
+	return walk(name, src, func(c *Case, collection bool) error {
+		if collection {
+			r.CollectionErrors = append(r.CollectionErrors, c.ID)
+		}
+		r.Cases = append(r.Cases, *c)
+		return nil
+	})
+}
+
+// walk streams one JUnit XML document and calls emit for every testcase as soon as its end
+// tag is read (c is reused afterwards: emit copies what it keeps); collection is true for a
+// testcase with an empty classname and an <error>. It
+// keeps only the enclosing suite names and the testcase being read (at most maxBody bytes of
+// a failure's or skip's text), never the document, so its memory does not grow with the
+// report's size. encoding/xml expands no external entity and no DTD: a document that uses
+// an entity it declares (billion laughs, XXE) fails with a syntax error.
+func walk(name string, src io.Reader, emit func(c *Case, collection bool) error) error {
 	d := xml.NewDecoder(src)
 	d.CharsetReader = charsetReader
 	var suites []string
 	depth := 0
 	sawRoot := false
+	var cur *caseState // the testcase being read, nil outside one
+	var cs caseState   // reused for every testcase
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			if cur != nil {
+				return fmt.Errorf("junit: parse %s: testcase %q: %w", name, cur.c.Name, err)
+			}
 			return fmt.Errorf("junit: parse %s: %w", name, err)
 		}
 		switch t := tok.(type) {
@@ -221,30 +244,41 @@ func (r *Report) add(name string, src io.Reader) error {
 					return fmt.Errorf("junit: parse %s: root element <%s>: %w", name, t.Name.Local, ErrNotJUnit)
 				}
 			}
-			switch t.Name.Local {
-			case "testsuite":
-				suites = append(suites, attr(t, "name"))
-			case "testcase":
-				var tc xmlCase
-				if err := d.DecodeElement(&tc, &t); err != nil {
-					return fmt.Errorf("junit: parse %s: testcase %q: %w", name, attr(t, "name"), err)
+			switch {
+			case cur != nil:
+				// Inside a testcase only its direct children count, as with
+				// DecodeElement into xmlCase: nested suites and cases are ignored.
+				if depth == cur.depth+1 {
+					cur.startChild(t)
 				}
-				depth--
+			case t.Name.Local == "testsuite":
+				suites = append(suites, attr(t, "name"))
+			case t.Name.Local == "testcase":
 				suite := ""
 				if len(suites) > 0 {
 					suite = suites[len(suites)-1]
 				}
-				c := tc.toCase(suite)
-				if c.Errored && strings.TrimSpace(tc.Classname) == "" && hasPlainError(tc) {
-					r.CollectionErrors = append(r.CollectionErrors, c.ID)
-				}
-				r.Cases = append(r.Cases, c)
+				cs.reset(t, suite, depth)
+				cur = &cs
+			}
+		case xml.CharData:
+			if cur != nil && depth == cur.depth+1 {
+				cur.text(t)
 			}
 		case xml.EndElement:
-			depth--
-			if t.Name.Local == "testsuite" && len(suites) > 0 {
+			switch {
+			case cur != nil && depth == cur.depth+1:
+				cur.endChild()
+			case cur != nil && depth == cur.depth:
+				c, collection := cur.finish()
+				cur = nil
+				if err := emit(c, collection); err != nil {
+					return err
+				}
+			case cur == nil && t.Name.Local == "testsuite" && len(suites) > 0:
 				suites = suites[:len(suites)-1]
 			}
+			depth--
 		}
 	}
 	if !sawRoot {
@@ -262,77 +296,97 @@ func attr(t xml.StartElement, name string) string {
 	return ""
 }
 
-// xmlCase mirrors a <testcase>. Children are captured in order through Any so
-// that the "skip unless already failed" rule sees document order.
-type xmlCase struct {
-	Name      string     `xml:"name,attr"`
-	Classname string     `xml:"classname,attr"`
-	File      string     `xml:"file,attr"`
-	Children  []xmlChild `xml:",any"`
+// maxBody bounds the text kept from one failure, error or skip element: enough for the first
+// line Case.Message shows (200 bytes) after any leading white space.
+const maxBody = 4096
+
+// caseState is one <testcase> being streamed. Children are seen in document order, so the
+// "skip unless already failed" rule applies as they arrive.
+type caseState struct {
+	c                      Case
+	depth                  int
+	failed, skipped, flaky bool
+	plainError             bool // an <error> child: with an empty classname, a collection error
+	child                  string
+	childMsg               string
+	body                   []byte
 }
 
-type xmlChild struct {
-	XMLName xml.Name
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Body    string `xml:",chardata"`
+// reset starts a testcase, keeping the body buffer's capacity.
+func (cs *caseState) reset(t xml.StartElement, suite string, depth int) {
+	*cs = caseState{depth: depth, body: cs.body[:0]}
+	cs.c = Case{Suite: suite, Classname: attr(t, "classname"), Name: attr(t, "name"), File: attr(t, "file"), Status: Passed}
+	cs.c.ID = ID(cs.c.Classname, cs.c.Name)
 }
 
-func hasPlainError(tc xmlCase) bool {
-	for _, ch := range tc.Children {
-		if ch.XMLName.Local == "error" {
-			return true
+func (cs *caseState) startChild(t xml.StartElement) {
+	cs.child = t.Name.Local
+	cs.childMsg = attr(t, "message")
+	cs.body = cs.body[:0]
+}
+
+// text keeps the start of a child's character data: leading white space is dropped and at
+// most maxBody bytes are kept.
+func (cs *caseState) text(data []byte) {
+	switch cs.child {
+	case "failure", "error", "skipped":
+	default:
+		return
+	}
+	if len(cs.body) == 0 {
+		data = bytes.TrimLeftFunc(data, unicode.IsSpace)
+	}
+	if room := maxBody - len(cs.body); len(data) > room {
+		data = data[:room]
+	}
+	cs.body = append(cs.body, data...)
+}
+
+func (cs *caseState) endChild() {
+	c := &cs.c
+	switch cs.child {
+	case "failure", "error":
+		if !cs.failed {
+			c.Message = cs.message()
 		}
+		cs.failed = true
+		c.Errored = c.Errored || cs.child == "error"
+		cs.plainError = cs.plainError || cs.child == "error"
+	case "skipped":
+		if !cs.failed && !cs.skipped {
+			c.Message = cs.message()
+		}
+		cs.skipped = true
+	case "flakyFailure", "flakyError":
+		c.Reruns++
+		cs.flaky = true
+	case "rerunFailure", "rerunError":
+		// Written next to a final <failure>/<error> when every rerun
+		// failed too. Alone (no final failure) it can only mean the
+		// test passed eventually, so it is treated like flaky.
+		c.Reruns++
+		cs.flaky = true
 	}
-	return false
+	cs.child = ""
 }
 
-func (tc xmlCase) toCase(suite string) Case {
-	c := Case{
-		ID:        ID(tc.Classname, tc.Name),
-		Suite:     suite,
-		Classname: tc.Classname,
-		Name:      tc.Name,
-		File:      tc.File,
-		Status:    Passed,
-	}
-	failed, skipped, flaky := false, false, false
-	for _, ch := range tc.Children {
-		switch ch.XMLName.Local {
-		case "failure", "error":
-			if !failed {
-				c.Message = firstLine(ch.Message, ch.Body)
-			}
-			failed = true
-			c.Errored = c.Errored || ch.XMLName.Local == "error"
-		case "skipped":
-			if !failed && !skipped {
-				c.Message = firstLine(ch.Message, ch.Body)
-			}
-			skipped = true
-		case "flakyFailure", "flakyError":
-			c.Reruns++
-			flaky = true
-		case "rerunFailure", "rerunError":
-			// Written next to a final <failure>/<error> when every rerun
-			// failed too. Alone (no final failure) it can only mean the
-			// test passed eventually, so it is treated like flaky.
-			c.Reruns++
-			flaky = true
-		}
-	}
+func (cs *caseState) message() string { return firstLine(cs.childMsg, string(cs.body)) }
+
+func (cs *caseState) finish() (*Case, bool) {
+	c := &cs.c
 	switch {
-	case failed:
+	case cs.failed:
 		c.Status = Failed
-	case skipped:
+	case cs.skipped:
 		c.Status = Skipped
-	case flaky:
+	case cs.flaky:
 		c.Status = Flaky
 	}
 	if c.Status != Failed {
 		c.Errored = false
 	}
-	return c
+	collection := c.Errored && strings.TrimSpace(c.Classname) == "" && cs.plainError
+	return c, collection
 }
 
 func firstLine(msg, body string) string {

@@ -8,8 +8,11 @@ package report
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/mdsafe"
 )
 
 // MaxBody is the budget kept under GitHub's 65,536-character pull-request body limit.
@@ -44,7 +47,7 @@ type Report struct {
 type Settlement struct {
 	PR          int
 	Title       string
-	Outcome     string // settled, refused, no-tickets
+	Outcome     string // settled, refused, no-tickets, abstained
 	Delta       *float64
 	Source      string
 	Before      string
@@ -52,6 +55,8 @@ type Settlement struct {
 	Quarantined []string
 	Settled     []string
 	Refused     []string
+	// Reason says why a final abstention (Outcome abstained) measured nothing.
+	Reason string
 }
 
 // Birth is a lesson added to the store.
@@ -133,7 +138,7 @@ func Body(r Report) string {
 	var b strings.Builder
 	b.WriteString(Marker + "\n")
 	b.WriteString("## darwin-memo: lessons measured by CI\n\n")
-	fmt.Fprintf(&b, "This pull request updates `%s`", r.StorePath)
+	fmt.Fprintf(&b, "This pull request updates %s", code(r.StorePath))
 	b.WriteString(" from merged pull requests: each lesson an agent consulted earns or loses energy by the CI pass delta of the pull request that used it. Review it like code, then merge it; the action keeps it up to date until then.\n")
 	if r.DryRun {
 		b.WriteString("\n> **Dry run:** nothing was written.\n")
@@ -175,8 +180,8 @@ func (r Report) commitLink(sha string) string {
 	if len(short) > 7 {
 		short = short[:7]
 	}
-	if r.RepoURL == "" {
-		return "`" + short + "`"
+	if r.RepoURL == "" || strings.Trim(sha, "0123456789abcdef") != "" {
+		return code(short)
 	}
 	return fmt.Sprintf("[`%s`](%s/commit/%s)", short, r.RepoURL, sha)
 }
@@ -188,14 +193,20 @@ func (r Report) prLink(n int) string {
 	return fmt.Sprintf("[#%d](%s/pull/%d)", n, r.RepoURL, n)
 }
 
-// cell makes text safe inside a Markdown table cell and one line long.
-func cell(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "`", "'").Replace(s)
-	if len([]rune(s)) > max {
-		s = string([]rune(s)[:max-1]) + "…"
+// cell quotes text that users or CI wrote (titles, lessons, authors, test ids, warnings that
+// quote them) as inert Markdown on one line, at most max runes: see mdsafe.Inline.
+func cell(s string, max int) string { return mdsafe.Inline(s, max) }
+
+// code quotes an identifier (lesson, ticket) as a code span: see mdsafe.Code.
+func code(s string) string { return mdsafe.Code(s) }
+
+// codes quotes identifiers as code spans joined by ", ".
+func codes(l []string) string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = code(s)
 	}
-	return s
+	return strings.Join(out, ", ")
 }
 
 func fmtFloat(f float64) string {
@@ -222,7 +233,7 @@ func warnings(r Report) string {
 	var b strings.Builder
 	b.WriteString("\n### ⚠️ Warnings\n\n")
 	for _, w := range r.Warnings {
-		b.WriteString("- " + cell(w, 400) + "\n")
+		b.WriteString("- " + warning(w) + "\n")
 	}
 	if len(r.Queued) > 0 {
 		var links []string
@@ -232,6 +243,23 @@ func warnings(r Report) string {
 		b.WriteString("- CI still pending for " + strings.Join(links, ", ") + "; they stay queued and a later run settles them.\n")
 	}
 	return b.String()
+}
+
+// ownRef matches the "#123" the action puts at the start of a warning about a pull request.
+var ownRef = regexp.MustCompile(`^#[0-9]+\b`)
+
+// warning quotes one warning. Warnings are the action's sentences with untrusted text inside
+// (titles, reasons quoting CI and artifacts), so all of it is quoted except the pull request
+// reference the action itself starts it with.
+func warning(w string) string {
+	if ref := ownRef.FindString(w); ref != "" {
+		rest := w[len(ref):]
+		if strings.TrimLeft(rest, " ") != rest {
+			ref += " "
+		}
+		return ref + cell(rest, 400)
+	}
+	return cell(w, 400)
 }
 
 func settlements(r Report) string {
@@ -244,10 +272,12 @@ func settlements(r Report) string {
 	for _, s := range r.Settlements {
 		tickets := "none"
 		switch {
+		case s.Outcome == "abstained":
+			tickets = "unsettled: abstained for good (" + cell(s.Reason, 160) + ")"
 		case len(s.Settled) > 0 || len(s.Refused) > 0:
 			var parts []string
 			if len(s.Settled) > 0 {
-				parts = append(parts, fmt.Sprintf("%d settled (`%s`)", len(s.Settled), strings.Join(capList(s.Settled, 4), "`, `")))
+				parts = append(parts, fmt.Sprintf("%d settled (%s)", len(s.Settled), codes(capList(s.Settled, 4))))
 			}
 			if len(s.Refused) > 0 {
 				parts = append(parts, fmt.Sprintf("%d refused", len(s.Refused)))
@@ -290,7 +320,7 @@ func births(r Report) string {
 				fmt.Fprintf(&b, "| … | %d more | | |\n", len(r.Births)-40)
 				break
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", e.ID, cell(e.Question, 100), cell(e.Answer, 160), cell(strings.Join(capList(e.Sources, 3), ", "), 80))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code(e.ID), cell(e.Question, 100), cell(e.Answer, 160), cell(strings.Join(capList(e.Sources, 3), ", "), 80))
 		}
 	}
 	if len(r.Proposed) > 0 {
@@ -320,11 +350,11 @@ func deaths(r Report) string {
 		case "starved":
 			cause = "starved (never earned its upkeep)"
 		case "merged":
-			cause = "merged into `" + d.Heir + "`"
+			cause = "merged into " + code(d.Heir)
 		}
-		fmt.Fprintf(&b, "- `%s` %s — %s, uses %d", d.ID, cell(d.Question, 100), cause, d.Uses)
+		fmt.Fprintf(&b, "- %s %s — %s, uses %d", code(d.ID), cell(d.Question, 100), cause, d.Uses)
 		if len(d.Lineage) > 0 {
-			fmt.Fprintf(&b, ", lineage `%s`", strings.Join(capList(d.Lineage, 5), "`, `"))
+			fmt.Fprintf(&b, ", lineage %s", codes(capList(d.Lineage, 5)))
 		}
 		b.WriteString("\n")
 		if len(d.Notes) > 0 {
@@ -345,7 +375,7 @@ func merges(r Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Merges (%d)\n\n", len(r.Merges))
 	for _, m := range r.Merges {
-		fmt.Fprintf(&b, "- `%s` %s ← `%s` (energy %s)\n", m.ID, cell(m.Question, 100), strings.Join(m.Members, "`, `"), fmtFloat(m.Energy))
+		fmt.Fprintf(&b, "- %s %s ← %s (energy %s)\n", code(m.ID), cell(m.Question, 100), codes(m.Members), fmtFloat(m.Energy))
 	}
 	return b.String()
 }
@@ -404,7 +434,7 @@ func survivors(r Report) string {
 		if s.New {
 			mark = " 🆕"
 		}
-		fmt.Fprintf(&b, "| `%s`%s | %s | %s | %s | %d |\n", s.ID, mark, cell(s.Question, 100), fmtFloat(s.Energy), tts, s.Uses)
+		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %d |\n", code(s.ID), mark, cell(s.Question, 100), fmtFloat(s.Energy), tts, s.Uses)
 	}
 	return b.String()
 }

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPCommandSpeaksTheProtocolOnStdio runs `darwin-memo mcp` in process
+// with its stdin and stdout connected to the SDK's own client.
+func TestMCPCommandSpeaksTheProtocolOnStdio(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "lessons.json")
+	var stderr bytes.Buffer
+	clock := func() time.Time { return time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC) }
+	if code := run(context.Background(), []string{"add", "--store", store, "How do I run the integration tests?", "make itest"},
+		&IO{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Now: clock}); code != 0 {
+		t.Fatalf("add: %d %s", code, stderr.String())
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		code := run(context.Background(), []string{"mcp", "--store", store}, &IO{Stdin: inR, Stdout: outW, Stderr: &stderr, Now: clock})
+		outW.Close()
+		done <- code
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "consult", Arguments: map[string]any{"question": "how do I run the integration tests"}})
+	if err != nil || res.IsError {
+		t.Fatalf("consult: %v %+v", err, res)
+	}
+	if txt := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(txt, "make itest") || !strings.Contains(txt, "<!-- darwin-memo: v1 ") {
+		t.Fatalf("consult text %q", txt)
+	}
+	cs.Close()
+	inW.Close()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("mcp exited %d: %s", code, stderr.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcp did not exit when its stdin closed")
+	}
+}
+
+func TestFindStoreWalksUpToTheRepositoryRoot(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "a", "b")
+	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, ".darwin-memo"), sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := filepath.Join(root, ".darwin-memo", "lessons.json")
+	// No store yet: the path names where the repository's store belongs.
+	if got := findStore(sub); got != want {
+		t.Errorf("without a store: %q, want %q", got, want)
+	}
+	if err := os.WriteFile(want, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{root, sub} {
+		if got := findStore(dir); got != want {
+			t.Errorf("findStore(%q) = %q, want %q", dir, got, want)
+		}
+	}
+	// A nested store wins over the root's, as a nested .git would.
+	nested := filepath.Join(sub, ".darwin-memo", "lessons.json")
+	if err := os.MkdirAll(filepath.Dir(nested), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nested, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := findStore(sub); got != nested {
+		t.Errorf("nested: %q, want %q", got, nested)
+	}
+}
+
+// TestDecideFindsTheStoreAndSaysWhyItIsSilent runs decide and query the way
+// an agent does, in a subdirectory without --store: they find the
+// repository's store, and a silent answer says whether there is no store,
+// nothing relevant, or only imported lessons still on probation.
+func TestDecideFindsTheStoreAndSaysWhyItIsSilent(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "pkg", "deep")
+	for _, d := range []string{filepath.Join(root, ".git"), sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(sub)
+	if r := runCLI(t, "decide", "how do I run the integration tests"); r.code != 0 || !strings.Contains(r.stdout, `"reason":"no_store"`) || !strings.Contains(r.stderr, "no store at") {
+		t.Fatalf("no store: %+v", r)
+	}
+	foreign := filepath.Join(root, "foreign.json")
+	if r := runCLI(t, "add", "--store", foreign, "How do I run the integration tests?", "make itest"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	store := filepath.Join(root, ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "add", "--store", store, "Which logger do we use?", "zap, from internal/log"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	if r := runCLI(t, "import", "--store", store, foreign); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	if r := runCLI(t, "decide", "which logger do we use"); r.code != 0 || !strings.Contains(r.stdout, "zap, from internal/log") {
+		t.Fatalf("decide from a subdirectory did not find the repository's store: %+v", r)
+	}
+	r := runCLI(t, "decide", "how do I run the integration tests")
+	if r.code != 0 || !strings.Contains(r.stdout, `"reason":"probation"`) || !strings.Contains(r.stdout, `"question":"How do I run the integration tests?","probation":3`) || !strings.Contains(r.stderr, "on probation") {
+		t.Fatalf("probation: %+v", r)
+	}
+	if r := runCLI(t, "decide", "what colour is the dashboard"); !strings.Contains(r.stdout, `"reason":"nothing_relevant"`) {
+		t.Fatalf("nothing relevant: %+v", r)
+	}
+	if r := runCLI(t, "query", "which logger"); r.code != 0 || !strings.Contains(r.stdout, "zap") {
+		t.Fatalf("query from a subdirectory: %+v", r)
+	}
+}

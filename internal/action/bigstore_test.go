@@ -1,0 +1,118 @@
+package action
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// padStore returns store grown past the contents API's 1 MB limit with JSON whitespace, so
+// it still parses as the same store.
+func padStore(store []byte, size int) []byte {
+	i := bytes.IndexByte(store, '{') + 1
+	pad := bytes.Repeat([]byte(" "), size-len(store))
+	return append(append(append([]byte{}, store[:i]...), pad...), store[i:]...)
+}
+
+// A store over 1 MB has no content in the contents API: it is read through the Git blobs API,
+// every status checked. Before, it went through DownloadContents (a directory listing and the
+// download_url host, with the token, status unchecked): a 503 page was parsed as the store.
+func TestE2ELargeStoreReadThroughBlobs(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	big := padStore(store, 1<<20+4096)
+	tests := []struct {
+		name     string
+		failures int // 503s the blob route answers before it serves
+		wantCode int
+		want     string // in the output
+	}{
+		{name: "read", wantCode: 0},
+		{name: "one 503 is retried", failures: 1, wantCode: 0},
+		{name: "persistent 503 fails with the status, never as a malformed store", failures: 100, wantCode: 1, want: "503"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, big)
+			pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+			var mu sync.Mutex
+			blobs, n := 0, 0
+			h.world.SetBefore(func(r *http.Request) (int, string) {
+				mu.Lock()
+				defer mu.Unlock()
+				if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/git/blobs/") {
+					blobs++
+					if n < tt.failures {
+						n++
+						return http.StatusServiceUnavailable, "<html><body>503 Service Unavailable</body></html>"
+					}
+				}
+				return 0, ""
+			})
+			res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+			mustCode(t, res, tt.wantCode)
+			if blobs == 0 {
+				t.Fatalf("the store was not read through the blobs API\n%s", res.stdout)
+			}
+			if tt.wantCode == 0 {
+				if res.outputs["result"] != "settled" {
+					t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+				}
+				return
+			}
+			if !strings.Contains(res.stdout, tt.want) || !strings.Contains(res.stdout, "blobs API") || strings.Contains(res.stdout, "malformed") {
+				t.Fatalf("want an error naming %q and the blobs API:\n%s", tt.want, res.stdout)
+			}
+		})
+	}
+}
+
+// GitHub warns about files over 50 MB and refuses files over 100 MB: the bot pull request says
+// so above the first, and the run refuses, writing nothing, above the second. The limits are
+// scaled down here (FileLimits) so the test stays small.
+func TestE2EStoreSizeLimits(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	tests := []struct {
+		name     string
+		limits   FileLimits
+		wantCode int
+		want     string // in the bot pull request body, or in the output on failure
+	}{
+		{name: "under both", limits: FileLimits{Warn: 1 << 20, Max: 2 << 20}, wantCode: 0},
+		{name: "over the warning size", limits: FileLimits{Warn: 1024, Max: 2 << 20}, wantCode: 0, want: "over GitHub's 1024 bytes warning size"},
+		{name: "over the limit", limits: FileLimits{Warn: 512, Max: 1024}, wantCode: 1, want: "over GitHub's 1024 bytes file limit: nothing was written"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, store)
+			h.fileLimits = tt.limits
+			pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+			res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+			mustCode(t, res, tt.wantCode)
+			if tt.wantCode != 0 {
+				if !strings.Contains(res.stdout, tt.want) || h.git.Ref(DefaultBranch) != "" {
+					t.Fatalf("want %q and no bot branch:\n%s", tt.want, res.stdout)
+				}
+				return
+			}
+			prs := h.openBotPRs()
+			if len(prs) != 1 {
+				t.Fatalf("%d bot pull requests", len(prs))
+			}
+			if tt.want != "" && !strings.Contains(prs[0].Body, tt.want) {
+				t.Fatalf("bot pull request body lacks %q:\n%s", tt.want, prs[0].Body)
+			}
+			if tt.want == "" && strings.Contains(prs[0].Body, "warning size") {
+				t.Fatalf("unexpected size warning:\n%s", prs[0].Body)
+			}
+			if !strings.Contains(res.summary, "GitHub API: ") || !strings.Contains(res.summary, "request(s) in this run") {
+				t.Fatalf("the step summary does not report the requests used:\n%s", res.summary)
+			}
+		})
+	}
+}

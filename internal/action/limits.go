@@ -1,0 +1,128 @@
+package action
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
+)
+
+// GitHub's limits the action works within (docs/action.md, "GitHub's limits").
+const (
+	// FileWarnSize: GitHub warns about files over 50 MB on push.
+	FileWarnSize = 50 << 20
+	// FileMaxSize: GitHub refuses files over 100 MB, and the Git blobs API serves blobs up
+	// to 100 MB.
+	FileMaxSize = 100 << 20
+
+	// RequestsPerPR bounds the API requests one merged pull request costs a run: reading it
+	// and its base store (3), measuring its CI (the pull request, the merge commit, check
+	// runs, workflow runs, artifacts and their downloads at both commits, with paging: 12 in
+	// the common case, 24 here to allow paging and walking back past commits without CI),
+	// and collecting it for the encoder (4).
+	RequestsPerPR = 31
+	// RequestsReserve is kept back for the run's own writes (the bot branch commit and the
+	// bot pull request: at most 9 requests) plus slack.
+	RequestsReserve = 15
+)
+
+// FileLimits are the file sizes the bot branch may hold; zero fields take GitHub's.
+type FileLimits struct {
+	Warn, Max int
+}
+
+func (l FileLimits) withDefaults() FileLimits {
+	if l.Warn <= 0 {
+		l.Warn = FileWarnSize
+	}
+	if l.Max <= 0 {
+		l.Max = FileMaxSize
+	}
+	return l
+}
+
+// checkSizes refuses, before anything is written, a file GitHub would refuse, and warns in the
+// bot pull request about one GitHub warns about.
+func (r *Runner) checkSizes(st *state, files map[string][]byte) error {
+	l := r.FileLimits.withDefaults()
+	for _, name := range sortedNames(files) {
+		n := len(files[name])
+		switch {
+		case n > l.Max:
+			return fmt.Errorf("%s would be %s, over GitHub's %s file limit: nothing was written. Bury dead weight (darwin-memo forget) or lower max-entries, then rerun", name, mb(n), mb(l.Max))
+		case n > l.Warn:
+			st.warnings = append(st.warnings, fmt.Sprintf("%s is %s, over GitHub's %s warning size (it refuses files over %s): prune it before it grows further", name, mb(n), mb(l.Warn), mb(l.Max)))
+		}
+	}
+	return nil
+}
+
+func mb(n int) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+}
+
+// budgetLow reports whether the core rate limit left is too small to process one more merged
+// pull request and still write the bot pull request; why says so for the report.
+func (r *Runner) budgetLow() (bool, string) {
+	if r.Rate == nil {
+		return false, ""
+	}
+	rt := r.Rate()
+	if !rt.Known || rt.Remaining >= RequestsPerPR+RequestsReserve {
+		return false, ""
+	}
+	return true, fmt.Sprintf("GitHub API budget low: %d of %d requests left until %s (a merged pull request may take %d, the bot pull request %d)",
+		rt.Remaining, rt.Limit, rt.Reset.UTC().Format(time.TimeOnly+" UTC"), RequestsPerPR, RequestsReserve)
+}
+
+// RequestsPerRun bounds what a run costs beyond its merged pull requests: reading the store,
+// the flaky sidecar, the recent merges and the open bot pull request with its store (at most
+// 10), and writing the bot branch and pull request (at most 9).
+const RequestsPerRun = 19
+
+// budgetSpent stops a run that cannot afford to read the store and write the bot pull request.
+type budgetSpent string
+
+func (b budgetSpent) Error() string { return string(b) }
+
+// startBudget checks, after the run's first request (the base branch ref), the rate limit that
+// answer reported: with fewer than RequestsPerRun + RequestsReserve left the run reads and
+// writes nothing more (a later run reconciles every merge this one skipped), so it never
+// fails half-way on the limit. No rate-limit headers (GitHub Enterprise Server with rate
+// limiting off) lets the run go ahead.
+func (r *Runner) startBudget() string {
+	if r.Rate == nil {
+		return ""
+	}
+	rt := r.Rate()
+	if !rt.Known || rt.Remaining >= RequestsPerRun+RequestsReserve {
+		return ""
+	}
+	return fmt.Sprintf("GitHub API budget nearly spent: %d of %d requests left until %s; this run stops here, and the next run after the reset reconciles every merge it skipped",
+		rt.Remaining, rt.Limit, rt.Reset.UTC().Format(time.TimeOnly+" UTC"))
+}
+
+// rateSource adapts a ghapi.Transport for Runner.Rate.
+func rateSource(tr *ghapi.Transport) func() ghapi.Rate { return tr.Rate }
+
+func sortedNames(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// apiUsage is the step summary's line on the requests the run made.
+func apiUsage(o *Outcome) string {
+	s := fmt.Sprintf("GitHub API: %d request(s) in this run (%d retried)", o.Requests, o.Retries)
+	if o.Rate.Known {
+		s += fmt.Sprintf("; %d of %d left until %s", o.Rate.Remaining, o.Rate.Limit, o.Rate.Reset.UTC().Format(time.TimeOnly+" UTC"))
+	}
+	return s + "."
+}

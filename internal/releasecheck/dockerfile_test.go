@@ -1,0 +1,191 @@
+package releasecheck
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/version"
+)
+
+// instruction is one Dockerfile instruction with its continuation lines joined.
+type instruction struct {
+	line int
+	cmd  string // upper-case: FROM, RUN, ARG, ...
+	args string
+}
+
+// stage is one FROM and the instructions after it.
+type stage struct {
+	from  instruction
+	instr []instruction
+}
+
+var reDirective = regexp.MustCompile(`(?i)^#\s*([a-z]+)\s*=`)
+
+// parseDockerfile splits a Dockerfile into its parser directives (the # key=value lines before
+// anything else) and its stages.
+func parseDockerfile(src string) (directives []string, stages []stage, err error) {
+	lines := strings.Split(src, "\n")
+	inHeader := true
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if inHeader {
+			if m := reDirective.FindStringSubmatch(l); m != nil {
+				directives = append(directives, strings.ToLower(m[1]))
+				continue
+			}
+			inHeader = false
+		}
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		start := i
+		for strings.HasSuffix(l, `\`) && i+1 < len(lines) {
+			i++
+			next := strings.TrimSpace(lines[i])
+			if strings.HasPrefix(next, "#") {
+				continue
+			}
+			l = strings.TrimSpace(strings.TrimSuffix(l, `\`)) + " " + next
+		}
+		cmd, args, _ := strings.Cut(l, " ")
+		in := instruction{line: start + 1, cmd: strings.ToUpper(cmd), args: strings.TrimSpace(args)}
+		if in.cmd == "FROM" {
+			stages = append(stages, stage{from: in})
+			continue
+		}
+		if len(stages) == 0 {
+			if in.cmd == "ARG" {
+				continue // global ARG before the first FROM
+			}
+			return nil, nil, fmt.Errorf("line %d: %s before the first FROM", in.line, in.cmd)
+		}
+		stages[len(stages)-1].instr = append(stages[len(stages)-1].instr, in)
+	}
+	if len(stages) == 0 {
+		return nil, nil, fmt.Errorf("no FROM")
+	}
+	return directives, stages, nil
+}
+
+// args returns the ARG names a stage declares and whether each has a default value.
+func (s stage) args() map[string]bool {
+	out := map[string]bool{}
+	for _, in := range s.instr {
+		if in.cmd != "ARG" {
+			continue
+		}
+		for _, a := range strings.Fields(in.args) {
+			name, _, hasDefault := strings.Cut(a, "=")
+			out[name] = hasDefault
+		}
+	}
+	return out
+}
+
+var reBuildPlatform = regexp.MustCompile(`--platform=\$(BUILDPLATFORM|\{BUILDPLATFORM\})(\s|$)`)
+
+// The release builds linux/amd64 and linux/arm64 on an x64 runner without QEMU, and the runner
+// builds the action's image on every run: no syntax directive, and every stage that runs
+// commands runs natively and cross-compiles.
+func TestDockerfileCrossCompilesWithoutFrontend(t *testing.T) {
+	const file = "Dockerfile"
+	src := readFile(t, file)
+	directives, stages, err := parseDockerfile(src)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if slices.Contains(directives, "syntax") {
+		t.Errorf("%s: a # syntax= directive makes every action run pull a BuildKit frontend image from Docker Hub; drop it", file)
+	}
+	built := false
+	for _, st := range stages {
+		var runs []instruction
+		for _, in := range st.instr {
+			if in.cmd == "RUN" {
+				runs = append(runs, in)
+			}
+		}
+		if len(runs) > 0 && !reBuildPlatform.MatchString(st.from.args) {
+			t.Errorf("%s:%d: FROM %s has RUN steps but no --platform=$BUILDPLATFORM: the linux/arm64 build would need emulation", file, st.from.line, st.from.args)
+		}
+		for _, run := range runs {
+			if !strings.Contains(run.args, "go build") {
+				continue
+			}
+			built = true
+			for name, goenv := range map[string]string{"TARGETOS": "GOOS", "TARGETARCH": "GOARCH"} {
+				hasDefault, declared := st.args()[name]
+				if !declared {
+					t.Errorf("%s:%d: the build stage does not declare ARG %s", file, st.from.line, name)
+				} else if hasDefault {
+					t.Errorf("%s: ARG %s has a default, which overrides the platform BuildKit sets", file, name)
+				}
+				if !regexp.MustCompile(goenv + `=\$\{?` + name + `[}:]?`).MatchString(run.args) {
+					t.Errorf("%s:%d: go build without %s=$%s", file, run.line, goenv, name)
+				}
+			}
+			checkVersionVars(t, file, run.args)
+			for _, arg := range []string{"VERSION", "COMMIT"} {
+				if _, ok := st.args()[arg]; !ok {
+					t.Errorf("%s: the build stage does not declare ARG %s (the release workflow passes it)", file, arg)
+				}
+			}
+		}
+	}
+	if !built {
+		t.Errorf("%s: no RUN ... go build", file)
+	}
+}
+
+func TestParseDockerfile(t *testing.T) {
+	src := "# syntax=docker/dockerfile:1\n# escape=\\\n\n# a comment\nARG GO=1.26\nFROM --platform=$BUILDPLATFORM golang:$GO AS build\nARG TARGETOS TARGETARCH=amd64\nRUN go build \\\n  # a comment inside\n  -o /x .\nFROM scratch\nCOPY --from=build /x /x\n"
+	dirs, stages, err := parseDockerfile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(dirs, ",") != "syntax,escape" {
+		t.Errorf("directives = %q", dirs)
+	}
+	if len(stages) != 2 || len(stages[0].instr) != 2 || stages[0].instr[1].args != "go build -o /x ." {
+		t.Fatalf("stages = %+v", stages)
+	}
+	if a := stages[0].args(); a["TARGETOS"] || !a["TARGETARCH"] {
+		t.Errorf("args = %v", a)
+	}
+	if !reBuildPlatform.MatchString(stages[0].from.args) || reBuildPlatform.MatchString("--platform=linux/amd64 golang") {
+		t.Error("reBuildPlatform")
+	}
+	if _, _, err := parseDockerfile("# just a comment\n"); err == nil {
+		t.Error("parseDockerfile accepted a file without FROM")
+	}
+}
+
+var reLinkerX = regexp.MustCompile(`-X[ =]?(\S+?)\.(\w+)=`)
+
+// checkVersionVars checks that the -X flags in text set internal/version.Version and .Commit:
+// -X with a wrong path or variable is silently ignored by the linker.
+func checkVersionVars(t *testing.T, file, text string) {
+	t.Helper()
+	set := map[string]bool{}
+	for _, m := range reLinkerX.FindAllStringSubmatch(text, -1) {
+		if m[1] != version.ImportPath {
+			t.Errorf("%s: -X %s.%s names a package other than %s", file, m[1], m[2], version.ImportPath)
+			continue
+		}
+		set[m[2]] = true
+	}
+	for _, v := range []string{"Version", "Commit"} {
+		if !set[v] {
+			t.Errorf("%s: no -X %s.%s=... in the go build flags", file, version.ImportPath, v)
+		}
+	}
+	for v := range set {
+		if v != "Version" && v != "Commit" {
+			t.Errorf("%s: -X %s.%s: internal/version has Version and Commit only", file, version.ImportPath, v)
+		}
+	}
+}
