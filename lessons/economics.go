@@ -9,7 +9,7 @@ import (
 // upkeep charged on opportunity (retrieval_upkeep, idle_upkeep_scale),
 // tenure for lessons with repeated unbundled gains (tenure_after,
 // tenure_upkeep_scale), loss aversion (harm_gain) and an equal split of a
-// bundled PR's delta (bundle_split, off by default). Each is a
+// bundled PR's delta among its tickets (bundle_split). Each is a
 // ledger.config field whose zero value is darwin-memo's rule, so a store
 // without these keys (one darwin-memo wrote) keeps darwin-memo's economics;
 // RecommendedConfig turns them on for new stores. None adds state to the

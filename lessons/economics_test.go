@@ -252,7 +252,7 @@ func TestEconomicsConfigKeys(t *testing.T) {
 	}
 	got, want := re.Config(), RecommendedConfig()
 	if got.RetrievalUpkeep != want.RetrievalUpkeep || got.IdleUpkeepScale == nil || *got.IdleUpkeepScale != *want.IdleUpkeepScale ||
-		got.HarmGain != want.HarmGain || got.TenureAfter != want.TenureAfter || got.TenureUpkeepScale != want.TenureUpkeepScale || got.BundleSplit {
+		got.HarmGain != want.HarmGain || got.TenureAfter != want.TenureAfter || got.TenureUpkeepScale != want.TenureUpkeepScale || got.BundleSplit != want.BundleSplit {
 		t.Errorf("round trip: %+v, want %+v", got, want)
 	}
 	if len(re.Warnings()) != 0 {
@@ -292,5 +292,30 @@ func TestEconomicsConfigKeys(t *testing.T) {
 		if c := ds.Config(); c.RetrievalUpkeep != 0 || c.IdleUpkeepScale != nil || c.HarmGain != 0 || c.TenureAfter != 0 || c.SupportingShare != 0.25 {
 			t.Errorf("darwin-memo store got %+v", c)
 		}
+	}
+}
+
+func TestSettleFreeBatchMovesEachLessonOnce(t *testing.T) {
+	s := econStore(t, func(c *Config) { c.RetrievalUpkeep, c.BundleSplit = 0.1, true })
+	a := mustAdd(t, s, "cache eviction order", "evict oldest first")
+	b := mustAdd(t, s, "cache eviction policy", "evict least used")
+	tickets := []FreeTicket{
+		{Tick: 0, Decider: a.ID, Supporting: []string{b.ID}, Query: "cache eviction"},
+		{Tick: 0, Decider: a.ID, Supporting: []string{}, Query: "eviction order"},
+	}
+	rs := s.SettleFreeBatch(tickets, 2, SettleOptions{Source: "ci"})
+	if len(rs) != 2 || !rs[0].Landed {
+		t.Fatalf("results %+v", rs)
+	}
+	// One credit of 0.6·tanh(2/2 at bundle 2) and one retrieval upkeep,
+	// although two tickets name a.
+	if want := 1 + 0.6*math.Tanh(1) - 0.1; !near(a.Energy, want) {
+		t.Errorf("decider energy %v, want %v", a.Energy, want)
+	}
+	if !near(b.Energy, 0.9) {
+		t.Errorf("supporter energy %v, want 0.9", b.Energy)
+	}
+	if s.TickCount() != 0 {
+		t.Error("SettleFreeBatch ticked")
 	}
 }

@@ -135,8 +135,8 @@ type Config struct {
 	TenureAfter       int
 	TenureUpkeepScale float64
 	// BundleSplit divides a PR's delta equally among the tickets it
-	// settles (SettleOptions.Bundle) before credit is computed. Off by
-	// default everywhere (docs/tuning.md). Key "bundle_split".
+	// settles (SettleOptions.Bundle) before credit is computed, gains and
+	// losses alike. false is off. Key "bundle_split".
 	BundleSplit bool
 }
 
@@ -170,15 +170,18 @@ func RecommendedConfig() Config {
 	c.HarmGain = RecommendedHarmGain
 	c.TenureAfter = RecommendedTenureAfter
 	c.TenureUpkeepScale = RecommendedTenureUpkeepScale
+	c.BundleSplit = RecommendedBundleSplit
 	return c
 }
 
 // The economics new stores start with (issue 13; docs/tuning.md has the
 // evidence). With upkeep 0.05 per tick: an entry pays 0.015 per tick while
-// idle, 0.0015 once tenured, and 0.2 for every settled ticket that
-// retrieved it; a harmful outcome moves up to 1.2 energy.
+// idle, 0.0015 once tenured, and 0.1 for every settled ticket that
+// retrieved it; a PR's delta is split equally among its tickets, and a
+// harmful outcome moves up to 1.2 energy.
 const (
-	RecommendedRetrievalUpkeep   = 0.2
+	RecommendedBundleSplit       = true
+	RecommendedRetrievalUpkeep   = 0.1
 	RecommendedIdleUpkeepScale   = 0.3
 	RecommendedHarmGain          = 1.2
 	RecommendedTenureAfter       = 2

@@ -166,18 +166,23 @@ func (a *Arm) entry(id string) sim.Entry {
 }
 
 // Settle implements sim.Arm as the action's SettleBody does for one merged
-// PR: each ticket is settled with the PR's delta, then one tick if any
-// landed. (The ticket's verification against the PR's base store is
-// skipped: the simulated agent consulted that very store, so it passes.)
+// PR: the PR's tickets are settled with its delta in order, each lesson
+// moved at most once, then one tick if any landed
+// (lessons.Store.SettleFreeBatch). The tickets' verification against the
+// PR's base store is skipped: the simulated agent consulted that very
+// store, so it passes.
 func (a *Arm) Settle(tickets []sim.Consultation, delta float64, pr int) (bool, error) {
-	landed := false
+	var batch []lessons.FreeTicket
 	for _, c := range tickets {
 		ft, ok := a.tickets[c.Ticket]
 		if !ok {
 			continue
 		}
 		delete(a.tickets, c.Ticket)
-		r := a.store.SettleFree(ft, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr), Bundle: len(tickets)})
+		batch = append(batch, ft)
+	}
+	landed := false
+	for _, r := range a.store.SettleFreeBatch(batch, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr)}) {
 		landed = landed || r.Landed
 	}
 	if landed {

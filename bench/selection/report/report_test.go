@@ -266,7 +266,7 @@ func TestTuningReusesTheMainSweep(t *testing.T) {
 	}
 	table := TuningSection(merged, 1, "x")
 	for _, want := range []string{"`" + Ours + "` | defaults: " + ourSettings + " |", "`" + Issue6 + "` | before issue 13:", "`" + DarwinMemo + "` | darwin-memo's: scale 2, supporting share 0.25 |",
-		"`" + Ours + "_only_opportunity`", "`" + Ours + "_no_tenure`", "`" + Ours + "_bundle_split`"} {
+		"`" + Ours + "_only_opportunity`", "`" + Ours + "_no_tenure`", "`" + Ours + "_no_split`"} {
 		if !strings.Contains(table, want) {
 			t.Errorf("the table lacks %q", want)
 		}

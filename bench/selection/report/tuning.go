@@ -50,7 +50,7 @@ func TuningVariants() []Variant {
 }
 
 // ourSettings describes the defaults' economics in the tuning tables.
-const ourSettings = "retrieval upkeep 0.2, idle upkeep ×0.3, tenure after 2 unbundled gains (upkeep ×0.1), harm gain 1.2"
+const ourSettings = "bundle split, retrieval upkeep 0.1, idle upkeep ×0.3, tenure after 2 unbundled gains (upkeep ×0.1), harm gain 1.2"
 
 // Issue13Variants are the mechanisms of issue 13 measured alone (on the
 // defaults before issue 13) and left out (of the defaults), and the
@@ -73,25 +73,28 @@ func Issue13Variants() []Variant {
 		return Variant{o.Name, settings, o}
 	}
 	return []Variant{
-		alone("only_opportunity", "before issue 13 + retrieval upkeep 0.2, idle upkeep ×0.3", func(c *lessons.Config) {
+		alone("only_split", "before issue 13 + bundle split", func(c *lessons.Config) { c.BundleSplit = true }),
+		alone("only_opportunity", "before issue 13 + retrieval upkeep 0.1, idle upkeep ×0.3", func(c *lessons.Config) {
 			c.RetrievalUpkeep, c.IdleUpkeepScale = rec.RetrievalUpkeep, rec.IdleUpkeepScale
 		}),
 		alone("only_tenure", "before issue 13 + tenure after 2 unbundled gains (upkeep ×0.1)", func(c *lessons.Config) {
 			c.TenureAfter, c.TenureUpkeepScale = rec.TenureAfter, rec.TenureUpkeepScale
 		}),
 		alone("only_harm", "before issue 13 + harm gain 1.2", func(c *lessons.Config) { c.HarmGain = rec.HarmGain }),
+		change("no_split", "defaults without bundle split", func(c *lessons.Config) { c.BundleSplit = false }),
+		change("no_split_retrieval0.2", "defaults without bundle split, retrieval upkeep 0.2", func(c *lessons.Config) {
+			c.BundleSplit, c.RetrievalUpkeep = false, 0.2
+		}),
 		change("no_opportunity", "defaults without retrieval upkeep and idle scale", func(c *lessons.Config) {
 			c.RetrievalUpkeep, c.IdleUpkeepScale = 0, nil
 		}),
 		change("no_tenure", "defaults without tenure", func(c *lessons.Config) { c.TenureAfter = 0 }),
 		change("no_harm", "defaults without harm gain", func(c *lessons.Config) { c.HarmGain = 0 }),
-		change("bundle_split", "defaults + bundle split, retrieval upkeep 0.1", func(c *lessons.Config) {
-			c.BundleSplit, c.RetrievalUpkeep = true, 0.1
-		}),
-		change("retrieval0.15", "defaults with retrieval upkeep 0.15", func(c *lessons.Config) { c.RetrievalUpkeep = 0.15 }),
-		change("retrieval0.25", "defaults with retrieval upkeep 0.25", func(c *lessons.Config) { c.RetrievalUpkeep = 0.25 }),
+		change("retrieval0.08", "defaults with retrieval upkeep 0.08", func(c *lessons.Config) { c.RetrievalUpkeep = 0.08 }),
+		change("retrieval0.12", "defaults with retrieval upkeep 0.12", func(c *lessons.Config) { c.RetrievalUpkeep = 0.12 }),
 		change("idle0.2", "defaults with idle upkeep ×0.2", func(c *lessons.Config) { c.IdleUpkeepScale = idle(0.2) }),
-		change("idle0.5", "defaults with idle upkeep ×0.5", func(c *lessons.Config) { c.IdleUpkeepScale = idle(0.5) }),
+		change("idle0.4", "defaults with idle upkeep ×0.4", func(c *lessons.Config) { c.IdleUpkeepScale = idle(0.4) }),
+		change("tenure1", "defaults with tenure after 1 unbundled gain", func(c *lessons.Config) { c.TenureAfter = 1 }),
 		change("tenure3", "defaults with tenure after 3 unbundled gains", func(c *lessons.Config) { c.TenureAfter = 3 }),
 		change("harm1.5", "defaults with harm gain 1.5", func(c *lessons.Config) { c.HarmGain = 1.5 }),
 	}
@@ -181,13 +184,14 @@ const (
 
 // HeldOutVariants are the settings re-checked on held-out seeds: the
 // defaults, the defaults before issue 13, darwin-memo's settings, the
-// mechanisms of issue 13 left out one at a time, bundle split, and issue
-// 6's closest alternatives.
+// mechanisms of issue 13 left out one at a time (and the defaults without
+// bundle split at retrieval upkeep 0.2), and issue 6's closest
+// alternatives.
 func HeldOutVariants() []Variant {
 	vs := TuningVariants()[:3]
 	for _, v := range Issue13Variants() {
 		switch v.Name {
-		case Ours + "_no_opportunity", Ours + "_no_tenure", Ours + "_no_harm", Ours + "_bundle_split":
+		case Ours + "_no_split", Ours + "_no_split_retrieval0.2", Ours + "_no_opportunity", Ours + "_no_tenure", Ours + "_no_harm":
 			vs = append(vs, v)
 		}
 	}
