@@ -433,9 +433,10 @@ func caveats(cfg sim.Config) string {
 		"* The world is synthetic and its parameters were fixed before any arm was measured, not fitted; the outcome depends on them "+
 		"(topic popularity and bundle size most). Lesson texts are made-up words, so retrieval is exact topic matching.\n"+
 		"* The agent acts only on the deciding lesson; supporters are cited in the ticket and credited by the ledger's rules.\n"+
-		"* Every ticket of a PR is settled with the whole PR's delta, as the action does: a poisoned lesson bundled with useful work "+
-		"can be paid for it. This is the main reason a poison survives in some seeds; the defaults count only unbundled gains towards "+
-		"tenure, and an equal split of the delta (`bundle_split`) is measured in [tuning.md](tuning.md).\n"+
+		"* Every ticket of a PR is settled with the PR's one delta, each lesson at most once per PR, as the action's SettleBody does; "+
+		"the defaults divide the delta equally among the PR's tickets (`bundle_split`), a crude credit assignment, and count only "+
+		"unbundled gains towards tenure. A poisoned lesson bundled with useful work can still be paid for it; this is the main reason "+
+		"a poison survives, and per-test attribution is not modelled (see [tuning.md](tuning.md)).\n"+
 		"* The action verifies a store-free ticket by re-running its query against the store at the PR's base; the simulator consults "+
 		"at the base, so verification would always pass and is skipped.\n"+
 		"* The suite is small (%d tests, %d per topic) and work concentrates on popular topics, so a test often breaks and gets fixed "+
