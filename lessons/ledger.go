@@ -240,6 +240,10 @@ type SettleOptions struct {
 	Detail   string
 	Source   string // "ci", "operator", ...; default "unknown"
 	Evidence *Evidence
+	// Bundle is how many tickets one merged PR's delta settles, this one
+	// included (0 or 1: alone). Above 1 it is recorded in the settle notes
+	// ("bundle"), and a bundled gain earns no tenure (Store.Tenured).
+	Bundle int
 
 	// moved holds the entries an earlier ticket of the same merged pull
 	// request already moved (SettleBody): a settlement neither credits them
@@ -315,7 +319,7 @@ func (s *Store) assignCredit(t *Ticket, delta, scale float64) []Credit {
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		scale = c.Scale()
 	}
-	credit := c.CreditGain * math.Tanh(delta/scale)
+	credit := s.creditGain(delta) * math.Tanh(delta/scale)
 	if credit == 0 || math.IsNaN(credit) {
 		return nil
 	}
@@ -365,7 +369,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if opts.Detail != "" {
 		detail = ", " + opts.Detail
 	}
-	applied := s.assignCredit(t, delta, opts.Scale)
+	applied := s.assignCredit(t, s.creditDelta(delta, opts.Bundle), opts.Scale)
 	if len(opts.moved) > 0 {
 		kept := applied[:0:0]
 		for _, c := range applied {
@@ -387,12 +391,21 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 			s.damaged[c.Entry] = true
 		}
 		text := fmt.Sprintf("tick %d: credit %s (%s delta %s%s)", s.tick, fmt.Sprintf("%+.3f", c.Amount), srcLabel, pyG(delta), detail)
-		s.note(c.Entry, s.structured(text, "settle",
-			m("ticket", vStr(t.ID)), m("credit", vFloat(round6(c.Amount))), m("delta", vFloat(delta)),
-			m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())))
+		extra := []member{m("ticket", vStr(t.ID)), m("credit", vFloat(round6(c.Amount))), m("delta", vFloat(delta)),
+			m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())}
+		if opts.Bundle > 1 {
+			extra = append(extra, m("bundle", vInt(opts.Bundle)))
+		}
+		s.note(c.Entry, s.structured(text, "settle", extra...))
+		if e, ok := s.byID[c.Entry]; ok {
+			s.noteCredit(e, c.Amount, opts.Bundle)
+		}
 	}
 	res.Applied = applied
 	prov := t.Provenance()
+	if event == StatusSettled {
+		s.chargeRetrieval(prov, opts.moved)
+	}
 	for _, id := range prov {
 		if credited[id] || opts.moved[id] {
 			continue
@@ -562,7 +575,7 @@ func (s *Store) Tick(opts TickOptions) TickStats {
 	charged := 0.0
 	for _, e := range s.living {
 		before := e.Energy
-		e.Energy -= s.Upkeep
+		e.Energy -= s.idleUpkeep(e)
 		if e.Pinned {
 			e.Energy = math.Max(e.Energy, 0)
 		} else if !e.Alive() && !escrow[e.ID] {
@@ -728,9 +741,10 @@ func (s *Store) Import(from *Store, opts ImportOptions) []string {
 // TicksToStarvation is round(energy / upkeep, 1), or nil for pinned entries
 // or when upkeep <= 0.
 func (s *Store) TicksToStarvation(e *Entry) *float64 {
-	if e.Pinned || s.Upkeep <= 0 {
+	u := s.idleUpkeep(e)
+	if e.Pinned || u <= 0 {
 		return nil
 	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(e.Energy/s.Upkeep, 'f', 1, 64), 64)
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(e.Energy/u, 'f', 1, 64), 64)
 	return &r
 }

@@ -83,6 +83,11 @@ type Entry struct {
 	hasSet bool
 	doc    int  // document number in the store's index
 	dead   bool // set while a burial sweep is compacting the living list
+
+	// streak is the number of unbundled gains since the entry's last loss
+	// (tenure), derived from its history when streakSet is false.
+	streak    int
+	streakSet bool
 }
 
 // Alive reports whether the entry's balance is above the death threshold.
@@ -106,6 +111,33 @@ type Config struct {
 	UpkeepRequiresSettlement bool
 	MergeSourcePolicy        string
 	ConflictThreshold        *float64
+
+	// Economics of this project (issue 13; economics.go, docs/tuning.md),
+	// persisted as extra ledger.config keys that darwin-memo drops on load.
+	// Their zero values are darwin-memo's rules, so a store without them
+	// keeps darwin-memo's economics; RecommendedConfig sets them for new
+	// stores.
+
+	// RetrievalUpkeep is charged once to every living entry of a ticket's
+	// provenance (decider and supporters) when the ticket settles with an
+	// outcome: upkeep on opportunity. 0 is off. Key "retrieval_upkeep".
+	RetrievalUpkeep float64
+	// IdleUpkeepScale multiplies the per-tick upkeep. Nil is 1
+	// (darwin-memo). Key "idle_upkeep_scale".
+	IdleUpkeepScale *float64
+	// HarmGain replaces CreditGain for negative deltas (loss aversion). 0
+	// is off. Key "harm_gain".
+	HarmGain float64
+	// TenureAfter is the number of unbundled gains since the last loss that
+	// promote an entry to tenure, in which it pays TenureUpkeepScale times
+	// the per-tick upkeep (Store.Tenured). 0 is off. Keys "tenure_after",
+	// "tenure_upkeep_scale".
+	TenureAfter       int
+	TenureUpkeepScale float64
+	// BundleSplit divides a PR's delta equally among the tickets it
+	// settles (SettleOptions.Bundle) before credit is computed, gains and
+	// losses alike. false is off. Key "bundle_split".
+	BundleSplit bool
 }
 
 // DefaultConfig returns darwin-memo's defaults. It is the fallback for a
@@ -132,8 +164,29 @@ func DefaultConfig() Config {
 func RecommendedConfig() Config {
 	c := DefaultConfig()
 	c.SupportingShare = 0
+	c.RetrievalUpkeep = RecommendedRetrievalUpkeep
+	idle := RecommendedIdleUpkeepScale
+	c.IdleUpkeepScale = &idle
+	c.HarmGain = RecommendedHarmGain
+	c.TenureAfter = RecommendedTenureAfter
+	c.TenureUpkeepScale = RecommendedTenureUpkeepScale
+	c.BundleSplit = RecommendedBundleSplit
 	return c
 }
+
+// The economics new stores start with (issue 13; docs/tuning.md has the
+// evidence). With upkeep 0.05 per tick: an entry pays 0.015 per tick while
+// idle, 0.0015 once tenured, and 0.1 for every settled ticket that
+// retrieved it; a PR's delta is split equally among its tickets, and a
+// harmful outcome moves up to 1.2 energy.
+const (
+	RecommendedBundleSplit       = true
+	RecommendedRetrievalUpkeep   = 0.1
+	RecommendedIdleUpkeepScale   = 0.3
+	RecommendedHarmGain          = 1.2
+	RecommendedTenureAfter       = 2
+	RecommendedTenureUpkeepScale = 0.1
+)
 
 // Scale returns the tanh normaliser: the persisted resource_scale or 1.0.
 func (c Config) Scale() float64 {
@@ -934,8 +987,12 @@ func (s *Store) configFromValue(v value) Config {
 			}
 			c.MergeSourcePolicy = x.s
 		default:
-			s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.key))
-			continue
+			known, wrong := c.setExtConfig(mb.key, x)
+			if !known {
+				s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.key))
+				continue
+			}
+			bad = wrong
 		}
 		if bad {
 			s.warn(fmt.Sprintf("$.ledger.config.%s has the wrong type; using the default", mb.key))
@@ -1176,8 +1233,10 @@ func (s *Store) configValue() value {
 			return vBool(c.UpkeepRequiresSettlement)
 		case "merge_source_policy":
 			return vStr(c.MergeSourcePolicy)
-		default:
+		case "conflict_threshold":
 			return optFloat(c.ConflictThreshold)
+		default:
+			return c.extConfigValue(k)
 		}
 	}
 	var ms []member
@@ -1190,6 +1249,11 @@ func (s *Store) configValue() value {
 	}
 	for _, k := range configKeys {
 		if !seen[k] {
+			ms = append(ms, m(k, field(k)))
+		}
+	}
+	for _, k := range extConfigKeys {
+		if !seen[k] && c.extConfigSet(k) {
 			ms = append(ms, m(k, field(k)))
 		}
 	}

@@ -382,6 +382,9 @@ type BodyReport struct {
 func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
 	tickets, errs := ParseTickets(body)
 	rep := BodyReport{Errors: errs}
+	if opts.Bundle == 0 {
+		opts.Bundle = len(tickets) // the PR's delta settles all its tickets
+	}
 	if base == nil {
 		base = New("base", Options{})
 	}

@@ -125,8 +125,8 @@ func history(rounds int) []step {
 type Options struct {
 	// Out receives the per-merge table and the final fates (nil: discarded).
 	Out io.Writer
-	// Rounds is the number of rounds of the generated history (0: 6, enough for trivia to
-	// starve).
+	// Rounds is the number of rounds of the generated history (0: 27, enough for trivia, which
+	// no query retrieves, to starve on the idle upkeep of new stores; docs/tuning.md).
 	Rounds int
 	// MergeBotEvery merges the bot pull request after every n-th action run (0: 2), so the
 	// demo also exercises updating an open bot pull request.
@@ -182,7 +182,7 @@ type Result struct {
 // Run generates the repository, runs the action after every merge, and returns what happened.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Rounds == 0 {
-		opts.Rounds = 6
+		opts.Rounds = 27
 	}
 	if opts.MergeBotEvery == 0 {
 		opts.MergeBotEvery = 2

@@ -46,9 +46,26 @@ func (o Options) Describe() string {
 	if o.Upkeep > 0 {
 		upkeep = o.Upkeep
 	}
-	return fmt.Sprintf("store-free tickets, resource scale %g, upkeep %g per tick, credit gain %g, supporting share %g, "+
+	econ := fmt.Sprintf("upkeep %g per tick", upkeep)
+	if cfg.IdleUpkeepScale != nil {
+		econ = fmt.Sprintf("upkeep %g per tick while idle (%g × %g)", upkeep**cfg.IdleUpkeepScale, upkeep, *cfg.IdleUpkeepScale)
+	}
+	if cfg.RetrievalUpkeep != 0 {
+		econ += fmt.Sprintf(" plus %g per settled ticket that retrieved the lesson", cfg.RetrievalUpkeep)
+	}
+	if cfg.TenureAfter > 0 {
+		econ += fmt.Sprintf(", tenure after %d unbundled gains since the last loss (idle upkeep × %g)", cfg.TenureAfter, cfg.TenureUpkeepScale)
+	}
+	gain := fmt.Sprintf("credit gain %g", cfg.CreditGain)
+	if cfg.HarmGain > 0 {
+		gain += fmt.Sprintf(" (%g on a negative delta)", cfg.HarmGain)
+	}
+	if cfg.BundleSplit {
+		gain += ", a PR's delta split equally among its tickets"
+	}
+	return fmt.Sprintf("store-free tickets, resource scale %g, %s, %s, supporting share %g, "+
 		"consolidation every %d ticks at Jaccard %g, spawn energy %g, cap %g, one tick per merged PR whose settlement landed",
-		o.Scale, upkeep, cfg.CreditGain, cfg.SupportingShare, cfg.ConsolidateEvery, cfg.MergeThreshold,
+		o.Scale, econ, gain, cfg.SupportingShare, cfg.ConsolidateEvery, cfg.MergeThreshold,
 		lessons.SpawnEnergy, lessons.DefaultMaxEnergy)
 }
 
@@ -154,18 +171,23 @@ func (a *Arm) entry(id string) sim.Entry {
 }
 
 // Settle implements sim.Arm as the action's SettleBody does for one merged
-// PR: each ticket is settled with the PR's delta, then one tick if any
-// landed. (The ticket's verification against the PR's base store is
-// skipped: the simulated agent consulted that very store, so it passes.)
+// PR: the PR's tickets are settled with its delta in order, each lesson
+// moved at most once, then one tick if any landed
+// (lessons.Store.SettleFreeBatch). The tickets' verification against the
+// PR's base store is skipped: the simulated agent consulted that very
+// store, so it passes.
 func (a *Arm) Settle(tickets []sim.Consultation, delta float64, pr int) (bool, error) {
-	landed := false
+	var batch []lessons.FreeTicket
 	for _, c := range tickets {
 		ft, ok := a.tickets[c.Ticket]
 		if !ok {
 			continue
 		}
 		delete(a.tickets, c.Ticket)
-		r := a.store.SettleFree(ft, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr)})
+		batch = append(batch, ft)
+	}
+	landed := false
+	for _, r := range a.store.SettleFreeBatch(batch, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr)}) {
 		landed = landed || r.Landed
 	}
 	if landed {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 func lesson(id int, q, a string) sim.Lesson {
@@ -37,8 +38,10 @@ func TestConsultSettleTicksOnlyWhenLanded(t *testing.T) {
 		t.Fatalf("landed=%v tick=%d, want true 1", landed, a.Store().TickCount())
 	}
 	e := a.Store().Living()[0]
-	// 1.0 + 0.6·tanh(2/1.5) − 0.05 upkeep, at the default scale.
-	if want := 1.0 + 0.6*0.8700616617426719 - 0.05; e.Energy < want-1e-12 || e.Energy > want+1e-12 {
+	// 1.0 + 0.6·tanh(2/1.5) − 0.1 retrieval upkeep − 0.05·0.3 idle upkeep,
+	// at the default scale and economics (lessons.RecommendedConfig; one
+	// ticket, so bundle split changes nothing).
+	if want := 1.0 + 0.6*0.8700616617426719 - 0.1 - 0.05*0.3; e.Energy < want-1e-12 || e.Energy > want+1e-12 {
 		t.Errorf("energy %v, want %v", e.Energy, want)
 	}
 	// The same ticket again is dropped: no landing, no tick.
@@ -67,7 +70,11 @@ func TestPoisonIsExecuted(t *testing.T) {
 }
 
 func TestMergedEntryCarriesMembersLessons(t *testing.T) {
-	a := New(Options{})
+	// darwin-memo's upkeep rules: the supporter pays no retrieval upkeep,
+	// so both near-duplicates live until consolidation.
+	cfg := lessons.DefaultConfig()
+	cfg.SupportingShare = 0
+	a := New(Options{Config: &cfg})
 	a.Add(lesson(3, "kabama kebama kibama kobama kubama", "lalama lelama lilama lolama lulama"), 0)
 	a.Add(lesson(4, "kabama kebama kibama kobama kubama", "lalama lelama lilama lolama zuzuzu"), 0)
 	// Five landed settlements make five ticks; consolidation runs at tick 5.
@@ -113,7 +120,7 @@ func TestRunIsDeterministic(t *testing.T) {
 
 func TestOptionsDescribe(t *testing.T) {
 	got := Options{}.Describe()
-	for _, want := range []string{"resource scale 1.5", "upkeep 0.05", "supporting share 0,"} {
+	for _, want := range []string{"resource scale 1.5", "upkeep 0.015 per tick while idle", "plus 0.1 per settled ticket", "a PR's delta split equally among its tickets", "tenure after 2 unbundled gains", "(1.2 on a negative delta)", "supporting share 0,"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Describe() = %q lacks %q", got, want)
 		}

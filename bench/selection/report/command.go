@@ -62,6 +62,18 @@ const (
 // for comparison.
 const DarwinMemo = Ours + "_darwin-memo"
 
+// Issue6 is the name of the arm running the defaults before issue 13:
+// scale 1.5 and supporting share 0 with darwin-memo's upkeep rules (every
+// entry pays 0.05 per tick, no retrieval upkeep, tenure or harm gain).
+const Issue6 = Ours + "_issue6"
+
+// Issue6Options are the ledger settings of the Issue6 arm.
+func Issue6Options() ledgerarm.Options {
+	cfg := lessons.DefaultConfig()
+	cfg.SupportingShare = 0
+	return ledgerarm.Options{Name: Issue6, Config: &cfg}
+}
+
 // DarwinMemoOptions are the ledger settings of the DarwinMemo arm: scale 2
 // and lessons.DefaultConfig (supporting share 0.25).
 func DarwinMemoOptions() ledgerarm.Options {
@@ -71,11 +83,11 @@ func DarwinMemoOptions() ledgerarm.Options {
 }
 
 // NewSweep builds the benchmark's sweep: the ledger with the defaults as
-// the reference arm, the ledger with darwin-memo's settings, then every
-// baseline.
+// the reference arm, the ledger with the defaults before issue 13 and with
+// darwin-memo's settings, then every baseline.
 func NewSweep(cfg sim.Config, seeds int, noises []float64) sim.Sweep {
 	ss := SeedRange(1, seeds)
-	arms := append([]sim.ArmSpec{ledgerarm.Spec(DarwinMemoOptions())}, sim.Baselines(cfg)...)
+	arms := append([]sim.ArmSpec{ledgerarm.Spec(Issue6Options()), ledgerarm.Spec(DarwinMemoOptions())}, sim.Baselines(cfg)...)
 	return sim.Sweep{Config: cfg, Seeds: ss, Noises: noises,
 		Reference: ledgerarm.Spec(LedgerOptions()), Arms: arms, KeepSeries: true}
 }
@@ -104,7 +116,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		workers = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
 		write   = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
 		tuning  = fs.String("tuning", "", "also run the ledger-settings sensitivity sweep (0% and 10% noise) and write its table into this markdown file (between the tuning markers)")
-		reqArm  = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults) or "+DarwinMemo+" (darwin-memo's settings)")
+		reqArm  = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults), "+Issue6+" (the defaults before issue 13) or "+DarwinMemo+" (darwin-memo's settings)")
 		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
 	fs.Usage = func() {
@@ -164,8 +176,8 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 
-	if *reqArm != Ours && *reqArm != DarwinMemo {
-		return usagef("-require-arm %q: use %s or %s", *reqArm, Ours, DarwinMemo)
+	if *reqArm != Ours && *reqArm != DarwinMemo && *reqArm != Issue6 {
+		return usagef("-require-arm %q: use %s, %s or %s", *reqArm, Ours, Issue6, DarwinMemo)
 	}
 	if *first == 0 {
 		return usagef("-first-seed 0: seeds start at 1")
@@ -184,7 +196,19 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	elapsed := time.Since(start)
 
 	meta := Meta{Command: RegenCommand, Config: cfg, Seeds: n, LedgerSettings: LedgerOptions().Describe(),
-		DarwinMemoSettings: DarwinMemoOptions().Describe()}
+		DarwinMemoSettings: DarwinMemoOptions().Describe(), Issue6Settings: Issue6Options().Describe()}
+	// The held-out seeds (the next n worlds) at 0% and 10% noise: the goal
+	// table of benchmarks.md and the held-out table of tuning.md.
+	held := *first + uint64(n)
+	var hres *sim.SweepResult
+	if *write != "" || *tuning != "" {
+		hsw := HeldOutSweep(cfg, held, n)
+		hsw.Workers = *workers
+		if hres, err = hsw.Run(ctx); err != nil {
+			return fmt.Errorf("held-out sweep: %w", err)
+		}
+		meta.HeldOut, meta.HeldOutFirst = hres, held
+	}
 	if *write != "" {
 		meta.PlotPrefix = ""
 		section := Section(res, meta)
@@ -232,13 +256,6 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote the sensitivity table of %s\n", *tuning)
-		held := *first + uint64(n)
-		hsw := HeldOutSweep(cfg, held, n)
-		hsw.Workers = *workers
-		hres, err := hsw.Run(ctx)
-		if err != nil {
-			return fmt.Errorf("held-out sweep: %w", err)
-		}
 		if err := writeMarked(*tuning, HeldOutSection(hres, held, n, cmd), HeldOutBeginMarker, HeldOutEndMarker, ""); err != nil {
 			return err
 		}
@@ -246,7 +263,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 
 	var missed []string
-	for _, g := range GoalsFor(res, *reqArm) {
+	for _, g := range AllGoals(res, *reqArm) {
 		if !slices.Contains(required, g.ID) {
 			continue
 		}
@@ -263,7 +280,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // summary prints the goals and the headline metrics as plain text.
 func summary(w io.Writer, r *sim.SweepResult, seeds int) {
 	fmt.Fprintf(w, "goals of %s (defaults):\n", Ours)
-	for _, g := range Goals(r) {
+	for _, g := range AllGoals(r, Ours) {
 		status := "MISSED"
 		switch {
 		case !g.Checked:
@@ -275,7 +292,7 @@ func summary(w io.Writer, r *sim.SweepResult, seeds int) {
 	}
 	if slices.Contains(r.Arms, DarwinMemo) {
 		var parts []string
-		for _, g := range GoalsFor(r, DarwinMemo) {
+		for _, g := range AllGoals(r, DarwinMemo) {
 			st := "missed"
 			if g.Met {
 				st = "met"

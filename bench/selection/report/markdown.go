@@ -24,7 +24,12 @@ type Meta struct {
 	Seeds   int
 	// LedgerSettings and DarwinMemoSettings describe the ledger arms'
 	// configurations in one line each.
-	LedgerSettings, DarwinMemoSettings string
+	LedgerSettings, DarwinMemoSettings, Issue6Settings string
+	// HeldOut is the sweep of the held-out seeds HeldOutFirst, ... (the
+	// next Seeds worlds) at 0% and 10% noise, for the goal table; nil
+	// leaves the held-out columns out.
+	HeldOut      *sim.SweepResult
+	HeldOutFirst uint64
 	// PlotDir is where the SVGs are written, relative to the markdown file.
 	PlotPrefix string
 }
@@ -196,6 +201,51 @@ func hasNoise(r *sim.SweepResult, noise float64) bool {
 	return false
 }
 
+// issue13Table renders issue 13's goal table: the defaults before issue 13
+// and the defaults now, on the tuning seeds and on the held-out seeds, with
+// met / not met computed from the numbers.
+func issue13Table(b *strings.Builder, r *sim.SweepResult, meta Meta) {
+	yes := func(g Goal) string {
+		switch {
+		case !g.Checked:
+			return "not measured"
+		case g.Met:
+			return "**met**"
+		}
+		return "**not met**"
+	}
+	b.WriteString("### Goals of issue 13\n\n")
+	fmt.Fprintf(b, "Every row at once, for the `%s` arm (the defaults); `%s` is the same ledger with the defaults before issue 13 "+
+		"(darwin-memo's upkeep rules). Seeds 1–%d are the seeds the defaults were chosen on", Ours, Issue6, meta.Seeds)
+	held := meta.HeldOut
+	if held != nil {
+		fmt.Fprintf(b, "; seeds %d–%d are held out (worlds no setting was chosen on)", meta.HeldOutFirst, meta.HeldOutFirst+uint64(meta.Seeds)-1)
+	}
+	b.WriteString(". The damage threshold is the issue's (the defaults before issue 13 on seeds 1–20); \"best baseline\" is the baseline " +
+		"with the highest median cumulative Δ on the same seeds and noise.\n\n")
+	head := fmt.Sprintf("| goal | `%s`, seeds 1–%d | `%s`, seeds 1–%d | met |", Issue6, meta.Seeds, Ours, meta.Seeds)
+	sep := "|---|---|---|---|"
+	if held != nil {
+		last := meta.HeldOutFirst + uint64(meta.Seeds) - 1
+		head += fmt.Sprintf(" `%s`, held-out %d–%d | `%s`, held-out %d–%d | met |", Issue6, meta.HeldOutFirst, last, Ours, meta.HeldOutFirst, last)
+		sep += "---|---|---|"
+	}
+	b.WriteString(head + "\n" + sep + "\n")
+	before, after := Issue13Goals(r, Issue6), Issue13Goals(r, Ours)
+	var hb, ha []Goal
+	if held != nil {
+		hb, ha = Issue13Goals(held, Issue6), Issue13Goals(held, Ours)
+	}
+	for i, g := range after {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |", g.Text, before[i].Measured, g.Measured, yes(g))
+		if held != nil {
+			fmt.Fprintf(b, " %s | %s | %s |", hb[i].Measured, ha[i].Measured, yes(ha[i]))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
 // Section renders the selection section, markers included.
 func Section(r *sim.SweepResult, meta Meta) string {
 	var b strings.Builder
@@ -219,16 +269,17 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		cfg.MinTasks, cfg.MaxTasks, 0, cfg.MaxDelay, 100*cfg.PBase, 100*cfg.PFix, 100*cfg.PTrap, cfg.MaxHarm, 100*cfg.PHarm,
 		cfg.InitialUseful, cfg.InitialNearDup, cfg.InitialPoison, cfg.InitialTrivia, cfg.ArrivalEvery, 100*cfg.LearnFraction, noiseModel(cfg))
 	fmt.Fprintf(&b, "**Arms.** `ledger`: this project's `lessons` package with the defaults of the action and of the stores it creates "+
-		"([tuning.md](tuning.md)): %s. `%s`: the same with darwin-memo's settings, for comparison (%s). "+
+		"([tuning.md](tuning.md)): %s. `%s`: the defaults before issue 13, for comparison (%s). `%s`: the ledger with darwin-memo's settings (%s). "+
 		"`keep_everything`: never forgets. `random_matched`: after each merged PR deletes as many random entries as the ledger's net "+
 		"evictions in that PR on the same seed. `evict_on_negative`: deletes the deciding lesson of any ticket that settles negative. "+
 		"`strike_k1`, `strike_k3`: count negative settlements against every entry a ticket names and delete at k; `strike_k3_reset`: "+
 		"a positive settlement clears the count. `ttl_%dd`: Copilot Memory's rule, deleting a lesson unused (not retrieved) for %d days, "+
 		"a day being %d merged PRs. `no_memory`: no store at all (reference, not a baseline). All baselines retrieve with the same "+
 		"lexical scoring as the ledger (semantics §4.2), ties in insertion order.\n\n",
-		meta.LedgerSettings, DarwinMemo, meta.DarwinMemoSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay)
+		meta.LedgerSettings, Issue6, meta.Issue6Settings, DarwinMemo, meta.DarwinMemoSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay)
 
-	fmt.Fprintf(&b, "### Goals\n\n| goal | `%s` (defaults) | met | `%s` (darwin-memo's settings) | met |\n|---|---|---|---|---|\n", Ours, DarwinMemo)
+	issue13Table(&b, r, meta)
+	fmt.Fprintf(&b, "### Goals of issue 6\n\n| goal | `%s` (defaults) | met | `%s` (darwin-memo's settings) | met |\n|---|---|---|---|---|\n", Ours, DarwinMemo)
 	status := func(g Goal) string {
 		switch {
 		case !g.Checked:
@@ -369,7 +420,7 @@ func darwinMemoComparison(b *strings.Builder, r *sim.SweepResult) {
 				all++
 			}
 		}
-		fmt.Fprintf(b, "\nWith darwin-memo's settings (the defaults before [tuning.md](tuning.md)), `%s` kills every poisoned lesson in %d of %d seeds, a median %.1f merged "+
+		fmt.Fprintf(b, "\nWith darwin-memo's settings (the defaults before issue 6, [tuning.md](tuning.md)), `%s` kills every poisoned lesson in %d of %d seeds, a median %.1f merged "+
 			"PRs after first harm, with %.0f tests of damage (`random_matched`: %.1f times that), and reaches a cumulative Δ of %.0f with "+
 			"%.0f entries.\n", DarwinMemo, all, len(prop.Metrics), med(prop, killPRs), med(prop, damage), med(rnd, damage)/med(prop, damage),
 			med(prop, cumDelta), med(prop, finalPop))
@@ -382,8 +433,10 @@ func caveats(cfg sim.Config) string {
 		"* The world is synthetic and its parameters were fixed before any arm was measured, not fitted; the outcome depends on them "+
 		"(topic popularity and bundle size most). Lesson texts are made-up words, so retrieval is exact topic matching.\n"+
 		"* The agent acts only on the deciding lesson; supporters are cited in the ticket and credited by the ledger's rules.\n"+
-		"* Every ticket of a PR is settled with the whole PR's delta, as the action does: a poisoned lesson bundled with useful work "+
-		"can be paid for it. This is the main reason a poison survives in some seeds (see [tuning.md](tuning.md)).\n"+
+		"* Every ticket of a PR is settled with the PR's one delta, each lesson at most once per PR, as the action's SettleBody does; "+
+		"the defaults divide the delta equally among the PR's tickets (`bundle_split`), a crude credit assignment, and count only "+
+		"unbundled gains towards tenure. A poisoned lesson bundled with useful work can still be paid for it; this is the main reason "+
+		"a poison survives, and per-test attribution is not modelled (see [tuning.md](tuning.md)).\n"+
 		"* The action verifies a store-free ticket by re-running its query against the store at the PR's base; the simulator consults "+
 		"at the base, so verification would always pass and is skipped.\n"+
 		"* The suite is small (%d tests, %d per topic) and work concentrates on popular topics, so a test often breaks and gets fixed "+
