@@ -432,7 +432,11 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 		if !ok {
 			continue
 		}
-		if e.Probation > 0 && c.Amount > 0 {
+		// A positive outcome counts toward graduation even where the supporter's share
+		// of it is 0 (stores this project creates): otherwise an import could never
+		// graduate there. Where the share is positive this is darwin-memo's rule (the
+		// credit is positive exactly when the delta is).
+		if e.Probation > 0 && (c.Amount > 0 || c.Amount == 0 && delta > 0) {
 			e.Probation--
 			if e.Probation == 0 {
 				s.note(e.ID, s.structured(fmt.Sprintf("tick %d: graduated from probation", s.tick), "graduated", m("lifecycle", vStr("probation"))))

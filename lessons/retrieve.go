@@ -140,19 +140,32 @@ type DecideOptions struct {
 	// the store is not modified and the caller hands out the store-free
 	// ticket line instead.
 	Register bool
+	// Provisional lets imported lessons still on probation answer when every
+	// hit is one (darwin-memo is silent then, so a store of imports is never
+	// consulted and never measured): the best such hit's answer is returned,
+	// marked provisional, with a ticket naming the probationary hits as
+	// supporters and no decider. Settling it moves their probation (a
+	// supporter's share of the credit) without letting them decide.
+	Provisional bool
 }
+
+// ProvisionalNote starts the answer of a provisional decide.
+const ProvisionalNote = "(provisional: imported lesson on probation, not yet measured in this repository) "
 
 // Decision is the outcome of one consult.
 type Decision struct {
-	Query      string
-	Answer     string // annotated answer; "" when silent
-	Silent     bool
-	Decider    string   // "" for none
-	Supporting []string // other hits in rank order
-	Hits       []Hit
-	Withheld   []string // probationary ids withheld from a silent answer
-	Tick       int
-	Retrieval  Retrieval // the ranking used; the ticket's version follows it
+	Query  string
+	Answer string // annotated answer; "" when silent
+	Silent bool
+	// Provisional is set when the answer comes from imported lessons on
+	// probation (DecideOptions.Provisional): no decider, they support.
+	Provisional bool
+	Decider     string   // "" for none
+	Supporting  []string // other hits in rank order
+	Hits        []Hit
+	Withheld    []string // probationary ids withheld from a silent answer
+	Tick        int
+	Retrieval   Retrieval // the ranking used; the ticket's version follows it
 	// Ticket is the record of this consult. It is nil when silent. When
 	// Register was set it is also pending in the ledger.
 	Ticket *Ticket
@@ -207,6 +220,11 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 		} else {
 			d.Answer = s.annotate(decider, hits)
 		}
+	}
+	if decider == nil && opts.Provisional && len(hits) > 0 {
+		top := hits[0].Entry
+		d.Answer = ProvisionalNote + top.Answer + "\n" + ageLine(top)
+		d.Supporting, d.Withheld, d.Provisional = d.Withheld[:min(len(d.Withheld), MaxTicketSupporters)], nil, true
 	}
 	d.Silent = d.Answer == "" || (d.Decider == "" && len(d.Supporting) == 0)
 	if d.Silent {

@@ -129,7 +129,7 @@ func silenceReason(io *IO, path string, missing bool, d *lessons.Decision) (stri
 			}
 		}
 		fmt.Fprintf(io.Stderr, "silent: %d matching lesson(s) were imported and are on probation, so they may not decide until CI has credited them "+
-			"as supporters of other lessons' tickets (darwin-memo's rule; `darwin-memo import --probation 0` trusts an import at once). They are listed under withheld.\n", len(out))
+			"as supporters of other lessons' tickets (darwin-memo's rule; `darwin-memo import --probation 0` trusts an import at once). They are listed under withheld; `decide --provisional` answers with the best of them, marked provisional, and a ticket that lets CI measure it.\n", len(out))
 		return "probation", out
 	default:
 		return "nothing_relevant", nil
@@ -269,6 +269,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	store := writeFlags(fs)
 	top, kind, source := retrieveFlags(fs)
 	register := fs.Bool("register", false, "record the ticket in ledger.pending (darwin-memo compat ticket; the PR must commit the store)")
+	provisional := fs.Bool("provisional", false, "when every match is an import still on probation, answer with the best one, marked provisional, and a ticket that lets CI measure it")
 	retrieval := retrievalFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -288,7 +289,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 || *top > lessons.MaxTicketSupporters+1 {
 		return usagef("--top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
-	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret}, Register: *register}
+	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret}, Register: *register, Provisional: *provisional}
 	var d *lessons.Decision
 	decide := func(s *lessons.Store) error {
 		var err error

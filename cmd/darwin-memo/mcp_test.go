@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -129,5 +130,46 @@ func TestDecideFindsTheStoreAndSaysWhyItIsSilent(t *testing.T) {
 	}
 	if r := runCLI(t, "query", "which logger"); r.code != 0 || !strings.Contains(r.stdout, "zap") {
 		t.Fatalf("query from a subdirectory: %+v", r)
+	}
+}
+
+// TestProvisionalDecideMeasuresImports: a store whose only match is an
+// import on probation answers provisionally when asked, with a ticket CI can
+// settle; positive settlements graduate the import even though a store this
+// project creates pays supporters nothing (supporting_share 0).
+func TestProvisionalDecideMeasuresImports(t *testing.T) {
+	dir := t.TempDir()
+	foreign, store := filepath.Join(dir, "foreign.json"), filepath.Join(dir, "lessons.json")
+	if r := runCLI(t, "add", "--store", foreign, "How do I run the integration tests?", "make itest"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	if r := runCLI(t, "import", "--store", store, foreign); r.code != 0 {
+		t.Fatalf("import: %+v", r)
+	}
+	for i := 0; i < 3; i++ {
+		r := runCLI(t, "decide", "--store", store, "--provisional", "how do I run the integration tests")
+		if r.code != 0 || !strings.Contains(r.stdout, "(provisional: imported lesson on probation") {
+			t.Fatalf("round %d: provisional decide: %+v", i, r)
+		}
+		var out struct{ Ticket string }
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || !strings.Contains(out.Ticket, " d=- s=") {
+			t.Fatalf("round %d: ticket %q (%v)", i, out.Ticket, err)
+		}
+		body := filepath.Join(dir, "body.md")
+		if err := os.WriteFile(body, []byte(out.Ticket+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Join(dir, "base.json")
+		b, _ := os.ReadFile(store)
+		if err := os.WriteFile(base, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := runCLI(t, "settle", "--store", store, "--base", base, "--body", body, "2"); r.code != 0 {
+			t.Fatalf("round %d: settle: %+v", i, r)
+		}
+	}
+	r := runCLI(t, "decide", "--store", store, "how do I run the integration tests")
+	if r.code != 0 || strings.Contains(r.stdout, "provisional") || !strings.Contains(r.stdout, `"answer":"make itest`) {
+		t.Fatalf("after three positive settlements the import should have graduated and decide: %+v", r)
 	}
 }

@@ -143,6 +143,8 @@ type handlers struct {
 type ConsultInput struct {
 	Question string `json:"question" jsonschema:"the question about the task at hand, in plain words, e.g. how do I run the integration tests"`
 	Top      int    `json:"top,omitempty" jsonschema:"how many lessons to weigh (1-9, default 3): the best decides, the others support it"`
+	// Provisional asks for an answer from imported lessons still on probation.
+	Provisional bool `json:"provisional,omitempty" jsonschema:"true to hear imported lessons still on probation when nothing else matches: the answer is marked provisional and its ticket lets CI measure them"`
 }
 
 // ConsultOutput is the consult tool's structured result.
@@ -171,7 +173,7 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 		return nil, out, fmt.Errorf("top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
 	err := h.src.with(ctx, func(s *lessons.Store) error {
-		d, err := s.Decide(q, lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: k}})
+		d, err := s.Decide(q, lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: k}, Provisional: in.Provisional})
 		if err != nil {
 			return err
 		}
@@ -179,7 +181,8 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 		if d.Silent {
 			out.Next = "No stored lesson answers this question. Do not invent one; proceed without stored guidance. There is no ticket."
 			if len(d.Withheld) > 0 {
-				out.Next += fmt.Sprintf(" %d matching lesson(s) are on probation and may not decide yet (see search).", len(d.Withheld))
+				out.Next += fmt.Sprintf(" %d matching lesson(s) were imported and are on probation, so they may not decide yet; "+
+					"call consult again with provisional: true to hear the best of them, marked provisional.", len(d.Withheld))
 			}
 			return nil
 		}
