@@ -18,13 +18,13 @@ of every seeded lesson, read from the resulting store. No keys, no network, a fe
 With -show-pr it then prints the last bot pull request the action opened, as a maintainer
 reviews it (settlements, births, obituaries, survivors, the Mermaid trend chart).
 A legend below the table explains its columns. Exits 1 if selection did not do its job; a
-history too short for every fate (fewer than 5 rounds) says which fates are still to come and
-exits 0.`
+history too short for every fate (fewer than about 26 rounds, since trivia starve slowly on the
+idle upkeep of new stores) says which fates are still to come and exits 0.`
 
 // runDemo runs `darwin-memo demo`.
 func runDemo(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "demo", demoUsage)
-	rounds := fs.Int("rounds", 6, "rounds of generated history (each round: features, agent fixes, lint chores; at least 5 for the trivia to starve)")
+	rounds := fs.Int("rounds", demo.DefaultRounds, "rounds of generated history (each round: features, agent fixes, lint chores; about 26 for the trivia to starve)")
 	showPR := fs.Bool("show-pr", false, "after the table, print the last bot pull request's title and body (Markdown)")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err

@@ -125,8 +125,7 @@ func history(rounds int) []step {
 type Options struct {
 	// Out receives the per-merge table and the final fates (nil: discarded).
 	Out io.Writer
-	// Rounds is the number of rounds of the generated history (0: 27, enough for trivia, which
-	// no query retrieves, to starve on the idle upkeep of new stores; docs/tuning.md).
+	// Rounds is the number of rounds of the generated history (0: DefaultRounds).
 	Rounds int
 	// MergeBotEvery merges the bot pull request after every n-th action run (0: 2), so the
 	// demo also exercises updating an open bot pull request.
@@ -179,10 +178,14 @@ type Result struct {
 	LastBotPR string
 }
 
+// DefaultRounds is enough history for every fate: trivia, which no query retrieves, starve on
+// the idle upkeep of new stores (docs/tuning.md) after about 25 rounds.
+const DefaultRounds = 27
+
 // Run generates the repository, runs the action after every merge, and returns what happened.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	if opts.Rounds == 0 {
-		opts.Rounds = 27
+		opts.Rounds = DefaultRounds
 	}
 	if opts.MergeBotEvery == 0 {
 		opts.MergeBotEvery = 2
@@ -347,8 +350,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return res, &OutcomeError{err}
 	}
 	if notYet := res.NotYet(); len(notYet) > 0 {
-		fmt.Fprintf(out, "\nNothing went wrong, but after %d rounds selection has not finished: %s. Run more rounds (the default, 6, shows every fate).\n",
-			opts.Rounds, strings.Join(notYet, "; "))
+		fmt.Fprintf(out, "\nNothing went wrong, but after %d rounds selection has not finished: %s. Run more rounds (the default, %d, shows every fate).\n",
+			opts.Rounds, strings.Join(notYet, "; "), DefaultRounds)
 		return res, nil
 	}
 	fmt.Fprintln(out, "\nSelection at work: the poisoned lesson was executed, the trivia starved, the near-duplicates merged, and the useful lessons are alive.")
