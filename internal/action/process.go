@@ -3,7 +3,6 @@ package action
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -18,7 +17,6 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
-	"github.com/darwin-memo/darwin-memo-action/internal/storemerge"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
@@ -58,7 +56,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if st.mainStore, err = r.parseStore("the base branch "+st.base, st.mainDoc); err != nil {
 		return nil, err
 	}
-	if st.mainRec, err = ReadRecord(st.mainDoc); err != nil {
+	if st.mainRec, err = RecordOf(st.mainStore); err != nil {
 		return nil, fmt.Errorf("the lesson store on the base branch %s: %w", st.base, err)
 	}
 	if st.open, err = r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base); err != nil {
@@ -71,7 +69,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	var discarded []byte
 	var discardedWhere string
 	if st.open != nil {
-		merged, warn, ours, err := r.mergeBotBranch(ctx, st)
+		merged, mergedStore, warn, ours, err := r.mergeBotBranch(ctx, st)
 		if err != nil {
 			return nil, err
 		}
@@ -79,17 +77,19 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 			st.warnings = append(st.warnings, warn)
 			discarded, discardedWhere = ours, fmt.Sprintf("the open bot pull request #%d", st.open.GetNumber())
 		} else {
-			st.workDoc = merged
+			st.workDoc, st.store = merged, mergedStore
 		}
 	} else if discarded, err = r.closedBotBranch(ctx); err != nil {
 		return nil, err
 	} else if discarded != nil {
 		discardedWhere = "the branch " + r.Config.Branch + " (its pull request was closed without merging)"
 	}
-	if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc); err != nil {
-		return nil, err
+	if st.store == nil { // not the merged store mergeBotBranch loaded
+		if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc); err != nil {
+			return nil, err
+		}
 	}
-	if st.rec, err = ReadRecord(st.workDoc); err != nil {
+	if st.rec, err = RecordOf(st.store); err != nil {
 		return nil, err
 	}
 	if discarded != nil {
@@ -112,89 +112,47 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 }
 
 // mergeBotBranch three-way merges the store on the open bot pull request's branch with the
-// store on the base branch. A bot branch whose store cannot be merged is reported as a warning
-// and returned as ours (the run then starts from the base branch and settles the pull requests
-// ours records again; see carryOver).
-func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged []byte, warn string, ours []byte, err error) {
+// store on the base branch (lessons.Merge) and loads the result. A bot branch whose store cannot
+// be merged is reported as a warning and returned as ours (the run then starts from the base
+// branch and settles the pull requests ours records again; see carryOver). merged is nil when
+// the branch is built on the current base: its store is used as it is.
+func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (doc []byte, merged *lessons.Store, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
 	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
 	if err != nil {
-		return nil, "", nil, err
+		return nil, nil, "", nil, err
 	}
 	if !found {
-		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
+		return nil, nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
 	}
 	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
 	if err != nil {
-		return nil, "", nil, botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
+		return nil, nil, "", nil, botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
 	}
 	var parent string
 	if len(c.Parents) > 0 {
 		parent = c.Parents[0].GetSHA()
 	}
 	if parent == st.baseTip {
-		return ours, "", ours, nil // the branch is built on the current base: nothing to merge
+		return ours, nil, "", ours, nil // the branch is built on the current base: nothing to merge
 	}
 	var anc []byte
 	if parent != "" {
 		if anc, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
-			return nil, "", nil, err
+			return nil, nil, "", nil, err
 		}
 	}
-	theirs := orEmptyDoc(st.mainDoc)
-	// Lessons added by hand without an "id" load with a content-derived id; give them that id
-	// on all three sides before merging, which matches entries by id.
-	docs := [][]byte{anc, ours, theirs}
-	if needsIDs(docs...) {
-		for i, d := range docs {
-			if d == nil {
-				continue
-			}
-			if docs[i], err = withIDs(r.Config.StorePath, d); err != nil {
-				return nil, fmt.Sprintf("could not read the stores to merge (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
-			}
-		}
-	}
-	merged, err = storemerge.Merge(docs[0], docs[1], docs[2], map[string]storemerge.KeyMerger{RecordKey: mergeRecords})
+	// Lessons added by hand without an "id" are matched by the content-derived id every load
+	// gives them (lessons.Merge does it on all three sides).
+	doc, err = lessons.Merge(anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords})
 	if err != nil {
-		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
+		return nil, nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
 	}
-	if _, err := lessons.Parse(r.Config.StorePath, merged); err != nil {
-		return nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
+	if merged, err = lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions()); err != nil {
+		return nil, nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
 	}
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
-	return merged, "", ours, nil
-}
-
-// needsIDs reports whether a store document holds an entry without a string "id" (a lesson
-// added by hand), which the three-way merge cannot match.
-func needsIDs(docs ...[]byte) bool {
-	for _, d := range docs {
-		var top struct {
-			Entries   []map[string]json.RawMessage `json:"entries"`
-			Graveyard []map[string]json.RawMessage `json:"graveyard"`
-		}
-		if len(d) == 0 || json.Unmarshal(d, &top) != nil {
-			continue
-		}
-		for _, e := range append(top.Entries, top.Graveyard...) {
-			var id string
-			if json.Unmarshal(e["id"], &id) != nil || id == "" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// withIDs round-trips a store document through the lessons package, which gives every entry
-// without an id its content-derived id (the one every load gives it).
-func withIDs(path string, doc []byte) ([]byte, error) {
-	s, err := lessons.Parse(path, doc)
-	if err != nil {
-		return nil, err
-	}
-	return s.Marshal()
+	return doc, merged, "", ours, nil
 }
 
 // closedBotBranch returns the store on the bot branch when no bot pull request is open but
@@ -708,7 +666,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
 		}
 	}
-	changed := r.differs(st, doc) || st.persist
+	changed := r.differs(st, final) || st.persist
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
 		files[r.Config.RenderPath] = md
@@ -773,26 +731,20 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	return nil
 }
 
-// finalStore serialises the working store with the record and round-trips it through the
-// lessons package, so the bytes are exactly what it writes.
+// finalStore keeps the record in the working store and serialises it: the bytes are exactly
+// what the lessons package writes for it.
 func (r *Runner) finalStore(st *state, rec Record) (*lessons.Store, []byte, error) {
+	_, mainHas := st.mainStore.Extension(RecordKey)
+	if len(rec.Processed) > 0 || len(rec.Queued) > 0 || len(rec.Trend) > 0 || mainHas {
+		if err := putRecord(st.store, rec); err != nil {
+			return nil, nil, fmt.Errorf("recording processed pull requests in the store: %w", err)
+		}
+	}
 	doc, err := st.store.Marshal()
 	if err != nil {
 		return nil, nil, fmt.Errorf("serialising the store: %w", err)
 	}
-	if len(rec.Processed) > 0 || len(rec.Queued) > 0 || len(rec.Trend) > 0 || st.mainDoc != nil && bytes.Contains(st.mainDoc, []byte(`"`+RecordKey+`"`)) {
-		if doc, err = WithRecord(doc, rec); err != nil {
-			return nil, nil, fmt.Errorf("recording processed pull requests in the store: %w", err)
-		}
-	}
-	final, err := lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions())
-	if err != nil {
-		return nil, nil, fmt.Errorf("the updated store does not load (a bug; nothing was written): %w", err)
-	}
-	if doc, err = final.Marshal(); err != nil {
-		return nil, nil, err
-	}
-	return final, doc, nil
+	return st.store, doc, nil
 }
 
 // differs reports whether the bot branch would carry a lesson-level change the base branch
@@ -801,18 +753,8 @@ func (r *Runner) finalStore(st *state, rec Record) (*lessons.Store, []byte, erro
 // next real change, and until then those pull requests are examined again (cheaply: they carry
 // no ticket, or their tickets are refused or pending). The rendering alone is no reason
 // either: it is refreshed whenever the store changes.
-func (r *Runner) differs(st *state, doc []byte) bool {
-	norm, err := st.mainStore.Marshal()
-	if err != nil {
-		return true
-	}
-	neutral := func(d []byte) []byte {
-		if out, err := WithRecord(d, Record{Version: 1}); err == nil {
-			return out
-		}
-		return d
-	}
-	return !bytes.Equal(neutral(norm), neutral(doc))
+func (r *Runner) differs(st *state, final *lessons.Store) bool {
+	return !st.mainStore.SameExcept(final, RecordKey)
 }
 
 func commitSummary(out *Outcome) string {
