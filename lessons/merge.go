@@ -33,6 +33,30 @@ type KeyMerger func(base, ours, theirs []byte) ([]byte, error)
 // added). custom maps top-level keys to their own merge rule. Entries without an "id" (lessons
 // added by hand) are matched by the content-derived id every load gives them.
 func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
+	doc, err := mergeDocs(base, ours, theirs, custom)
+	if err != nil {
+		return nil, err
+	}
+	return prettyJSON(doc)
+}
+
+// MergeStore is Merge loaded as a store with opts (ParseWith), without writing the merged
+// document out first. An error says whether the documents did not merge or the merged store
+// does not load.
+func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMerger, opts Options) (*Store, error) {
+	doc, err := mergeDocs(base, ours, theirs, custom)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseWith(name, doc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("the merged store does not load: %w", err)
+	}
+	return s, nil
+}
+
+// mergeDocs returns the merged document, compact: each value as one of the sides spelled it.
+func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
 	b, err := rawObject(orEmptyJSON(base))
 	if err != nil {
 		return nil, fmt.Errorf("merge base store: %w", err)
@@ -84,7 +108,7 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 			final.set(k, out.vals[k])
 		}
 	}
-	return prettyJSON(final.bytes())
+	return final.bytes(), nil
 }
 
 func orEmptyJSON(b []byte) []byte {
@@ -325,7 +349,7 @@ const (
 
 type entryState struct {
 	entryPlace entryPlace
-	raw   []byte
+	raw        []byte
 }
 
 // entryIndex reads the entries and the graveyard of a document by id.
@@ -333,9 +357,9 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 	idx := map[string]entryState{}
 	var livingOrder, deadOrder []string
 	for _, sec := range []struct {
-		key   string
+		key        string
 		entryPlace entryPlace
-		order *[]string
+		order      *[]string
 	}{{"entries", placeLiving, &livingOrder}, {"graveyard", placeDead, &deadOrder}} {
 		raw := doc.vals[sec.key]
 		if raw == nil {

@@ -46,12 +46,13 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if why := r.startBudget(); why != "" {
 		return nil, budgetSpent(why)
 	}
-	doc, found, err := r.readFile(ctx, r.Config.StorePath, st.baseTip)
+	doc, sha, found, err := r.readFileSHA(ctx, r.Config.StorePath, st.baseTip)
 	if err != nil {
 		return nil, err
 	}
 	if found {
 		st.mainDoc = doc
+		r.mainBlob.sha, r.mainBlob.doc = sha, doc
 	}
 	if st.mainStore, err = r.parseStore("the base branch "+st.base, st.mainDoc); err != nil {
 		return nil, err
@@ -68,16 +69,20 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	// pull requests its record holds are settled again from the base branch's store below.
 	var discarded []byte
 	var discardedWhere string
+	fromBot := false // the run starts from the open bot pull request's store
 	if st.open != nil {
-		merged, mergedStore, warn, ours, err := r.mergeBotBranch(ctx, st)
+		merged, warn, ours, err := r.mergeBotBranch(ctx, st)
 		if err != nil {
 			return nil, err
 		}
-		if warn != "" {
+		switch {
+		case warn != "":
 			st.warnings = append(st.warnings, warn)
 			discarded, discardedWhere = ours, fmt.Sprintf("the open bot pull request #%d", st.open.GetNumber())
-		} else {
-			st.workDoc, st.store = merged, mergedStore
+		case merged != nil:
+			st.store, fromBot = merged, true
+		default:
+			st.workDoc, fromBot = ours, !sameDoc(ours, st.mainDoc)
 		}
 	} else if discarded, err = r.closedBotBranch(ctx); err != nil {
 		return nil, err
@@ -101,7 +106,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	// pull request is open (it holds the latest observations), else the base branch's.
 	// Malformed content is an empty history, never an error (a pull request can author it).
 	flakyRef := st.baseTip
-	if st.open != nil && !sameDoc(st.workDoc, st.mainDoc) {
+	if fromBot {
 		flakyRef = st.open.GetHead().GetSHA()
 	}
 	if st.flakyDoc, _, err = r.readFile(ctx, r.flakyPath(), flakyRef); err != nil {
@@ -112,47 +117,44 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 }
 
 // mergeBotBranch three-way merges the store on the open bot pull request's branch with the
-// store on the base branch (lessons.Merge) and loads the result. A bot branch whose store cannot
-// be merged is reported as a warning and returned as ours (the run then starts from the base
-// branch and settles the pull requests ours records again; see carryOver). merged is nil when
-// the branch is built on the current base: its store is used as it is.
-func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (doc []byte, merged *lessons.Store, warn string, ours []byte, err error) {
+// store on the base branch and loads the result (lessons.MergeStore). A bot branch whose store
+// cannot be merged is reported as a warning and returned as ours (the run then starts from the
+// base branch and settles the pull requests ours records again; see carryOver). merged is nil
+// and warn empty when the branch is built on the current base: ours is used as it is.
+func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons.Store, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
 	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
 	if err != nil {
-		return nil, nil, "", nil, err
+		return nil, "", nil, err
 	}
 	if !found {
-		return nil, nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
+		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
 	}
 	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
 	if err != nil {
-		return nil, nil, "", nil, botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
+		return nil, "", nil, botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
 	}
 	var parent string
 	if len(c.Parents) > 0 {
 		parent = c.Parents[0].GetSHA()
 	}
 	if parent == st.baseTip {
-		return ours, nil, "", ours, nil // the branch is built on the current base: nothing to merge
+		return nil, "", ours, nil // the branch is built on the current base: nothing to merge
 	}
 	var anc []byte
 	if parent != "" {
 		if anc, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
-			return nil, nil, "", nil, err
+			return nil, "", nil, err
 		}
 	}
 	// Lessons added by hand without an "id" are matched by the content-derived id every load
-	// gives them (lessons.Merge does it on all three sides).
-	doc, err = lessons.Merge(anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords})
+	// gives them (lessons.MergeStore does it on all three sides).
+	merged, err = lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
 	if err != nil {
-		return nil, nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
-	}
-	if merged, err = lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions()); err != nil {
-		return nil, nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
+		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
 	}
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
-	return doc, merged, "", ours, nil
+	return merged, "", ours, nil
 }
 
 // closedBotBranch returns the store on the bot branch when no bot pull request is open but
@@ -365,7 +367,9 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			return err
 		}
 		var baseStore *lessons.Store
-		if found {
+		if found && st.mainDoc != nil && sameDoc(baseDoc, st.mainDoc) {
+			baseStore = st.mainStore // the same store, loaded once (verification only reads it)
+		} else if found {
 			if baseStore, err = lessons.ParseWith(r.Config.StorePath, baseDoc, r.storeOptions()); err != nil {
 				// darwin-memo fails closed when the base store is unreadable.
 				out.Abstained = append(out.Abstained, n)

@@ -1,10 +1,13 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -56,6 +59,13 @@ type Runner struct {
 	Rate func() ghapi.Rate
 	// FileLimits bound the files written to the bot branch (zero: GitHub's).
 	FileLimits FileLimits
+
+	// mainBlob is the store on the base branch's tip as read in this run, by blob sha: the
+	// store at a merged pull request's base is usually the same blob, read and loaded once.
+	mainBlob struct {
+		sha string
+		doc []byte
+	}
 }
 
 // Outcome is what a run did.
@@ -119,6 +129,18 @@ func (r *Runner) repoAPI() botpr.Repo {
 // error; it is never parsed as the file). GitHub refuses files over 100 MB, and so does the
 // blobs API, so larger files cannot exist.
 func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, found bool, err error) {
+	data, _, found, err = r.readFileSHA(ctx, path, ref)
+	return data, found, err
+}
+
+// readFileSHA is readFile that also returns the file's blob sha. A blob this run read already
+// as the base branch's store (Runner.mainBlob) is not downloaded again.
+func (r *Runner) readFileSHA(ctx context.Context, path, ref string) (data []byte, sha string, found bool, err error) {
+	data, found, err = r.readContents(ctx, path, ref, &sha)
+	return data, sha, found, err
+}
+
+func (r *Runner) readContents(ctx context.Context, path, ref string, sha *string) (data []byte, found bool, err error) {
 	fc, _, resp, err := r.Client.Repositories.GetContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
 		if resp != nil && resp.StatusCode == http.StatusNotFound {
@@ -128,6 +150,10 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 	}
 	if fc == nil {
 		return nil, false, fmt.Errorf("reading %s at %s: it is a directory, not a file", path, short(ref))
+	}
+	*sha = fc.GetSHA()
+	if *sha != "" && *sha == r.mainBlob.sha {
+		return r.mainBlob.doc, true, nil
 	}
 	if fc.GetEncoding() == "none" || (fc.GetSize() > 0 && fc.Content == nil) {
 		b, err := r.readBlob(ctx, path, ref, fc.GetSHA(), fc.GetSize())
@@ -144,23 +170,48 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 }
 
 // readBlob reads a file over 1 MB through GET /git/blobs/{sha}, as the blob object of GitHub's
-// description (base64 content; GitHub serves blobs up to 100 MB this way).
+// description (base64 content; GitHub serves blobs up to 100 MB this way). It is go-github's
+// Git.GetBlob with the body read into one buffer sized for the blob and decoded once: the
+// generic path holds a large store several times over while it decodes.
 func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) ([]byte, error) {
 	if sha == "" {
 		return nil, fmt.Errorf("reading %s at %s: the contents API gave no blob sha for a %d-byte file", path, short(ref), size)
 	}
-	blob, _, err := r.Client.Git.GetBlob(ctx, r.Owner, r.Repo, sha)
-	if err != nil {
-		return nil, botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
+	fail := func(err error) error {
+		return botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
 	}
+	req, err := r.Client.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/git/blobs/%v", r.Owner, r.Repo, sha), nil)
+	if err != nil {
+		return nil, fail(err)
+	}
+	var body bytes.Buffer
+	body.Grow(size/3*4 + size/30 + 4096) // base64 with GitHub's line breaks, and the fields
+	if _, err := r.Client.Do(ctx, req, &body); err != nil {
+		return nil, fail(err)
+	}
+	var blob struct {
+		Content  string `json:"content"`
+		Encoding string `json:"encoding"`
+	}
+	if err := json.Unmarshal(body.Bytes(), &blob); err != nil {
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: the answer is not a blob object: %w", path, short(ref), err)
+	}
+	body = bytes.Buffer{}
 	var b []byte
-	switch enc := blob.GetEncoding(); enc {
+	switch enc := blob.Encoding; enc {
 	case "base64":
-		if b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(blob.GetContent(), "\n", "")); err != nil {
+		// The decoder skips the line breaks GitHub puts in the content.
+		b = make([]byte, base64.StdEncoding.DecodedLen(len(blob.Content)))
+		n, err := io.ReadFull(base64.NewDecoder(base64.StdEncoding, strings.NewReader(blob.Content)), b)
+		if err == io.ErrUnexpectedEOF {
+			err = nil // DecodedLen counted the line breaks too: b is never too short
+		}
+		if err != nil {
 			return nil, fmt.Errorf("reading %s at %s through the blobs API: content is not base64: %w", path, short(ref), err)
 		}
+		b = b[:n]
 	case "utf-8":
-		b = []byte(blob.GetContent())
+		b = []byte(blob.Content)
 	default:
 		return nil, fmt.Errorf("reading %s at %s through the blobs API: unknown encoding %q", path, short(ref), enc)
 	}
