@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -189,36 +188,139 @@ func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) 
 	if _, err := r.Client.Do(ctx, req, &body); err != nil {
 		return nil, fail(err)
 	}
-	var blob struct {
-		Content  string `json:"content"`
-		Encoding string `json:"encoding"`
-	}
-	if err := json.Unmarshal(body.Bytes(), &blob); err != nil {
-		return nil, fmt.Errorf("reading %s at %s through the blobs API: the answer is not a blob object: %w", path, short(ref), err)
-	}
-	body = bytes.Buffer{}
-	var b []byte
-	switch enc := blob.Encoding; enc {
-	case "base64":
-		// The decoder skips the line breaks GitHub puts in the content.
-		b = make([]byte, base64.StdEncoding.DecodedLen(len(blob.Content)))
-		n, err := io.ReadFull(base64.NewDecoder(base64.StdEncoding, strings.NewReader(blob.Content)), b)
-		if err == io.ErrUnexpectedEOF {
-			err = nil // DecodedLen counted the line breaks too: b is never too short
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading %s at %s through the blobs API: content is not base64: %w", path, short(ref), err)
-		}
-		b = b[:n]
-	case "utf-8":
-		b = []byte(blob.Content)
-	default:
-		return nil, fmt.Errorf("reading %s at %s through the blobs API: unknown encoding %q", path, short(ref), enc)
+	b, err := decodeBlob(body.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: %w", path, short(ref), err)
 	}
 	if size > 0 && len(b) != size {
 		return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
 	}
 	return b, nil
+}
+
+// decodeBlob returns the bytes of a blob object (GitHub's answer to GET /git/blobs/{sha}).
+// The content of a large blob is most of the answer: it is found with a scan of the object's
+// top level and decoded straight from the answer's bytes (base64 with escaped line breaks);
+// an answer the scan does not expect is read with encoding/json instead.
+func decodeBlob(body []byte) ([]byte, error) {
+	if content, enc, ok := scanBlob(body); ok && enc == "base64" {
+		return decodeBase64Lines(content)
+	}
+	var blob struct {
+		Content  string `json:"content"`
+		Encoding string `json:"encoding"`
+	}
+	if err := json.Unmarshal(body, &blob); err != nil {
+		return nil, fmt.Errorf("the answer is not a blob object: %w", err)
+	}
+	switch blob.Encoding {
+	case "base64":
+		return decodeBase64Lines([]byte(blob.Content))
+	case "utf-8":
+		return []byte(blob.Content), nil
+	default:
+		return nil, fmt.Errorf("unknown encoding %q", blob.Encoding)
+	}
+}
+
+// scanBlob finds the "content" and "encoding" strings of a JSON object whose members are all
+// strings or numbers, and whose content holds no escape but \n. ok is false for anything else.
+func scanBlob(b []byte) (content []byte, encoding string, ok bool) {
+	i := 0
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+			i++
+		}
+	}
+	str := func() ([]byte, bool) { // the raw bytes between the quotes
+		if i >= len(b) || b[i] != '"' {
+			return nil, false
+		}
+		start := i + 1
+		for j := start; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				i = j + 1
+				return b[start:j], true
+			case '\\':
+				j++
+			}
+		}
+		return nil, false
+	}
+	ws()
+	if i >= len(b) || b[i] != '{' {
+		return nil, "", false
+	}
+	i++
+	var haveContent bool
+	for {
+		ws()
+		key, ok := str()
+		if !ok || bytes.IndexByte(key, '\\') >= 0 {
+			return nil, "", false
+		}
+		ws()
+		if i >= len(b) || b[i] != ':' {
+			return nil, "", false
+		}
+		i++
+		ws()
+		if i < len(b) && b[i] == '"' {
+			v, ok := str()
+			if !ok {
+				return nil, "", false
+			}
+			switch string(key) {
+			case "content":
+				content, haveContent = v, true
+			case "encoding":
+				encoding = string(v)
+			}
+		} else {
+			for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '.' || b[i] == 'e' || b[i] == 'E' || b[i] == '+' || b[i] >= 'a' && b[i] <= 'z') {
+				i++ // a number, true, false or null
+			}
+		}
+		ws()
+		if i >= len(b) {
+			return nil, "", false
+		}
+		if b[i] == '}' {
+			i++
+			ws()
+			return content, encoding, haveContent && i == len(b)
+		}
+		if b[i] != ',' {
+			return nil, "", false
+		}
+		i++
+	}
+}
+
+// decodeBase64Lines decodes base64 whose lines are broken by JSON's escaped \n (or by raw
+// line breaks, which the decoder skips). It overwrites content.
+func decodeBase64Lines(content []byte) ([]byte, error) {
+	clean := content
+	if bytes.IndexByte(content, '\\') >= 0 {
+		clean = content[:0] // in place: the answer's buffer is the caller's to spend
+		for j := 0; j < len(content); j++ {
+			if content[j] == '\\' {
+				if j+1 < len(content) && content[j+1] == 'n' {
+					j++
+					continue
+				}
+				return nil, errors.New("content is not base64: an escape other than a line break")
+			}
+			clean = append(clean, content[j])
+		}
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(clean)))
+	n, err := base64.StdEncoding.Decode(out, clean)
+	if err != nil {
+		return nil, fmt.Errorf("content is not base64: %w", err)
+	}
+	return out[:n], nil
 }
 
 // storeOptions are the options every store is parsed or created with.
