@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
@@ -137,7 +138,7 @@ func prettyJSON(doc []byte) ([]byte, error) {
 }
 
 // rawObj is a JSON object as the bytes of its values, in key order. A repeated key keeps its
-// first entryPlace and its last value, as a Python dict does.
+// first place and its last value, as a Python dict does.
 type rawObj struct {
 	keys []string
 	vals map[string][]byte
@@ -201,7 +202,7 @@ func rawObject(data []byte) (*rawObj, error) {
 	o := newRawObj()
 	err = p.object(func(key string) error {
 		start := p.pos
-		if err := p.skip(0); err != nil {
+		if err := p.skipFast(); err != nil {
 			return err
 		}
 		o.set(key, data[start:p.pos])
@@ -226,7 +227,7 @@ func rawArray(data []byte) ([][]byte, error) {
 	var out [][]byte
 	err = p.array(func(int) error {
 		start := p.pos
-		if err := p.skip(0); err != nil {
+		if err := p.skipFast(); err != nil {
 			return err
 		}
 		out = append(out, data[start:p.pos])
@@ -348,8 +349,8 @@ const (
 )
 
 type entryState struct {
-	entryPlace entryPlace
-	raw        []byte
+	place entryPlace
+	raw   []byte
 }
 
 // entryIndex reads the entries and the graveyard of a document by id.
@@ -357,38 +358,47 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 	idx := map[string]entryState{}
 	var livingOrder, deadOrder []string
 	for _, sec := range []struct {
-		key        string
-		entryPlace entryPlace
-		order      *[]string
+		key   string
+		place entryPlace
+		order *[]string
 	}{{"entries", placeLiving, &livingOrder}, {"graveyard", placeDead, &deadOrder}} {
 		raw := doc.vals[sec.key]
 		if raw == nil {
 			continue
 		}
-		list, err := rawArray(raw)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("%s is not a list: %w", sec.key, err)
+		p := &parser{file: sec.key, data: raw}
+		if k, err := p.peekKind(); err != nil || k != kArray {
+			return nil, nil, nil, fmt.Errorf("%s is not a list", sec.key)
 		}
-		for i, r := range list {
-			id, r, err := entryID(r)
+		err := p.array(func(i int) error {
+			start := p.pos
+			id, r, err := p.entryID()
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("%s[%d]: %w", sec.key, i, err)
+				return fmt.Errorf("%s[%d]: %w", sec.key, i, err)
+			}
+			if r == nil {
+				r = raw[start:p.pos]
 			}
 			// A later duplicate (a graveyard copy of a living id) overrides; darwin-memo keeps
 			// ids unique across both lists.
 			if _, seen := idx[id]; !seen {
 				*sec.order = append(*sec.order, id)
 			}
-			idx[id] = entryState{entryPlace: sec.entryPlace, raw: r}
+			idx[id] = entryState{place: sec.place, raw: r}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	return idx, livingOrder, deadOrder, nil
 }
 
-// entryID returns an entry's id. An entry without one (a lesson added by hand) gets the
-// content-derived id every load gives it, and is returned with it.
-func entryID(r []byte) (string, []byte, error) {
-	p := &parser{file: "entry", data: r}
+// entryID reads the entry at p and returns its id, and nil bytes: the entry is as it stands.
+// An entry without one (a lesson added by hand) gets the content-derived id every load gives
+// it, and is returned with it.
+func (p *parser) entryID() (string, []byte, error) {
+	start := p.pos
 	if k, err := p.peekKind(); err != nil || k != kObject {
 		return "", nil, errors.New("not an object")
 	}
@@ -396,12 +406,12 @@ func entryID(r []byte) (string, []byte, error) {
 	var has, bad bool
 	err := p.object(func(key string) error {
 		if key != "id" {
-			return p.skip(0)
+			return p.skipFast()
 		}
 		has = true
 		if k, _ := p.peekKind(); k != kString {
 			bad = true
-			return p.skip(0)
+			return p.skipFast()
 		}
 		s, err := p.rawString()
 		id = s
@@ -414,9 +424,9 @@ func entryID(r []byte) (string, []byte, error) {
 	case bad || has && id == "":
 		return "", nil, errors.New("has no string id")
 	case has:
-		return id, r, nil
+		return id, nil, nil
 	}
-	v, err := parseValue("entry", r)
+	v, err := parseValue("entry", p.data[start:p.pos])
 	if err != nil {
 		return "", nil, err
 	}
@@ -428,6 +438,56 @@ func entryID(r []byte) (string, []byte, error) {
 	id = ContentID("entry", q.s, a.s)
 	v.obj = append(v.obj, m("id", vStr(id)))
 	return id, compactPy(v), nil
+}
+
+// skipFast passes over the next value like skip, without checking what its strings hold
+// (escapes, UTF-8): the merge only compares and copies values, and whatever it keeps is
+// read again, strictly, when the merged store is loaded.
+func (p *parser) skipFast() error {
+	return p.skipFastDepth(0)
+}
+
+func (p *parser) skipFastDepth(depth int) error {
+	if depth > maxDepth {
+		return p.syntaxErr(p.pos, "nesting too deep")
+	}
+	k, err := p.peekKind()
+	if err != nil {
+		return err
+	}
+	switch k {
+	case kString:
+		d := p.data
+		for i := p.pos + 1; i < len(d); {
+			for i+8 <= len(d) && plainWord(binary.LittleEndian.Uint64(d[i:])) {
+				i += 8
+			}
+			if i >= len(d) {
+				break
+			}
+			switch c := d[i]; {
+			case c == '"':
+				p.pos = i + 1
+				return nil
+			case c == '\\':
+				i += 2
+			case c < 0x20:
+				return p.syntaxErr(i, "invalid control character in string")
+			default:
+				i++
+			}
+		}
+		return p.syntaxErr(p.pos, "unterminated string")
+	case kNumber:
+		_, _, err = p.numberSpan()
+	case kBool, kNull:
+		_, err = p.literal()
+	case kArray:
+		err = p.array(func(int) error { return p.skipFastDepth(depth + 1) })
+	default:
+		err = p.object(func(string) error { return p.skipFastDepth(depth + 1) })
+	}
+	return err
 }
 
 func mergeEntries(b, o, t *rawObj) ([]byte, []byte, error) {
@@ -452,7 +512,7 @@ func mergeEntries(b, o, t *rawObj) ([]byte, []byte, error) {
 	emit := func(order []string, want entryPlace, out *[][]byte) {
 		for _, id := range order {
 			r := result[id]
-			if r.entryPlace == want && !emitted[id] {
+			if r.place == want && !emitted[id] {
 				emitted[id] = true
 				*out = append(*out, r.raw)
 			}
@@ -473,22 +533,22 @@ func mergeEntries(b, o, t *rawObj) ([]byte, []byte, error) {
 // mergeEntry applies the entry rules of docs/merge.md.
 func mergeEntry(b, o, t entryState) entryState {
 	switch {
-	case t.entryPlace == b.entryPlace && rawEqual(t.raw, b.raw):
+	case t.place == b.place && rawEqual(t.raw, b.raw):
 		return o // people did not touch it
-	case o.entryPlace == b.entryPlace && rawEqual(o.raw, b.raw):
+	case o.place == b.place && rawEqual(o.raw, b.raw):
 		return t // the bot did not touch it
-	case o.entryPlace == placeAbsent:
+	case o.place == placeAbsent:
 		return t
-	case t.entryPlace == placeAbsent:
+	case t.place == placeAbsent:
 		// Deleted from the file on the base branch by hand while the bot changed it: the
 		// deletion wins (a person removed the lesson on purpose).
-		if b.entryPlace != placeAbsent {
+		if b.place != placeAbsent {
 			return t
 		}
 		return o
-	case t.entryPlace == placeDead && b.entryPlace == placeLiving:
+	case t.place == placeDead && b.place == placeLiving:
 		return t // forgotten or buried by a person on the base branch
-	case o.entryPlace == placeDead && b.entryPlace == placeLiving:
+	case o.place == placeDead && b.place == placeLiving:
 		return o // died by measurement on the bot branch
 	}
 	// Both changed a living (or both a dead) entry: merge field by field. Text and trust
@@ -518,7 +578,7 @@ func mergeEntry(b, o, t entryState) entryState {
 			out.set(k, v)
 		}
 	}
-	return entryState{entryPlace: o.entryPlace, raw: out.bytes()}
+	return entryState{place: o.place, raw: out.bytes()}
 }
 
 func unionIDs(lists ...[]string) []string {

@@ -125,6 +125,11 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		note, noteLines = len(consultNote)+1, 1
 	}
 	for _, e := range ranked {
+		// Every block takes at least two lines and four bytes: once not even that fits, no
+		// later entry does (on a large store this skips formatting all but the first few).
+		if len(header(len(shown)+1))+1+note+bytesUsed+4 > opts.Budget || 1+noteLines+linesUsed+2 > opts.MaxLines {
+			break
+		}
 		b := block{e: e, l1: "- " + collapse(e.Answer), l2: fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))}
 		if opts.Questions {
 			b.l1 = "- Q: " + collapse(e.Question) + "\n  A: " + collapse(e.Answer)
