@@ -184,7 +184,7 @@ func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) 
 		return nil, fail(err)
 	}
 	var body bytes.Buffer
-	body.Grow(size/3*4 + size/30 + 4096) // base64 with GitHub's line breaks, and the fields
+	body.Grow(size/3*4 + size/10 + 4096) // base64 with GitHub's escaped line breaks, and the fields
 	if _, err := r.Client.Do(ctx, req, &body); err != nil {
 		return nil, fail(err)
 	}
@@ -301,19 +301,18 @@ func scanBlob(b []byte) (content []byte, encoding string, ok bool) {
 // decodeBase64Lines decodes base64 whose lines are broken by JSON's escaped \n (or by raw
 // line breaks, which the decoder skips). It overwrites content.
 func decodeBase64Lines(content []byte) ([]byte, error) {
-	clean := content
-	if bytes.IndexByte(content, '\\') >= 0 {
-		clean = content[:0] // in place: the answer's buffer is the caller's to spend
-		for j := 0; j < len(content); j++ {
-			if content[j] == '\\' {
-				if j+1 < len(content) && content[j+1] == 'n' {
-					j++
-					continue
-				}
-				return nil, errors.New("content is not base64: an escape other than a line break")
-			}
-			clean = append(clean, content[j])
+	clean := content[:0] // in place: the answer's buffer is the caller's to spend
+	for rest := content; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\\')
+		if i < 0 {
+			clean = append(clean, rest...)
+			break
 		}
+		clean = append(clean, rest[:i]...)
+		if i+1 >= len(rest) || rest[i+1] != 'n' {
+			return nil, errors.New("content is not base64: an escape other than a line break")
+		}
+		rest = rest[i+2:]
 	}
 	out := make([]byte, base64.StdEncoding.DecodedLen(len(clean)))
 	n, err := base64.StdEncoding.Decode(out, clean)
