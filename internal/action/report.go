@@ -96,4 +96,3 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 	}
 	return rep
 }
-

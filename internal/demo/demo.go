@@ -577,7 +577,6 @@ func prSources(sources []string) []string {
 	return out
 }
 
-
 // mergeBot merges the open bot pull request, as a maintainer reviewing it would, and records
 // CI for the new tip of main (the suite is unchanged: the bot only touches the store).
 func mergeBot(git *ghfake.GitRepo, ci *ciModel, res *Result) error {
