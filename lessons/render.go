@@ -130,7 +130,11 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		if len(header(len(shown)+1))+1+note+bytesUsed+4 > opts.Budget || 1+noteLines+linesUsed+2 > opts.MaxLines {
 			break
 		}
-		b := block{e: e, l1: "- " + collapse(e.Answer), l2: fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))}
+		l2 := fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))
+		if len(header(len(shown)+1))+1+note+bytesUsed+len("- ")+1+len(l2)+1 > opts.Budget {
+			continue // does not fit even with an empty answer: skip formatting it
+		}
+		b := block{e: e, l1: "- " + collapse(e.Answer), l2: l2}
 		if opts.Questions {
 			b.l1 = "- Q: " + collapse(e.Question) + "\n  A: " + collapse(e.Answer)
 		}
