@@ -137,7 +137,6 @@ var citedPackages = map[string]string{
 	"textidx":    "internal/textidx",
 	"botpr":      "internal/botpr",
 	"ghfake":     "internal/ghfake",
-	"storemerge": "internal/storemerge",
 }
 
 // A code span such as `settle.Measure`, `settle.FlakyHistory.Update` or
