@@ -497,7 +497,6 @@ func evidence(repo, run string) *lessons.Evidence {
 // settleBody settles every ticket in a PR body, then ticks once if any
 // settlement landed.
 func settleBody(ctx context.Context, io *IO, store *writeTarget, bodyPath, basePath string, delta float64, sopts lessons.SettleOptions) error {
-	storePath := store.path
 	var text []byte
 	var err error
 	if bodyPath == "-" {
@@ -515,11 +514,12 @@ func settleBody(ctx context.Context, io *IO, store *writeTarget, bodyPath, baseP
 		}
 	}
 	type outcome struct {
-		Form    string `json:"form"`
-		ID      string `json:"id"`
-		Refused string `json:"refused,omitempty"`
-		Settled bool   `json:"settled"`
-		Status  string `json:"status,omitempty"`
+		Form         string   `json:"form"`
+		ID           string   `json:"id"`
+		Refused      string   `json:"refused,omitempty"`
+		Settled      bool     `json:"settled"`
+		Status       string   `json:"status,omitempty"`
+		AlreadyMoved []string `json:"already_moved,omitempty"`
 	}
 	out := struct {
 		Tickets []outcome          `json:"tickets"`
@@ -530,49 +530,30 @@ func settleBody(ctx context.Context, io *IO, store *writeTarget, bodyPath, baseP
 		if err := checkFinite(s); err != nil {
 			return err
 		}
-		verifyFree := baseStore
-		if verifyFree == nil {
-			snap, err := s.Marshal()
-			if err != nil {
-				return err
-			}
-			if verifyFree, err = lessons.Parse(storePath, snap); err != nil {
+		// The action's rule, lessons.Store.SettleBody: verify each ticket at the base, settle
+		// in body order (a pull request moves each lesson once), tick once if one landed.
+		base := baseStore
+		if base == nil {
+			var err error
+			if base, err = s.CurrentAsBase(); err != nil {
 				return err
 			}
 		}
-		tickets, errs := lessons.ParseTickets(string(text))
-		for _, e := range errs {
+		rep := s.SettleBody(base, string(text), delta, sopts, lessons.TickOptions{})
+		for _, e := range rep.Errors {
 			out.Errors = append(out.Errors, e.Error())
 		}
-		landed := false
-		for _, t := range tickets {
-			o := outcome{Form: t.Form, ID: t.ID}
-			var verr error
-			switch {
-			case t.Form == lessons.FormStoreFree:
-				verr = verifyFree.VerifyTicket(t, lessons.VerifyOptions{})
-			case baseStore != nil:
-				verr = baseStore.VerifyTicket(t, lessons.VerifyOptions{})
+		for _, t := range rep.Tickets {
+			o := outcome{Form: t.Form, ID: t.ID, AlreadyMoved: t.AlreadyMoved}
+			if t.Refused != "" {
+				o.Refused = (&lessons.RefusedError{Ticket: t.ID, Reason: t.Refused}).Error()
+			} else if t.Result != nil {
+				o.Settled, o.Status = t.Result.Landed, t.Result.Status
 			}
-			if verr != nil {
-				o.Refused = verr.Error()
-				out.Tickets = append(out.Tickets, o)
-				continue
-			}
-			var r lessons.SettleResult
-			if t.Form == lessons.FormCompat {
-				r = s.Settle(t.ID, delta, sopts)
-			} else {
-				r = s.SettleFree(t.Free, delta, sopts)
-			}
-			o.Settled, o.Status = r.Landed, r.Status
-			landed = landed || r.Landed
 			out.Tickets = append(out.Tickets, o)
 		}
-		if landed {
-			st := s.Tick(lessons.TickOptions{})
-			out.Tick = &st
-		} else if len(out.Tickets) > 0 || len(out.Errors) > 0 {
+		out.Tick = rep.Tick
+		if rep.Tick == nil && (len(out.Tickets) > 0 || len(out.Errors) > 0) {
 			return errNothingLanded
 		}
 		return nil
