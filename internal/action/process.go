@@ -666,4 +666,3 @@ func livingIDs(s *lessons.Store) map[string]bool {
 	}
 	return m
 }
-
