@@ -121,12 +121,14 @@ func wholeRunSizes() []int {
 // carries an earlier settlement, main changed by a person since (a pinned lesson: a real
 // three-way merge), and one merged pull request with a ticket to settle (measure, verify at
 // base, settle, tick, encode, render, commit, update the bot pull request). Setup (the first
-// run that opens the bot pull request, the person's edit) is not timed. peak-heap-MB is the
-// largest live heap above the heap after setup, sampled every millisecond; cpu-ms/op is the
-// process's user+system CPU time for the run (the fake's included), which a busy machine does
-// not inflate as it does wall time; it includes what
-// the in-process fake holds while it serves and receives the store (the schema validator is
-// off while it runs). See docs/benchmarks.md.
+// run that opens the bot pull request, the person's edit) is not timed. Metrics: cpu-ms/op is
+// the process's user+system CPU time for the run, which a busy machine does not inflate as it
+// does wall time; peak-heap-MB the largest heap (live objects and garbage not yet collected)
+// above the heap after setup, sampled every millisecond; peak-live-MB the largest heap a
+// collection found live above the live heap after setup (what the run needs, whatever GOGC
+// lets pile up). All of them include the in-process fake's share: it encodes and decodes every
+// blob the action reads and writes, and keeps what it receives (the schema validator is off
+// while the run is timed). See docs/benchmarks.md.
 func BenchmarkWholeRun(b *testing.B) {
 	// The schema validator of TestMain copies and checks every response (tens of MB here):
 	// test instrumentation, not the action's cost.
@@ -135,13 +137,13 @@ func BenchmarkWholeRun(b *testing.B) {
 		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) {
 			doc := bigStoreDoc(n)
 			b.ReportMetric(float64(len(doc))/(1<<20), "store-MB")
-			var peak atomic.Uint64
+			var peak, peakLive atomic.Uint64
 			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				h, pr2 := wholeRunSetup(b, doc)
 				runtime.GC()
-				stop := sampleLiveHeap(&peak, liveHeap())
+				stop := sampleLiveHeap(&peak, liveHeap(), &peakLive, markedLive())
 				c0 := processCPU()
 				b.StartTimer()
 				res := h.run("pull_request_target", mergedEvent(pr2), nil)
@@ -155,6 +157,7 @@ func BenchmarkWholeRun(b *testing.B) {
 				b.StartTimer()
 			}
 			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(peakLive.Load())/(1<<20), "peak-live-MB")
 			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
@@ -189,15 +192,21 @@ func wholeRunSetup(b *testing.B, doc []byte) (*harness, int) {
 	return h, pr2.Number
 }
 
-func liveHeap() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+func liveHeap() uint64 { return readMetric("/memory/classes/heap/objects:bytes") }
+
+// markedLive is the heap the last GC found live (garbage excluded), what the run needs.
+func markedLive() uint64 { return readMetric("/gc/heap/live:bytes") }
+
+func readMetric(name string) uint64 {
+	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
 
-// sampleLiveHeap records in peak the largest heap above floor, every millisecond, until the
-// returned function is called.
-func sampleLiveHeap(peak *atomic.Uint64, floor uint64) func() {
+// sampleLiveHeap records in peak the largest heap above floor, and in peakLive the largest
+// heap a GC found live above liveFloor, every millisecond, until the returned function is
+// called.
+func sampleLiveHeap(peak *atomic.Uint64, floor uint64, peakLive *atomic.Uint64, liveFloor uint64) func() {
 	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
@@ -206,6 +215,9 @@ func sampleLiveHeap(peak *atomic.Uint64, floor uint64) func() {
 		for {
 			if v := liveHeap(); v > floor && v-floor > peak.Load() {
 				peak.Store(v - floor)
+			}
+			if v := markedLive(); v > liveFloor && v-liveFloor > peakLive.Load() {
+				peakLive.Store(v - liveFloor)
 			}
 			select {
 			case <-done:
