@@ -12,8 +12,8 @@ import (
 // their order, as values of the Python-compatible reader, and writes them back after its own
 // keys; this file gives them an API so no other package has to parse or splice the store.
 
-// storeKey reports whether key is one of the top-level keys the store itself owns.
-func storeKey(key string) bool {
+// ownTopKey reports whether key is one of the top-level keys the store itself owns.
+func ownTopKey(key string) bool {
 	switch key {
 	case "config", "entries", "graveyard", "ledger", "retriever":
 		return true
@@ -25,7 +25,7 @@ func storeKey(key string) bool {
 // Python's spelling (json.dumps: non-ASCII escaped, NaN and Infinity as Python writes them),
 // and whether the store has the key.
 func (s *Store) Extension(key string) ([]byte, bool) {
-	if storeKey(key) {
+	if ownTopKey(key) {
 		return nil, false
 	}
 	for i := len(s.extraTop) - 1; i >= 0; i-- {
@@ -50,7 +50,7 @@ func (s *Store) Extensions() []string {
 // one is written last. nil data removes the key. The keys the store owns (config, entries,
 // graveyard, ledger, retriever) are refused.
 func (s *Store) SetExtension(key string, data []byte) error {
-	if storeKey(key) {
+	if ownTopKey(key) {
 		return fmt.Errorf("%q is a key of the store itself, not an extension", key)
 	}
 	if data == nil {
@@ -83,7 +83,7 @@ func ExtensionOf(name string, doc []byte, key string) (value []byte, ok bool, er
 	var found []byte
 	err = p.object(func(k string) error {
 		if k != key {
-			return p.skip(0)
+			return p.skipValue(0)
 		}
 		v, err := p.value(0)
 		if err == nil {
@@ -134,7 +134,7 @@ func (s *Store) hideExtensions(keys []string) (restore func()) {
 	return func() { s.extraTop = saved }
 }
 
-var errDiffers = errors.New("differs")
+var errWriteDiffers = errors.New("differs")
 
 // compareWriter checks that what is written equals want, byte for byte.
 type compareWriter struct {
@@ -144,7 +144,7 @@ type compareWriter struct {
 
 func (c *compareWriter) Write(b []byte) (int, error) {
 	if len(b) > len(c.want)-c.off || !bytes.Equal(b, c.want[c.off:c.off+len(b)]) {
-		return 0, errDiffers
+		return 0, errWriteDiffers
 	}
 	c.off += len(b)
 	return len(b), nil
@@ -152,8 +152,8 @@ func (c *compareWriter) Write(b []byte) (int, error) {
 
 var _ io.Writer = (*compareWriter)(nil)
 
-// skip parses the next value without keeping it.
-func (p *parser) skip(depth int) error {
+// skipValue parses the next value without keeping it.
+func (p *parser) skipValue(depth int) error {
 	if depth > maxDepth {
 		return p.syntaxErr(p.pos, "nesting too deep")
 	}
@@ -169,9 +169,9 @@ func (p *parser) skip(depth int) error {
 	case kBool, kNull:
 		_, err = p.literal()
 	case kArray:
-		err = p.array(func(int) error { return p.skip(depth + 1) })
+		err = p.array(func(int) error { return p.skipValue(depth + 1) })
 	default:
-		err = p.object(func(string) error { return p.skip(depth + 1) })
+		err = p.object(func(string) error { return p.skipValue(depth + 1) })
 	}
 	return err
 }

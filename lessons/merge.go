@@ -253,10 +253,10 @@ func rawEqual(a, b []byte) bool {
 		return false
 	}
 	vb, err := parseValue("", b)
-	return err == nil && valueEqual(va, vb)
+	return err == nil && sameJSONValue(va, vb)
 }
 
-func valueEqual(a, b value) bool {
+func sameJSONValue(a, b value) bool {
 	if a.k != b.k {
 		return false
 	}
@@ -274,7 +274,7 @@ func valueEqual(a, b value) bool {
 			return false
 		}
 		for i := range a.arr {
-			if !valueEqual(a.arr[i], b.arr[i]) {
+			if !sameJSONValue(a.arr[i], b.arr[i]) {
 				return false
 			}
 		}
@@ -284,7 +284,7 @@ func valueEqual(a, b value) bool {
 			return false
 		}
 		for i := range a.obj {
-			if a.obj[i].key != b.obj[i].key || !valueEqual(a.obj[i].val, b.obj[i].val) {
+			if a.obj[i].key != b.obj[i].key || !sameJSONValue(a.obj[i].val, b.obj[i].val) {
 				return false
 			}
 		}
@@ -292,8 +292,8 @@ func valueEqual(a, b value) bool {
 	}
 }
 
-// canonical is a value's compact Python spelling, its identity in lists merged by value.
-func canonical(b []byte) string {
+// canonicalJSON is a value's compact Python spelling, its identity in lists merged by value.
+func canonicalJSON(b []byte) string {
 	v, err := parseValue("", b)
 	if err != nil {
 		return string(b)
@@ -685,7 +685,7 @@ func mergeByID(base, ours, theirs []byte, idKey string, removals bool) ([]byte, 
 				return string(compactPy(v))
 			}
 		}
-		return canonical(r)
+		return canonicalJSON(r)
 	}
 	lists := make([][][]byte, 3)
 	for i, raw := range [][]byte{base, ours, theirs} {
@@ -753,10 +753,10 @@ func mergeHistory(base, ours, theirs []byte) ([]byte, error) {
 			}
 			have := map[string]bool{}
 			for _, n := range append(append([][]byte{}, bl...), ol...) {
-				have[canonical(n)] = true
+				have[canonicalJSON(n)] = true
 			}
 			for _, n := range tl {
-				if c := canonical(n); !have[c] {
+				if c := canonicalJSON(n); !have[c] {
 					ol = append(ol, n)
 					have[c] = true
 				}
