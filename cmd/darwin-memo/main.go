@@ -191,6 +191,9 @@ func newFlags(io *IO, name, usage string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: darwin-memo %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()
+		if ex := examples[name]; len(ex) > 0 && !strings.Contains(usage, "Examples:") {
+			fmt.Fprintf(fs.Output(), "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
+		}
 	}
 	return fs
 }
