@@ -393,13 +393,10 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		if expire == 0 {
 			expire = -1
 		}
-		verified := 0
-		for _, t := range tickets {
-			if baseStore.VerifyTicket(t, lessons.VerifyOptions{ExpireAfter: expire}) == nil {
-				verified++
-			}
-		}
-		if verified == 0 {
+		// Verified once, here: the verdicts decide whether CI is worth measuring and are the
+		// ones the settlement applies.
+		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire})
+		if verified.Passed() == 0 {
 			p.Outcome = OutcomeRefused
 			for _, t := range tickets {
 				p.Refused = append(p.Refused, t.ID)
@@ -441,7 +438,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			if math.Abs(m.Delta) >= 10 {
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, m.Delta))
 			}
-			rep := r.settle(st, baseStore, pr, ticketBody(tickets), m, expire)
+			rep := r.settle(st, verified, pr, m, expire)
 			for _, t := range rep.Tickets {
 				switch {
 				case t.Refused != "":
@@ -542,7 +539,7 @@ func ticketLines(tickets []lessons.BodyTicket) []string {
 	return lines
 }
 
-// ticketBody is the body SettleBody gets: only the tickets the run chose to settle.
+// ticketBody is the body verified and settled: only the tickets the run chose to settle.
 func ticketBody(tickets []lessons.BodyTicket) string {
 	return strings.Join(ticketLines(tickets), "\n")
 }
@@ -575,9 +572,9 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // settle applies one measured delta to the pull request's tickets with the action's scale.
 // The scale input overrides the store's persisted resource_scale for this settlement only, as
 // darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
-func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequest, body string, m Measurement, expire int) lessons.BodyReport {
+func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m Measurement, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
-	return st.store.SettleBody(baseStore, body, m.Delta, lessons.SettleOptions{
+	return st.store.SettleVerified(verified, m.Delta, lessons.SettleOptions{
 		Scale:  r.Config.Scale,
 		Source: "ci",
 		Detail: fmt.Sprintf("pr#%d", n),
