@@ -147,6 +147,12 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 			return nil, "", nil, err
 		}
 	}
+	if anc != nil && st.mainDoc != nil && sameDoc(anc, st.mainDoc) {
+		// The base branch moved but its store did not (the usual case: pull requests merged
+		// without touching it): the merge would give ours, so ours is used as it is.
+		r.logf("the base branch's store is unchanged since the bot branch was built; using the bot branch's store")
+		return nil, "", ours, nil
+	}
 	// Lessons added by hand without an "id" are matched by the content-derived id every load
 	// gives them (lessons.MergeStore does it on all three sides).
 	merged, err = lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())

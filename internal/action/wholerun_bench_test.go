@@ -129,7 +129,14 @@ func wholeRunSizes() []int {
 // lets pile up). All of them include the in-process fake's share: it encodes and decodes every
 // blob the action reads and writes, and keeps what it receives (the schema validator is off
 // while the run is timed). See docs/benchmarks.md.
-func BenchmarkWholeRun(b *testing.B) {
+func BenchmarkWholeRun(b *testing.B) { benchWholeRun(b, true) }
+
+// BenchmarkWholeRunStoreUnchanged is BenchmarkWholeRun where the base branch moved since the bot
+// branch was built but its store did not (the usual run: pull requests merged without touching
+// the store), so nothing is merged.
+func BenchmarkWholeRunStoreUnchanged(b *testing.B) { benchWholeRun(b, false) }
+
+func benchWholeRun(b *testing.B, personEdits bool) {
 	// The schema validator of TestMain copies and checks every response (tens of MB here):
 	// test instrumentation, not the action's cost.
 	defer ghfake.Observe(ghfake.Observe(nil))
@@ -141,7 +148,7 @@ func BenchmarkWholeRun(b *testing.B) {
 			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				h, pr2 := wholeRunSetup(b, doc)
+				h, pr2 := wholeRunSetup(b, doc, personEdits)
 				runtime.GC()
 				stop := sampleLiveHeap(&peak, liveHeap(), &peakLive, markedLive())
 				c0 := processCPU()
@@ -150,7 +157,11 @@ func BenchmarkWholeRun(b *testing.B) {
 				b.StopTimer()
 				cpu += processCPU() - c0
 				stop()
-				if res.code != 0 || res.outputs["result"] != "settled" || !strings.Contains(res.stdout, "merged the bot branch's store") {
+				want := "merged the bot branch's store"
+				if !personEdits {
+					want = "store is unchanged since the bot branch was built"
+				}
+				if res.code != 0 || res.outputs["result"] != "settled" || !strings.Contains(res.stdout, want) {
 					b.Fatalf("exit %d, outputs %v\n%s", res.code, res.outputs, res.stdout)
 				}
 				h.world.Close()
@@ -164,8 +175,9 @@ func BenchmarkWholeRun(b *testing.B) {
 }
 
 // wholeRunSetup returns a repository whose bot pull request is open (one settled merge), whose
-// main a person changed since, and the number of a merged pull request with a ticket.
-func wholeRunSetup(b *testing.B, doc []byte) (*harness, int) {
+// store on main a person changed since (personEdits), and the number of a merged pull request
+// with a ticket.
+func wholeRunSetup(b *testing.B, doc []byte, personEdits bool) (*harness, int) {
 	b.Helper()
 	h := newHarness(b, doc)
 	s, err := lessons.Parse(storePath, doc)
@@ -177,17 +189,19 @@ func wholeRunSetup(b *testing.B, doc []byte) (*harness, int) {
 	if res := h.run("pull_request_target", mergedEvent(pr1.Number), nil); res.code != 0 || len(h.openBotPRs()) != 1 {
 		b.Fatalf("setup run: exit %d\n%s", res.code, res.stdout)
 	}
-	main, _ := h.git.File("main", storePath)
-	ms, err := lessons.Parse(storePath, main)
-	if err != nil {
-		b.Fatal(err)
+	if personEdits {
+		main, _ := h.git.File("main", storePath)
+		ms, err := lessons.Parse(storePath, main)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ms.Pin(living[len(living)/2].ID)
+		edited, err := ms.Marshal()
+		if err != nil {
+			b.Fatal(err)
+		}
+		h.git.CommitFiles("main", "maintainer", "pin a lesson", map[string][]byte{storePath: edited})
 	}
-	ms.Pin(living[len(living)/2].ID)
-	edited, err := ms.Marshal()
-	if err != nil {
-		b.Fatal(err)
-	}
-	h.git.CommitFiles("main", "maintainer", "pin a lesson", map[string][]byte{storePath: edited})
 	pr2 := h.merge("Fix second", h.ticketFor(living[2*len(living)/3].Question), measured(1))
 	return h, pr2.Number
 }
