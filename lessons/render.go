@@ -131,8 +131,12 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 			break
 		}
 		l2 := fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))
-		if len(header(len(shown)+1))+1+note+bytesUsed+len("- ")+1+len(l2)+1 > opts.Budget {
-			continue // does not fit even with an empty answer: skip formatting it
+		least := len("- ") + collapsedAtLeast(e.Answer) + 1 + len(l2) + 1
+		if opts.Questions {
+			least += len("Q: \n  A: ") + collapsedAtLeast(e.Question)
+		}
+		if len(header(len(shown)+1))+1+note+bytesUsed+least > opts.Budget {
+			continue // cannot fit: skip formatting it
 		}
 		b := block{e: e, l1: "- " + collapse(e.Answer), l2: l2}
 		if opts.Questions {
@@ -233,6 +237,19 @@ func collapse(s string) string {
 }
 
 var commentBreaker = strings.NewReplacer("<!--", "<! --", "-->", "-- >")
+
+// collapsedAtLeast is a lower bound of len(collapse(s)) that allocates nothing: the printable
+// ASCII bytes other than spaces all survive collapse (it drops whitespace and control
+// characters, and only lengthens comment delimiters).
+func collapsedAtLeast(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c > ' ' && c < 0x7f {
+			n++
+		}
+	}
+	return n
+}
 
 func prefix8(id string) string {
 	if len(id) > 8 {
