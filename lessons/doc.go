@@ -20,6 +20,11 @@
 //	doc, _ := s.Render(lessons.RenderOptions{Budget: 25 << 10})
 //	err = s.Save(ctx)                           // or Marshal() for the bytes
 //
+// The bot branch's store and the base branch's meet in a three-way merge that reads them as
+// Parse does (Merge, MergeStore; the rules are in docs/merge.md), and top-level keys
+// darwin-memo ignores, such as the action's record, are kept as extensions
+// (Store.Extension, Store.SetExtension).
+//
 // A Store is not safe for concurrent use; the file lock (LoadLocked, Save)
 // serialises processes, not goroutines.
 package lessons

@@ -229,8 +229,13 @@ type pyWriter struct {
 }
 
 // flush sends the buffer to out once it holds a chunk (or always if force).
+// After a write error the rest is dropped as it comes, so it is not held.
 func (w *pyWriter) flush(force bool) {
-	if w.out == nil || w.err != nil || (!force && len(w.buf) < 1<<16) {
+	if w.out != nil && w.err != nil {
+		w.buf = w.buf[:0]
+		return
+	}
+	if w.out == nil || (!force && len(w.buf) < 1<<16) {
 		return
 	}
 	n, err := w.out.Write(w.buf)

@@ -125,7 +125,20 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		note, noteLines = len(consultNote)+1, 1
 	}
 	for _, e := range ranked {
-		b := block{e: e, l1: "- " + collapse(e.Answer), l2: fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))}
+		// Every block takes at least two lines and four bytes: once not even that fits, no
+		// later entry does (on a large store this skips formatting all but the first few).
+		if len(header(len(shown)+1))+1+note+bytesUsed+4 > opts.Budget || 1+noteLines+linesUsed+2 > opts.MaxLines {
+			break
+		}
+		l2 := fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))
+		least := len("- ") + collapsedAtLeast(e.Answer) + 1 + len(l2) + 1
+		if opts.Questions {
+			least += len("Q: \n  A: ") + collapsedAtLeast(e.Question)
+		}
+		if len(header(len(shown)+1))+1+note+bytesUsed+least > opts.Budget {
+			continue // cannot fit: skip formatting it
+		}
+		b := block{e: e, l1: "- " + collapse(e.Answer), l2: l2}
 		if opts.Questions {
 			b.l1 = "- Q: " + collapse(e.Question) + "\n  A: " + collapse(e.Answer)
 		}
@@ -224,6 +237,19 @@ func collapse(s string) string {
 }
 
 var commentBreaker = strings.NewReplacer("<!--", "<! --", "-->", "-- >")
+
+// collapsedAtLeast is a lower bound of len(collapse(s)) that allocates nothing: the printable
+// ASCII bytes other than spaces all survive collapse (it drops whitespace and control
+// characters, and only lengthens comment delimiters).
+func collapsedAtLeast(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c > ' ' && c < 0x7f {
+			n++
+		}
+	}
+	return n
+}
 
 func prefix8(id string) string {
 	if len(id) > 8 {

@@ -382,17 +382,23 @@ type BodyReport struct {
 func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
 	tickets, errs := ParseTickets(body)
 	rep := BodyReport{Errors: errs}
-	if opts.Bundle == 0 {
-		opts.Bundle = len(tickets) // the PR's delta settles all its tickets
-	}
 	if base == nil {
 		base = New("base", Options{})
+	}
+	verify := func(t BodyTicket) error { return base.VerifyTicket(t, VerifyOptions{ExpireAfter: topts.ExpireAfter}) }
+	return s.settleTickets(rep, tickets, verify, delta, opts, topts)
+}
+
+// settleTickets is SettleBody once the body is parsed, with verify as the check at the base.
+func (s *Store) settleTickets(rep BodyReport, tickets []BodyTicket, verify func(BodyTicket) error, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
+	if opts.Bundle == 0 {
+		opts.Bundle = len(tickets) // the PR's delta settles all its tickets
 	}
 	landed := false
 	moved := map[string]bool{}
 	for _, t := range tickets {
 		out := TicketOutcome{BodyTicket: t}
-		if err := base.VerifyTicket(t, VerifyOptions{ExpireAfter: topts.ExpireAfter}); err != nil {
+		if err := verify(t); err != nil {
 			var re *RefusedError
 			if errors.As(err, &re) {
 				out.Refused = re.Reason

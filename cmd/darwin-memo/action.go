@@ -16,12 +16,12 @@ request. It talks to GitHub only through the REST API and never checks out code.
 See docs/action.md for every input and output.`
 
 // runAction runs `darwin-memo action` with the process environment.
-func runAction(ctx context.Context, io *IO, args []string) error {
-	fs := newFlags(io, "action", actionUsage)
+func runAction(ctx context.Context, sio *IO, args []string) error {
+	fs := newFlags(sio, "action", actionUsage)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if code := action.Main(ctx, action.Options{Getenv: io.Getenv, Stdout: io.Stdout, Now: io.Now}); code != action.ExitOK {
+	if code := action.Main(ctx, action.Options{Getenv: sio.Getenv, Stdout: sio.Stdout, Now: sio.Now}); code != action.ExitOK {
 		return errSilentExit
 	}
 	return nil

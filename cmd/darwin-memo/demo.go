@@ -22,8 +22,8 @@ history too short for every fate (fewer than about 26 rounds, since trivia starv
 idle upkeep of new stores) says which fates are still to come and exits 0.`
 
 // runDemo runs `darwin-memo demo`.
-func runDemo(ctx context.Context, io *IO, args []string) error {
-	fs := newFlags(io, "demo", demoUsage)
+func runDemo(ctx context.Context, sio *IO, args []string) error {
+	fs := newFlags(sio, "demo", demoUsage)
 	rounds := fs.Int("rounds", demo.DefaultRounds, "rounds of generated history (each round: features, agent fixes, lint chores; about 26 for the trivia to starve)")
 	showPR := fs.Bool("show-pr", false, "after the table, print the last bot pull request's title and body (Markdown)")
 	if _, err := parseFlags(fs, args); err != nil {
@@ -32,7 +32,7 @@ func runDemo(ctx context.Context, io *IO, args []string) error {
 	if *rounds < 1 || *rounds > 50 {
 		return usagef("-rounds %d: use 1 to 50", *rounds)
 	}
-	res, err := demo.Run(ctx, demo.Options{Out: io.Stdout, Rounds: *rounds})
+	res, err := demo.Run(ctx, demo.Options{Out: sio.Stdout, Rounds: *rounds})
 	var outcome *demo.OutcomeError
 	if errors.As(err, &outcome) {
 		return errSilentExit // Run printed what went wrong
@@ -42,10 +42,10 @@ func runDemo(ctx context.Context, io *IO, args []string) error {
 	}
 	if *showPR {
 		if res.LastBotPR == "" {
-			fmt.Fprintln(io.Stdout, "\nThe action opened no bot pull request.")
+			fmt.Fprintln(sio.Stdout, "\nThe action opened no bot pull request.")
 			return nil
 		}
-		fmt.Fprintf(io.Stdout, "\n----- the last bot pull request -----\n\n%s\n", res.LastBotPR)
+		fmt.Fprintf(sio.Stdout, "\n----- the last bot pull request -----\n\n%s\n", res.LastBotPR)
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ type IO struct {
 type command struct {
 	name    string
 	summary string
-	run     func(ctx context.Context, io *IO, args []string) error
+	run     func(ctx context.Context, sio *IO, args []string) error
 }
 
 // commands is the command list, in help order. Other packages' commands
@@ -87,12 +87,12 @@ func main() {
 }
 
 // run dispatches args to a command and maps its error to an exit code.
-func run(ctx context.Context, args []string, io *IO) int {
-	if io.Getenv == nil {
-		io.Getenv = func(string) string { return "" }
+func run(ctx context.Context, args []string, sio *IO) int {
+	if sio.Getenv == nil {
+		sio.Getenv = func(string) string { return "" }
 	}
-	if io.Now == nil {
-		io.Now = time.Now
+	if sio.Now == nil {
+		sio.Now = time.Now
 	}
 	cmds := commands()
 	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
@@ -102,7 +102,7 @@ func run(ctx context.Context, args []string, io *IO) int {
 		args = []string{args[1], "-h"} // help CMD is CMD -h
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printHelp(io.Stdout, cmds)
+		printHelp(sio.Stdout, cmds)
 		if len(args) == 0 {
 			return exitUsage
 		}
@@ -112,10 +112,10 @@ func run(ctx context.Context, args []string, io *IO) int {
 		if c.name != args[0] {
 			continue
 		}
-		err := c.run(ctx, io, args[1:])
-		return exitCode(io.Stderr, c.name, err)
+		err := c.run(ctx, sio, args[1:])
+		return exitCode(sio.Stderr, c.name, err)
 	}
-	fmt.Fprintf(io.Stderr, "darwin-memo: unknown command %q%s\nrun \"darwin-memo help\" for the list of commands\n", args[0], suggest(args[0], cmds))
+	fmt.Fprintf(sio.Stderr, "darwin-memo: unknown command %q%s\nrun \"darwin-memo help\" for the list of commands\n", args[0], suggest(args[0], cmds))
 	return exitUsage
 }
 
@@ -185,12 +185,15 @@ var errSilentExit = errors.New("exit 1")
 // newFlags returns a flag set for a command. The flag package's own
 // messages are discarded: parseFlags prints the usage for -h, and exitCode
 // prints a parse error once.
-func newFlags(io *IO, name, usage string) *flag.FlagSet {
+func newFlags(sio *IO, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("darwin-memo "+name, flag.ContinueOnError)
-	fs.SetOutput(io.Stderr)
+	fs.SetOutput(sio.Stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: darwin-memo %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()
+		if ex := examples[name]; len(ex) > 0 && !strings.Contains(usage, "Examples:") {
+			fmt.Fprintf(fs.Output(), "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
+		}
 	}
 	return fs
 }

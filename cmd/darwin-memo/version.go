@@ -17,8 +17,8 @@ version; a build from a checkout carries its pseudo-version and commit. "darwin-
 is the same. The action logs this line first.`
 
 // runVersion runs `darwin-memo version`.
-func runVersion(_ context.Context, io *IO, args []string) error {
-	fs := newFlags(io, "version", versionUsage)
+func runVersion(_ context.Context, sio *IO, args []string) error {
+	fs := newFlags(sio, "version", versionUsage)
 	rest, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -26,6 +26,6 @@ func runVersion(_ context.Context, io *IO, args []string) error {
 	if len(rest) > 0 {
 		return usagef("version takes no arguments")
 	}
-	fmt.Fprintln(io.Stdout, version.Get().String())
+	fmt.Fprintln(sio.Stdout, version.Get().String())
 	return nil
 }

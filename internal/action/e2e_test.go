@@ -28,7 +28,7 @@ var fixedNow = func() time.Time { return time.Date(2026, 2, 1, 12, 0, 0, 0, time
 
 // harness is one repository on the fake GitHub plus a programmable CI measurer.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	git   *ghfake.GitRepo
 	world *ghfake.World
 
@@ -40,7 +40,7 @@ type harness struct {
 	fileLimits FileLimits
 }
 
-func newHarness(t *testing.T, store []byte) *harness {
+func newHarness(t testing.TB, store []byte) *harness {
 	t.Helper()
 	files := map[string]string{"README.md": "# demo\n", "src/app.go": "package app\n"}
 	if store != nil {
@@ -168,7 +168,7 @@ func (h *harness) run(event, payload string, inputs map[string]string) runResult
 	return res
 }
 
-func parseOutputs(t *testing.T, path string) map[string]string {
+func parseOutputs(t testing.TB, path string) map[string]string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -407,10 +407,7 @@ func TestE2EIntegrityFullRecordHorizonIsTheOldestMerge(t *testing.T) {
 	for i := 0; i < maxProcessed-1; i++ {
 		rec.Processed = append(rec.Processed, Processed{PR: 1000 + i, MergedAt: base.Add(time.Duration(i) * time.Minute).Format(time.RFC3339), Outcome: OutcomeNoTickets})
 	}
-	store, err := WithRecord(seed, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := withRecord(t, seed, rec)
 	h := newHarness(t, store)
 	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
 	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
@@ -439,8 +436,8 @@ func TestMergeRecordsSortsAndCapsByMergeTime(t *testing.T) {
 		theirs.Processed = append(theirs.Processed, Processed{PR: 5000 + i, MergedAt: at(i), Outcome: OutcomeNoTickets})
 	}
 	ours.Processed = []Processed{{PR: 1, MergedAt: at(10000), Outcome: OutcomeSettled}, {PR: 2, MergedAt: at(10001), Outcome: OutcomeSettled}}
-	o, _ := marshalRecord(ours)
-	th, _ := marshalRecord(theirs)
+	o, _ := json.Marshal(ours)
+	th, _ := json.Marshal(theirs)
 	raw, err := mergeRecords(nil, o, th)
 	if err != nil {
 		t.Fatal(err)

@@ -8,17 +8,17 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
-// Measurement outcomes, as settle reports them.
+// Measurement outcomes: settle's, typed.
 const (
-	Measured  = "measured"
-	Pending   = "pending"
-	Abstained = "abstained"
+	Measured  = settle.Measured
+	Pending   = settle.Pending
+	Abstained = settle.Abstained
 )
 
 // Measurement is a merged pull request's CI pass delta as the action needs it.
 type Measurement struct {
 	// Outcome is Measured, Pending or Abstained.
-	Outcome string
+	Outcome settle.Outcome
 	// Delta is improvements minus regressions of shared tests (Measured only).
 	Delta float64
 	// Source names where the results came from (for example "junit-artifacts").

@@ -3,7 +3,6 @@ package action
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -19,7 +18,6 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
-	"github.com/darwin-memo/darwin-memo-action/internal/storemerge"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
@@ -49,17 +47,18 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if why := r.startBudget(); why != "" {
 		return nil, budgetSpent(why)
 	}
-	doc, found, err := r.readFile(ctx, r.Config.StorePath, st.baseTip)
+	doc, sha, found, err := r.readFileSHA(ctx, r.Config.StorePath, st.baseTip)
 	if err != nil {
 		return nil, err
 	}
 	if found {
 		st.mainDoc = doc
+		r.mainBlob.sha, r.mainBlob.doc = sha, doc
 	}
 	if st.mainStore, err = r.parseStore("the base branch "+st.base, st.mainDoc); err != nil {
 		return nil, err
 	}
-	if st.mainRec, err = ReadRecord(st.mainDoc); err != nil {
+	if st.mainRec, err = RecordOf(st.mainStore); err != nil {
 		return nil, fmt.Errorf("the lesson store on the base branch %s: %w", st.base, err)
 	}
 	if st.open, err = r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base); err != nil {
@@ -71,26 +70,32 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	// pull requests its record holds are settled again from the base branch's store below.
 	var discarded []byte
 	var discardedWhere string
+	fromBot := false // the run starts from the open bot pull request's store
 	if st.open != nil {
 		merged, warn, ours, err := r.mergeBotBranch(ctx, st)
 		if err != nil {
 			return nil, err
 		}
-		if warn != "" {
+		switch {
+		case warn != "":
 			st.warnings = append(st.warnings, warn)
 			discarded, discardedWhere = ours, fmt.Sprintf("the open bot pull request #%d", st.open.GetNumber())
-		} else {
-			st.workDoc = merged
+		case merged != nil:
+			st.store, fromBot = merged, true
+		default:
+			st.workDoc, fromBot = ours, !sameDoc(ours, st.mainDoc)
 		}
 	} else if discarded, err = r.closedBotBranch(ctx); err != nil {
 		return nil, err
 	} else if discarded != nil {
 		discardedWhere = "the branch " + r.Config.Branch + " (its pull request was closed without merging)"
 	}
-	if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc); err != nil {
-		return nil, err
+	if st.store == nil { // not the merged store mergeBotBranch loaded
+		if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc); err != nil {
+			return nil, err
+		}
 	}
-	if st.rec, err = ReadRecord(st.workDoc); err != nil {
+	if st.rec, err = RecordOf(st.store); err != nil {
 		return nil, err
 	}
 	if discarded != nil {
@@ -102,7 +107,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	// pull request is open (it holds the latest observations), else the base branch's.
 	// Malformed content is an empty history, never an error (a pull request can author it).
 	flakyRef := st.baseTip
-	if st.open != nil && !sameDoc(st.workDoc, st.mainDoc) {
+	if fromBot {
 		flakyRef = st.open.GetHead().GetSHA()
 	}
 	if st.flakyDoc, _, err = r.readFile(ctx, r.flakyPath(), flakyRef); err != nil {
@@ -113,10 +118,11 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 }
 
 // mergeBotBranch three-way merges the store on the open bot pull request's branch with the
-// store on the base branch. A bot branch whose store cannot be merged is reported as a warning
-// and returned as ours (the run then starts from the base branch and settles the pull requests
-// ours records again; see carryOver).
-func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged []byte, warn string, ours []byte, err error) {
+// store on the base branch and loads the result (lessons.MergeStore). A bot branch whose store
+// cannot be merged is reported as a warning and returned as ours (the run then starts from the
+// base branch and settles the pull requests ours records again; see carryOver). merged is nil
+// and warn empty when the branch is built on the current base: ours is used as it is.
+func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons.Store, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
 	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
 	if err != nil {
@@ -134,7 +140,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged []byte, 
 		parent = c.Parents[0].GetSHA()
 	}
 	if parent == st.baseTip {
-		return ours, "", ours, nil // the branch is built on the current base: nothing to merge
+		return nil, "", ours, nil // the branch is built on the current base: nothing to merge
 	}
 	var anc []byte
 	if parent != "" {
@@ -142,60 +148,20 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged []byte, 
 			return nil, "", nil, err
 		}
 	}
-	theirs := orEmptyDoc(st.mainDoc)
-	// Lessons added by hand without an "id" load with a content-derived id; give them that id
-	// on all three sides before merging, which matches entries by id.
-	docs := [][]byte{anc, ours, theirs}
-	if needsIDs(docs...) {
-		for i, d := range docs {
-			if d == nil {
-				continue
-			}
-			if docs[i], err = withIDs(r.Config.StorePath, d); err != nil {
-				return nil, fmt.Sprintf("could not read the stores to merge (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
-			}
-		}
+	if anc != nil && st.mainDoc != nil && sameDoc(anc, st.mainDoc) {
+		// The base branch moved but its store did not (the usual case: pull requests merged
+		// without touching it): the merge would give ours, so ours is used as it is.
+		r.logf("the base branch's store is unchanged since the bot branch was built; using the bot branch's store")
+		return nil, "", ours, nil
 	}
-	merged, err = storemerge.Merge(docs[0], docs[1], docs[2], map[string]storemerge.KeyMerger{RecordKey: mergeRecords})
+	// Lessons added by hand without an "id" are matched by the content-derived id every load
+	// gives them (lessons.MergeStore does it on all three sides).
+	merged, err = lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
 	if err != nil {
 		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
 	}
-	if _, err := lessons.Parse(r.Config.StorePath, merged); err != nil {
-		return nil, fmt.Sprintf("the merged store does not load (%v); the bot branch is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
-	}
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
 	return merged, "", ours, nil
-}
-
-// needsIDs reports whether a store document holds an entry without a string "id" (a lesson
-// added by hand), which the three-way merge cannot match.
-func needsIDs(docs ...[]byte) bool {
-	for _, d := range docs {
-		var top struct {
-			Entries   []map[string]json.RawMessage `json:"entries"`
-			Graveyard []map[string]json.RawMessage `json:"graveyard"`
-		}
-		if len(d) == 0 || json.Unmarshal(d, &top) != nil {
-			continue
-		}
-		for _, e := range append(top.Entries, top.Graveyard...) {
-			var id string
-			if json.Unmarshal(e["id"], &id) != nil || id == "" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// withIDs round-trips a store document through the lessons package, which gives every entry
-// without an id its content-derived id (the one every load gives it).
-func withIDs(path string, doc []byte) ([]byte, error) {
-	s, err := lessons.Parse(path, doc)
-	if err != nil {
-		return nil, err
-	}
-	return s.Marshal()
 }
 
 // closedBotBranch returns the store on the bot branch when no bot pull request is open but
@@ -372,6 +338,27 @@ func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, er
 	return sha, nil
 }
 
+// storeAtBase returns the commit a merged pull request was merged onto and the store there,
+// which its tickets are verified against: the base branch's loaded store when it is the same
+// blob (the usual case), an empty store when the commit has none. unreadable is set, and the
+// store nil, when the file there does not load.
+func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequest) (sha string, base *lessons.Store, unreadable, err error) {
+	if sha, err = r.baseOf(ctx, pr); err != nil {
+		return "", nil, nil, err
+	}
+	doc, found, err := r.readFile(ctx, r.Config.StorePath, sha)
+	switch {
+	case err != nil:
+		return "", nil, nil, err
+	case !found:
+		return sha, lessons.New(r.Config.StorePath, r.storeOptions()), nil, nil
+	case st.mainDoc != nil && sameDoc(doc, st.mainDoc):
+		return sha, st.mainStore, nil, nil // loaded once (verification only reads it)
+	}
+	base, unreadable = lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions())
+	return sha, base, unreadable, nil
+}
+
 // process settles, ticks and encodes one merged pull request into st.
 func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest, out *Outcome) error {
 	n := pr.GetNumber()
@@ -420,36 +407,24 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: its %d ticket(s) are refused: %s", n, len(tickets), edited))
 		r.logf("#%d: %d ticket(s) refused: %s", n, len(tickets), edited)
 	} else if len(tickets) > 0 {
-		baseSHA, err := r.baseOf(ctx, pr)
+		baseSHA, baseStore, unreadable, err := r.storeAtBase(ctx, st, pr)
 		if err != nil {
 			return err
 		}
-		baseDoc, found, err := r.readFile(ctx, r.Config.StorePath, baseSHA)
-		if err != nil {
-			return err
-		}
-		var baseStore *lessons.Store
-		if found {
-			if baseStore, err = lessons.ParseWith(r.Config.StorePath, baseDoc, r.storeOptions()); err != nil {
-				// darwin-memo fails closed when the base store is unreadable.
-				out.Abstained = append(out.Abstained, n)
-				st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: the store at its base %s is unreadable (%v)", n, short(baseSHA), err))
-				return nil
-			}
-		} else {
-			baseStore = lessons.New(r.Config.StorePath, r.storeOptions())
+		if unreadable != nil {
+			// darwin-memo fails closed when the base store is unreadable.
+			out.Abstained = append(out.Abstained, n)
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: the store at its base %s is unreadable (%v)", n, short(baseSHA), unreadable))
+			return nil
 		}
 		expire := r.Config.ExpireAfter
 		if expire == 0 {
 			expire = -1
 		}
-		verified := 0
-		for _, t := range tickets {
-			if baseStore.VerifyTicket(t, lessons.VerifyOptions{ExpireAfter: expire}) == nil {
-				verified++
-			}
-		}
-		if verified == 0 {
+		// Verified once, here: the verdicts decide whether CI is worth measuring and are the
+		// ones the settlement applies.
+		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire})
+		if verified.Passed() == 0 {
 			p.Outcome = OutcomeRefused
 			for _, t := range tickets {
 				p.Refused = append(p.Refused, t.ID)
@@ -491,7 +466,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			if math.Abs(m.Delta) >= 10 {
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, m.Delta))
 			}
-			rep := r.settle(st, baseStore, pr, ticketBody(tickets), m, expire)
+			rep := r.settle(st, verified, pr, m, expire)
 			for _, t := range rep.Tickets {
 				switch {
 				case t.Refused != "":
@@ -635,7 +610,7 @@ func ticketLines(tickets []lessons.BodyTicket) []string {
 	return lines
 }
 
-// ticketBody is the body SettleBody gets: only the tickets the run chose to settle.
+// ticketBody is the body verified and settled: only the tickets the run chose to settle.
 func ticketBody(tickets []lessons.BodyTicket) string {
 	return strings.Join(ticketLines(tickets), "\n")
 }
@@ -668,9 +643,9 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // settle applies one measured delta to the pull request's tickets with the action's scale.
 // The scale input overrides the store's persisted resource_scale for this settlement only, as
 // darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
-func (r *Runner) settle(st *state, baseStore *lessons.Store, pr *github.PullRequest, body string, m Measurement, expire int) lessons.BodyReport {
+func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m Measurement, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
-	return st.store.SettleBody(baseStore, body, m.Delta, lessons.SettleOptions{
+	return st.store.SettleVerified(verified, m.Delta, lessons.SettleOptions{
 		Scale:  r.Config.Scale,
 		Source: "ci",
 		Detail: fmt.Sprintf("pr#%d", n),
@@ -758,133 +733,4 @@ func livingIDs(s *lessons.Store) map[string]bool {
 		}
 	}
 	return m
-}
-
-// publish writes the result: the store and its rendering as one commit on the bot branch and
-// the bot pull request, or closes the bot pull request when nothing is left to merge.
-func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
-	final, doc, err := r.finalStore(st, st.rec)
-	if err != nil {
-		return err
-	}
-	var md []byte
-	if r.Render != nil && r.Config.RenderPath != "" {
-		if md, err = r.Render(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
-			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
-		}
-	}
-	changed := r.differs(st, doc) || st.persist
-	files := map[string][]byte{r.Config.StorePath: doc}
-	if md != nil {
-		files[r.Config.RenderPath] = md
-	}
-	if fb, err := st.flaky.Marshal(); err == nil && (st.flakyDoc != nil || len(st.flaky.Tests) > 0) && !bytes.Equal(fb, st.flakyDoc) {
-		files[r.flakyPath()] = fb
-	}
-	if changed {
-		if err := r.checkSizes(st, files); err != nil {
-			return err
-		}
-	}
-	out.Report = r.buildReport(st, final)
-	switch {
-	case r.Config.DryRun:
-		out.Report.DryRun = true
-		if changed {
-			out.Store = doc
-		}
-		r.logf("dry run: would %s", map[bool]string{true: "update the bot pull request", false: "leave everything as it is"}[changed])
-		return nil
-	case !changed && st.open == nil:
-		if st.closedBranch {
-			// The closed bot pull request's branch holds nothing the base branch lacks now.
-			if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch); err != nil && !isNotFound(err) {
-				return botpr.Explain(fmt.Errorf("deleting the branch %s of a closed bot pull request: %w", r.Config.Branch, err), "contents")
-			}
-			r.logf("deleted the branch %s: its closed pull request holds nothing the base branch lacks", r.Config.Branch)
-		}
-		r.logf("nothing changed; no bot pull request")
-		return nil
-	case !changed:
-		body := "Closed by darwin-memo: the base branch already holds everything this pull request carried."
-		if err := r.repoAPI().Close(ctx, st.open.GetNumber(), r.Config.Branch, body); err != nil {
-			return err
-		}
-		out.PRNumber, out.Operation = st.open.GetNumber(), botpr.OpClosed
-		r.logf("closed bot pull request #%d: it became empty", out.PRNumber)
-		return nil
-	}
-	out.Store = doc
-	msg := fmt.Sprintf("darwin-memo: update lessons\n\n%s", commitSummary(out))
-	if _, err := r.repoAPI().Commit(ctx, botpr.CommitRequest{
-		Branch: r.Config.Branch, Parent: st.baseTip, Files: files, Message: msg, BranchExists: st.open != nil,
-	}); err != nil {
-		return err
-	}
-	pr, op, err := r.repoAPI().Upsert(ctx, botpr.UpsertRequest{
-		Branch: r.Config.Branch, Base: st.base, Title: reportTitle(out.Report), Body: reportBody(out.Report),
-		Labels: r.Config.Labels, Existing: st.open,
-	})
-	var le *botpr.LabelError
-	if errors.As(err, &le) {
-		out.Report.Warnings = append(out.Report.Warnings, le.Error())
-		err = nil
-	}
-	if err != nil {
-		return err
-	}
-	out.PRNumber, out.Operation = pr.GetNumber(), op
-	r.logf("%s bot pull request #%d", op, out.PRNumber)
-	return nil
-}
-
-// finalStore serialises the working store with the record and round-trips it through the
-// lessons package, so the bytes are exactly what it writes.
-func (r *Runner) finalStore(st *state, rec Record) (*lessons.Store, []byte, error) {
-	doc, err := st.store.Marshal()
-	if err != nil {
-		return nil, nil, fmt.Errorf("serialising the store: %w", err)
-	}
-	if len(rec.Processed) > 0 || len(rec.Queued) > 0 || len(rec.Trend) > 0 || st.mainDoc != nil && bytes.Contains(st.mainDoc, []byte(`"`+RecordKey+`"`)) {
-		if doc, err = WithRecord(doc, rec); err != nil {
-			return nil, nil, fmt.Errorf("recording processed pull requests in the store: %w", err)
-		}
-	}
-	final, err := lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions())
-	if err != nil {
-		return nil, nil, fmt.Errorf("the updated store does not load (a bug; nothing was written): %w", err)
-	}
-	if doc, err = final.Marshal(); err != nil {
-		return nil, nil, err
-	}
-	return final, doc, nil
-}
-
-// differs reports whether the bot branch would carry a lesson-level change the base branch
-// lacks. The record alone (pull requests processed without any effect on the lessons, or
-// queued behind pending CI) is no reason to open a bot pull request: it rides along with the
-// next real change, and until then those pull requests are examined again (cheaply: they carry
-// no ticket, or their tickets are refused or pending). The rendering alone is no reason
-// either: it is refreshed whenever the store changes.
-func (r *Runner) differs(st *state, doc []byte) bool {
-	norm, err := st.mainStore.Marshal()
-	if err != nil {
-		return true
-	}
-	neutral := func(d []byte) []byte {
-		if out, err := WithRecord(d, Record{Version: 1}); err == nil {
-			return out
-		}
-		return d
-	}
-	return !bytes.Equal(neutral(norm), neutral(doc))
-}
-
-func commitSummary(out *Outcome) string {
-	var b strings.Builder
-	for _, n := range out.Processed {
-		fmt.Fprintf(&b, "processed #%d\n", n)
-	}
-	fmt.Fprintf(&b, "settled tickets: %d, births: %d, deaths: %d\n", out.SettledTickets, out.Births, out.Deaths)
-	return b.String()
 }

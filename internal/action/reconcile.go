@@ -1,8 +1,10 @@
 package action
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -56,6 +58,13 @@ type Runner struct {
 	Rate func() ghapi.Rate
 	// FileLimits bound the files written to the bot branch (zero: GitHub's).
 	FileLimits FileLimits
+
+	// mainBlob is the store on the base branch's tip as read in this run, by blob sha: the
+	// store at a merged pull request's base is usually the same blob, read and loaded once.
+	mainBlob struct {
+		sha string
+		doc []byte
+	}
 }
 
 // Outcome is what a run did.
@@ -119,6 +128,18 @@ func (r *Runner) repoAPI() botpr.Repo {
 // error; it is never parsed as the file). GitHub refuses files over 100 MB, and so does the
 // blobs API, so larger files cannot exist.
 func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, found bool, err error) {
+	data, _, found, err = r.readFileSHA(ctx, path, ref)
+	return data, found, err
+}
+
+// readFileSHA is readFile that also returns the file's blob sha. A blob this run read already
+// as the base branch's store (Runner.mainBlob) is not downloaded again.
+func (r *Runner) readFileSHA(ctx context.Context, path, ref string) (data []byte, sha string, found bool, err error) {
+	data, found, err = r.readContents(ctx, path, ref, &sha)
+	return data, sha, found, err
+}
+
+func (r *Runner) readContents(ctx context.Context, path, ref string, sha *string) (data []byte, found bool, err error) {
 	fc, _, resp, err := r.Client.Repositories.GetContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
 		if resp != nil && resp.StatusCode == http.StatusNotFound {
@@ -128,6 +149,10 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 	}
 	if fc == nil {
 		return nil, false, fmt.Errorf("reading %s at %s: it is a directory, not a file", path, short(ref))
+	}
+	*sha = fc.GetSHA()
+	if *sha != "" && *sha == r.mainBlob.sha {
+		return r.mainBlob.doc, true, nil
 	}
 	if fc.GetEncoding() == "none" || (fc.GetSize() > 0 && fc.Content == nil) {
 		b, err := r.readBlob(ctx, path, ref, fc.GetSHA(), fc.GetSize())
@@ -144,30 +169,157 @@ func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, f
 }
 
 // readBlob reads a file over 1 MB through GET /git/blobs/{sha}, as the blob object of GitHub's
-// description (base64 content; GitHub serves blobs up to 100 MB this way).
+// description (base64 content; GitHub serves blobs up to 100 MB this way). It is go-github's
+// Git.GetBlob with the body read into one buffer sized for the blob and decoded once: the
+// generic path holds a large store several times over while it decodes.
 func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) ([]byte, error) {
 	if sha == "" {
 		return nil, fmt.Errorf("reading %s at %s: the contents API gave no blob sha for a %d-byte file", path, short(ref), size)
 	}
-	blob, _, err := r.Client.Git.GetBlob(ctx, r.Owner, r.Repo, sha)
-	if err != nil {
-		return nil, botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
+	fail := func(err error) error {
+		return botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
 	}
-	var b []byte
-	switch enc := blob.GetEncoding(); enc {
-	case "base64":
-		if b, err = base64.StdEncoding.DecodeString(strings.ReplaceAll(blob.GetContent(), "\n", "")); err != nil {
-			return nil, fmt.Errorf("reading %s at %s through the blobs API: content is not base64: %w", path, short(ref), err)
-		}
-	case "utf-8":
-		b = []byte(blob.GetContent())
-	default:
-		return nil, fmt.Errorf("reading %s at %s through the blobs API: unknown encoding %q", path, short(ref), enc)
+	req, err := r.Client.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/git/blobs/%v", r.Owner, r.Repo, sha), nil)
+	if err != nil {
+		return nil, fail(err)
+	}
+	var body bytes.Buffer
+	body.Grow(size/3*4 + size/10 + 4096) // base64 with GitHub's escaped line breaks, and the fields
+	if _, err := r.Client.Do(ctx, req, &body); err != nil {
+		return nil, fail(err)
+	}
+	b, err := decodeBlob(body.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("reading %s at %s through the blobs API: %w", path, short(ref), err)
 	}
 	if size > 0 && len(b) != size {
 		return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
 	}
 	return b, nil
+}
+
+// decodeBlob returns the bytes of a blob object (GitHub's answer to GET /git/blobs/{sha}).
+// The content of a large blob is most of the answer: it is found with a scan of the object's
+// top level and decoded straight from the answer's bytes (base64 with escaped line breaks);
+// an answer the scan does not expect is read with encoding/json instead.
+func decodeBlob(body []byte) ([]byte, error) {
+	if content, enc, ok := scanBlob(body); ok && enc == "base64" {
+		return decodeBase64Lines(content)
+	}
+	var blob struct {
+		Content  string `json:"content"`
+		Encoding string `json:"encoding"`
+	}
+	if err := json.Unmarshal(body, &blob); err != nil {
+		return nil, fmt.Errorf("the answer is not a blob object: %w", err)
+	}
+	switch blob.Encoding {
+	case "base64":
+		return decodeBase64Lines([]byte(blob.Content))
+	case "utf-8":
+		return []byte(blob.Content), nil
+	default:
+		return nil, fmt.Errorf("unknown encoding %q", blob.Encoding)
+	}
+}
+
+// scanBlob finds the "content" and "encoding" strings of a JSON object whose members are all
+// strings or numbers, and whose content holds no escape but \n. ok is false for anything else.
+func scanBlob(b []byte) (content []byte, encoding string, ok bool) {
+	i := 0
+	ws := func() {
+		for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t') {
+			i++
+		}
+	}
+	str := func() ([]byte, bool) { // the raw bytes between the quotes
+		if i >= len(b) || b[i] != '"' {
+			return nil, false
+		}
+		start := i + 1
+		for j := start; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				i = j + 1
+				return b[start:j], true
+			case '\\':
+				j++
+			}
+		}
+		return nil, false
+	}
+	ws()
+	if i >= len(b) || b[i] != '{' {
+		return nil, "", false
+	}
+	i++
+	var haveContent bool
+	for {
+		ws()
+		key, ok := str()
+		if !ok || bytes.IndexByte(key, '\\') >= 0 {
+			return nil, "", false
+		}
+		ws()
+		if i >= len(b) || b[i] != ':' {
+			return nil, "", false
+		}
+		i++
+		ws()
+		if i < len(b) && b[i] == '"' {
+			v, ok := str()
+			if !ok {
+				return nil, "", false
+			}
+			switch string(key) {
+			case "content":
+				content, haveContent = v, true
+			case "encoding":
+				encoding = string(v)
+			}
+		} else {
+			for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '.' || b[i] == 'e' || b[i] == 'E' || b[i] == '+' || b[i] >= 'a' && b[i] <= 'z') {
+				i++ // a number, true, false or null
+			}
+		}
+		ws()
+		if i >= len(b) {
+			return nil, "", false
+		}
+		if b[i] == '}' {
+			i++
+			ws()
+			return content, encoding, haveContent && i == len(b)
+		}
+		if b[i] != ',' {
+			return nil, "", false
+		}
+		i++
+	}
+}
+
+// decodeBase64Lines decodes base64 whose lines are broken by JSON's escaped \n (or by raw
+// line breaks, which the decoder skips). It overwrites content.
+func decodeBase64Lines(content []byte) ([]byte, error) {
+	clean := content[:0] // in place: the answer's buffer is the caller's to spend
+	for rest := content; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\\')
+		if i < 0 {
+			clean = append(clean, rest...)
+			break
+		}
+		clean = append(clean, rest[:i]...)
+		if i+1 >= len(rest) || rest[i+1] != 'n' {
+			return nil, errors.New("content is not base64: an escape other than a line break")
+		}
+		rest = rest[i+2:]
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(clean)))
+	n, err := base64.StdEncoding.Decode(out, clean)
+	if err != nil {
+		return nil, fmt.Errorf("content is not base64: %w", err)
+	}
+	return out[:n], nil
 }
 
 // storeOptions are the options every store is parsed or created with.

@@ -3,7 +3,6 @@ package action
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -185,23 +184,34 @@ func (r *Record) addTrend(p TrendPoint) {
 }
 
 // ReadRecord returns the record stored in a store document (an empty record when the key is
-// absent). A malformed record is an error naming the key: it is the replay guard, so guessing
-// could settle a pull request twice.
+// absent), reading only that key with the lessons package's reader: a store whose lessons do
+// not load still gives its record. A malformed record is an error naming the key: it is the
+// replay guard, so guessing could settle a pull request twice.
 func ReadRecord(doc []byte) (Record, error) {
-	rec := Record{Version: 1}
 	if len(bytes.TrimSpace(doc)) == 0 {
+		return Record{Version: 1}, nil
+	}
+	raw, _, err := lessons.ExtensionOf("store", doc, RecordKey)
+	if err != nil {
+		return Record{Version: 1}, fmt.Errorf("store is not a JSON object: %w", err)
+	}
+	return decodeRecord(raw)
+}
+
+// RecordOf returns the record a loaded store keeps under RecordKey (an empty record when the
+// key is absent); errors as ReadRecord.
+func RecordOf(s *lessons.Store) (Record, error) {
+	raw, _ := s.Extension(RecordKey)
+	return decodeRecord(raw)
+}
+
+// decodeRecord reads the record's JSON (nil or null: an empty record).
+func decodeRecord(raw []byte) (Record, error) {
+	rec := Record{Version: 1}
+	if raw == nil || string(raw) == "null" {
 		return rec, nil
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(doc, &top); err != nil {
-		return rec, fmt.Errorf("store is not a JSON object: %w", err)
-	}
-	raw, ok := top[RecordKey]
-	if !ok || string(raw) == "null" {
-		return rec, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&rec); err != nil {
+	if err := json.Unmarshal(raw, &rec); err != nil {
 		return Record{Version: 1}, fmt.Errorf("store key %q is malformed (%v); fix or delete it by hand: it records which pull requests were settled", RecordKey, err)
 	}
 	if rec.Version != 1 {
@@ -210,105 +220,24 @@ func ReadRecord(doc []byte) (Record, error) {
 	return rec, nil
 }
 
-// marshalRecord renders the record with the store's 2-space indentation, nested one level.
-func marshalRecord(r Record) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("  ", "  ")
-	if err := enc.Encode(r); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
-
-// WithRecord returns doc with the value of RecordKey replaced by (or, if absent, appended as)
-// the record, leaving every other byte as it was.
-func WithRecord(doc []byte, r Record) ([]byte, error) {
-	val, err := marshalRecord(r)
+// putRecord keeps the record in the store under RecordKey (in its place, or last when new).
+func putRecord(s *lessons.Store, r Record) error {
+	b, err := json.Marshal(r)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	start, end, closing, err := topLevelSpan(doc, RecordKey)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if start >= 0 {
-		out.Write(doc[:start])
-		out.Write(val)
-		out.Write(doc[end:])
-		return out.Bytes(), nil
-	}
-	head := bytes.TrimRight(doc[:closing], " \t\r\n")
-	out.Write(head)
-	if !bytes.HasSuffix(head, []byte("{")) {
-		out.WriteByte(',')
-	}
-	keyJSON, _ := json.Marshal(RecordKey)
-	out.WriteString("\n  ")
-	out.Write(keyJSON)
-	out.WriteString(": ")
-	out.Write(val)
-	out.WriteString("\n")
-	out.Write(doc[closing:])
-	return out.Bytes(), nil
-}
-
-// topLevelSpan finds the byte span of key's value in a JSON object, and the offset of the
-// object's closing brace. start is -1 when the key is absent.
-func topLevelSpan(doc []byte, key string) (start, end, closing int, err error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	tok, err := dec.Token()
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return 0, 0, 0, errors.New("store is not a JSON object")
-	}
-	start, end = -1, -1
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return 0, 0, 0, err
-		}
-		before := dec.InputOffset()
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return 0, 0, 0, err
-		}
-		after := dec.InputOffset()
-		if k, _ := kt.(string); k == key {
-			// The value starts after the colon and any blanks that follow the key.
-			s := int(before)
-			for s < len(doc) && (doc[s] == ' ' || doc[s] == ':' || doc[s] == '\n' || doc[s] == '\t' || doc[s] == '\r') {
-				s++
-			}
-			start, end = s, int(after)
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return 0, 0, 0, err
-	}
-	closing = int(dec.InputOffset()) - 1
-	return start, end, closing, nil
+	return s.SetExtension(RecordKey, b)
 }
 
 // mergeRecords is the three-way rule for RecordKey: the union of processed pull requests (a
 // pull request processed on either side stays processed), queued ones minus the processed,
 // and the longer trend.
-func mergeRecords(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
-	read := func(raw json.RawMessage) (Record, error) {
-		if raw == nil {
-			return Record{Version: 1}, nil
-		}
-		return ReadRecord([]byte(`{"` + RecordKey + `":` + string(raw) + `}`))
-	}
-	o, err := read(ours)
+func mergeRecords(base, ours, theirs []byte) ([]byte, error) {
+	o, err := decodeRecord(ours)
 	if err != nil {
 		return nil, err
 	}
-	t, err := read(theirs)
+	t, err := decodeRecord(theirs)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +277,7 @@ func mergeRecords(base, ours, theirs json.RawMessage) (json.RawMessage, error) {
 	if len(t.Trend) > len(o.Trend) {
 		out.Trend = t.Trend
 	}
-	return marshalRecord(out)
+	return json.Marshal(out)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

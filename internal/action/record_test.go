@@ -2,15 +2,37 @@ package action
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
-func TestWithRecordRoundTrip(t *testing.T) {
+// withRecord returns the store document doc with rec kept in it, as a run writes it.
+func withRecord(t testing.TB, doc []byte, rec Record) []byte {
+	t.Helper()
+	s, err := lessons.Parse(storePath, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := putRecord(s, rec); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The record is a store extension: keeping it leaves every other byte as darwin-memo writes
+// them, the store still loads (darwin-memo ignores the key), and it reads back from the loaded
+// store and from the bytes alone.
+func TestRecordInStoreRoundTrip(t *testing.T) {
 	t.Parallel()
 	real, err := os.ReadFile("testdata/lessons.json")
 	if err != nil {
@@ -18,31 +40,49 @@ func TestWithRecordRoundTrip(t *testing.T) {
 	}
 	d := 2.0
 	rec := Record{Version: 1, Processed: []Processed{{PR: 3, Outcome: OutcomeSettled, Delta: &d, Settled: []string{"abc"}}}, Queued: []int{9}}
-	doc, err := WithRecord(real, rec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Everything else is byte-identical, and the store still loads (darwin-memo ignores the key).
+	doc := withRecord(t, real, rec)
 	if !bytes.HasPrefix(doc, bytes.TrimRight(real[:len(real)-1], " \n")) {
-		t.Fatal("WithRecord changed other bytes")
+		t.Fatal("keeping the record changed other bytes")
 	}
 	s, err := lessons.Parse("lessons.json", doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, _ := s.Marshal()
-	got, err := ReadRecord(out)
-	if err != nil || len(got.Processed) != 1 || got.Processed[0].PR != 3 || *got.Processed[0].Delta != 2 || got.Queued[0] != 9 {
-		t.Fatalf("after the lessons round trip: %+v %v", got, err)
+	if !bytes.Equal(out, doc) {
+		t.Fatal("the store with its record does not round-trip")
 	}
-	// Replacing keeps one key.
+	for name, read := range map[string]func() (Record, error){
+		"RecordOf":   func() (Record, error) { return RecordOf(s) },
+		"ReadRecord": func() (Record, error) { return ReadRecord(out) },
+	} {
+		got, err := read()
+		if err != nil || len(got.Processed) != 1 || got.Processed[0].PR != 3 || *got.Processed[0].Delta != 2 || got.Queued[0] != 9 {
+			t.Fatalf("%s: %+v %v", name, got, err)
+		}
+	}
+	// Replacing keeps one key, in its place.
 	rec.Processed = append(rec.Processed, Processed{PR: 4, Outcome: OutcomeNoTickets})
-	doc2, err := WithRecord(out, rec)
-	if err != nil || strings.Count(string(doc2), RecordKey) != 1 {
-		t.Fatalf("replace: %v", err)
+	doc2 := withRecord(t, out, rec)
+	if strings.Count(string(doc2), RecordKey) != 1 || !bytes.HasPrefix(doc2, bytes.TrimRight(real[:len(real)-1], " \n")) {
+		t.Fatal("replace: not one key in the same place")
 	}
 	if r2, _ := ReadRecord(doc2); len(r2.Processed) != 2 {
 		t.Fatal("replace lost the update")
+	}
+}
+
+// A store whose lessons do not load still gives its record (a broken bot branch's settlements
+// are carried over), and a record that is not an object is an error naming the key.
+func TestReadRecordFromAStoreThatDoesNotLoad(t *testing.T) {
+	t.Parallel()
+	doc := []byte(`{"entries": [{"bad": 1}], "darwin_memo_action": {"version": 1, "processed": [{"pr": 5, "outcome": "settled"}]}}`)
+	if _, err := lessons.Parse("x", doc); err == nil {
+		t.Fatal("the fixture loads")
+	}
+	got, err := ReadRecord(doc)
+	if err != nil || len(got.Processed) != 1 || got.Processed[0].PR != 5 {
+		t.Fatalf("%+v %v", got, err)
 	}
 }
 
@@ -58,32 +98,72 @@ func TestReadRecordErrors(t *testing.T) {
 	}
 }
 
-func FuzzWithRecord(f *testing.F) {
+func FuzzRecordInStore(f *testing.F) {
 	real, err := os.ReadFile("testdata/lessons.json")
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(real, 3)
-	f.Add([]byte(`{}`), 1)
-	f.Add([]byte(`{"darwin_memo_action":{"version":1,"processed":[]} }`), 2)
+	f.Add([]byte(`{"config":{"max_energy":5.0,"upkeep":0.05},"entries":[],"graveyard":[]}`), 1)
+	f.Add([]byte(`{"config":{},"entries":[],"graveyard":[],"darwin_memo_action":{"version":1,"processed":[]} }`), 2)
 	f.Fuzz(func(t *testing.T, doc []byte, pr int) {
+		s, err := lessons.Parse(storePath, doc)
+		if err != nil {
+			return
+		}
 		rec := Record{Version: 1, Processed: []Processed{{PR: pr, Outcome: OutcomeSettled}}}
-		out, err := WithRecord(doc, rec)
-		if err != nil {
-			return
+		if err := putRecord(s, rec); err != nil {
+			t.Fatal(err)
 		}
-		if !json.Valid(out) {
-			if json.Valid(doc) {
-				t.Fatalf("valid input became invalid:\n%s", out)
+		out, err := s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := lessons.Parse(storePath, out)
+		if err != nil {
+			t.Fatalf("the store with its record does not load: %v\n%s", err, out)
+		}
+		for _, read := range []func() (Record, error){func() (Record, error) { return RecordOf(again) }, func() (Record, error) { return ReadRecord(out) }} {
+			got, err := read()
+			if err != nil {
+				t.Fatalf("record after keeping it: %v\n%s", err, out)
 			}
-			return
-		}
-		got, err := ReadRecord(out)
-		if err != nil {
-			t.Fatalf("ReadRecord after WithRecord: %v\n%s", err, out)
-		}
-		if len(got.Processed) != 1 || got.Processed[0].PR != pr {
-			t.Fatalf("record %+v", got)
+			if len(got.Processed) != 1 || got.Processed[0].PR != pr {
+				t.Fatalf("record %+v", got)
+			}
 		}
 	})
 }
+
+// decodeBlob reads GitHub's blob object by its fast scan and, for anything the scan does not
+// expect, with encoding/json: both give the same bytes.
+func TestDecodeBlob(t *testing.T) {
+	t.Parallel()
+	want := []byte(strings.Repeat(`{"question": "q\u00e9", "energy": 1.0}`+"\n", 40))
+	enc := base64.StdEncoding.EncodeToString(want)
+	var lines []string
+	for len(enc) > 60 {
+		lines, enc = append(lines, enc[:60]), enc[60:]
+	}
+	lines = append(lines, enc)
+	content, _ := json.Marshal(strings.Join(lines, "\n") + "\n")
+	for name, body := range map[string]string{
+		"GitHub's shape":               `{"sha":"abc","node_id":"B_abc","size":` + strconv.Itoa(len(want)) + `,"url":"https://x/y","content":` + string(content) + `,"encoding":"base64"}`,
+		"spaces and order":             `{ "encoding" : "base64", "content" : ` + string(content) + ` , "size": 3 }`,
+		"nested: encoding/json":        `{"content":` + string(content) + `,"encoding":"base64","links":{"self":"x"}}`,
+		"escaped slash: encoding/json": `{"content":` + strings.Replace(string(content), "/", `\/`, 1) + `,"encoding":"base64"}`,
+		"utf-8":                        `{"content":` + mustJSON(string(want)) + `,"encoding":"utf-8"}`,
+	} {
+		got, err := decodeBlob([]byte(body))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: %v\n%q", name, err, got)
+		}
+	}
+	for _, bad := range []string{`{"content":"@@@@","encoding":"base64"}`, `{"content":"abc","encoding":"gzip"}`, `[]`, `{"content":`} {
+		if _, err := decodeBlob([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+func mustJSON(s string) string { b, _ := json.Marshal(s); return string(b) }

@@ -58,13 +58,14 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 		}
 		rep.Births = append(rep.Births, report.Birth{ID: e.ID, Question: e.Question, Answer: e.Answer, Sources: e.Sources})
 	}
+	cause := final.Causes()
 	for _, e := range final.Graveyard() {
 		if _, wasLiving := st.mainStore.Entry(e.ID); !wasLiving {
 			if _, wasDead := st.mainStore.Dead(e.ID); wasDead || known(e.ID) {
 				continue
 			}
 		}
-		d := report.Death{ID: e.ID, Question: e.Question, Uses: e.Uses, Lineage: e.Lineage, Cause: causeOf(final, e, heirOf)}
+		d := report.Death{ID: e.ID, Question: e.Question, Uses: e.Uses, Lineage: e.Lineage, Cause: cause(e.ID)}
 		if d.Cause == "merged" {
 			d.Heir = heirOf[e.ID]
 		}
@@ -94,22 +95,4 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 		rep.Trend = append(rep.Trend, report.Point{Label: "#" + itoa(p.PR), Population: p.Population, Energy: p.Energy})
 	}
 	return rep
-}
-
-// causeOf resolves why a dead entry died, in the order darwin-memo's `why` uses: merged (some
-// entry's lineage names it), the last death or burial note with a cause, then the damaged set.
-func causeOf(s *lessons.Store, e *lessons.Entry, heirOf map[string]string) string {
-	if _, ok := heirOf[e.ID]; ok {
-		return "merged"
-	}
-	notes := s.History(e.ID)
-	for i := len(notes) - 1; i >= 0; i-- {
-		if c := notes[i].Cause(); c != "" {
-			return c
-		}
-	}
-	if s.Damaged(e.ID) {
-		return "executed"
-	}
-	return "starved"
 }

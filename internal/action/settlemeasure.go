@@ -23,7 +23,7 @@ func SettleMeasurer(artifactName string, runID int64, download *http.Client) Mea
 			return Measurement{}, err
 		}
 		m := Measurement{
-			Outcome: string(res.Outcome), Delta: float64(res.Delta), Source: string(res.Source),
+			Outcome: res.Outcome, Delta: float64(res.Delta), Source: string(res.Source),
 			Before: res.Before.SHA, After: res.After.SHA, Quarantined: res.Quarantined, Reason: res.Reason, Final: res.Final,
 			Fixed: res.Improvements,
 		}

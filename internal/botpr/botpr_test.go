@@ -254,3 +254,40 @@ func TestTransientWriteFailuresAreRetried(t *testing.T) {
 		t.Fatalf("%v %v %+v", op, err, g.Pulls())
 	}
 }
+
+// A file over 1 MB (a large store) goes to GitHub as a base64 blob, not JSON-escaped inside the
+// tree; it lands byte for byte, and small files still go inline (one request fewer).
+func TestCommitLargeFileThroughABlob(t *testing.T) {
+	t.Parallel()
+	g := ghfake.NewGitRepo("o", "r", "main", map[string]string{"README.md": "hi\n"})
+	var mu sync.Mutex
+	blobs := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/git/blobs") {
+			mu.Lock()
+			blobs++
+			mu.Unlock()
+		}
+		g.ServeHTTP(w, req)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := github.NewClient(nil).WithEnterpriseURLs(srv.URL, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Repo{Client: c, Owner: "o", Name: "r", Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }}
+	big := []byte(`{"question": "` + strings.Repeat(`q \"é\" `, 1<<18) + `"}`)
+	if _, err := r.Commit(context.Background(), CommitRequest{Branch: "bot", Parent: g.Ref("main"), Message: "m",
+		Files: map[string][]byte{"big.json": big, "small.md": []byte("# small\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := g.File("bot", "big.json"); string(b) != string(big) {
+		t.Fatalf("the large file changed on the way (%d bytes, want %d)", len(b), len(big))
+	}
+	if b, _ := g.File("bot", "small.md"); string(b) != "# small\n" {
+		t.Fatalf("small file %q", b)
+	}
+	if blobs != 1 {
+		t.Fatalf("%d blobs created, want 1 (the large file)", blobs)
+	}
+}

@@ -518,6 +518,7 @@ func diffRow(prev, cur *lessons.Store) Row {
 // fates reads what became of every seeded lesson.
 func fates(s *lessons.Store, roles map[string]seed) []Fate {
 	heir := map[string]string{}
+	cause := s.Causes()
 	for _, l := range [][]*lessons.Entry{s.Living(), s.Graveyard()} {
 		for _, e := range l {
 			for _, m := range e.Lineage {
@@ -536,7 +537,7 @@ func fates(s *lessons.Store, roles map[string]seed) []Fate {
 				f.Alive, f.Energy, f.Uses = e.Alive(), e.Energy, e.Uses
 			} else if e, ok := s.Dead(id); ok {
 				f.Energy, f.Uses = e.Energy, e.Uses
-				f.Cause = cause(s, id, heir)
+				f.Cause = cause(id)
 				f.Heir = heir[id]
 			}
 			out = append(out, f)
@@ -560,7 +561,7 @@ func fates(s *lessons.Store, roles map[string]seed) []Fate {
 			if live, ok := s.Entry(e.ID); ok && live == e {
 				f.Alive = e.Alive()
 			} else {
-				f.Cause, f.Heir = cause(s, e.ID, heir), heir[e.ID]
+				f.Cause, f.Heir = cause(e.ID), heir[e.ID]
 			}
 			out = append(out, f)
 		}
@@ -577,22 +578,6 @@ func prSources(sources []string) []string {
 		}
 	}
 	return out
-}
-
-func cause(s *lessons.Store, id string, heir map[string]string) string {
-	if _, ok := heir[id]; ok {
-		return "merged"
-	}
-	notes := s.History(id)
-	for i := len(notes) - 1; i >= 0; i-- {
-		if c := notes[i].Cause(); c != "" {
-			return c
-		}
-	}
-	if s.Damaged(id) {
-		return "executed"
-	}
-	return "starved"
 }
 
 // mergeBot merges the open bot pull request, as a maintainer reviewing it would, and records

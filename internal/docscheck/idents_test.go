@@ -128,16 +128,15 @@ func (p *pkgIdents) has(parts []string) bool {
 // citedPackages maps the package names docs cite as `name.Ident` to their
 // directories.
 var citedPackages = map[string]string{
-	"settle":     "settle",
-	"junit":      "internal/junit",
-	"ghapi":      "internal/ghapi",
-	"action":     "internal/action",
-	"lessons":    "lessons",
-	"encode":     "encode",
-	"textidx":    "internal/textidx",
-	"botpr":      "internal/botpr",
-	"ghfake":     "internal/ghfake",
-	"storemerge": "internal/storemerge",
+	"settle":  "settle",
+	"junit":   "internal/junit",
+	"ghapi":   "internal/ghapi",
+	"action":  "internal/action",
+	"lessons": "lessons",
+	"encode":  "encode",
+	"textidx": "internal/textidx",
+	"botpr":   "internal/botpr",
+	"ghfake":  "internal/ghfake",
 }
 
 // A code span such as `settle.Measure`, `settle.FlakyHistory.Update` or

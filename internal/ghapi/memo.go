@@ -49,9 +49,24 @@ func (t *Transport) memoGet(key string, req *http.Request) *http.Response {
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
 }
 
-// memoPut keeps a 200 answer and returns a response that reads it again.
+// memoLimit is the largest answer kept: a larger one (a big store's blob) would stay in memory
+// for the whole run, and its reader, which knows it, keeps it once itself.
+const memoLimit = 1 << 20
+
+// memoPut keeps a 200 answer and returns a response that reads it again. An answer over
+// memoLimit is passed on as it streams, not kept.
 func (t *Transport) memoPut(key string, resp *http.Response) (*http.Response, error) {
-	body, err := io.ReadAll(resp.Body)
+	if resp.ContentLength > memoLimit {
+		return resp, nil
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, memoLimit+1))
+	if err == nil && len(body) > memoLimit {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), resp.Body), resp.Body}
+		return resp, nil
+	}
 	resp.Body.Close()
 	if err != nil {
 		return nil, err

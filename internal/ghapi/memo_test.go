@@ -2,6 +2,10 @@ package ghapi_test
 
 import (
 	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
@@ -50,5 +54,40 @@ func TestMemoAndRate(t *testing.T) {
 	}
 	if n := srv.Count(ghfake.RouteCheckRuns); n != 2 {
 		t.Errorf("check runs sent %d times, want 2", n)
+	}
+}
+
+// An answer over 1 MB (a large store's blob) is not kept for the run: it would stay in memory
+// to the end, and is passed on as it streams; a small one is kept.
+func TestMemoSkipsLargeAnswers(t *testing.T) {
+	big := strings.Repeat("x", 1<<20+10)
+	git := ghfake.NewGitRepo("o", "r", "main", map[string]string{"big.txt": big, "small.txt": "small"})
+	w := ghfake.NewWorld(git, ghfake.Repo{})
+	defer w.Close()
+	c, tr, err := ghapi.NewClient(ghapi.Options{APIURL: w.URL, Token: ghfake.Token, Policy: ghapi.Policy{Sleep: ghfake.NoSleep, Memo: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		content  string
+		wantSent int
+	}{{big, 2}, {"small", 1}} {
+		before := w.Total()
+		sha := fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("blob %d\x00%s", len(tt.content), tt.content))))
+		for i := 0; i < 2; i++ {
+			b, _, err := c.Git.GetBlob(context.Background(), "o", "r", sha)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := base64.StdEncoding.DecodeString(b.GetContent()); err != nil || string(got) != tt.content {
+				t.Fatalf("read %d of a %d-byte blob: %d bytes, %v", i, len(tt.content), len(got), err)
+			}
+		}
+		if n := w.Total() - before; n != tt.wantSent {
+			t.Errorf("%d-byte blob sent %d times, want %d", len(tt.content), n, tt.wantSent)
+		}
+	}
+	if tr.MemoHits() != 1 {
+		t.Errorf("memo hits %d, want 1", tr.MemoHits())
 	}
 }

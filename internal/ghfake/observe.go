@@ -27,11 +27,13 @@ var (
 // Observe makes every fake (Server, GitRepo, World) hand each API exchange to f; nil stops it.
 // f must be safe for concurrent use. Tests install it in TestMain to hold the fake to GitHub's
 // published description (package ghschema); artifact blob downloads, which are not API
-// requests, and faults a World.Before hook answers are not observed.
-func Observe(f func(Exchange)) {
+// requests, and faults a World.Before hook answers are not observed. It returns the observer
+// it replaced (a benchmark sets nil for its timed part and restores it).
+func Observe(f func(Exchange)) (previous func(Exchange)) {
 	observeMu.Lock()
 	defer observeMu.Unlock()
-	observer = f
+	previous, observer = observer, f
+	return previous
 }
 
 func currentObserver() func(Exchange) {

@@ -1,4 +1,7 @@
-// Package ghfake is an httptest fake of the GitHub REST API for tests.
+// Package ghfake is a fake of the GitHub REST API on loopback ports, for tests and the demo.
+//
+// It links no test support (neither testing nor net/http/httptest): the darwin-memo binary
+// carries it for its demo command. New takes the small TB interface, which *testing.T meets.
 //
 // It is mounted the way go-github's own tests mount theirs (a ServeMux under
 // an API prefix; both /api/v3/ as produced by WithEnterpriseURLs and
@@ -35,13 +38,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
@@ -64,9 +65,9 @@ type Server struct {
 	// BlobURL is the root of the artifact blob server.
 	BlobURL string
 
-	t    testing.TB
-	api  *httptest.Server
-	blob *httptest.Server
+	t    TB
+	api  *loopback
+	blob *loopback
 	mux  *http.ServeMux
 
 	// Now is the server clock for rate-limit headers.
@@ -81,8 +82,16 @@ type Server struct {
 	errs     []string // problems seen without a t
 }
 
-// New starts a fake serving repo and closes it when the test ends.
-func New(t testing.TB, repo Repo) *Server {
+// TB is the part of testing.TB the fake uses: *testing.T and *testing.B satisfy it, and the
+// fake need not import package testing.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Cleanup(func())
+}
+
+// New starts a fake serving repo, reports its problems to t and closes it when the test ends.
+func New(t TB, repo Repo) *Server {
 	t.Helper()
 	s := NewServer(repo)
 	s.t = t
@@ -90,7 +99,7 @@ func New(t testing.TB, repo Repo) *Server {
 	return s
 }
 
-// NewServer starts a fake without a testing.TB; call Close. Problems the
+// NewServer starts a fake without a TB; call Close. Problems the
 // fake would report to a test (an Authorization header at the blob server,
 // an unknown route) are collected in Errors instead.
 func NewServer(repo Repo) *Server {
@@ -102,8 +111,8 @@ func NewServer(repo Repo) *Server {
 		Now:    time.Now,
 	}
 	s.install()
-	s.api = httptest.NewServer(http.HandlerFunc(s.serveAPI))
-	s.blob = httptest.NewServer(http.HandlerFunc(s.serveBlob))
+	s.api = serveLoopback(http.HandlerFunc(s.serveAPI))
+	s.blob = serveLoopback(http.HandlerFunc(s.serveBlob))
 	s.URL = s.api.URL
 	s.BlobURL = s.blob.URL
 	return s

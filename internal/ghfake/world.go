@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strconv"
@@ -24,7 +23,7 @@ type World struct {
 	Git *GitRepo
 	CI  *Server
 
-	front *httptest.Server
+	front *loopback
 
 	mu    sync.Mutex
 	total int
@@ -47,7 +46,7 @@ func NewWorld(git *GitRepo, ci Repo) *World {
 	w := &World{Git: git, CI: NewServer(ci)}
 	target, err := url.Parse(w.CI.URL)
 	if err != nil {
-		panic(err) // httptest URLs always parse
+		panic(err) // loopback URLs always parse
 	}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.ModifyResponse = func(resp *http.Response) error {
@@ -61,7 +60,7 @@ func NewWorld(git *GitRepo, ci Repo) *World {
 		}
 		return nil
 	}
-	w.front = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	w.front = serveLoopback(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.mu.Lock()
 		w.total++
 		before := w.Before

@@ -1,4 +1,4 @@
-package storemerge
+package lessons_test
 
 import (
 	"bytes"
@@ -6,16 +6,20 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
-func entry(id, q string, energy float64, extra string) string {
+// The three-way merge's tests (moved from internal/storemerge with their assertions).
+
+func mentry(id, q string, energy float64, extra string) string {
 	return `{"question":"` + q + `","answer":"a ` + q + `","kind":"explicit","sources":[],"energy":` +
 		jsonFloat(energy) + `,"born_cycle":0,"recorded_ts":"","last_used_cycle":-1,"uses":0,"lineage":[]` + extra + `,"id":"` + id + `"}`
 }
 
 func jsonFloat(f float64) string { b, _ := json.Marshal(f); return string(b) }
 
-func store(living, dead []string, ledger string) string {
+func mstore(living, dead []string, ledger string) string {
 	s := `{"config":{"max_energy":5.0,"upkeep":0.05},"entries":[` + strings.Join(living, ",") + `],"graveyard":[` + strings.Join(dead, ",") + `]`
 	if ledger != "" {
 		s += `,"ledger":` + ledger
@@ -66,18 +70,18 @@ func TestMergeEntries(t *testing.T) {
 	ticket := func(id string) string {
 		return `{"query":"q","answer":"a","deciding_entry":"aaaaaaaaaaaa","supporting_entries":[],"born_tick":0,"id":"` + id + `","binding":null}`
 	}
-	base := store([]string{entry("aaaaaaaaaaaa", "alpha", 1, ""), entry("bbbbbbbbbbbb", "beta", 1, ""), entry("cccccccccccc", "gamma", 1, "")}, nil,
+	base := mstore([]string{mentry("aaaaaaaaaaaa", "alpha", 1, ""), mentry("bbbbbbbbbbbb", "beta", 1, ""), mentry("cccccccccccc", "gamma", 1, "")}, nil,
 		`{"tick_count":3,"pending":[`+ticket("111111111111")+`,`+ticket("222222222222")+`],"history":{"aaaaaaaaaaaa":["n1"]},"damaged":[],"settled_runs":[]}`)
 	// The bot: settled ticket 1 (alpha gains energy and a note), ticked twice, executed beta,
 	// and gave birth to delta.
-	ours := store([]string{entry("aaaaaaaaaaaa", "alpha", 1.5, ""), entry("cccccccccccc", "gamma", 0.9, ""), entry("dddddddddddd", "delta", 1, "")},
-		[]string{entry("bbbbbbbbbbbb", "beta", -0.2, "")},
+	ours := mstore([]string{mentry("aaaaaaaaaaaa", "alpha", 1.5, ""), mentry("cccccccccccc", "gamma", 0.9, ""), mentry("dddddddddddd", "delta", 1, "")},
+		[]string{mentry("bbbbbbbbbbbb", "beta", -0.2, "")},
 		`{"tick_count":5,"pending":[`+ticket("222222222222")+`],"history":{"aaaaaaaaaaaa":["n1","bot note"]},"damaged":["bbbbbbbbbbbb"],"settled_runs":[]}`)
 	// People on main: edited alpha's question, pinned gamma, forgot nothing, opened compat
 	// ticket 3, abandoned ticket 2, added entry eeee by hand, forgot... and added a note.
-	theirs := store([]string{entry("aaaaaaaaaaaa", "alpha edited", 1, ""), entry("bbbbbbbbbbbb", "beta", 1, ""), entry("cccccccccccc", "gamma", 1, `,"pinned":true`), entry("eeeeeeeeeeee", "epsilon", 1, "")}, nil,
+	theirs := mstore([]string{mentry("aaaaaaaaaaaa", "alpha edited", 1, ""), mentry("bbbbbbbbbbbb", "beta", 1, ""), mentry("cccccccccccc", "gamma", 1, `,"pinned":true`), mentry("eeeeeeeeeeee", "epsilon", 1, "")}, nil,
 		`{"tick_count":3,"pending":[`+ticket("111111111111")+`,`+ticket("333333333333")+`],"history":{"aaaaaaaaaaaa":["n1","human note"]},"damaged":[],"settled_runs":[]}`)
-	out, err := Merge([]byte(base), []byte(ours), []byte(theirs), nil)
+	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,10 +121,10 @@ func TestMergeEntries(t *testing.T) {
 
 func TestMergeForgetOnMainWins(t *testing.T) {
 	t.Parallel()
-	base := store([]string{entry("aaaaaaaaaaaa", "alpha", 1, "")}, nil, "")
-	ours := store([]string{entry("aaaaaaaaaaaa", "alpha", 1.3, "")}, nil, "")
-	theirs := store(nil, []string{entry("aaaaaaaaaaaa", "alpha", 0, "")}, "")
-	out, err := Merge([]byte(base), []byte(ours), []byte(theirs), nil)
+	base := mstore([]string{mentry("aaaaaaaaaaaa", "alpha", 1, "")}, nil, "")
+	ours := mstore([]string{mentry("aaaaaaaaaaaa", "alpha", 1.3, "")}, nil, "")
+	theirs := mstore(nil, []string{mentry("aaaaaaaaaaaa", "alpha", 0, "")}, "")
+	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +136,7 @@ func TestMergeForgetOnMainWins(t *testing.T) {
 
 func TestMergeIdentitiesOnRealStore(t *testing.T) {
 	t.Parallel()
-	real, err := os.ReadFile("testdata/lessons.json")
+	real, err := os.ReadFile("testdata/merge/lessons.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +150,7 @@ func TestMergeIdentitiesOnRealStore(t *testing.T) {
 		"only theirs":     {real, real, edited, edited},
 		"no base":         {nil, real, real, real},
 	} {
-		out, err := Merge(c.b, c.o, c.t, nil)
+		out, err := lessons.Merge(c.b, c.o, c.t, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -161,51 +165,105 @@ func TestMergeIdentitiesOnRealStore(t *testing.T) {
 	}
 }
 
+// The merged document is written as darwin-memo writes a store (json.dumps with indent=2), so
+// the expected members are spelled with its separators.
 func TestMergeCustomKeyAndErrors(t *testing.T) {
 	t.Parallel()
 	called := false
-	custom := map[string]KeyMerger{"x": func(b, o, th json.RawMessage) (json.RawMessage, error) {
+	custom := map[string]lessons.KeyMerger{"x": func(b, o, th []byte) ([]byte, error) {
 		called = true
-		return json.RawMessage(`"merged"`), nil
+		return []byte(`"merged"`), nil
 	}}
-	out, err := Merge([]byte(`{"x":1}`), []byte(`{"x":2}`), []byte(`{"x":3,"y":true}`), custom)
-	if err != nil || !called || !strings.Contains(string(out), `"x":"merged"`) || !strings.Contains(string(out), `"y":true`) {
+	out, err := lessons.Merge([]byte(`{"x":1}`), []byte(`{"x":2}`), []byte(`{"x":3,"y":true}`), custom)
+	if err != nil || !called || !strings.Contains(string(out), `"x": "merged"`) || !strings.Contains(string(out), `"y": true`) {
 		t.Fatalf("%s %v", out, err)
 	}
 	for _, bad := range []string{`[]`, `{"entries":3}`, `{"entries":[{"id":5}]}`, `{`} {
-		if _, err := Merge(nil, []byte(bad), []byte(`{}`), nil); err == nil {
+		if _, err := lessons.Merge(nil, []byte(bad), []byte(`{}`), nil); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}
 }
 
 func FuzzMerge(f *testing.F) {
-	real, err := os.ReadFile("testdata/lessons.json")
+	real, err := os.ReadFile("testdata/merge/lessons.json")
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(real, real, real)
 	f.Add([]byte(`{}`), []byte(`{"entries":[]}`), []byte(`{"ledger":{"tick_count":2}}`))
+	f.Add([]byte(`{}`), []byte(`{"entries":[{"question":"q","answer":"a","energy":NaN}]}`), []byte(`{"x":-Infinity}`))
 	f.Fuzz(func(t *testing.T, b, o, th []byte) {
-		out, err := Merge(b, o, th, nil)
+		out, err := lessons.Merge(b, o, th, nil)
 		if err != nil {
 			return
 		}
-		if !json.Valid(out) {
-			t.Fatalf("invalid JSON out: %s", out)
+		// The output is JSON as darwin-memo reads it (Python's grammar: NaN is allowed).
+		if _, _, err := lessons.ExtensionOf("merged", out, ""); err != nil {
+			t.Fatalf("output does not read back: %v\n%s", err, out)
 		}
-		// Merging with itself as both sides is the identity on entries.
-		again, err := Merge(out, out, out, nil)
+		// Merging with itself as both sides is the identity.
+		again, err := lessons.Merge(out, out, out, nil)
 		if err != nil {
 			t.Fatalf("re-merge: %v", err)
 		}
-		var x, y any
-		json.Unmarshal(out, &x)
-		json.Unmarshal(again, &y)
-		xb, _ := json.Marshal(x)
-		yb, _ := json.Marshal(y)
-		if !bytes.Equal(xb, yb) {
-			t.Fatalf("not idempotent:\n%s\n%s", xb, yb)
+		if !bytes.Equal(out, again) {
+			t.Fatalf("not idempotent:\n%s\n%s", out, again)
 		}
 	})
+}
+
+// The merge reads stores as the store does: NaN and Infinity (which Python's json writes for
+// such floats) merge, keep their spelling and load, where encoding/json refused them and the
+// action rebuilt the bot branch from the base branch.
+func TestMergeReadsNaNAsTheStoreDoes(t *testing.T) {
+	t.Parallel()
+	base := mstore([]string{mentry("aaaaaaaaaaaa", "alpha", 1, "")}, nil, `{"tick_count":1,"config":{"x":NaN}}`)
+	ours := strings.Replace(base, `"energy":1`, `"energy":NaN`, 1)
+	theirs := strings.Replace(base, `"tick_count":1`, `"tick_count":2`, 1)
+	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := lessons.Parse("merged", out)
+	if err != nil {
+		t.Fatalf("merged store does not load: %v\n%s", err, out)
+	}
+	if e, _ := s.Entry("aaaaaaaaaaaa"); e == nil || e.Energy == e.Energy {
+		t.Fatalf("the bot's NaN energy was lost: %+v", e)
+	}
+	if s.TickCount() != 2 || !strings.Contains(string(out), `"x": NaN`) {
+		t.Fatalf("tick %d, want 2; ledger.config's NaN kept:\n%s", s.TickCount(), out)
+	}
+}
+
+// Lessons added by hand without an id are matched by the id every load gives them, on all three
+// sides, so the bot's changes to one merge with people's.
+func TestMergeMatchesEntriesWithoutID(t *testing.T) {
+	t.Parallel()
+	noID := func(energy float64, pinned bool) string {
+		e := `{"question":"How?","answer":"Like this.","energy":` + jsonFloat(energy)
+		if pinned {
+			e += `,"pinned":true`
+		}
+		return e + `}`
+	}
+	base := mstore([]string{noID(1, false)}, nil, "")
+	ours := mstore([]string{noID(1.5, false)}, nil, "")
+	theirs := mstore([]string{noID(1, true)}, nil, "")
+	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := lessons.Parse("merged", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Living()) != 1 {
+		t.Fatalf("%d living, want the one lesson matched across the sides:\n%s", len(s.Living()), out)
+	}
+	e := s.Living()[0]
+	if e.ID != lessons.ContentID("entry", "How?", "Like this.") || e.Energy != 1.5 || !e.Pinned {
+		t.Fatalf("want the content id, the bot's energy and people's pin: %+v", e)
+	}
 }

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+)
+
+// Reading the store: stats, top, why, obituary, render and doctor.
+
+func runStats(ctx context.Context, sio *IO, args []string) error {
+	fs := newFlags(sio, "stats", "stats [--store PATH] [--json]")
+	store := storeFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := loadStore(ctx, sio, *store)
+	if err != nil {
+		return err
+	}
+	total, damaged, pinned, probation := 0.0, 0, 0, 0
+	for _, e := range s.Living() {
+		total += e.Energy
+		if s.Damaged(e.ID) {
+			damaged++
+		}
+		if e.Pinned {
+			pinned++
+		}
+		if e.Probation > 0 {
+			probation++
+		}
+	}
+	pend := []string{}
+	for _, t := range s.Pending() {
+		pend = append(pend, t.ID)
+	}
+	out := struct {
+		Store       string    `json:"store"`
+		Living      int       `json:"living"`
+		Dead        int       `json:"dead"`
+		Tick        int       `json:"tick"`
+		Pending     int       `json:"pending"`
+		PendingIDs  []string  `json:"pending_ids"`
+		TotalEnergy jsonFloat `json:"total_energy"`
+		Pinned      int       `json:"pinned"`
+		Probation   int       `json:"probation"`
+		Damaged     int       `json:"damaged_living"`
+		Warnings    []string  `json:"warnings"`
+	}{*store, len(s.Living()), len(s.Graveyard()), s.TickCount(), len(pend), pend, jsonFloat(math.Round(total*1000) / 1000), pinned, probation, damaged, s.Warnings()}
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	if *asJSON {
+		return writeJSON(sio, out)
+	}
+	fmt.Fprintf(sio.Stdout, "%s: %d living, %d dead, tick %d, %d pending, total energy %.3f\n", *store, out.Living, out.Dead, out.Tick, out.Pending, float64(out.TotalEnergy))
+	for _, w := range out.Warnings {
+		fmt.Fprintf(sio.Stdout, "warning: %s\n", w)
+	}
+	return nil
+}
+
+func runTop(ctx context.Context, sio *IO, args []string) error {
+	fs := newFlags(sio, "top", "top [--store PATH] [-n N] [--json]")
+	store := storeFlag(fs)
+	n := fs.Int("n", 10, "how many lessons")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := loadStore(ctx, sio, *store)
+	if err != nil {
+		return err
+	}
+	living := append([]*lessons.Entry(nil), s.Living()...)
+	sortByEnergy(living)
+	if *n >= 0 && len(living) > *n {
+		living = living[:*n]
+	}
+	type row struct {
+		ID       string     `json:"id"`
+		Energy   jsonFloat  `json:"energy"`
+		Uses     int        `json:"uses"`
+		Runway   *jsonFloat `json:"ticks_to_starvation"`
+		Pinned   bool       `json:"pinned"`
+		Question string     `json:"question"`
+	}
+	rows := []row{}
+	for _, e := range living {
+		r := row{ID: e.ID, Energy: jsonFloat(e.Energy), Uses: e.Uses, Pinned: e.Pinned, Question: e.Question}
+		if t := s.TicksToStarvation(e); t != nil {
+			v := jsonFloat(*t)
+			r.Runway = &v
+		}
+		rows = append(rows, r)
+	}
+	if *asJSON {
+		return writeJSON(sio, rows)
+	}
+	for _, r := range rows {
+		runway := "pinned"
+		if r.Runway != nil {
+			runway = fmt.Sprintf("%.1f ticks", float64(*r.Runway))
+		}
+		fmt.Fprintf(sio.Stdout, "%s  %6.3f  uses %-3d  runway %-12s %s\n", r.ID, float64(r.Energy), r.Uses, runway, r.Question)
+	}
+	return nil
+}
+
+func sortByEnergy(es []*lessons.Entry) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && (es[j].Energy > es[j-1].Energy || es[j].Energy == es[j-1].Energy && es[j].ID < es[j-1].ID); j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+func runWhy(ctx context.Context, sio *IO, args []string) error {
+	return lifeStory(ctx, sio, "why", args)
+}
+
+func runObituary(ctx context.Context, sio *IO, args []string) error {
+	return lifeStory(ctx, sio, "obituary", args)
+}
+
+// lifeStory is why and obituary: one lesson's life, exit 1 for an id the
+// store never knew.
+func lifeStory(ctx context.Context, sio *IO, name string, args []string) error {
+	fs := newFlags(sio, name, name+" [--store PATH] ID")
+	store := storeFlag(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("need one entry ID (see darwin-memo top)")
+	}
+	s, err := loadStore(ctx, sio, *store)
+	if err != nil {
+		return err
+	}
+	story := s.Obituary(pos[0])
+	_, living := s.Entry(pos[0])
+	_, dead := s.Dead(pos[0])
+	if !living && !dead && !strings.Contains(story, ": merged into ") {
+		return fmt.Errorf("%s is unknown to this store (see darwin-memo top for living ids, darwin-memo stats --json for the rest)", pos[0])
+	}
+	fmt.Fprintln(sio.Stdout, story)
+	return nil
+}
+
+func runRender(ctx context.Context, sio *IO, args []string) error {
+	fs := newFlags(sio, "render", "render [--store PATH] [-o FILE] [--budget 25kb] [--max-lines 200] [--answers-only]")
+	store := storeFlag(fs)
+	outPath := fs.String("o", "", "output file, - for stdout (default: LESSONS.md next to the store, where the action's render input writes it)")
+	budgetS := fs.String("budget", "25kb", "hard byte budget (b, kb, mb)")
+	maxLines := fs.Int("max-lines", 200, "hard line cap")
+	answersOnly := fs.Bool("answers-only", false, "darwin-memo's format: each lesson's answer without its question, and no note about tickets")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	budget, err := lessons.ParseBudget(*budgetS)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if *maxLines < 1 {
+		return usagef("--max-lines must be at least 1")
+	}
+	if *outPath == "" {
+		*outPath = filepath.Join(filepath.Dir(*store), "LESSONS.md")
+	}
+	var doc []byte
+	s, err := lessons.LoadWith(ctx, *store, opts(sio))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if doc = lessons.RenderMissing(*store); len(doc) > budget {
+			return usagef("--budget %d bytes cannot hold even the one-line note for a missing store (%d bytes)", budget, len(doc))
+		}
+	case err != nil:
+		return fmt.Errorf("%w\n%s was left untouched", explainLoad(err), *outPath)
+	default:
+		doc, err = s.Render(lessons.RenderOptions{Budget: budget, MaxLines: *maxLines, Label: filepath.Base(*store), Questions: !*answersOnly})
+		if errors.Is(err, lessons.ErrBudgetTooSmall) {
+			return usagef("%v; raise --budget", err)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if *outPath == "-" {
+		_, err := sio.Stdout.Write(doc)
+		return err
+	}
+	if err := lessons.WriteFileAtomic(*outPath, doc, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(sio.Stdout, "rendered %s: %d bytes, %d lines\n", *outPath, len(doc), bytes.Count(doc, []byte("\n")))
+	return nil
+}
+
+func runDoctor(ctx context.Context, sio *IO, args []string) error {
+	fs := newFlags(sio, "doctor", "doctor [--store PATH] [--json]")
+	store := storeFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := loadStore(ctx, sio, *store)
+	if err != nil {
+		return err
+	}
+	events, err := lessons.ReadEvents(lessons.EventsPath(*store))
+	if err != nil {
+		return err
+	}
+	d := s.Doctor(events)
+	if *asJSON {
+		if err := writeJSON(sio, d); err != nil {
+			return err
+		}
+	} else if len(d.Findings) == 0 && !d.Diagnosed {
+		fmt.Fprintln(sio.Stdout, "no evidence yet: nothing has been settled, ticked or buried.")
+		fmt.Fprintln(sio.Stdout, "agents: run darwin-memo decide \"<task>\" and paste the ticket line into the PR body;")
+		fmt.Fprintln(sio.Stdout, "CI: run the darwin-memo action on merged PRs so tickets settle with measured deltas.")
+	} else if len(d.Findings) == 0 {
+		w := d.EvidenceWindow
+		fmt.Fprintf(sio.Stdout, "healthy: %d events, %d ticks, %d settles, %d alive, %d graves\n", w.Events, w.Ticks, w.Settles, w.Alive, w.Graves)
+	} else {
+		for _, f := range d.Findings {
+			fmt.Fprintf(sio.Stdout, "%s %s: %s\n  fix: %s\n", f.Severity, f.Code, f.Summary, f.Fix)
+		}
+	}
+	if d.HasErrors() {
+		return errSilentExit
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package action
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+)
+
+// publish writes the result: the store and its rendering as one commit on the bot branch and
+// the bot pull request, or closes the bot pull request when nothing is left to merge.
+func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
+	final, doc, err := r.finalStore(st, st.rec)
+	if err != nil {
+		return err
+	}
+	var md []byte
+	if r.Render != nil && r.Config.RenderPath != "" {
+		if md, err = r.Render(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
+			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
+		}
+	}
+	changed := r.differs(st, final) || st.persist
+	files := map[string][]byte{r.Config.StorePath: doc}
+	if md != nil {
+		files[r.Config.RenderPath] = md
+	}
+	if fb, err := st.flaky.Marshal(); err == nil && (st.flakyDoc != nil || len(st.flaky.Tests) > 0) && !bytes.Equal(fb, st.flakyDoc) {
+		files[r.flakyPath()] = fb
+	}
+	if changed {
+		if err := r.checkSizes(st, files); err != nil {
+			return err
+		}
+	}
+	out.Report = r.buildReport(st, final)
+	switch {
+	case r.Config.DryRun:
+		out.Report.DryRun = true
+		if changed {
+			out.Store = doc
+		}
+		r.logf("dry run: would %s", map[bool]string{true: "update the bot pull request", false: "leave everything as it is"}[changed])
+		return nil
+	case !changed && st.open == nil:
+		if st.closedBranch {
+			// The closed bot pull request's branch holds nothing the base branch lacks now.
+			if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch); err != nil && !isNotFound(err) {
+				return botpr.Explain(fmt.Errorf("deleting the branch %s of a closed bot pull request: %w", r.Config.Branch, err), "contents")
+			}
+			r.logf("deleted the branch %s: its closed pull request holds nothing the base branch lacks", r.Config.Branch)
+		}
+		r.logf("nothing changed; no bot pull request")
+		return nil
+	case !changed:
+		body := "Closed by darwin-memo: the base branch already holds everything this pull request carried."
+		if err := r.repoAPI().Close(ctx, st.open.GetNumber(), r.Config.Branch, body); err != nil {
+			return err
+		}
+		out.PRNumber, out.Operation = st.open.GetNumber(), botpr.OpClosed
+		r.logf("closed bot pull request #%d: it became empty", out.PRNumber)
+		return nil
+	}
+	out.Store = doc
+	msg := fmt.Sprintf("darwin-memo: update lessons\n\n%s", commitSummary(out))
+	if _, err := r.repoAPI().Commit(ctx, botpr.CommitRequest{
+		Branch: r.Config.Branch, Parent: st.baseTip, Files: files, Message: msg, BranchExists: st.open != nil,
+	}); err != nil {
+		return err
+	}
+	pr, op, err := r.repoAPI().Upsert(ctx, botpr.UpsertRequest{
+		Branch: r.Config.Branch, Base: st.base, Title: reportTitle(out.Report), Body: reportBody(out.Report),
+		Labels: r.Config.Labels, Existing: st.open,
+	})
+	var le *botpr.LabelError
+	if errors.As(err, &le) {
+		out.Report.Warnings = append(out.Report.Warnings, le.Error())
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	out.PRNumber, out.Operation = pr.GetNumber(), op
+	r.logf("%s bot pull request #%d", op, out.PRNumber)
+	return nil
+}
+
+// finalStore keeps the record in the working store and serialises it: the bytes are exactly
+// what the lessons package writes for it.
+func (r *Runner) finalStore(st *state, rec Record) (*lessons.Store, []byte, error) {
+	_, mainHas := st.mainStore.Extension(RecordKey)
+	if len(rec.Processed) > 0 || len(rec.Queued) > 0 || len(rec.Trend) > 0 || mainHas {
+		if err := putRecord(st.store, rec); err != nil {
+			return nil, nil, fmt.Errorf("recording processed pull requests in the store: %w", err)
+		}
+	}
+	doc, err := st.store.Marshal()
+	if err != nil {
+		return nil, nil, fmt.Errorf("serialising the store: %w", err)
+	}
+	return st.store, doc, nil
+}
+
+// differs reports whether the bot branch would carry a lesson-level change the base branch
+// lacks. The record alone (pull requests processed without any effect on the lessons, or
+// queued behind pending CI) is no reason to open a bot pull request: it rides along with the
+// next real change, and until then those pull requests are examined again (cheaply: they carry
+// no ticket, or their tickets are refused or pending). The rendering alone is no reason
+// either: it is refreshed whenever the store changes.
+func (r *Runner) differs(st *state, final *lessons.Store) bool {
+	return !st.mainStore.SameExcept(final, RecordKey)
+}
+
+func commitSummary(out *Outcome) string {
+	var b strings.Builder
+	for _, n := range out.Processed {
+		fmt.Fprintf(&b, "processed #%d\n", n)
+	}
+	fmt.Fprintf(&b, "settled tickets: %d, births: %d, deaths: %d\n", out.SettledTickets, out.Births, out.Deaths)
+	return b.String()
+}

@@ -1,0 +1,177 @@
+package lessons
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Extensions are the top-level keys of a store that darwin-memo does not know and ignores (the
+// action keeps its record of processed pull requests under one). The store keeps them, in
+// their order, as values of the Python-compatible reader, and writes them back after its own
+// keys; this file gives them an API so no other package has to parse or splice the store.
+
+// ownTopKey reports whether key is one of the top-level keys the store itself owns.
+func ownTopKey(key string) bool {
+	switch key {
+	case "config", "entries", "graveyard", "ledger", "retriever":
+		return true
+	}
+	return false
+}
+
+// Extension returns the value of the top-level key darwin-memo ignores as compact JSON in
+// Python's spelling (json.dumps: non-ASCII escaped, NaN and Infinity as Python writes them),
+// and whether the store has the key.
+func (s *Store) Extension(key string) ([]byte, bool) {
+	if ownTopKey(key) {
+		return nil, false
+	}
+	for i := len(s.extraTop) - 1; i >= 0; i-- {
+		if s.extraTop[i].key == key {
+			return compactPy(s.extraTop[i].val), true
+		}
+	}
+	return nil, false
+}
+
+// Extensions lists the store's extension keys in file order.
+func (s *Store) Extensions() []string {
+	keys := make([]string, 0, len(s.extraTop))
+	for _, mb := range s.extraTop {
+		keys = append(keys, mb.key)
+	}
+	return keys
+}
+
+// SetExtension sets the top-level key darwin-memo ignores to the JSON value data, read as
+// darwin-memo reads its store (Python's json.loads). A key the store has keeps its place; a new
+// one is written last. nil data removes the key. The keys the store owns (config, entries,
+// graveyard, ledger, retriever) are refused.
+func (s *Store) SetExtension(key string, data []byte) error {
+	if ownTopKey(key) {
+		return fmt.Errorf("%q is a key of the store itself, not an extension", key)
+	}
+	if data == nil {
+		out := s.extraTop[:0]
+		for _, mb := range s.extraTop {
+			if mb.key != key {
+				out = append(out, mb)
+			}
+		}
+		s.extraTop = out
+		return nil
+	}
+	v, err := parseValue("extension "+key, data)
+	if err != nil {
+		return err
+	}
+	s.extraTop = setMember(s.extraTop, key, v)
+	return nil
+}
+
+// ExtensionOf returns the value of one top-level key of a store document as compact JSON in
+// Python's spelling, without loading the store: the document only has to be a JSON object
+// (Python's json.loads grammar), so a store whose lessons do not load still gives it. ok is
+// false when the key is absent.
+func ExtensionOf(name string, doc []byte, key string) (value []byte, ok bool, err error) {
+	p := &parser{file: name, data: doc}
+	if err := p.expectKind(kObject, "a JSON object"); err != nil {
+		return nil, false, err
+	}
+	var found []byte
+	err = p.object(func(k string) error {
+		if k != key {
+			return p.skipValue(0)
+		}
+		v, err := p.value(0)
+		if err == nil {
+			found = compactPy(v) // a repeated key: the last value wins, as in Python
+		}
+		return err
+	})
+	if err == nil {
+		err = p.end()
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return found, found != nil, nil
+}
+
+// SameExcept reports whether s and o write the same bytes once the extension keys named are
+// left out of both (for example: do two stores differ in anything but a record?). It holds
+// one of the two documents in memory, not both.
+func (s *Store) SameExcept(o *Store, keys ...string) bool {
+	restore := s.hideExtensions(keys)
+	want, err := s.Marshal()
+	restore()
+	if err != nil {
+		return false
+	}
+	restore = o.hideExtensions(keys)
+	cw := &compareWriter{want: want}
+	_, err = o.WriteTo(cw)
+	restore()
+	return err == nil && cw.off == len(want)
+}
+
+// hideExtensions leaves the keys out of s's extensions until the returned function runs.
+func (s *Store) hideExtensions(keys []string) (restore func()) {
+	saved := s.extraTop
+	kept := make([]member, 0, len(saved))
+	for _, mb := range saved {
+		hidden := false
+		for _, k := range keys {
+			hidden = hidden || mb.key == k
+		}
+		if !hidden {
+			kept = append(kept, mb)
+		}
+	}
+	s.extraTop = kept
+	return func() { s.extraTop = saved }
+}
+
+var errWriteDiffers = errors.New("differs")
+
+// compareWriter checks that what is written equals want, byte for byte.
+type compareWriter struct {
+	want []byte
+	off  int
+}
+
+func (c *compareWriter) Write(b []byte) (int, error) {
+	if len(b) > len(c.want)-c.off || !bytes.Equal(b, c.want[c.off:c.off+len(b)]) {
+		return 0, errWriteDiffers
+	}
+	c.off += len(b)
+	return len(b), nil
+}
+
+var _ io.Writer = (*compareWriter)(nil)
+
+// skipValue parses the next value without keeping it.
+func (p *parser) skipValue(depth int) error {
+	if depth > maxDepth {
+		return p.syntaxErr(p.pos, "nesting too deep")
+	}
+	k, err := p.peekKind()
+	if err != nil {
+		return err
+	}
+	switch k {
+	case kString:
+		_, err = p.rawBytes()
+	case kNumber:
+		_, _, err = p.numberSpan()
+	case kBool, kNull:
+		_, err = p.literal()
+	case kArray:
+		err = p.array(func(int) error { return p.skipValue(depth + 1) })
+	default:
+		err = p.object(func(string) error { return p.skipValue(depth + 1) })
+	}
+	return err
+}

@@ -1,0 +1,833 @@
+package lessons
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+)
+
+// This file three-way merges darwin-memo lesson stores: the store on the open bot branch
+// ("ours", which carries the bot's settlements, ticks, births and deaths), the store on the
+// base branch now ("theirs", which carries what people changed: compat tickets, hand edits,
+// pins, forgets) and the store both started from ("base").
+//
+// The merge reads the three documents with the store's own Python-compatible reader, so the
+// merge and the store agree on what a store is (NaN and Infinity included), numbers keep their
+// spelling and keys nobody here knows survive. It keeps each value as its bytes in the
+// document and parses a value only where the three sides disagree about it, so a merge holds
+// little beyond the three documents. The rules are documented in docs/merge.md; in one line:
+// for every value, the side that changed it wins, people win conflicts on text and trust
+// fields, the bot wins conflicts on its economics, and lists of tickets, notes and runs are
+// merged by identity.
+
+// KeyMerger merges one top-level key whose rule the caller knows better (for example the
+// action's record of processed pull requests). Its arguments are the JSON of the key's value
+// on each side as the documents spell it, nil when absent; it returns the merged value's JSON
+// (any formatting), or nil to leave the key out.
+type KeyMerger func(base, ours, theirs []byte) ([]byte, error)
+
+// Merge returns the three-way merge of three store documents, written as darwin-memo writes a
+// store. base may be nil (no common ancestor known: everything on either side counts as
+// added). custom maps top-level keys to their own merge rule. Entries without an "id" (lessons
+// added by hand) are matched by the content-derived id every load gives them.
+func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
+	doc, err := mergeDocs(base, ours, theirs, custom)
+	if err != nil {
+		return nil, err
+	}
+	return prettyJSON(doc)
+}
+
+// MergeStore is Merge loaded as a store with opts (ParseWith), without writing the merged
+// document out first. An error says whether the documents did not merge or the merged store
+// does not load.
+func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMerger, opts Options) (*Store, error) {
+	doc, err := mergeDocs(base, ours, theirs, custom)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ParseWith(name, doc, opts)
+	if err != nil {
+		return nil, fmt.Errorf("the merged store does not load: %w", err)
+	}
+	return s, nil
+}
+
+// mergeDocs returns the merged document, compact: each value as one of the sides spelled it.
+func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
+	b, err := rawObject(orEmptyJSON(base))
+	if err != nil {
+		return nil, fmt.Errorf("merge base store: %w", err)
+	}
+	o, err := rawObject(ours)
+	if err != nil {
+		return nil, fmt.Errorf("bot branch store: %w", err)
+	}
+	t, err := rawObject(theirs)
+	if err != nil {
+		return nil, fmt.Errorf("base branch store: %w", err)
+	}
+	out := newRawObj()
+	for _, k := range rawUnionKeys(o, t, b) {
+		bv, ov, tv := b.vals[k], o.vals[k], t.vals[k]
+		var v []byte
+		switch {
+		case custom[k] != nil:
+			v, err = custom[k](bv, ov, tv)
+		case k == "entries", k == "graveyard":
+			continue // merged together below
+		case k == "ledger":
+			v, err = mergeLedger(bv, ov, tv)
+		case k == "config":
+			v, err = mergeObjectByKey(bv, ov, tv)
+		default:
+			v = pickChanged(bv, ov, tv)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("merging %q: %w", k, err)
+		}
+		if v != nil {
+			out.set(k, v)
+		}
+	}
+	living, dead, err := mergeEntries(b, o, t)
+	if err != nil {
+		return nil, err
+	}
+	// Keep darwin-memo's key order: config, entries, graveyard first.
+	final := newRawObj()
+	if v, ok := out.vals["config"]; ok {
+		final.set("config", v)
+	}
+	final.set("entries", living)
+	final.set("graveyard", dead)
+	for _, k := range out.keys {
+		if k != "config" {
+			final.set(k, out.vals[k])
+		}
+	}
+	return final.bytes(), nil
+}
+
+func orEmptyJSON(b []byte) []byte {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return []byte("{}")
+	}
+	return b
+}
+
+// prettyJSON rewrites a document in darwin-memo's formatting (json.dumps with indent=2).
+func prettyJSON(doc []byte) ([]byte, error) {
+	p := &parser{file: "merged store", data: doc}
+	w := &pyWriter{pretty: true, buf: make([]byte, 0, len(doc)+len(doc)/4)}
+	err := p.reformat(w, 0)
+	if errors.Is(err, errDupKey) {
+		var v value
+		if v, err = parseValue("merged store", doc); err == nil {
+			w.buf, w.indent = w.buf[:0], 0
+			w.value(v)
+		}
+	}
+	if err == nil {
+		err = p.end()
+	}
+	return w.buf, err
+}
+
+// rawObj is a JSON object as the bytes of its values, in key order. A repeated key keeps its
+// first place and its last value, as a Python dict does.
+type rawObj struct {
+	keys []string
+	vals map[string][]byte
+}
+
+func newRawObj() *rawObj { return &rawObj{vals: map[string][]byte{}} }
+
+func (o *rawObj) set(k string, v []byte) {
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+// bytes writes the object compactly, each value as its bytes.
+func (o *rawObj) bytes() []byte {
+	n := 2
+	for _, k := range o.keys {
+		n += len(k) + 4 + len(o.vals[k])
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, '{')
+	for i, k := range o.keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendPyString(buf, k)
+		buf = append(buf, ':')
+		buf = append(buf, o.vals[k]...)
+	}
+	return append(buf, '}')
+}
+
+// rawList writes a list of values given as bytes.
+func rawList(items [][]byte) []byte {
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, '[')
+	for i, it := range items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, it...)
+	}
+	return append(buf, ']')
+}
+
+// rawObject reads a JSON object's members as the bytes of their values.
+func rawObject(data []byte) (*rawObj, error) {
+	p := &parser{file: "store", data: data}
+	k, err := p.peekKind()
+	if err != nil {
+		return nil, err
+	}
+	if k != kObject {
+		return nil, fmt.Errorf("not a JSON object (a %s)", k)
+	}
+	o := newRawObj()
+	err = p.object(func(key string) error {
+		start := p.pos
+		if err := p.skipFast(); err != nil {
+			return err
+		}
+		o.set(key, data[start:p.pos])
+		return nil
+	})
+	if err == nil {
+		err = p.end()
+	}
+	return o, err
+}
+
+// rawArray reads a JSON array's elements as their bytes.
+func rawArray(data []byte) ([][]byte, error) {
+	p := &parser{file: "store", data: data}
+	k, err := p.peekKind()
+	if err != nil {
+		return nil, err
+	}
+	if k != kArray {
+		return nil, fmt.Errorf("not a list (a %s)", k)
+	}
+	var out [][]byte
+	err = p.array(func(int) error {
+		start := p.pos
+		if err := p.skipFast(); err != nil {
+			return err
+		}
+		out = append(out, data[start:p.pos])
+		return nil
+	})
+	if err == nil {
+		err = p.end()
+	}
+	return out, err
+}
+
+// rawEqual reports whether two values (nil: absent) are the same JSON: the same bytes, or
+// the same value once read (keys in the same order, numbers by their Python spelling).
+func rawEqual(a, b []byte) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	if bytes.Equal(a, b) {
+		return true
+	}
+	va, err := parseValue("", a)
+	if err != nil {
+		return false
+	}
+	vb, err := parseValue("", b)
+	return err == nil && sameJSONValue(va, vb)
+}
+
+func sameJSONValue(a, b value) bool {
+	if a.k != b.k {
+		return false
+	}
+	switch a.k {
+	case kNull:
+		return true
+	case kBool:
+		return a.b == b.b
+	case kNumber:
+		return a.s == b.s && a.isF == b.isF
+	case kString:
+		return a.s == b.s
+	case kArray:
+		if len(a.arr) != len(b.arr) {
+			return false
+		}
+		for i := range a.arr {
+			if !sameJSONValue(a.arr[i], b.arr[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		if len(a.obj) != len(b.obj) {
+			return false
+		}
+		for i := range a.obj {
+			if a.obj[i].key != b.obj[i].key || !sameJSONValue(a.obj[i].val, b.obj[i].val) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// canonicalJSON is a value's compact Python spelling, its identity in lists merged by value.
+func canonicalJSON(b []byte) string {
+	v, err := parseValue("", b)
+	if err != nil {
+		return string(b)
+	}
+	return string(compactPy(v))
+}
+
+// pickChanged is the three-way rule for one opaque value: the side that changed it wins; when both
+// changed it, theirs (people on the base branch) wins.
+func pickChanged(base, ours, theirs []byte) []byte {
+	switch {
+	case rawEqual(theirs, base):
+		return ours
+	case rawEqual(ours, base):
+		return theirs
+	default:
+		return theirs
+	}
+}
+
+// pickOurs is pickChanged with the bot winning when both changed the value.
+func pickOurs(base, ours, theirs []byte) []byte {
+	if rawEqual(ours, base) {
+		return theirs
+	}
+	return ours
+}
+
+func mergeObjectByKey(base, ours, theirs []byte) ([]byte, error) {
+	if ours == nil || theirs == nil {
+		return pickChanged(base, ours, theirs), nil
+	}
+	b, o, t, err := parseThree(base, ours, theirs)
+	if err != nil {
+		return pickChanged(base, ours, theirs), nil // not objects: treat as opaque values
+	}
+	out := newRawObj()
+	for _, k := range rawUnionKeys(o, t, b) {
+		if v := pickChanged(b.vals[k], o.vals[k], t.vals[k]); v != nil {
+			out.set(k, v)
+		}
+	}
+	return out.bytes(), nil
+}
+
+// Entries: each id is living, dead or absent on each side.
+type entryPlace int
+
+const (
+	placeAbsent entryPlace = iota
+	placeLiving
+	placeDead
+)
+
+type entryState struct {
+	place entryPlace
+	raw   []byte
+}
+
+// entryIndex reads the entries and the graveyard of a document by id.
+func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) {
+	idx := map[string]entryState{}
+	var livingOrder, deadOrder []string
+	for _, sec := range []struct {
+		key   string
+		place entryPlace
+		order *[]string
+	}{{"entries", placeLiving, &livingOrder}, {"graveyard", placeDead, &deadOrder}} {
+		raw := doc.vals[sec.key]
+		if raw == nil {
+			continue
+		}
+		p := &parser{file: sec.key, data: raw}
+		if k, err := p.peekKind(); err != nil || k != kArray {
+			return nil, nil, nil, fmt.Errorf("%s is not a list", sec.key)
+		}
+		err := p.array(func(i int) error {
+			start := p.pos
+			id, r, err := p.entryID()
+			if err != nil {
+				return fmt.Errorf("%s[%d]: %w", sec.key, i, err)
+			}
+			if r == nil {
+				r = raw[start:p.pos]
+			}
+			// A later duplicate (a graveyard copy of a living id) overrides; darwin-memo keeps
+			// ids unique across both lists.
+			if _, seen := idx[id]; !seen {
+				*sec.order = append(*sec.order, id)
+			}
+			idx[id] = entryState{place: sec.place, raw: r}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return idx, livingOrder, deadOrder, nil
+}
+
+// entryID reads the entry at p and returns its id, and nil bytes: the entry is as it stands.
+// An entry without one (a lesson added by hand) gets the content-derived id every load gives
+// it, and is returned with it.
+func (p *parser) entryID() (string, []byte, error) {
+	start := p.pos
+	if k, err := p.peekKind(); err != nil || k != kObject {
+		return "", nil, errors.New("not an object")
+	}
+	var id string
+	var has, bad bool
+	err := p.object(func(key string) error {
+		if key != "id" {
+			return p.skipFast()
+		}
+		has = true
+		if k, _ := p.peekKind(); k != kString {
+			bad = true
+			return p.skipFast()
+		}
+		s, err := p.rawString()
+		id = s
+		return err
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	switch {
+	case bad || has && id == "":
+		return "", nil, errors.New("has no string id")
+	case has:
+		return id, nil, nil
+	}
+	v, err := parseValue("entry", p.data[start:p.pos])
+	if err != nil {
+		return "", nil, err
+	}
+	q, qok := v.get("question")
+	a, aok := v.get("answer")
+	if !qok || !aok || q.k != kString || a.k != kString {
+		return "", nil, errors.New("has no string id, and no question and answer to derive one from")
+	}
+	id = ContentID("entry", q.s, a.s)
+	v.obj = append(v.obj, m("id", vStr(id)))
+	return id, compactPy(v), nil
+}
+
+// skipFast passes over the next value like skip, without checking what its strings hold
+// (escapes, UTF-8): the merge only compares and copies values, and whatever it keeps is
+// read again, strictly, when the merged store is loaded.
+func (p *parser) skipFast() error {
+	return p.skipFastDepth(0)
+}
+
+func (p *parser) skipFastDepth(depth int) error {
+	if depth > maxDepth {
+		return p.syntaxErr(p.pos, "nesting too deep")
+	}
+	k, err := p.peekKind()
+	if err != nil {
+		return err
+	}
+	switch k {
+	case kString:
+		d := p.data
+		for i := p.pos + 1; i < len(d); {
+			for i+8 <= len(d) && plainWord(binary.LittleEndian.Uint64(d[i:])) {
+				i += 8
+			}
+			if i >= len(d) {
+				break
+			}
+			switch c := d[i]; {
+			case c == '"':
+				p.pos = i + 1
+				return nil
+			case c == '\\':
+				i += 2
+			case c < 0x20:
+				return p.syntaxErr(i, "invalid control character in string")
+			default:
+				i++
+			}
+		}
+		return p.syntaxErr(p.pos, "unterminated string")
+	case kNumber:
+		_, _, err = p.numberSpan()
+	case kBool, kNull:
+		_, err = p.literal()
+	case kArray:
+		err = p.array(func(int) error { return p.skipFastDepth(depth + 1) })
+	default:
+		err = p.object(func(string) error { return p.skipFastDepth(depth + 1) })
+	}
+	return err
+}
+
+func mergeEntries(b, o, t *rawObj) ([]byte, []byte, error) {
+	bi, _, _, err := entryIndex(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("merge base store: %w", err)
+	}
+	oi, oLiving, oDead, err := entryIndex(o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bot branch store: %w", err)
+	}
+	ti, tLiving, tDead, err := entryIndex(t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("base branch store: %w", err)
+	}
+	result := map[string]entryState{}
+	for _, id := range unionIDs(oLiving, oDead, tLiving, tDead) {
+		result[id] = mergeEntry(bi[id], oi[id], ti[id])
+	}
+	var livingOut, deadOut [][]byte
+	emitted := map[string]bool{}
+	emit := func(order []string, want entryPlace, out *[][]byte) {
+		for _, id := range order {
+			r := result[id]
+			if r.place == want && !emitted[id] {
+				emitted[id] = true
+				*out = append(*out, r.raw)
+			}
+		}
+	}
+	emit(oLiving, placeLiving, &livingOut)
+	emit(tLiving, placeLiving, &livingOut)
+	emit(oDead, placeDead, &deadOut)
+	emit(tDead, placeDead, &deadOut)
+	// Entries that changed place (a living entry of ours that people buried) come last.
+	emit(oLiving, placeDead, &deadOut)
+	emit(tLiving, placeDead, &deadOut)
+	emit(oDead, placeLiving, &livingOut)
+	emit(tDead, placeLiving, &livingOut)
+	return rawList(livingOut), rawList(deadOut), nil
+}
+
+// mergeEntry applies the entry rules of docs/merge.md.
+func mergeEntry(b, o, t entryState) entryState {
+	switch {
+	case t.place == b.place && rawEqual(t.raw, b.raw):
+		return o // people did not touch it
+	case o.place == b.place && rawEqual(o.raw, b.raw):
+		return t // the bot did not touch it
+	case o.place == placeAbsent:
+		return t
+	case t.place == placeAbsent:
+		// Deleted from the file on the base branch by hand while the bot changed it: the
+		// deletion wins (a person removed the lesson on purpose).
+		if b.place != placeAbsent {
+			return t
+		}
+		return o
+	case t.place == placeDead && b.place == placeLiving:
+		return t // forgotten or buried by a person on the base branch
+	case o.place == placeDead && b.place == placeLiving:
+		return o // died by measurement on the bot branch
+	}
+	// Both changed a living (or both a dead) entry: merge field by field. Text and trust
+	// fields follow people; the economics follow the bot.
+	oo, err1 := rawObject(o.raw)
+	to, err2 := rawObject(t.raw)
+	if err1 != nil || err2 != nil {
+		return o
+	}
+	bo := newRawObj()
+	if b.raw != nil {
+		if x, err := rawObject(b.raw); err == nil {
+			bo = x
+		}
+	}
+	out := newRawObj()
+	for _, k := range rawUnionKeys(oo, to, bo) {
+		bv, ov, tv := bo.vals[k], oo.vals[k], to.vals[k]
+		var v []byte
+		switch k {
+		case "energy", "uses", "last_used_cycle", "born_cycle", "lineage", "probation", "juvenile":
+			v = pickOurs(bv, ov, tv)
+		default:
+			v = pickChanged(bv, ov, tv)
+		}
+		if v != nil {
+			out.set(k, v)
+		}
+	}
+	return entryState{place: o.place, raw: out.bytes()}
+}
+
+func unionIDs(lists ...[]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lists {
+		for _, id := range l {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+// mergeLedger merges darwin-memo's ledger block.
+func mergeLedger(base, ours, theirs []byte) ([]byte, error) {
+	if ours == nil || theirs == nil {
+		return pickChanged(base, ours, theirs), nil
+	}
+	b, o, t, err := parseThree(base, ours, theirs)
+	if err != nil {
+		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
+		return ours, nil
+	}
+	out := newRawObj()
+	for _, k := range rawUnionKeys(o, t, b) {
+		bv, ov, tv := b.vals[k], o.vals[k], t.vals[k]
+		var v []byte
+		switch k {
+		case "tick_count":
+			v = mergeTick(bv, ov, tv)
+		case "pending":
+			v, err = mergeByID(bv, ov, tv, "id", true)
+		case "settled_runs":
+			v, err = mergeByID(bv, ov, tv, "", false)
+		case "history":
+			v, err = mergeHistory(bv, ov, tv)
+		case "damaged":
+			v, err = unionStrings(ov, tv)
+		case "config":
+			v, err = mergeObjectByKey(bv, ov, tv)
+		default:
+			v = pickChanged(bv, ov, tv)
+		}
+		if err != nil {
+			v, err = pickOurs(bv, ov, tv), nil
+		}
+		if v != nil {
+			out.set(k, v)
+		}
+	}
+	return out.bytes(), nil
+}
+
+// rawInt reads an integer value (not a float, not a bool).
+func rawInt(b []byte) (int, bool) {
+	if b == nil {
+		return 0, false
+	}
+	v, err := parseValue("", b)
+	if err != nil || v.k != kNumber || v.isF {
+		return 0, false
+	}
+	i, err := strconv.Atoi(v.s)
+	return i, err == nil
+}
+
+// mergeTick adds ticks people ran on the base branch to the bot's count.
+func mergeTick(base, ours, theirs []byte) []byte {
+	if rawEqual(ours, theirs) {
+		return ours
+	}
+	o, ok := rawInt(ours)
+	if !ok {
+		return pickChanged(base, ours, theirs)
+	}
+	t, ok := rawInt(theirs)
+	if !ok {
+		return ours
+	}
+	b, ok := rawInt(base)
+	if !ok {
+		// No common ancestor: both counted the same history; keep the larger count.
+		return []byte(strconv.Itoa(max(o, t)))
+	}
+	if t > b {
+		o += t - b
+	}
+	return []byte(strconv.Itoa(o))
+}
+
+// mergeByID merges lists of objects by identity (the idKey field, or the whole value). With
+// removals, an item present at base and missing on either side is dropped (settled by the bot,
+// or abandoned by a person); otherwise every item of either side is kept.
+func mergeByID(base, ours, theirs []byte, idKey string, removals bool) ([]byte, error) {
+	key := func(r []byte) string {
+		if idKey != "" {
+			if v, err := parseValue("", r); err == nil {
+				if x, ok := v.get(idKey); ok && x.k == kString && x.s != "" {
+					return x.s
+				}
+				return string(compactPy(v))
+			}
+		}
+		return canonicalJSON(r)
+	}
+	lists := make([][][]byte, 3)
+	for i, raw := range [][]byte{base, ours, theirs} {
+		if raw == nil {
+			continue
+		}
+		l, err := rawArray(raw)
+		if err != nil {
+			return nil, err
+		}
+		lists[i] = l
+	}
+	inBase := map[string]bool{}
+	for _, r := range lists[0] {
+		inBase[key(r)] = true
+	}
+	inTheirs := map[string]bool{}
+	for _, r := range lists[2] {
+		inTheirs[key(r)] = true
+	}
+	var out [][]byte
+	seen := map[string]bool{}
+	for _, r := range lists[1] {
+		k := key(r)
+		if seen[k] || (removals && inBase[k] && !inTheirs[k]) {
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+	}
+	for _, r := range lists[2] {
+		k := key(r)
+		if seen[k] || (removals && inBase[k]) {
+			continue
+		}
+		seen[k] = true
+		out = append(out, r)
+	}
+	return rawList(out), nil
+}
+
+// mergeHistory keeps the bot's notes per entry and appends the notes people's tools added on
+// the base branch since base, capped at darwin-memo's 100 notes per entry.
+func mergeHistory(base, ours, theirs []byte) ([]byte, error) {
+	b, o, t, err := parseThree(base, ours, theirs)
+	if err != nil {
+		return nil, err
+	}
+	out := newRawObj()
+	for _, id := range rawUnionKeys(o, t, b) {
+		bv, ov, tv := b.vals[id], o.vals[id], t.vals[id]
+		var v []byte
+		switch {
+		case rawEqual(tv, bv), rawEqual(ov, tv):
+			v = ov
+		case rawEqual(ov, bv):
+			v = tv
+		default:
+			bl, _ := rawArray(orEmptyList(bv))
+			ol, err1 := rawArray(orEmptyList(ov))
+			tl, err2 := rawArray(orEmptyList(tv))
+			if err1 != nil || err2 != nil {
+				v = ov
+				break
+			}
+			have := map[string]bool{}
+			for _, n := range append(append([][]byte{}, bl...), ol...) {
+				have[canonicalJSON(n)] = true
+			}
+			for _, n := range tl {
+				if c := canonicalJSON(n); !have[c] {
+					ol = append(ol, n)
+					have[c] = true
+				}
+			}
+			if len(ol) > 100 {
+				ol = ol[len(ol)-100:]
+			}
+			v = rawList(ol)
+		}
+		if v != nil {
+			out.set(id, v)
+		}
+	}
+	return out.bytes(), nil
+}
+
+func orEmptyList(b []byte) []byte {
+	if b == nil {
+		return []byte("[]")
+	}
+	return b
+}
+
+// unionStrings is the sorted union of two lists of strings.
+func unionStrings(ours, theirs []byte) ([]byte, error) {
+	set := map[string]bool{}
+	for _, raw := range [][]byte{ours, theirs} {
+		if raw == nil {
+			continue
+		}
+		v, err := parseValue("", raw)
+		if err != nil {
+			return nil, err
+		}
+		if v.k != kArray {
+			return nil, fmt.Errorf("not a list of strings (a %s)", v.k)
+		}
+		for _, x := range v.arr {
+			if x.k != kString {
+				return nil, fmt.Errorf("not a list of strings (holds a %s)", x.k)
+			}
+			set[x.s] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return compactPy(vStrs(out)), nil
+}
+
+// parseThree reads the base (absent counts as empty), ours and theirs sides of a merge as
+// objects, joining whatever errors the three sides give.
+func parseThree(base, ours, theirs []byte) (b, o, t *rawObj, err error) {
+	b, err1 := rawObject(orEmptyJSON(base))
+	o, err2 := rawObject(ours)
+	t, err3 := rawObject(theirs)
+	return b, o, t, errors.Join(err1, err2, err3)
+}
+
+func rawUnionKeys(objs ...*rawObj) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, o := range objs {
+		for _, k := range o.keys {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}

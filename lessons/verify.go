@@ -1,0 +1,43 @@
+package lessons
+
+// VerifiedBody is a merged pull request's body with each ticket checked once against the store
+// at its base: the action reads how many passed before it spends API requests measuring CI,
+// then settles the same verdicts (SettleVerified) instead of checking again.
+type VerifiedBody struct {
+	tickets  []BodyTicket
+	errs     []error
+	verdicts map[string]error // by ticket id: nil when it passed
+	passed   int
+}
+
+// VerifyBody parses body's tickets and verifies each against base (the receiver, the store at
+// the pull request's base commit; nil refuses store-free tickets), as SettleBody does.
+func (base *Store) VerifyBody(body string, opts VerifyOptions) *VerifiedBody {
+	if base == nil {
+		base = New("base", Options{})
+	}
+	tickets, errs := ParseTickets(body)
+	v := &VerifiedBody{tickets: tickets, errs: errs, verdicts: make(map[string]error, len(tickets))}
+	for _, t := range tickets {
+		err := base.VerifyTicket(t, opts)
+		v.verdicts[t.ID] = err
+		if err == nil {
+			v.passed++
+		}
+	}
+	return v
+}
+
+// Tickets are the body's tickets in order.
+func (v *VerifiedBody) Tickets() []BodyTicket { return v.tickets }
+
+// Passed is the number of tickets that passed verification.
+func (v *VerifiedBody) Passed() int { return v.passed }
+
+// SettleVerified is SettleBody with the verdicts of VerifyBody: the tickets that passed are
+// settled in body order (a pull request moves each lesson once), the ledger ticks once if one
+// landed.
+func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
+	verify := func(t BodyTicket) error { return v.verdicts[t.ID] }
+	return s.settleTickets(BodyReport{Errors: v.errs}, v.tickets, verify, delta, opts, topts)
+}
