@@ -138,6 +138,14 @@ type Config struct {
 	// settles (SettleOptions.Bundle) before credit is computed, gains and
 	// losses alike. false is off. Key "bundle_split".
 	BundleSplit bool
+	// SegregateLosses assesses a PR's regressions apart from its
+	// improvements when the settlement knows them
+	// (SettleOptions.Regressions): credit is CreditGain·tanh(improvements /
+	// scale) minus HarmGain·tanh(regressions / scale), each split like the
+	// delta, instead of one tanh of their difference, so a lesson's gains
+	// do not mask the tests its PR broke. false is off (one net delta).
+	// Key "segregate_losses".
+	SegregateLosses bool
 }
 
 // DefaultConfig returns darwin-memo's defaults. It is the fallback for a
@@ -171,6 +179,7 @@ func RecommendedConfig() Config {
 	c.TenureAfter = RecommendedTenureAfter
 	c.TenureUpkeepScale = RecommendedTenureUpkeepScale
 	c.BundleSplit = RecommendedBundleSplit
+	c.SegregateLosses = RecommendedSegregateLosses
 	return c
 }
 
@@ -181,10 +190,11 @@ func RecommendedConfig() Config {
 // harmful outcome moves up to 1.2 energy.
 const (
 	RecommendedBundleSplit       = true
-	RecommendedRetrievalUpkeep   = 0.1
+	RecommendedSegregateLosses   = true
+	RecommendedRetrievalUpkeep   = 0.09
 	RecommendedIdleUpkeepScale   = 0.3
 	RecommendedHarmGain          = 1.2
-	RecommendedTenureAfter       = 2
+	RecommendedTenureAfter       = 1
 	RecommendedTenureUpkeepScale = 0.1
 )
 
