@@ -185,9 +185,10 @@ func RecommendedConfig() Config {
 
 // The economics new stores start with (issue 13; docs/tuning.md has the
 // evidence). With upkeep 0.05 per tick: an entry pays 0.015 per tick while
-// idle, 0.0015 once tenured, and 0.1 for every settled ticket that
-// retrieved it; a PR's delta is split equally among its tickets, and a
-// harmful outcome moves up to 1.2 energy.
+// idle, 0.0015 once tenured (after one unbundled gain since its last loss),
+// and 0.09 for every settled ticket that retrieved it; a PR's delta is split
+// equally among its tickets, its regressions (when known) are charged apart
+// from its improvements, and a harmful outcome moves up to 1.2 energy.
 const (
 	RecommendedBundleSplit       = true
 	RecommendedSegregateLosses   = true
