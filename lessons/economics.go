@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -8,8 +9,9 @@ import (
 // Economics of this project beyond darwin-memo's (issue 13, docs/tuning.md):
 // upkeep charged on opportunity (retrieval_upkeep, idle_upkeep_scale),
 // tenure for lessons with repeated unbundled gains (tenure_after,
-// tenure_upkeep_scale), loss aversion (harm_gain) and an equal split of a
-// bundled PR's delta among its tickets (bundle_split). Each is a
+// tenure_upkeep_scale), loss aversion (harm_gain), an equal split of a
+// bundled PR's delta among its tickets (bundle_split) and regressions
+// assessed apart from improvements (segregate_losses). Each is a
 // ledger.config field whose zero value is darwin-memo's rule, so a store
 // without these keys (one darwin-memo wrote) keeps darwin-memo's economics;
 // RecommendedConfig turns them on for new stores. None adds state to the
@@ -17,7 +19,7 @@ import (
 
 // Extension ledger.config keys, written after darwin-memo's keys and only
 // when set (darwin-memo drops unknown config keys on load).
-var extConfigKeys = []string{"retrieval_upkeep", "idle_upkeep_scale", "harm_gain", "tenure_after", "tenure_upkeep_scale", "bundle_split"}
+var extConfigKeys = []string{"retrieval_upkeep", "idle_upkeep_scale", "harm_gain", "tenure_after", "tenure_upkeep_scale", "bundle_split", "segregate_losses"}
 
 // extConfigSet reports whether extension key k differs from its
 // darwin-memo-compatible zero value.
@@ -35,6 +37,8 @@ func (c Config) extConfigSet(k string) bool {
 		return c.TenureUpkeepScale != 0
 	case "bundle_split":
 		return c.BundleSplit
+	case "segregate_losses":
+		return c.SegregateLosses
 	}
 	return false
 }
@@ -52,6 +56,8 @@ func (c Config) extConfigValue(k string) value {
 		return vInt(c.TenureAfter)
 	case "bundle_split":
 		return vBool(c.BundleSplit)
+	case "segregate_losses":
+		return vBool(c.SegregateLosses)
 	default:
 		return vFloat(c.TenureUpkeepScale)
 	}
@@ -94,11 +100,15 @@ func (c *Config) setExtConfig(k string, x value) (known, bad bool) {
 			return true, true
 		}
 		c.TenureAfter = i
-	case "bundle_split":
+	case "bundle_split", "segregate_losses":
 		if x.k != kBool {
 			return true, true
 		}
-		c.BundleSplit = x.b
+		if k == "bundle_split" {
+			c.BundleSplit = x.b
+		} else {
+			c.SegregateLosses = x.b
+		}
 	default:
 		return false, false
 	}
@@ -201,6 +211,25 @@ func nextStreak(streak int, credit float64, bundle int) int {
 		return 0
 	}
 	return streak
+}
+
+// creditAmount is the credit one settlement moves before shares: gain ×
+// tanh(delta / scale) with the gain of creditGain, or, with
+// segregate_losses and the PR's regressions known (regs > 0), credit_gain
+// × tanh(improvements / scale) − harm × tanh(regressions / scale), where
+// improvements = delta + regressions and harm is harm_gain (credit_gain
+// when unset). bundle splits delta and regressions alike (creditDelta).
+func (s *Store) creditAmount(delta float64, regs *float64, bundle int, scale float64) float64 {
+	d := s.creditDelta(delta, bundle)
+	if !s.cfg.SegregateLosses || regs == nil || !(*regs > 0) || math.IsInf(*regs, 0) {
+		return s.creditGain(d) * math.Tanh(d/scale)
+	}
+	r := s.creditDelta(*regs, bundle)
+	harm := s.cfg.HarmGain
+	if harm <= 0 {
+		harm = s.cfg.CreditGain
+	}
+	return s.cfg.CreditGain*math.Tanh(max(d+r, 0)/scale) - harm*math.Tanh(r/scale)
 }
 
 // creditDelta is the delta a ticket's credit is computed from: with

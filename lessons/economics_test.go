@@ -137,6 +137,60 @@ func TestBundleSplit(t *testing.T) {
 	}
 }
 
+// TestSegregateLosses checks that, with segregate_losses and the PR's
+// regressions known, a lesson is paid for the improvements and charged
+// for the regressions apart (each split like the delta), so gains do not
+// mask breakage; without the key, or without regressions, the net rule.
+func TestSegregateLosses(t *testing.T) {
+	r := func(x float64) *float64 { return &x }
+	tests := []struct {
+		name   string
+		seg    bool
+		harm   float64
+		split  bool
+		delta  float64
+		regs   *float64
+		bundle int
+		want   float64
+	}{
+		{"off: net delta", false, 1.2, false, 1, r(2), 1, 1 + 0.6*math.Tanh(1)},
+		{"regressions unknown: net delta", true, 1.2, false, 1, nil, 1, 1 + 0.6*math.Tanh(1)},
+		{"no regressions: net delta", true, 1.2, false, 2, r(0), 1, 1 + 0.6*math.Tanh(2)},
+		{"gains do not mask harm", true, 1.2, false, 1, r(2), 1, 1 + 0.6*math.Tanh(3) - 1.2*math.Tanh(2)},
+		{"net zero still costs", true, 1.2, false, 0, r(2), 1, 1 + 0.6*math.Tanh(2) - 1.2*math.Tanh(2)},
+		{"net loss", true, 1.2, false, -2, r(2), 1, 1 - 1.2*math.Tanh(2)},
+		{"harm gain unset: credit gain", true, 0, false, 1, r(2), 1, 1 + 0.6*math.Tanh(3) - 0.6*math.Tanh(2)},
+		{"both split in a bundle", true, 1.2, true, 1, r(2), 2, 1 + 0.6*math.Tanh(1.5) - 1.2*math.Tanh(1)},
+		{"inconsistent regressions: improvements floored at 0", true, 1.2, false, -3, r(1), 1, 1 - 1.2*math.Tanh(1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := econStore(t, func(c *Config) { c.SegregateLosses, c.HarmGain, c.BundleSplit = tt.seg, tt.harm, tt.split })
+			e := mustAdd(t, s, "q", "a")
+			s.Settle(pend(s, e.ID), tt.delta, SettleOptions{Bundle: tt.bundle, Regressions: tt.regs})
+			if !near(e.Energy, tt.want) {
+				t.Errorf("energy %v, want %v", e.Energy, tt.want)
+			}
+			found := false
+			for _, n := range s.History(e.ID) {
+				found = found || n.Event() == "settle" && strings.Contains(n.JSON(), `"regressions"`)
+			}
+			if found != (tt.regs != nil) {
+				t.Errorf("settle note records regressions: %v", found)
+			}
+		})
+	}
+	// SettleFreeBatch passes the regressions to every ticket, as SettleBody does.
+	s := econStore(t, func(c *Config) { c.SegregateLosses, c.HarmGain, c.BundleSplit = true, 1.2, true })
+	a := mustAdd(t, s, "cache eviction order", "evict oldest first")
+	b := mustAdd(t, s, "retry database migration", "drop the table")
+	s.SettleFreeBatch([]FreeTicket{{Decider: a.ID, Supporting: []string{}, Query: "cache"}, {Decider: b.ID, Supporting: []string{}, Query: "migration"}},
+		0, SettleOptions{Regressions: r(2)})
+	if want := 1 + 0.6*math.Tanh(1) - 1.2*math.Tanh(1); !near(a.Energy, want) || !near(b.Energy, want) {
+		t.Errorf("batch energies %v %v, want %v", a.Energy, b.Energy, want)
+	}
+}
+
 // TestTenure checks that tenure is earned by unbundled gains only, revoked
 // by any loss, lowers the idle upkeep, and is derived from the history
 // notes alone, so a reloaded store agrees.
@@ -252,7 +306,8 @@ func TestEconomicsConfigKeys(t *testing.T) {
 	}
 	got, want := re.Config(), RecommendedConfig()
 	if got.RetrievalUpkeep != want.RetrievalUpkeep || got.IdleUpkeepScale == nil || *got.IdleUpkeepScale != *want.IdleUpkeepScale ||
-		got.HarmGain != want.HarmGain || got.TenureAfter != want.TenureAfter || got.TenureUpkeepScale != want.TenureUpkeepScale || got.BundleSplit != want.BundleSplit {
+		got.HarmGain != want.HarmGain || got.TenureAfter != want.TenureAfter || got.TenureUpkeepScale != want.TenureUpkeepScale || got.BundleSplit != want.BundleSplit ||
+		got.SegregateLosses != want.SegregateLosses {
 		t.Errorf("round trip: %+v, want %+v", got, want)
 	}
 	if len(re.Warnings()) != 0 {
@@ -265,16 +320,16 @@ func TestEconomicsConfigKeys(t *testing.T) {
 
 	// Wrong types fall back to darwin-memo's rule, with a warning each.
 	bad := `{"config": {"max_energy": 5.0, "upkeep": 0.05}, "entries": [], "graveyard": [], "ledger": {"tick_count": 0, "pending": [], "history": {}, "damaged": [],
-  "config": {"retrieval_upkeep": "x", "idle_upkeep_scale": true, "harm_gain": null, "tenure_after": 2.5, "tenure_upkeep_scale": "y", "bundle_split": 1}}}`
+  "config": {"retrieval_upkeep": "x", "idle_upkeep_scale": true, "harm_gain": null, "tenure_after": 2.5, "tenure_upkeep_scale": "y", "bundle_split": 1, "segregate_losses": "yes"}}}`
 	bs, err := Parse("x", []byte(bad))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := bs.Config(); c.RetrievalUpkeep != 0 || c.IdleUpkeepScale != nil || c.HarmGain != 0 || c.TenureAfter != 0 || c.TenureUpkeepScale != 0 || c.BundleSplit {
+	if c := bs.Config(); c.RetrievalUpkeep != 0 || c.IdleUpkeepScale != nil || c.HarmGain != 0 || c.TenureAfter != 0 || c.TenureUpkeepScale != 0 || c.BundleSplit || c.SegregateLosses {
 		t.Errorf("wrong types: %+v", c)
 	}
-	if n := len(bs.Warnings()); n != 6 {
-		t.Errorf("%d warnings, want 6: %v", n, bs.Warnings())
+	if n := len(bs.Warnings()); n != 7 {
+		t.Errorf("%d warnings, want 7: %v", n, bs.Warnings())
 	}
 
 	// A store darwin-memo wrote (no extension keys, or no ledger.config at
@@ -289,7 +344,7 @@ func TestEconomicsConfigKeys(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c := ds.Config(); c.RetrievalUpkeep != 0 || c.IdleUpkeepScale != nil || c.HarmGain != 0 || c.TenureAfter != 0 || c.SupportingShare != 0.25 {
+		if c := ds.Config(); c.RetrievalUpkeep != 0 || c.IdleUpkeepScale != nil || c.HarmGain != 0 || c.TenureAfter != 0 || c.SegregateLosses || c.SupportingShare != 0.25 {
 			t.Errorf("darwin-memo store got %+v", c)
 		}
 	}

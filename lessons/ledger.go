@@ -244,6 +244,13 @@ type SettleOptions struct {
 	// included (0 or 1: alone). Above 1 it is recorded in the settle notes
 	// ("bundle"), and a bundled gain earns no tenure (Store.Tenured).
 	Bundle int
+	// Regressions, when set, is how many tests the delta counts as
+	// regressions (delta = improvements − regressions, quarantined tests
+	// left out), as a per-test measurement knows them. With
+	// segregate_losses they are assessed apart from the improvements
+	// (Store.creditAmount); nil (a pass-count or checks measurement, an
+	// operator's delta) keeps the net rule. Recorded in the settle notes.
+	Regressions *float64
 
 	// moved holds the entries an earlier ticket of the same merged pull
 	// request already moved (SettleBody): a settlement neither credits them
@@ -314,12 +321,14 @@ func (s *Store) Abandon(ticketID string) SettleResult {
 }
 
 // assignCredit is survival.py assign_credit.
-func (s *Store) assignCredit(t *Ticket, delta, scale float64) []Credit {
+// delta is the PR's whole delta; regs and bundle are SettleOptions'
+// Regressions and Bundle (Store.creditAmount).
+func (s *Store) assignCredit(t *Ticket, delta float64, regs *float64, bundle int, scale float64) []Credit {
 	c := s.cfg
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		scale = c.Scale()
 	}
-	credit := s.creditGain(delta) * math.Tanh(delta/scale)
+	credit := s.creditAmount(delta, regs, bundle, scale)
 	if credit == 0 || math.IsNaN(credit) {
 		return nil
 	}
@@ -369,7 +378,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if opts.Detail != "" {
 		detail = ", " + opts.Detail
 	}
-	applied := s.assignCredit(t, s.creditDelta(delta, opts.Bundle), opts.Scale)
+	applied := s.assignCredit(t, delta, opts.Regressions, opts.Bundle, opts.Scale)
 	if len(opts.moved) > 0 {
 		kept := applied[:0:0]
 		for _, c := range applied {
@@ -395,6 +404,9 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 			m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())}
 		if opts.Bundle > 1 {
 			extra = append(extra, m("bundle", vInt(opts.Bundle)))
+		}
+		if opts.Regressions != nil {
+			extra = append(extra, m("regressions", vFloat(*opts.Regressions)))
 		}
 		s.note(c.Entry, s.structured(text, "settle", extra...))
 		if e, ok := s.byID[c.Entry]; ok {

@@ -138,6 +138,14 @@ type Config struct {
 	// settles (SettleOptions.Bundle) before credit is computed, gains and
 	// losses alike. false is off. Key "bundle_split".
 	BundleSplit bool
+	// SegregateLosses assesses a PR's regressions apart from its
+	// improvements when the settlement knows them
+	// (SettleOptions.Regressions): credit is CreditGain·tanh(improvements /
+	// scale) minus HarmGain·tanh(regressions / scale), each split like the
+	// delta, instead of one tanh of their difference, so a lesson's gains
+	// do not mask the tests its PR broke. false is off (one net delta).
+	// Key "segregate_losses".
+	SegregateLosses bool
 }
 
 // DefaultConfig returns darwin-memo's defaults. It is the fallback for a
@@ -171,20 +179,23 @@ func RecommendedConfig() Config {
 	c.TenureAfter = RecommendedTenureAfter
 	c.TenureUpkeepScale = RecommendedTenureUpkeepScale
 	c.BundleSplit = RecommendedBundleSplit
+	c.SegregateLosses = RecommendedSegregateLosses
 	return c
 }
 
 // The economics new stores start with (issue 13; docs/tuning.md has the
 // evidence). With upkeep 0.05 per tick: an entry pays 0.015 per tick while
-// idle, 0.0015 once tenured, and 0.1 for every settled ticket that
-// retrieved it; a PR's delta is split equally among its tickets, and a
-// harmful outcome moves up to 1.2 energy.
+// idle, 0.0015 once tenured (after one unbundled gain since its last loss),
+// and 0.09 for every settled ticket that retrieved it; a PR's delta is split
+// equally among its tickets, its regressions (when known) are charged apart
+// from its improvements, and a harmful outcome moves up to 1.2 energy.
 const (
 	RecommendedBundleSplit       = true
-	RecommendedRetrievalUpkeep   = 0.1
+	RecommendedSegregateLosses   = true
+	RecommendedRetrievalUpkeep   = 0.09
 	RecommendedIdleUpkeepScale   = 0.3
 	RecommendedHarmGain          = 1.2
-	RecommendedTenureAfter       = 2
+	RecommendedTenureAfter       = 1
 	RecommendedTenureUpkeepScale = 0.1
 )
 

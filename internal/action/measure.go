@@ -21,6 +21,9 @@ type Measurement struct {
 	Outcome settle.Outcome
 	// Delta is improvements minus regressions of shared tests (Measured only).
 	Delta float64
+	// Regressions is how many regressions Delta counts, quarantined tests left out (per-test
+	// results only; nil for pass counts). Stores with segregate_losses charge them apart.
+	Regressions *float64
 	// Source names where the results came from (for example "junit-artifacts").
 	Source string
 	// Before and After are the commits compared.

@@ -646,9 +646,10 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m Measurement, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
 	return st.store.SettleVerified(verified, m.Delta, lessons.SettleOptions{
-		Scale:  r.Config.Scale,
-		Source: "ci",
-		Detail: fmt.Sprintf("pr#%d", n),
+		Scale:       r.Config.Scale,
+		Source:      "ci",
+		Regressions: m.Regressions,
+		Detail:      fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{
 			Mode: m.Source, Identity: "verified", Repository: r.Owner + "/" + r.Repo,
 			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: m.Before, HeadSHA: m.After, URL: m.URL,

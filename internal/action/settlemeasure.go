@@ -27,6 +27,19 @@ func SettleMeasurer(artifactName string, runID int64, download *http.Client) Mea
 			Before: res.Before.SHA, After: res.After.SHA, Quarantined: res.Quarantined, Reason: res.Reason, Final: res.Final,
 			Fixed: res.Improvements,
 		}
+		if res.Outcome == settle.Measured && res.Mode == settle.PerTest {
+			q := make(map[string]bool, len(res.Quarantined))
+			for _, id := range res.Quarantined {
+				q[id] = true
+			}
+			n := 0.0
+			for _, id := range res.Regressions {
+				if !q[id] {
+					n++
+				}
+			}
+			m.Regressions = &n
+		}
 		if res.Mode == settle.PassCounts {
 			m.Source += " (pass counts)"
 		}

@@ -54,7 +54,11 @@ func (o Options) Describe() string {
 		econ += fmt.Sprintf(" plus %g per settled ticket that retrieved the lesson", cfg.RetrievalUpkeep)
 	}
 	if cfg.TenureAfter > 0 {
-		econ += fmt.Sprintf(", tenure after %d unbundled gains since the last loss (idle upkeep × %g)", cfg.TenureAfter, cfg.TenureUpkeepScale)
+		gains := "gains"
+		if cfg.TenureAfter == 1 {
+			gains = "gain"
+		}
+		econ += fmt.Sprintf(", tenure after %d unbundled %s since the last loss (idle upkeep × %g)", cfg.TenureAfter, gains, cfg.TenureUpkeepScale)
 	}
 	gain := fmt.Sprintf("credit gain %g", cfg.CreditGain)
 	if cfg.HarmGain > 0 {
@@ -62,6 +66,9 @@ func (o Options) Describe() string {
 	}
 	if cfg.BundleSplit {
 		gain += ", a PR's delta split equally among its tickets"
+	}
+	if cfg.SegregateLosses {
+		gain += ", regressions assessed apart from improvements"
 	}
 	return fmt.Sprintf("store-free tickets, resource scale %g, %s, %s, supporting share %g, "+
 		"consolidation every %d ticks at Jaccard %g, spawn energy %g, cap %g, one tick per merged PR whose settlement landed",
@@ -177,6 +184,17 @@ func (a *Arm) entry(id string) sim.Entry {
 // PR's base store is skipped: the simulated agent consulted that very
 // store, so it passes.
 func (a *Arm) Settle(tickets []sim.Consultation, delta float64, pr int) (bool, error) {
+	return a.settle(tickets, delta, nil, pr)
+}
+
+// SettleTransitions implements sim.TransitionSettler: Settle, with the
+// regressions the delta counts passed to the ledger as the action does.
+func (a *Arm) SettleTransitions(tickets []sim.Consultation, delta float64, regressions int, pr int) (bool, error) {
+	r := float64(regressions)
+	return a.settle(tickets, delta, &r, pr)
+}
+
+func (a *Arm) settle(tickets []sim.Consultation, delta float64, regressions *float64, pr int) (bool, error) {
 	var batch []lessons.FreeTicket
 	for _, c := range tickets {
 		ft, ok := a.tickets[c.Ticket]
@@ -187,7 +205,7 @@ func (a *Arm) Settle(tickets []sim.Consultation, delta float64, pr int) (bool, e
 		batch = append(batch, ft)
 	}
 	landed := false
-	for _, r := range a.store.SettleFreeBatch(batch, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr)}) {
+	for _, r := range a.store.SettleFreeBatch(batch, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr), Regressions: regressions}) {
 		landed = landed || r.Landed
 	}
 	if landed {

@@ -38,13 +38,17 @@ func TestConsultSettleTicksOnlyWhenLanded(t *testing.T) {
 		t.Fatalf("landed=%v tick=%d, want true 1", landed, a.Store().TickCount())
 	}
 	e := a.Store().Living()[0]
-	// 1.0 + 0.6·tanh(2/1.5) − 0.1 retrieval upkeep − 0.05·0.3 idle upkeep,
+	// 1.0 + 0.6·tanh(2/1.5) − 0.09 retrieval upkeep − 0.05·0.3·0.1 idle
+	// upkeep under tenure (one unbundled gain earns it),
 	// at the default scale and economics (lessons.RecommendedConfig; one
 	// ticket, so bundle split changes nothing).
-	if want := 1.0 + 0.6*0.8700616617426719 - 0.1 - 0.05*0.3; e.Energy < want-1e-12 || e.Energy > want+1e-12 {
+	if want := 1.0 + 0.6*0.8700616617426719 - 0.09 - 0.05*0.3*0.1; e.Energy < want-1e-12 || e.Energy > want+1e-12 {
 		t.Errorf("energy %v, want %v", e.Energy, want)
 	}
 	// The same ticket again is dropped: no landing, no tick.
+	if landed, _ := a.SettleTransitions([]sim.Consultation{c}, 2, 1, 2); landed || a.Store().TickCount() != 1 {
+		t.Fatalf("duplicate settle landed=%v tick=%d", landed, a.Store().TickCount())
+	}
 	if landed, _ := a.Settle([]sim.Consultation{c}, 2, 2); landed || a.Store().TickCount() != 1 {
 		t.Fatalf("duplicate settle landed=%v tick=%d", landed, a.Store().TickCount())
 	}
@@ -120,7 +124,7 @@ func TestRunIsDeterministic(t *testing.T) {
 
 func TestOptionsDescribe(t *testing.T) {
 	got := Options{}.Describe()
-	for _, want := range []string{"resource scale 1.5", "upkeep 0.015 per tick while idle", "plus 0.1 per settled ticket", "a PR's delta split equally among its tickets", "tenure after 2 unbundled gains", "(1.2 on a negative delta)", "supporting share 0,"} {
+	for _, want := range []string{"resource scale 1.5", "upkeep 0.015 per tick while idle", "plus 0.09 per settled ticket", "a PR's delta split equally among its tickets", "tenure after 1 unbundled gain ", "regressions assessed apart", "(1.2 on a negative delta)", "supporting share 0,"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("Describe() = %q lacks %q", got, want)
 		}

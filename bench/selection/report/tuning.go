@@ -50,7 +50,12 @@ func TuningVariants() []Variant {
 }
 
 // ourSettings describes the defaults' economics in the tuning tables.
-const ourSettings = "bundle split, retrieval upkeep 0.1, idle upkeep ×0.3, tenure after 2 unbundled gains (upkeep ×0.1), harm gain 1.2"
+const ourSettings = "bundle split, regressions assessed apart, retrieval upkeep 0.09, idle upkeep ×0.3, tenure after 1 unbundled gain (upkeep ×0.1), harm gain 1.2"
+
+// Issue13First is the name of the arm running issue 13's first defaults
+// (before regressions were assessed apart): bundle split, retrieval upkeep
+// 0.1, idle upkeep ×0.3, tenure after 2 unbundled gains, harm gain 1.2.
+const Issue13First = Ours + "_issue13_first"
 
 // Issue13Variants are the mechanisms of issue 13 measured alone (on the
 // defaults before issue 13) and left out (of the defaults), and the
@@ -72,15 +77,21 @@ func Issue13Variants() []Variant {
 		o.Name, o.Config = Ours+"_"+name, &cfg
 		return Variant{o.Name, settings, o}
 	}
+	first := change("issue13_first", "issue 13's first defaults: bundle split, retrieval upkeep 0.1, idle upkeep ×0.3, tenure after 2 unbundled gains (upkeep ×0.1), harm gain 1.2", func(c *lessons.Config) {
+		c.SegregateLosses, c.RetrievalUpkeep, c.TenureAfter = false, 0.1, 2
+	})
 	return []Variant{
+		first,
+		alone("only_segregation", "before issue 13 + regressions assessed apart", func(c *lessons.Config) { c.SegregateLosses = true }),
 		alone("only_split", "before issue 13 + bundle split", func(c *lessons.Config) { c.BundleSplit = true }),
-		alone("only_opportunity", "before issue 13 + retrieval upkeep 0.1, idle upkeep ×0.3", func(c *lessons.Config) {
+		alone("only_opportunity", "before issue 13 + retrieval upkeep 0.09, idle upkeep ×0.3", func(c *lessons.Config) {
 			c.RetrievalUpkeep, c.IdleUpkeepScale = rec.RetrievalUpkeep, rec.IdleUpkeepScale
 		}),
-		alone("only_tenure", "before issue 13 + tenure after 2 unbundled gains (upkeep ×0.1)", func(c *lessons.Config) {
+		alone("only_tenure", "before issue 13 + tenure after 1 unbundled gain (upkeep ×0.1)", func(c *lessons.Config) {
 			c.TenureAfter, c.TenureUpkeepScale = rec.TenureAfter, rec.TenureUpkeepScale
 		}),
 		alone("only_harm", "before issue 13 + harm gain 1.2", func(c *lessons.Config) { c.HarmGain = rec.HarmGain }),
+		change("no_segregation", "defaults without regressions assessed apart", func(c *lessons.Config) { c.SegregateLosses = false }),
 		change("no_split", "defaults without bundle split", func(c *lessons.Config) { c.BundleSplit = false }),
 		change("no_split_retrieval0.2", "defaults without bundle split, retrieval upkeep 0.2", func(c *lessons.Config) {
 			c.BundleSplit, c.RetrievalUpkeep = false, 0.2
@@ -91,11 +102,10 @@ func Issue13Variants() []Variant {
 		change("no_tenure", "defaults without tenure", func(c *lessons.Config) { c.TenureAfter = 0 }),
 		change("no_harm", "defaults without harm gain", func(c *lessons.Config) { c.HarmGain = 0 }),
 		change("retrieval0.08", "defaults with retrieval upkeep 0.08", func(c *lessons.Config) { c.RetrievalUpkeep = 0.08 }),
-		change("retrieval0.12", "defaults with retrieval upkeep 0.12", func(c *lessons.Config) { c.RetrievalUpkeep = 0.12 }),
+		change("retrieval0.1", "defaults with retrieval upkeep 0.1", func(c *lessons.Config) { c.RetrievalUpkeep = 0.1 }),
 		change("idle0.2", "defaults with idle upkeep ×0.2", func(c *lessons.Config) { c.IdleUpkeepScale = idle(0.2) }),
 		change("idle0.4", "defaults with idle upkeep ×0.4", func(c *lessons.Config) { c.IdleUpkeepScale = idle(0.4) }),
-		change("tenure1", "defaults with tenure after 1 unbundled gain", func(c *lessons.Config) { c.TenureAfter = 1 }),
-		change("tenure3", "defaults with tenure after 3 unbundled gains", func(c *lessons.Config) { c.TenureAfter = 3 }),
+		change("tenure2", "defaults with tenure after 2 unbundled gains", func(c *lessons.Config) { c.TenureAfter = 2 }),
 		change("harm1.5", "defaults with harm gain 1.5", func(c *lessons.Config) { c.HarmGain = 1.5 }),
 	}
 }
@@ -191,7 +201,7 @@ func HeldOutVariants() []Variant {
 	vs := TuningVariants()[:3]
 	for _, v := range Issue13Variants() {
 		switch v.Name {
-		case Ours + "_no_split", Ours + "_no_split_retrieval0.2", Ours + "_no_opportunity", Ours + "_no_tenure", Ours + "_no_harm":
+		case Issue13First, Ours + "_no_segregation", Ours + "_no_split", Ours + "_no_split_retrieval0.2", Ours + "_no_opportunity", Ours + "_no_tenure", Ours + "_no_harm":
 			vs = append(vs, v)
 		}
 	}

@@ -38,3 +38,10 @@ type Arm interface {
 	// Living lists the living entries, in a deterministic order.
 	Living() []Entry
 }
+
+// TransitionSettler is an Arm that also takes the regressions CI counted
+// in a delta (the action knows improvements and regressions apart). Run
+// calls SettleTransitions instead of Settle for such an arm.
+type TransitionSettler interface {
+	SettleTransitions(tickets []Consultation, delta float64, regressions int, pr int) (landed bool, err error)
+}

@@ -17,6 +17,9 @@ type Measurement struct {
 	// Delta is settle's per-test delta: improvements minus regressions on
 	// shared tests, quarantined tests left out.
 	Delta float64
+	// Regressions is how many regressions the delta counts (quarantined
+	// tests left out): Delta = improvements - Regressions.
+	Regressions int
 	// Quarantined is the size of the quarantine the delta was computed with.
 	Quarantined int
 	// Spurious counts transitions settle saw that did not happen (a flaky
@@ -165,6 +168,11 @@ func (c *CI) Measure(w *World, base, head []bool, baseFlakes, headFlakes []int) 
 	quarantined := make(map[string]bool, len(q))
 	for _, id := range q {
 		quarantined[id] = true
+	}
+	for _, id := range t.Regressions {
+		if !quarantined[id] {
+			m.Regressions++
+		}
 	}
 	classify := func(list []string, wasPassing bool) {
 		for _, id := range list {

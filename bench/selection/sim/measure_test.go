@@ -149,3 +149,25 @@ func TestRunMeasuresOnlyTicketedPRs(t *testing.T) {
 		t.Fatalf("settled %v", arm.settled)
 	}
 }
+
+// TestMeasureCountsRegressions checks that a measurement reports the
+// regressions its delta counts (quarantined tests left out), so that
+// delta + regressions is the improvements settle counted.
+func TestMeasureCountsRegressions(t *testing.T) {
+	w := measureWorld(t, 0)
+	ci := NewCI()
+	base := allPassing(w.Tests())
+	base[1] = false // fixed by the PR
+	head := allPassing(w.Tests())
+	head[2], head[3] = false, false // broken by the PR
+	m := ci.Measure(w, base, head, nil, nil)
+	if m.Delta != -1 || m.Regressions != 2 {
+		t.Fatalf("delta %v, regressions %d; want -1 and 2", m.Delta, m.Regressions)
+	}
+	// A spurious red at the head counts as a regression too (settle cannot
+	// tell), until the quarantine takes the test out.
+	m = ci.Measure(w, allPassing(w.Tests()), allPassing(w.Tests()), nil, []int{4})
+	if m.Delta != -1 || m.Regressions != 1 {
+		t.Fatalf("flaky head: delta %v, regressions %d; want -1 and 1", m.Delta, m.Regressions)
+	}
+}

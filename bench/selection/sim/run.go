@@ -119,7 +119,13 @@ func Run(w *World, arm Arm) (*Result, error) {
 			src := w.PRs[ps.pr]
 			m := ci.Measure(w, ps.base, ps.head, src.BaseFlakes, src.HeadFlakes)
 			res.PRs[ps.pr].Measured, res.PRs[ps.pr].CI = true, m
-			ok, err := arm.Settle(ps.tickets, m.Delta, pr)
+			var ok bool
+			var err error
+			if ts, isTS := arm.(TransitionSettler); isTS {
+				ok, err = ts.SettleTransitions(ps.tickets, m.Delta, m.Regressions, pr)
+			} else {
+				ok, err = arm.Settle(ps.tickets, m.Delta, pr)
+			}
 			if err != nil {
 				return nil, fmt.Errorf("%s: settle %d tickets in PR %d: %w", arm.Name(), len(ps.tickets), pr, err)
 			}
