@@ -99,15 +99,16 @@ type source struct {
 
 	mu    sync.Mutex // held for the whole of each call: a Store is not safe for concurrent use
 	store *lessons.Store
-	mod   time.Time
-	size  int64
+	fi    os.FileInfo // the file the store was loaded from
 }
 
 // errNoStore says that the store file does not exist.
 var errNoStore = errors.New("no store")
 
-// with runs fn on the current store, reloading it when the file's size or
-// modification time changed since the last load.
+// with runs fn on the current store, reloading it when the file was replaced
+// (the CLI and git write a new file) or its size or modification time changed
+// since the last load: a replacement within the file system's timestamp
+// granularity keeps both, so the file's identity is compared too.
 func (src *source) with(ctx context.Context, fn func(*lessons.Store) error) error {
 	src.mu.Lock()
 	defer src.mu.Unlock()
@@ -122,14 +123,14 @@ func (src *source) with(ctx context.Context, fn func(*lessons.Store) error) erro
 	case fi.IsDir():
 		return fmt.Errorf("the lesson store %s is a directory; point the server at the store file with --store", src.path)
 	}
-	if src.store == nil || !fi.ModTime().Equal(src.mod) || fi.Size() != src.size {
+	if src.store == nil || !os.SameFile(fi, src.fi) || !fi.ModTime().Equal(src.fi.ModTime()) || fi.Size() != src.fi.Size() {
 		s, err := lessons.LoadWith(ctx, src.path, lessons.Options{Now: src.now})
 		if err != nil {
 			src.store = nil
 			return fmt.Errorf("the lesson store cannot be read, so no lesson can be consulted until it is fixed "+
 				"(run `darwin-memo doctor --store %s`): %w", src.path, err)
 		}
-		src.store, src.mod, src.size = s, fi.ModTime(), fi.Size()
+		src.store, src.fi = s, fi
 	}
 	return fn(src.store)
 }
