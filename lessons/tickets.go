@@ -170,6 +170,11 @@ func parseFields(rest string) (FreeTicket, error) {
 			k++
 		}
 		key, val := rest[j], rest[j+2:k]
+		if k < len(rest) && rest[k] == '>' && strings.HasSuffix(val, "--") {
+			// "...q=XXXX-->": an HTML comment closed without a space; "-" is a
+			// base64url character, but "--" before ">" is the comment's end.
+			val = val[:len(val)-2]
+		}
 		i = k
 		if got[key] {
 			return t, fmt.Errorf("field %c= appears twice", key)

@@ -47,6 +47,43 @@ func TestFreeTicketLineRoundTrip(t *testing.T) {
 	}
 }
 
+// An HTML comment closed right after the ticket ("...q=XXXX-->", no space) ends the ticket
+// at "-->": "-" is a base64url character, so without this the query would read "XXXX--"
+// (refused as malformed, or decoded to a different query that names a different ticket).
+func TestParseTicketsCommentClosedWithoutSpace(t *testing.T) {
+	for _, ft := range []FreeTicket{
+		{Version: 2, Tick: 49, Decider: "053a99cf0a4c", Query: "Are LLM benchmark arms safe to run in CI?"},
+		{Version: 2, Tick: 3, Decider: "053a99cf0a4c", Query: "abc"}, // "YWJj--" would decode
+		{Version: 1, Tick: 7, Supporting: []string{"52867957f4d5"}, Query: "how do I release"},
+	} {
+		line := ft.Line()
+		for _, body := range []string{
+			"<!--" + line + "-->",
+			"<!-- " + line + "-->\nmore text",
+			"<!-- darwin-memo: v" + strconv.Itoa(ft.Version) + " q=" + line[strings.Index(line, "q=")+2:] + " t=" + strconv.Itoa(ft.Tick) + " s=" + strings.Join(append([]string{}, ft.Supporting...), ",") + dashIfEmpty(ft.Supporting) + " d=" + dashIfEmptyS(ft.Decider) + "-->",
+		} {
+			got, errs := ParseTickets(body)
+			if len(errs) != 0 || len(got) != 1 || got[0].ID != ft.ID() || got[0].Free.Query != ft.Query {
+				t.Errorf("body %q: %+v %v", body, got, errs)
+			}
+		}
+	}
+}
+
+func dashIfEmpty(l []string) string {
+	if len(l) == 0 {
+		return "-"
+	}
+	return ""
+}
+
+func dashIfEmptyS(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 func TestParseTicketsMixedAndErrors(t *testing.T) {
 	ft := FreeTicket{Tick: 3, Decider: "aaaaaaaaaaaa", Query: "q"}
 	body := "darwin-memo-ticket: bbbbbbbbbbbb\n" + ft.Line() + "\n" + ft.Line() + "\nI like darwin-memo: it is neat\n"
