@@ -70,8 +70,8 @@ func runMCP(ctx context.Context, sio *IO, args []string) error {
 func findStore(dir string) string {
 	for d := dir; ; {
 		p := filepath.Join(d, lessons.DefaultPath)
-		if _, err := os.Stat(p); err == nil {
-			return p
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p // a directory named lessons.json is not a store: look further up
 		}
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
 			return p

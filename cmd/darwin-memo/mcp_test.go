@@ -91,6 +91,33 @@ func TestFindStoreWalksUpToTheRepositoryRoot(t *testing.T) {
 	}
 }
 
+// A directory named lessons.json is not a store: the search goes on to the parents, as git
+// skips a .git that is not a repository, instead of ending on it and failing to read it.
+func TestFindStoreSkipsADirectoryNamedLessonsJSON(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "a")
+	bogus := filepath.Join(sub, ".darwin-memo", "lessons.json")
+	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, ".darwin-memo"), bogus} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := filepath.Join(root, ".darwin-memo", "lessons.json")
+	if got := findStore(sub); got != want {
+		t.Errorf("without a store: %q, want %q", got, want)
+	}
+	if r := runCLI(t, "add", "--store", want, "Which logger do we use?", "zap, from internal/log"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	if got := findStore(sub); got != want {
+		t.Errorf("with the root's store: %q, want %q", got, want)
+	}
+	t.Chdir(sub)
+	if r := runCLI(t, "decide", "which logger do we use"); r.code != 0 || !strings.Contains(r.stdout, "zap, from internal/log") {
+		t.Fatalf("decide: %+v", r)
+	}
+}
+
 // TestDecideFindsTheStoreAndSaysWhyItIsSilent runs decide and query the way
 // an agent does, in a subdirectory without --store: they find the
 // repository's store, and a silent answer says whether there is no store,
