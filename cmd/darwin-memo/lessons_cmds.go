@@ -117,9 +117,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		d, err = s.Decide(query, dopts)
 		return err
 	}
-	if !*register {
-		store.path = locateStore(fs, store.path)
-	}
+	store.path = locateStore(fs, store.path)
 	missing := false
 	if *register {
 		err = mutate(ctx, io, store, mustExist, decide)

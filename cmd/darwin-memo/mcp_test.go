@@ -118,6 +118,34 @@ func TestFindStoreSkipsADirectoryNamedLessonsJSON(t *testing.T) {
 	}
 }
 
+// decide --register in a subdirectory registers its ticket in the repository's store, the
+// one decide without --register consults (docs/cli.md: without --store, decide uses the
+// first store up to the repository root), instead of saying there is no store.
+func TestDecideRegisterFindsTheRepositoryStore(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "pkg")
+	for _, d := range []string{filepath.Join(root, ".git"), sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := filepath.Join(root, ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "add", "--store", store, "Which logger do we use?", "zap, from internal/log"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	t.Chdir(sub)
+	r := runCLI(t, "decide", "--register", "which logger do we use")
+	if r.code != 0 || !strings.Contains(r.stdout, `"ticket":"darwin-memo-ticket: `) {
+		t.Fatalf("decide --register from a subdirectory: %+v", r)
+	}
+	if r := runCLI(t, "stats", "--json", "--store", store); !strings.Contains(r.stdout, `"pending":1,`) {
+		t.Fatalf("the repository's store holds no pending ticket: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(sub, ".darwin-memo")); err == nil {
+		t.Fatal("decide --register created a store in the subdirectory")
+	}
+}
+
 // TestDecideFindsTheStoreAndSaysWhyItIsSilent runs decide and query the way
 // an agent does, in a subdirectory without --store: they find the
 // repository's store, and a silent answer says whether there is no store,
