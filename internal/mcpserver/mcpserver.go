@@ -54,7 +54,7 @@ func New(opts Options) *mcp.Server {
 		Name:  "consult",
 		Title: "Consult the repository's measured lessons",
 		Description: "Ask the repository's lesson store about the task at hand, at the start of a task or before a risky step. " +
-			"Returns the one lesson that answers the question, with its age, how CI last measured it and any conflicting lessons, " +
+			"Returns the one lesson that answers the question, with its age and how CI last measured it (newer advice supersedes older), " +
 			"plus a ticket line. If you act on the answer, put the ticket line in your pull request body: CI then credits or " +
 			"debits the lesson by the tests your change made pass or fail. When silent is true no stored lesson answers the " +
 			"question: do not invent one.",
@@ -151,7 +151,7 @@ type ConsultInput struct {
 // ConsultOutput is the consult tool's structured result.
 type ConsultOutput struct {
 	Silent     bool     `json:"silent" jsonschema:"true when no stored lesson answers the question: proceed without one"`
-	Answer     string   `json:"answer,omitempty" jsonschema:"the deciding lesson's answer with its age, last settlement and any conflicting lessons"`
+	Answer     string   `json:"answer,omitempty" jsonschema:"the deciding lesson's answer with its age and last settlement (and, under darwin-memo's ranking, any conflicting lessons)"`
 	LessonID   string   `json:"lesson_id,omitempty" jsonschema:"id of the deciding lesson"`
 	Supporting []string `json:"supporting,omitempty" jsonschema:"ids of the other lessons retrieved"`
 	Ticket     string   `json:"ticket,omitempty" jsonschema:"the line to paste into the pull request body if you act on the answer"`
