@@ -146,6 +146,25 @@ func TestDecideRegisterFindsTheRepositoryStore(t *testing.T) {
 	}
 }
 
+// With --store, a missing store is that path alone: the note does not claim that the
+// working directory and its parents were searched.
+func TestNoStoreNoteSaysWhetherItSearched(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	const searched = "looked in the working directory and its parents"
+	for _, cmd := range []string{"decide", "query"} {
+		if r := runCLI(t, cmd, "--store", filepath.Join(root, "none.json"), "how do I run the tests"); r.code != 0 || !strings.Contains(r.stderr, "no store at") || strings.Contains(r.stderr, searched) {
+			t.Errorf("%s --store: %+v", cmd, r)
+		}
+		if r := runCLI(t, cmd, "how do I run the tests"); r.code != 0 || !strings.Contains(r.stderr, searched) {
+			t.Errorf("%s without --store: %+v", cmd, r)
+		}
+	}
+}
+
 // TestDecideFindsTheStoreAndSaysWhyItIsSilent runs decide and query the way
 // an agent does, in a subdirectory without --store: they find the
 // repository's store, and a silent answer says whether there is no store,

@@ -80,9 +80,7 @@ func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store
 // or a parent up to the repository root (findStore), so an agent working in
 // a subdirectory still finds the repository's lessons.
 func locateStore(fs *flag.FlagSet, path string) string {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "store" })
-	if given {
+	if storeGiven(fs) {
 		return path
 	}
 	wd, err := os.Getwd()
@@ -96,6 +94,13 @@ func locateStore(fs *flag.FlagSet, path string) string {
 		return found
 	}
 	return path
+}
+
+// storeGiven reports whether --store was given on the command line.
+func storeGiven(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "store" })
+	return given
 }
 
 // loadStore loads an existing store read-only, explaining format errors.
