@@ -125,6 +125,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	}
 	store.path = locateStore(fs, store.path)
 	missing := false
+	var unverifiable error
 	if *register {
 		err = mutate(ctx, io, store, mustExist, decide)
 	} else {
@@ -132,6 +133,12 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		var s *lessons.Store
 		if s, missing, err = readAgentStore(ctx, io, store.path); err == nil {
 			err = decide(s)
+		}
+		if err == nil && d.Ticket != nil && (*kind != "" || *source != "") {
+			// CI re-runs the ticket's query over every lesson, without the filters: a
+			// lesson only the filters brought up would be refused there.
+			ft := d.FreeTicket()
+			unverifiable = s.VerifyTicket(lessons.BodyTicket{Form: lessons.FormStoreFree, ID: ft.ID(), Free: ft}, lessons.VerifyOptions{})
 		}
 	}
 	if err != nil {
@@ -148,7 +155,11 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if d.Silent {
 		out.Reason, out.Withheld = silenceReason(io, store.path, !storeGiven(fs), missing, d)
 	}
-	if d.Ticket != nil {
+	if unverifiable != nil {
+		out.Answer, out.Reason = &d.Answer, "unverifiable_ticket"
+		fmt.Fprintf(io.Stderr, "no ticket: --kind and --source narrow this search, but CI verifies a ticket by re-running its query over all lessons and would refuse this one (%v); "+
+			"ask without the filters for an answer whose ticket CI can settle\n", unverifiable)
+	} else if d.Ticket != nil {
 		out.Answer, out.TicketID = &d.Answer, &d.Ticket.ID
 		line := d.StoreFreeLine()
 		if *register {

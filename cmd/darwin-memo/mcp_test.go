@@ -165,6 +165,68 @@ func TestNoStoreNoteSaysWhetherItSearched(t *testing.T) {
 	}
 }
 
+// decide --kind or --source ranks only some lessons, but CI verifies a ticket by re-running
+// its query over all of them: a ticket naming a lesson that query does not retrieve would be
+// refused, so decide gives none and says why instead of handing out a ticket that cannot settle.
+func TestDecideWithFiltersGivesNoTicketCIWouldRefuse(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "lessons.json")
+	for _, qa := range [][]string{
+		{"How do I run the integration tests?", "make itest"},
+		{"How do I run the integration tests quickly?", "make itest-fast"},
+		{"Integration tests: how do I run them in CI?", "the itest job"},
+		{"How do I run the integration tests on macOS?", "use colima"},
+		{"--kind", "experience", "integration tests flaky port", "port 8080 must be free"},
+		{"--source", "pr#9", "integration tests database", "docker compose up db first"},
+	} {
+		if r := runCLI(t, append([]string{"add", "--store", store}, qa...)...); r.code != 0 {
+			t.Fatalf("add: %+v", r)
+		}
+	}
+	base := filepath.Join(dir, "base.json")
+	b, _ := os.ReadFile(store)
+	if err := os.WriteFile(base, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const q = "how do I run the integration tests"
+	for _, c := range []struct {
+		filter     []string
+		query      string
+		answer     string
+		wantTicket bool
+	}{
+		{[]string{"--kind", "experience"}, q, "port 8080 must be free", false},
+		{[]string{"--source", "pr#9"}, q, "docker compose up db first", false},
+		{[]string{"--kind", "experience"}, "integration tests flaky port", "port 8080 must be free", true},
+	} {
+		r := runCLI(t, append(append([]string{"decide", "--store", store}, c.filter...), c.query)...)
+		var out struct {
+			Answer *string
+			Ticket *string
+			Reason string
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 || out.Answer == nil || !strings.HasPrefix(*out.Answer, c.answer) {
+			t.Fatalf("%v: %+v (%v)", c.filter, r, err)
+		}
+		if !c.wantTicket {
+			if out.Ticket != nil || out.Reason != "unverifiable_ticket" || !strings.Contains(r.stderr, "would refuse") {
+				t.Errorf("%v: a ticket CI would refuse: %+v", c.filter, r)
+			}
+			continue
+		}
+		if out.Ticket == nil {
+			t.Fatalf("%v: no ticket: %+v", c.filter, r)
+		}
+		body := filepath.Join(dir, "body.md")
+		if err := os.WriteFile(body, []byte(*out.Ticket+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := runCLI(t, "settle", "--store", store, "--base", base, "--body", body, "1"); r.code != 0 {
+			t.Errorf("%v: the ticket decide gave was not settled: %+v", c.filter, r)
+		}
+	}
+}
+
 // TestDecideFindsTheStoreAndSaysWhyItIsSilent runs decide and query the way
 // an agent does, in a subdirectory without --store: they find the
 // repository's store, and a silent answer says whether there is no store,
