@@ -227,6 +227,44 @@ func TestDecideWithFiltersGivesNoTicketCIWouldRefuse(t *testing.T) {
 	}
 }
 
+// A working directory reached through a symbolic link is searched as git searches it, along
+// its real path: the repository's store is found, and a store in the parent of the link,
+// outside the repository, is not taken for it.
+func TestFindStoreFollowsTheRealPathOfASymlinkedDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	root := filepath.Join(tmp, "src", "repo")
+	sub := filepath.Join(root, "pkg")
+	outside := filepath.Join(tmp, "home")
+	for _, d := range []string{filepath.Join(root, ".git"), sub, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := filepath.Join(root, ".darwin-memo", "lessons.json")
+	decoy := filepath.Join(outside, ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "add", "--store", want, "Which logger do we use?", "zap, from internal/log"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	if r := runCLI(t, "add", "--store", decoy, "Which logger do we use?", "logrus, from a store outside the repository"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	link := filepath.Join(outside, "pkg")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	realWant, err := filepath.EvalSymlinks(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := filepath.EvalSymlinks(findStore(link)); err != nil || got != realWant {
+		t.Errorf("findStore(%q) = %q (%v), want %q", link, got, err, realWant)
+	}
+	t.Chdir(link)
+	if r := runCLI(t, "decide", "which logger do we use"); r.code != 0 || !strings.Contains(r.stdout, "zap, from internal/log") {
+		t.Fatalf("decide in a symlinked directory: %+v", r)
+	}
+}
+
 // TestDecideFindsTheStoreAndSaysWhyItIsSilent runs decide and query the way
 // an agent does, in a subdirectory without --store: they find the
 // repository's store, and a silent answer says whether there is no store,

@@ -87,6 +87,9 @@ func locateStore(fs *flag.FlagSet, path string) string {
 	if err != nil {
 		return path
 	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real // findStore walks the real path; a path relative to it is relative to the process's directory
+	}
 	if found := findStore(wd); found != "" {
 		if rel, err := filepath.Rel(wd, found); err == nil {
 			return rel
