@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -302,5 +303,51 @@ func TestSettledRunsCapped(t *testing.T) {
 	again, err := Parse("s", b)
 	if err != nil || len(again.settledRuns) != MaxSettledRuns || string(mustMarshal(t, again)) != string(b) {
 		t.Fatalf("round trip: %v", err)
+	}
+}
+
+// With bundle_split a pull request's delta is divided among the tickets it settles: tickets
+// that settle nothing (refused at the base, compat tickets not pending, reworded tickets whose
+// lessons an earlier ticket already moved) must not count, or a pull request that broke tests
+// shields the lesson it used by padding its body with them (delta -2 split 21 ways).
+func TestBundleCountsOnlyTicketsThatSettle(t *testing.T) {
+	s0, a, _, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s0.tick
+	valid := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
+	var refused, compat, reworded strings.Builder
+	for i := 0; i < 20; i++ {
+		junk := FreeTicket{Tick: 12, Decider: "00000000000" + strconv.Itoa(i%10), Query: "junk " + strconv.Itoa(i)}
+		refused.WriteString(junk.Line() + "\n")
+		compat.WriteString("darwin-memo-ticket: " + fmt.Sprintf("%012x", 0xabc000+i) + "\n")
+	}
+	for _, q := range []string{"run postgres migrations", "how do I run postgres migrations", "migrations postgres run", "the postgres migrations"} {
+		ft := FreeTicket{Tick: 12, Decider: a.ID, Query: q}
+		if err := base.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}, VerifyOptions{}); err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		reworded.WriteString(ft.Line() + "\n")
+	}
+	energyAfter := func(body string) float64 {
+		s, err := Parse("s", mustMarshal(t, s0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.tick, s.cfg.BundleSplit = s0.tick, true
+		rep := s.SettleBody(base, body, -2, SettleOptions{Source: "ci"}, TickOptions{})
+		if rep.Tick == nil {
+			t.Fatalf("nothing landed: %+v", rep)
+		}
+		e, _ := s.Entry(a.ID)
+		return e.Energy
+	}
+	want := energyAfter(valid.Line())
+	for name, pad := range map[string]string{"refused": refused.String(), "compat not pending": compat.String(), "reworded": reworded.String()} {
+		if got := energyAfter(valid.Line() + "\n" + pad); math.Abs(got-want) > 1e-12 {
+			t.Errorf("padded with %s tickets: energy %v, want %v as with the one ticket alone", name, got, want)
+		}
 	}
 }
