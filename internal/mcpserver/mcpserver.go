@@ -205,7 +205,7 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 	if out.Silent {
 		return text(out.Next), out, nil
 	}
-	return text(out.Answer + "\n\n" + out.Next + "\n\n" + out.Ticket), out, nil
+	return text(out.Answer + "\n\n" + out.Next + "\n\n" + out.Ticket + "\n\nOr, in a commit message instead, as a git trailer:\n" + out.Trailer), out, nil
 }
 
 // SearchInput is the search tool's input.

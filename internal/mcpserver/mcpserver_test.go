@@ -163,6 +163,11 @@ func TestConsultAnswersWithAVerifiableTicket(t *testing.T) {
 	if want := "Darwin-Memo: v"; !strings.HasPrefix(out.Trailer, want) || len(lessons.TrailerTicketLines("x\n\n"+out.Trailer)) != 1 {
 		t.Fatalf("trailer %q", out.Trailer)
 	}
+	// Hosts that hand the model only the text content (not structuredContent) must not lose
+	// the trailer form the tool's documentation promises.
+	if !strings.Contains(txt, out.Trailer) {
+		t.Fatalf("the text result lacks the trailer %q: %q", out.Trailer, txt)
+	}
 	// The line the agent pastes is the one the bot parses and verifies.
 	body := "Fixes the flaky test.\n\n" + out.Ticket + "\n"
 	tickets, errs := lessons.ParseTickets(body)
