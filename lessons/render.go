@@ -233,7 +233,13 @@ func collapse(s string) string {
 	if len(f) == 0 {
 		return "(empty)"
 	}
-	return commentBreaker.Replace(strings.Join(f, " "))
+	s = strings.Join(f, " ")
+	// One pass leaves "<!-->" as "<! -->": repeat until no delimiter is left (each pass
+	// only inserts spaces, so this ends).
+	for strings.Contains(s, "<!--") || strings.Contains(s, "-->") {
+		s = commentBreaker.Replace(s)
+	}
+	return s
 }
 
 var commentBreaker = strings.NewReplacer("<!--", "<! --", "-->", "-- >")

@@ -133,11 +133,31 @@ func checkRendered(t *testing.T, out []byte, budget, lines int) {
 	}
 }
 
+// "<!-->" holds both delimiters overlapping: one pass of the breaker turns it into "<! -->",
+// which still closes a comment, so a store named "<!-->.json" ended the header comment early.
+func TestRenderBreaksOverlappingCommentDelimiters(t *testing.T) {
+	for _, questions := range []bool{false, true} {
+		s := newTestStore()
+		if _, err := s.Add(NewLesson{Question: "q <!--> <!--->", Answer: "a <!-->b<!---->"}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := s.Render(RenderOptions{Questions: questions, Label: "x<!-->.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkRendered(t, out, DefaultRenderBudget, 200)
+		if !bytes.HasSuffix(bytes.SplitN(out, []byte("\n"), 2)[0], []byte("200 lines -->")) {
+			t.Errorf("the header comment closes before its end:\n%s", out)
+		}
+	}
+}
+
 func FuzzRender(f *testing.F) {
 	f.Add(105, 200, "No. Sampled model output is not deterministic", "lessons.json", false)
 	f.Add(1, 1, "<!-- hide -->", "x-->.json", true)
 	f.Add(4000, 3, "ünï\u0000 \t", "", true)
 	f.Add(420, 7, "run make itest", "lessons.json", true)
+	f.Add(4000, 50, "a <!--> b", "x<!-->.json", false)
 	f.Fuzz(func(t *testing.T, budget, lines int, answer, label string, questions bool) {
 		s := newTestStore()
 		for i := 0; i < 3; i++ {

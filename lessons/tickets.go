@@ -170,6 +170,11 @@ func parseFields(rest string) (FreeTicket, error) {
 			k++
 		}
 		key, val := rest[j], rest[j+2:k]
+		if k < len(rest) && rest[k] == '>' && strings.HasSuffix(val, "--") {
+			// "...q=XXXX-->": an HTML comment closed without a space; "-" is a
+			// base64url character, but "--" before ">" is the comment's end.
+			val = val[:len(val)-2]
+		}
 		i = k
 		if got[key] {
 			return t, fmt.Errorf("field %c= appears twice", key)
@@ -391,14 +396,35 @@ func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleO
 
 // settleTickets is SettleBody once the body is parsed, with verify as the check at the base.
 func (s *Store) settleTickets(rep BodyReport, tickets []BodyTicket, verify func(BodyTicket) error, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
+	verdicts := make([]error, len(tickets))
+	for i, t := range tickets {
+		verdicts[i] = verify(t)
+	}
 	if opts.Bundle == 0 {
-		opts.Bundle = len(tickets) // the PR's delta settles all its tickets
+		// The PR's delta is split among the tickets that settle something: not those
+		// refused at the base, compat tickets not pending here, or tickets whose lessons
+		// an earlier ticket already moves (padding a body with them shields a lesson).
+		fresh := map[string]bool{}
+		for i, t := range tickets {
+			if verdicts[i] != nil {
+				continue
+			}
+			counts := false
+			for _, id := range s.ticketNames(t) {
+				if !fresh[id] {
+					fresh[id], counts = true, true
+				}
+			}
+			if counts {
+				opts.Bundle++
+			}
+		}
 	}
 	landed := false
 	moved := map[string]bool{}
-	for _, t := range tickets {
+	for i, t := range tickets {
 		out := TicketOutcome{BodyTicket: t}
-		if err := verify(t); err != nil {
+		if err := verdicts[i]; err != nil {
 			var re *RefusedError
 			if errors.As(err, &re) {
 				out.Refused = re.Reason
@@ -408,17 +434,7 @@ func (s *Store) settleTickets(rep BodyReport, tickets []BodyTicket, verify func(
 			rep.Tickets = append(rep.Tickets, out)
 			continue
 		}
-		var named []string
-		if t.Form == FormCompat {
-			for _, p := range s.pending {
-				if p.ID == t.ID {
-					named = p.Provenance()
-					break
-				}
-			}
-		} else {
-			named = t.Free.Named()
-		}
+		named := s.ticketNames(t)
 		for _, id := range named {
 			if moved[id] && !slices.Contains(out.AlreadyMoved, id) {
 				out.AlreadyMoved = append(out.AlreadyMoved, id)
@@ -446,4 +462,18 @@ func (s *Store) settleTickets(rep BodyReport, tickets []BodyTicket, verify func(
 		rep.Tick = &st
 	}
 	return rep
+}
+
+// ticketNames returns the entries a ticket names: a store-free ticket's decider and
+// supporters, a compat ticket's pending provenance (none when it is not pending).
+func (s *Store) ticketNames(t BodyTicket) []string {
+	if t.Form != FormCompat {
+		return t.Free.Named()
+	}
+	for _, p := range s.pending {
+		if p.ID == t.ID {
+			return p.Provenance()
+		}
+	}
+	return nil
 }

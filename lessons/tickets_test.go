@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -45,6 +46,43 @@ func TestFreeTicketLineRoundTrip(t *testing.T) {
 			t.Errorf("body %q parsed to %+v", body, g)
 		}
 	}
+}
+
+// An HTML comment closed right after the ticket ("...q=XXXX-->", no space) ends the ticket
+// at "-->": "-" is a base64url character, so without this the query would read "XXXX--"
+// (refused as malformed, or decoded to a different query that names a different ticket).
+func TestParseTicketsCommentClosedWithoutSpace(t *testing.T) {
+	for _, ft := range []FreeTicket{
+		{Version: 2, Tick: 49, Decider: "053a99cf0a4c", Query: "Are LLM benchmark arms safe to run in CI?"},
+		{Version: 2, Tick: 3, Decider: "053a99cf0a4c", Query: "abc"}, // "YWJj--" would decode
+		{Version: 1, Tick: 7, Supporting: []string{"52867957f4d5"}, Query: "how do I release"},
+	} {
+		line := ft.Line()
+		for _, body := range []string{
+			"<!--" + line + "-->",
+			"<!-- " + line + "-->\nmore text",
+			"<!-- darwin-memo: v" + strconv.Itoa(ft.Version) + " q=" + line[strings.Index(line, "q=")+2:] + " t=" + strconv.Itoa(ft.Tick) + " s=" + strings.Join(append([]string{}, ft.Supporting...), ",") + dashIfEmpty(ft.Supporting) + " d=" + dashIfEmptyS(ft.Decider) + "-->",
+		} {
+			got, errs := ParseTickets(body)
+			if len(errs) != 0 || len(got) != 1 || got[0].ID != ft.ID() || got[0].Free.Query != ft.Query {
+				t.Errorf("body %q: %+v %v", body, got, errs)
+			}
+		}
+	}
+}
+
+func dashIfEmpty(l []string) string {
+	if len(l) == 0 {
+		return "-"
+	}
+	return ""
+}
+
+func dashIfEmptyS(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func TestParseTicketsMixedAndErrors(t *testing.T) {
@@ -265,5 +303,51 @@ func TestSettledRunsCapped(t *testing.T) {
 	again, err := Parse("s", b)
 	if err != nil || len(again.settledRuns) != MaxSettledRuns || string(mustMarshal(t, again)) != string(b) {
 		t.Fatalf("round trip: %v", err)
+	}
+}
+
+// With bundle_split a pull request's delta is divided among the tickets it settles: tickets
+// that settle nothing (refused at the base, compat tickets not pending, reworded tickets whose
+// lessons an earlier ticket already moved) must not count, or a pull request that broke tests
+// shields the lesson it used by padding its body with them (delta -2 split 21 ways).
+func TestBundleCountsOnlyTicketsThatSettle(t *testing.T) {
+	s0, a, _, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s0.tick
+	valid := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
+	var refused, compat, reworded strings.Builder
+	for i := 0; i < 20; i++ {
+		junk := FreeTicket{Tick: 12, Decider: "00000000000" + strconv.Itoa(i%10), Query: "junk " + strconv.Itoa(i)}
+		refused.WriteString(junk.Line() + "\n")
+		compat.WriteString("darwin-memo-ticket: " + fmt.Sprintf("%012x", 0xabc000+i) + "\n")
+	}
+	for _, q := range []string{"run postgres migrations", "how do I run postgres migrations", "migrations postgres run", "the postgres migrations"} {
+		ft := FreeTicket{Tick: 12, Decider: a.ID, Query: q}
+		if err := base.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}, VerifyOptions{}); err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		reworded.WriteString(ft.Line() + "\n")
+	}
+	energyAfter := func(body string) float64 {
+		s, err := Parse("s", mustMarshal(t, s0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.tick, s.cfg.BundleSplit = s0.tick, true
+		rep := s.SettleBody(base, body, -2, SettleOptions{Source: "ci"}, TickOptions{})
+		if rep.Tick == nil {
+			t.Fatalf("nothing landed: %+v", rep)
+		}
+		e, _ := s.Entry(a.ID)
+		return e.Energy
+	}
+	want := energyAfter(valid.Line())
+	for name, pad := range map[string]string{"refused": refused.String(), "compat not pending": compat.String(), "reworded": reworded.String()} {
+		if got := energyAfter(valid.Line() + "\n" + pad); math.Abs(got-want) > 1e-12 {
+			t.Errorf("padded with %s tickets: energy %v, want %v as with the one ticket alone", name, got, want)
+		}
 	}
 }

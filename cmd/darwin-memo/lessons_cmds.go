@@ -12,8 +12,14 @@ import (
 
 // The consulting commands: decide and query (what agents run), with what they share.
 
-func noStoreNote(path string) string {
-	return fmt.Sprintf("no store at %s (looked in the working directory and its parents up to the repository root): this repository has no lessons yet, so nothing can answer; proceed without stored guidance", path)
+// noStoreNote says that there is no store at path; searched says it was looked for (no
+// --store), so the note names where.
+func noStoreNote(path string, searched bool) string {
+	where := ""
+	if searched {
+		where = " (looked in the working directory and its parents up to the repository root)"
+	}
+	return fmt.Sprintf("no store at %s%s: this repository has no lessons yet, so nothing can answer; proceed without stored guidance", path, where)
 }
 
 // withheld is a lesson that matched a silent decide but may not decide yet.
@@ -26,10 +32,10 @@ type withheld struct {
 // silenceReason says why a decide was silent, on stderr for the agent and as
 // the JSON reason: no_store, probation (every match is an import still on
 // probation) or nothing_relevant.
-func silenceReason(sio *IO, path string, missing bool, d *lessons.Decision) (string, []withheld) {
+func silenceReason(sio *IO, path string, searched, missing bool, d *lessons.Decision) (string, []withheld) {
 	switch {
 	case missing:
-		fmt.Fprintln(sio.Stderr, noStoreNote(path))
+		fmt.Fprintln(sio.Stderr, noStoreNote(path, searched))
 		return "no_store", nil
 	case len(d.Withheld) > 0:
 		var out []withheld
@@ -117,10 +123,9 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		d, err = s.Decide(query, dopts)
 		return err
 	}
-	if !*register {
-		store.path = locateStore(fs, store.path)
-	}
+	store.path = locateStore(fs, store.path)
 	missing := false
+	var unverifiable error
 	if *register {
 		err = mutate(ctx, io, store, mustExist, decide)
 	} else {
@@ -128,6 +133,12 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		var s *lessons.Store
 		if s, missing, err = readAgentStore(ctx, io, store.path); err == nil {
 			err = decide(s)
+		}
+		if err == nil && d.Ticket != nil && (*kind != "" || *source != "") {
+			// CI re-runs the ticket's query over every lesson, without the filters: a
+			// lesson only the filters brought up would be refused there.
+			ft := d.FreeTicket()
+			unverifiable = s.VerifyTicket(lessons.BodyTicket{Form: lessons.FormStoreFree, ID: ft.ID(), Free: ft}, lessons.VerifyOptions{})
 		}
 	}
 	if err != nil {
@@ -142,9 +153,13 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		Withheld []withheld `json:"withheld,omitempty"`
 	}{Silent: d.Silent}
 	if d.Silent {
-		out.Reason, out.Withheld = silenceReason(io, store.path, missing, d)
+		out.Reason, out.Withheld = silenceReason(io, store.path, !storeGiven(fs), missing, d)
 	}
-	if d.Ticket != nil {
+	if unverifiable != nil {
+		out.Answer, out.Reason = &d.Answer, "unverifiable_ticket"
+		fmt.Fprintf(io.Stderr, "no ticket: --kind and --source narrow this search, but CI verifies a ticket by re-running its query over all lessons and would refuse this one (%v); "+
+			"ask without the filters for an answer whose ticket CI can settle\n", unverifiable)
+	} else if d.Ticket != nil {
 		out.Answer, out.TicketID = &d.Answer, &d.Ticket.ID
 		line := d.StoreFreeLine()
 		if *register {
@@ -190,7 +205,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 		return err
 	}
 	if missing {
-		fmt.Fprintln(io.Stderr, noStoreNote(*store))
+		fmt.Fprintln(io.Stderr, noStoreNote(*store, !storeGiven(fs)))
 	}
 	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret})
 	if err != nil {

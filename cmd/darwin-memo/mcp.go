@@ -66,12 +66,16 @@ func runMCP(ctx context.Context, sio *IO, args []string) error {
 // .darwin-memo/lessons.json in dir or a parent, stopping at the repository
 // root (a directory holding .git). When none exists it returns the default
 // path relative to dir's repository root (or dir), so the server can say
-// where the store is expected.
+// where the store is expected. Like git, it walks dir's real path: through a
+// symbolic link, the parents of the link are not the repository's.
 func findStore(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	for d := dir; ; {
 		p := filepath.Join(d, lessons.DefaultPath)
-		if _, err := os.Stat(p); err == nil {
-			return p
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p // a directory named lessons.json is not a store: look further up
 		}
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
 			return p

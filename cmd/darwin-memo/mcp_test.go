@@ -91,6 +91,180 @@ func TestFindStoreWalksUpToTheRepositoryRoot(t *testing.T) {
 	}
 }
 
+// A directory named lessons.json is not a store: the search goes on to the parents, as git
+// skips a .git that is not a repository, instead of ending on it and failing to read it.
+func TestFindStoreSkipsADirectoryNamedLessonsJSON(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "a")
+	bogus := filepath.Join(sub, ".darwin-memo", "lessons.json")
+	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, ".darwin-memo"), bogus} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := filepath.Join(root, ".darwin-memo", "lessons.json")
+	if got := findStore(sub); got != want {
+		t.Errorf("without a store: %q, want %q", got, want)
+	}
+	if r := runCLI(t, "add", "--store", want, "Which logger do we use?", "zap, from internal/log"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	if got := findStore(sub); got != want {
+		t.Errorf("with the root's store: %q, want %q", got, want)
+	}
+	t.Chdir(sub)
+	if r := runCLI(t, "decide", "which logger do we use"); r.code != 0 || !strings.Contains(r.stdout, "zap, from internal/log") {
+		t.Fatalf("decide: %+v", r)
+	}
+}
+
+// decide --register in a subdirectory registers its ticket in the repository's store, the
+// one decide without --register consults (docs/cli.md: without --store, decide uses the
+// first store up to the repository root), instead of saying there is no store.
+func TestDecideRegisterFindsTheRepositoryStore(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "pkg")
+	for _, d := range []string{filepath.Join(root, ".git"), sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := filepath.Join(root, ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "add", "--store", store, "Which logger do we use?", "zap, from internal/log"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	t.Chdir(sub)
+	r := runCLI(t, "decide", "--register", "which logger do we use")
+	if r.code != 0 || !strings.Contains(r.stdout, `"ticket":"darwin-memo-ticket: `) {
+		t.Fatalf("decide --register from a subdirectory: %+v", r)
+	}
+	if r := runCLI(t, "stats", "--json", "--store", store); !strings.Contains(r.stdout, `"pending":1,`) {
+		t.Fatalf("the repository's store holds no pending ticket: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(sub, ".darwin-memo")); err == nil {
+		t.Fatal("decide --register created a store in the subdirectory")
+	}
+}
+
+// With --store, a missing store is that path alone: the note does not claim that the
+// working directory and its parents were searched.
+func TestNoStoreNoteSaysWhetherItSearched(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(root)
+	const searched = "looked in the working directory and its parents"
+	for _, cmd := range []string{"decide", "query"} {
+		if r := runCLI(t, cmd, "--store", filepath.Join(root, "none.json"), "how do I run the tests"); r.code != 0 || !strings.Contains(r.stderr, "no store at") || strings.Contains(r.stderr, searched) {
+			t.Errorf("%s --store: %+v", cmd, r)
+		}
+		if r := runCLI(t, cmd, "how do I run the tests"); r.code != 0 || !strings.Contains(r.stderr, searched) {
+			t.Errorf("%s without --store: %+v", cmd, r)
+		}
+	}
+}
+
+// decide --kind or --source ranks only some lessons, but CI verifies a ticket by re-running
+// its query over all of them: a ticket naming a lesson that query does not retrieve would be
+// refused, so decide gives none and says why instead of handing out a ticket that cannot settle.
+func TestDecideWithFiltersGivesNoTicketCIWouldRefuse(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "lessons.json")
+	for _, qa := range [][]string{
+		{"How do I run the integration tests?", "make itest"},
+		{"How do I run the integration tests quickly?", "make itest-fast"},
+		{"Integration tests: how do I run them in CI?", "the itest job"},
+		{"How do I run the integration tests on macOS?", "use colima"},
+		{"--kind", "experience", "integration tests flaky port", "port 8080 must be free"},
+		{"--source", "pr#9", "integration tests database", "docker compose up db first"},
+	} {
+		if r := runCLI(t, append([]string{"add", "--store", store}, qa...)...); r.code != 0 {
+			t.Fatalf("add: %+v", r)
+		}
+	}
+	base := filepath.Join(dir, "base.json")
+	b, _ := os.ReadFile(store)
+	if err := os.WriteFile(base, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const q = "how do I run the integration tests"
+	for _, c := range []struct {
+		filter     []string
+		query      string
+		answer     string
+		wantTicket bool
+	}{
+		{[]string{"--kind", "experience"}, q, "port 8080 must be free", false},
+		{[]string{"--source", "pr#9"}, q, "docker compose up db first", false},
+		{[]string{"--kind", "experience"}, "integration tests flaky port", "port 8080 must be free", true},
+	} {
+		r := runCLI(t, append(append([]string{"decide", "--store", store}, c.filter...), c.query)...)
+		var out struct {
+			Answer *string
+			Ticket *string
+			Reason string
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || r.code != 0 || out.Answer == nil || !strings.HasPrefix(*out.Answer, c.answer) {
+			t.Fatalf("%v: %+v (%v)", c.filter, r, err)
+		}
+		if !c.wantTicket {
+			if out.Ticket != nil || out.Reason != "unverifiable_ticket" || !strings.Contains(r.stderr, "would refuse") {
+				t.Errorf("%v: a ticket CI would refuse: %+v", c.filter, r)
+			}
+			continue
+		}
+		if out.Ticket == nil {
+			t.Fatalf("%v: no ticket: %+v", c.filter, r)
+		}
+		body := filepath.Join(dir, "body.md")
+		if err := os.WriteFile(body, []byte(*out.Ticket+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if r := runCLI(t, "settle", "--store", store, "--base", base, "--body", body, "1"); r.code != 0 {
+			t.Errorf("%v: the ticket decide gave was not settled: %+v", c.filter, r)
+		}
+	}
+}
+
+// A working directory reached through a symbolic link is searched as git searches it, along
+// its real path: the repository's store is found, and a store in the parent of the link,
+// outside the repository, is not taken for it.
+func TestFindStoreFollowsTheRealPathOfASymlinkedDirectory(t *testing.T) {
+	tmp := t.TempDir()
+	root := filepath.Join(tmp, "src", "repo")
+	sub := filepath.Join(root, "pkg")
+	outside := filepath.Join(tmp, "home")
+	for _, d := range []string{filepath.Join(root, ".git"), sub, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := filepath.Join(root, ".darwin-memo", "lessons.json")
+	decoy := filepath.Join(outside, ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "add", "--store", want, "Which logger do we use?", "zap, from internal/log"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	if r := runCLI(t, "add", "--store", decoy, "Which logger do we use?", "logrus, from a store outside the repository"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	link := filepath.Join(outside, "pkg")
+	if err := os.Symlink(sub, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	realWant, err := filepath.EvalSymlinks(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := filepath.EvalSymlinks(findStore(link)); err != nil || got != realWant {
+		t.Errorf("findStore(%q) = %q (%v), want %q", link, got, err, realWant)
+	}
+	t.Chdir(link)
+	if r := runCLI(t, "decide", "which logger do we use"); r.code != 0 || !strings.Contains(r.stdout, "zap, from internal/log") {
+		t.Fatalf("decide in a symlinked directory: %+v", r)
+	}
+}
+
 // TestDecideFindsTheStoreAndSaysWhyItIsSilent runs decide and query the way
 // an agent does, in a subdirectory without --store: they find the
 // repository's store, and a silent answer says whether there is no store,

@@ -80,14 +80,15 @@ func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store
 // or a parent up to the repository root (findStore), so an agent working in
 // a subdirectory still finds the repository's lessons.
 func locateStore(fs *flag.FlagSet, path string) string {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "store" })
-	if given {
+	if storeGiven(fs) {
 		return path
 	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return path
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real // findStore walks the real path; a path relative to it is relative to the process's directory
 	}
 	if found := findStore(wd); found != "" {
 		if rel, err := filepath.Rel(wd, found); err == nil {
@@ -96,6 +97,13 @@ func locateStore(fs *flag.FlagSet, path string) string {
 		return found
 	}
 	return path
+}
+
+// storeGiven reports whether --store was given on the command line.
+func storeGiven(fs *flag.FlagSet) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "store" })
+	return given
 }
 
 // loadStore loads an existing store read-only, explaining format errors.

@@ -54,7 +54,7 @@ func New(opts Options) *mcp.Server {
 		Name:  "consult",
 		Title: "Consult the repository's measured lessons",
 		Description: "Ask the repository's lesson store about the task at hand, at the start of a task or before a risky step. " +
-			"Returns the one lesson that answers the question, with its age, how CI last measured it and any conflicting lessons, " +
+			"Returns the one lesson that answers the question, with its age and how CI last measured it (newer advice supersedes older), " +
 			"plus a ticket line. If you act on the answer, put the ticket line in your pull request body: CI then credits or " +
 			"debits the lesson by the tests your change made pass or fail. When silent is true no stored lesson answers the " +
 			"question: do not invent one.",
@@ -99,15 +99,16 @@ type source struct {
 
 	mu    sync.Mutex // held for the whole of each call: a Store is not safe for concurrent use
 	store *lessons.Store
-	mod   time.Time
-	size  int64
+	fi    os.FileInfo // the file the store was loaded from
 }
 
 // errNoStore says that the store file does not exist.
 var errNoStore = errors.New("no store")
 
-// with runs fn on the current store, reloading it when the file's size or
-// modification time changed since the last load.
+// with runs fn on the current store, reloading it when the file was replaced
+// (the CLI and git write a new file) or its size or modification time changed
+// since the last load: a replacement within the file system's timestamp
+// granularity keeps both, so the file's identity is compared too.
 func (src *source) with(ctx context.Context, fn func(*lessons.Store) error) error {
 	src.mu.Lock()
 	defer src.mu.Unlock()
@@ -122,14 +123,14 @@ func (src *source) with(ctx context.Context, fn func(*lessons.Store) error) erro
 	case fi.IsDir():
 		return fmt.Errorf("the lesson store %s is a directory; point the server at the store file with --store", src.path)
 	}
-	if src.store == nil || !fi.ModTime().Equal(src.mod) || fi.Size() != src.size {
+	if src.store == nil || !os.SameFile(fi, src.fi) || !fi.ModTime().Equal(src.fi.ModTime()) || fi.Size() != src.fi.Size() {
 		s, err := lessons.LoadWith(ctx, src.path, lessons.Options{Now: src.now})
 		if err != nil {
 			src.store = nil
 			return fmt.Errorf("the lesson store cannot be read, so no lesson can be consulted until it is fixed "+
 				"(run `darwin-memo doctor --store %s`): %w", src.path, err)
 		}
-		src.store, src.mod, src.size = s, fi.ModTime(), fi.Size()
+		src.store, src.fi = s, fi
 	}
 	return fn(src.store)
 }
@@ -150,7 +151,7 @@ type ConsultInput struct {
 // ConsultOutput is the consult tool's structured result.
 type ConsultOutput struct {
 	Silent     bool     `json:"silent" jsonschema:"true when no stored lesson answers the question: proceed without one"`
-	Answer     string   `json:"answer,omitempty" jsonschema:"the deciding lesson's answer with its age, last settlement and any conflicting lessons"`
+	Answer     string   `json:"answer,omitempty" jsonschema:"the deciding lesson's answer with its age and last settlement (and, under darwin-memo's ranking, any conflicting lessons)"`
 	LessonID   string   `json:"lesson_id,omitempty" jsonschema:"id of the deciding lesson"`
 	Supporting []string `json:"supporting,omitempty" jsonschema:"ids of the other lessons retrieved"`
 	Ticket     string   `json:"ticket,omitempty" jsonschema:"the line to paste into the pull request body if you act on the answer"`
@@ -204,7 +205,7 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 	if out.Silent {
 		return text(out.Next), out, nil
 	}
-	return text(out.Answer + "\n\n" + out.Next + "\n\n" + out.Ticket), out, nil
+	return text(out.Answer + "\n\n" + out.Next + "\n\n" + out.Ticket + "\n\nOr, in a commit message instead, as a git trailer:\n" + out.Trailer), out, nil
 }
 
 // SearchInput is the search tool's input.
@@ -216,7 +217,7 @@ type SearchInput struct {
 // SearchHit is one ranked lesson.
 type SearchHit struct {
 	ID        string  `json:"id"`
-	Score     float64 `json:"score" jsonschema:"relevance: the IDF-weighted share of the query covered"`
+	Score     float64 `json:"score" jsonschema:"relevance under the store's ranking, higher is better; comparable within one search only (v2 scores are not bounded by 1)"`
 	Question  string  `json:"question"`
 	Answer    string  `json:"answer"`
 	Energy    float64 `json:"energy" jsonschema:"the lesson's balance: it earns when CI measures that it helped"`

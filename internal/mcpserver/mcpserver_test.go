@@ -163,6 +163,11 @@ func TestConsultAnswersWithAVerifiableTicket(t *testing.T) {
 	if want := "Darwin-Memo: v"; !strings.HasPrefix(out.Trailer, want) || len(lessons.TrailerTicketLines("x\n\n"+out.Trailer)) != 1 {
 		t.Fatalf("trailer %q", out.Trailer)
 	}
+	// Hosts that hand the model only the text content (not structuredContent) must not lose
+	// the trailer form the tool's documentation promises.
+	if !strings.Contains(txt, out.Trailer) {
+		t.Fatalf("the text result lacks the trailer %q: %q", out.Trailer, txt)
+	}
 	// The line the agent pastes is the one the bot parses and verifies.
 	body := "Fixes the flaky test.\n\n" + out.Ticket + "\n"
 	tickets, errs := lessons.ParseTickets(body)
@@ -290,5 +295,38 @@ func TestResourceRendersTheLivingLessons(t *testing.T) {
 	res, err = csNone.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.ResourceURI})
 	if err != nil || len(res.Contents) != 1 {
 		t.Fatalf("missing store: %v %+v", err, res)
+	}
+}
+
+// A store replaced on disk by one of the same size within the file system's timestamp
+// granularity (two CLI commands in a row, each saving by rename) is re-read too: the
+// server compares the file's identity, not only its size and modification time.
+func TestRereadsAStoreReplacedWithinOneTimestampTick(t *testing.T) {
+	dir := t.TempDir()
+	path, _ := writeStore(t, dir, "How do I run the integration tests?", "make itest")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, path)
+	if _, txt := call(t, cs, "consult", map[string]any{"question": "how do I run the integration tests"}); !strings.Contains(txt, "make itest") {
+		t.Fatalf("before: %q", txt)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(data), "make itest", "make jtest", 1)
+	if changed == string(data) {
+		t.Fatal("the answer is not in the file")
+	}
+	if err := lessons.WriteFileAtomic(path, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, txt := call(t, cs, "consult", map[string]any{"question": "how do I run the integration tests"}); !strings.Contains(txt, "make jtest") {
+		t.Fatalf("after the store was replaced by one of the same size and time: %q", txt)
 	}
 }
