@@ -2,14 +2,26 @@ package lessons
 
 // SettleFreeBatch settles the store-free tickets of one merged PR with the
 // PR's delta as SettleBody does after verification: in order, with Bundle
-// defaulting to the number of tickets, and each lesson moved at most once
+// defaulting to the number of tickets that name a lesson no earlier ticket
+// named (as SettleBody counts them), and each lesson moved at most once
 // (an entry an earlier ticket already moved is neither credited nor
 // charged again). It does not verify the tickets and does not tick; the
 // selection benchmark, whose agents consult the very store they settle,
 // drives the ledger through it.
 func (s *Store) SettleFreeBatch(tickets []FreeTicket, delta float64, opts SettleOptions) []SettleResult {
 	if opts.Bundle == 0 {
-		opts.Bundle = len(tickets)
+		fresh := map[string]bool{}
+		for _, t := range tickets {
+			counts := false
+			for _, id := range t.Named() {
+				if !fresh[id] {
+					fresh[id], counts = true, true
+				}
+			}
+			if counts {
+				opts.Bundle++
+			}
+		}
 	}
 	moved := map[string]bool{}
 	out := make([]SettleResult, len(tickets))
