@@ -273,5 +273,5 @@ func lastSettle(e *Entry) string {
 
 // RenderMissing is the document rendered when the store file does not exist.
 func RenderMissing(path string) []byte {
-	return []byte(fmt.Sprintf("<!-- darwin-memo: store not found at %s; nothing to render yet -->\n", path))
+	return []byte(fmt.Sprintf("<!-- darwin-memo: store not found at %s; nothing to render yet -->\n", collapse(path)))
 }

@@ -221,3 +221,10 @@ func TestRenderQuestionsPacksExactly(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderMissingBreaksCommentDelimitersInThePath(t *testing.T) {
+	out := RenderMissing("evil-->\n# heading<!--x.json")
+	if bytes.Count(out, []byte("-->")) != 1 || bytes.Count(out, []byte("<!--")) != 1 || bytes.Count(out, []byte("\n")) != 1 {
+		t.Fatalf("RenderMissing = %q", out)
+	}
+}

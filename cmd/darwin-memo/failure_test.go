@@ -145,6 +145,8 @@ func TestFailedCommandsChangeNothing(t *testing.T) {
 		{"settle mistyped store", []string{"settle", "--store", "D/x.json", "abc", "1"}, 1, "not found", false},
 		{"settle bad delta", []string{"settle", "--store", "D/lessons.json", "a899bb29d181", "lots"}, 2, "not a number", false},
 		{"settle NaN delta", []string{"settle", "--store", "D/lessons.json", "a899bb29d181", "NaN"}, 1, "not finite", false},
+		{"settle --body NaN delta", []string{"settle", "--store", "D/lessons.json", "--body", "-", "nan"}, 1, "not finite", false},
+		{"top negative -n", []string{"top", "--store", "D/lessons.json", "-n", "-1"}, 2, "-n -1", false},
 		{"settle NaN store", []string{"settle", "--store", "D/nan.json", "a899bb29d181", "1"}, 1, "energy NaN", false},
 		{"settle malformed", []string{"settle", "--store", "D/bad.json", "a899bb29d181", "1"}, 1, "expected a number", false},
 		{"settle directory", []string{"settle", "--store", "D/adir", "a899bb29d181", "1"}, 1, "is a directory", false},

@@ -77,6 +77,9 @@ func runTop(ctx context.Context, sio *IO, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if *n < 0 {
+		return usagef("-n %d: pass how many lessons to list (0 or more)", *n)
+	}
 	s, err := loadStore(ctx, sio, *store)
 	if err != nil {
 		return err
@@ -111,7 +114,7 @@ func runTop(ctx context.Context, sio *IO, args []string) error {
 		if r.Runway != nil {
 			runway = fmt.Sprintf("%.1f ticks", float64(*r.Runway))
 		}
-		fmt.Fprintf(sio.Stdout, "%s  %6.3f  uses %-3d  runway %-12s %s\n", r.ID, float64(r.Energy), r.Uses, runway, r.Question)
+		fmt.Fprintf(sio.Stdout, "%s  %6.3f  uses %-3d  runway %-12s %s\n", r.ID, float64(r.Energy), r.Uses, runway, termSafe(r.Question))
 	}
 	return nil
 }

@@ -235,7 +235,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 		return nil
 	}
 	for _, h := range out {
-		fmt.Fprintf(io.Stdout, "%s  score %.3f  confidence %.2f  energy %.3f  %s\n  %s\n", h.ID, float64(h.Score), float64(h.Confidence), float64(h.Energy), h.Question, h.Answer)
+		fmt.Fprintf(io.Stdout, "%s  score %.3f  confidence %.2f  energy %.3f  %s\n  %s\n", h.ID, float64(h.Score), float64(h.Confidence), float64(h.Energy), termSafe(h.Question), termSafe(h.Answer))
 	}
 	return nil
 }

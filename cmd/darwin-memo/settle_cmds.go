@@ -73,6 +73,9 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 		if err != nil {
 			return err
 		}
+		if math.IsNaN(delta) || math.IsInf(delta, 0) {
+			return fmt.Errorf("DELTA %s is not finite; nothing was settled", pos[0])
+		}
 		return settleBody(ctx, sio, store, *body, *base, delta, lessons.SettleOptions{Detail: *detail, Source: *source,
 			Evidence: evidence(*repo, *runID), Scale: *scale})
 	}
