@@ -398,6 +398,14 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 // An entry without one (a lesson added by hand) gets the content-derived id every load gives
 // it, and is returned with it.
 func (p *parser) entryID() (string, []byte, error) {
+	if id, ok := p.entryIDQuick(); ok {
+		return id, nil, nil
+	}
+	return p.entryIDSlow()
+}
+
+// entryIDSlow is entryID without its fast path.
+func (p *parser) entryIDSlow() (string, []byte, error) {
 	start := p.pos
 	if k, err := p.peekKind(); err != nil || k != kObject {
 		return "", nil, errors.New("not an object")
@@ -444,6 +452,9 @@ func (p *parser) entryID() (string, []byte, error) {
 // (escapes, UTF-8): the merge only compares and copies values, and whatever it keeps is
 // read again, strictly, when the merged store is loaded.
 func (p *parser) skipFast() error {
+	if p.skipQuick() {
+		return nil
+	}
 	return p.skipFastDepth(0)
 }
 

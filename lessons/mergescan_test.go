@@ -1,0 +1,63 @@
+package lessons
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The fast paths of the merge accept only what the parser's walk accepts, and end where it
+// ends: checked on store documents and on random damage to them.
+func TestMergeFastPathsAgreeWithParser(t *testing.T) {
+	docs := []string{
+		`{"config": {"max_energy": 5.0}, "entries": [{"question": "q", "answer": "a\"b\\u00e9", "id": "x1", "energy": -1.5e3, "lineage": [], "tags": {}}], "graveyard": [], "ledger": {"history": {"x1": [{"tick": 1, "evidence": null, "ok": true}]}}}`,
+		`[1, 2.5, NaN, -Infinity, "s", {"k": [[], {}]}, true, false, null]`,
+		`{"id": "a", "id": "b", "x": {"id": "c"}}`,
+		`{"question": "q", "answer": "a"}`,
+		`{"é": 1, "id": "z"}`,
+		`{"k\u00e9y": 1, "id": "z"}`,
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "{}[]\",:\\ \n0-1.eENaIy\x01\xc3\xa9tfu"
+	for _, doc := range docs {
+		for n := 0; n < 4000; n++ {
+			b := []byte(doc)
+			if n > 0 {
+				for k := 0; k < 1+r.IntN(3); k++ {
+					i := r.IntN(len(b))
+					switch r.IntN(3) {
+					case 0:
+						b[i] = alphabet[r.IntN(len(alphabet))]
+					case 1:
+						b = append(b[:i], b[i+1:]...)
+					default:
+						b = append(b[:i], append([]byte{alphabet[r.IntN(len(alphabet))]}, b[i:]...)...)
+					}
+					if len(b) == 0 {
+						b = []byte("0")
+					}
+				}
+			}
+			slow := &parser{file: "t", data: b}
+			slowErr := slow.skipFastDepth(0)
+			quick := &parser{file: "t", data: b}
+			ok := quick.skipQuick()
+			if ok && (slowErr != nil || quick.pos != slow.pos) {
+				t.Fatalf("skipQuick accepted %q up to %d; the parser: %v at %d", b, quick.pos, slowErr, slow.pos)
+			}
+			if !ok && quick.pos != 0 {
+				t.Fatalf("skipQuick moved on failure: %q", b)
+			}
+			ps := &parser{file: "t", data: b}
+			sid, sraw, serr := func() (string, []byte, error) {
+				if k, err := ps.peekKind(); err != nil || k != kObject {
+					return "", nil, err
+				}
+				return ps.entryIDSlow()
+			}()
+			pq := &parser{file: "t", data: b}
+			if id, ok := pq.entryIDQuick(); ok && (serr != nil || sraw != nil || sid != id || pq.pos != ps.pos) {
+				t.Fatalf("entryIDQuick read %q (to %d) from %q; the parser: %q %v at %d", id, pq.pos, b, sid, serr, ps.pos)
+			}
+		}
+	}
+}
