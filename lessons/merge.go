@@ -58,15 +58,15 @@ func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMer
 
 // mergeDocs returns the merged document, compact: each value as one of the sides spelled it.
 func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
-	b, err := rawObject(orEmptyJSON(base))
+	b, err := storeObject(orEmptyJSON(base))
 	if err != nil {
 		return nil, fmt.Errorf("merge base store: %w", err)
 	}
-	o, err := rawObject(ours)
+	o, err := storeObject(ours)
 	if err != nil {
 		return nil, fmt.Errorf("bot branch store: %w", err)
 	}
-	t, err := rawObject(theirs)
+	t, err := storeObject(theirs)
 	if err != nil {
 		return nil, fmt.Errorf("base branch store: %w", err)
 	}
@@ -80,7 +80,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 		case k == "entries", k == "graveyard":
 			continue // merged together below
 		case k == "ledger":
-			v, err = mergeLedger(bv, ov, tv)
+			v, err = mergeLedgerRead(bv, ov, tv, b.obj(k), o.obj(k), t.obj(k))
 		case k == "config":
 			v, err = mergeObjectByKey(bv, ov, tv)
 		default:
@@ -142,6 +142,17 @@ func prettyJSON(doc []byte) ([]byte, error) {
 type rawObj struct {
 	keys []string
 	vals map[string][]byte
+	// Parts of a store document the top-level pass read on its way (storeObject), so the
+	// merge does not pass over their bytes again: the entries of "entries" and "graveyard",
+	// and objects ("ledger", its "history") as rawObjs. nil when not read.
+	sections map[string]*entryList
+	objs     map[string]*rawObj
+}
+
+// entryList is an entries list read by id: each entry's id and bytes, in order.
+type entryList struct {
+	ids  []string
+	raws [][]byte
 }
 
 func newRawObj() *rawObj { return &rawObj{vals: map[string][]byte{}} }
@@ -364,6 +375,15 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 	}{{"entries", placeLiving, &livingOrder}, {"graveyard", placeDead, &deadOrder}} {
 		raw := doc.vals[sec.key]
 		if raw == nil {
+			continue
+		}
+		if l := doc.sections[sec.key]; l != nil {
+			for i, id := range l.ids {
+				if _, seen := idx[id]; !seen {
+					*sec.order = append(*sec.order, id)
+				}
+				idx[id] = entryState{place: sec.place, raw: l.raws[i]}
+			}
 			continue
 		}
 		p := &parser{file: sec.key, data: raw}
@@ -606,12 +626,13 @@ func unionIDs(lists ...[]string) []string {
 	return out
 }
 
-// mergeLedger merges darwin-memo's ledger block.
-func mergeLedger(base, ours, theirs []byte) ([]byte, error) {
+// mergeLedgerRead merges darwin-memo's ledger block, given as bytes and, when the top-level
+// pass read them on its way, as rawObjs (nil: not read).
+func mergeLedgerRead(base, ours, theirs []byte, br, or, tr *rawObj) ([]byte, error) {
 	if ours == nil || theirs == nil {
 		return pickChanged(base, ours, theirs), nil
 	}
-	b, o, t, err := parseThree(base, ours, theirs)
+	b, o, t, err := parseThreeRead(base, ours, theirs, br, or, tr)
 	if err != nil {
 		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
 		return ours, nil
@@ -628,7 +649,7 @@ func mergeLedger(base, ours, theirs []byte) ([]byte, error) {
 		case "settled_runs":
 			v, err = mergeByID(bv, ov, tv, "", false)
 		case "history":
-			v, err = mergeHistory(bv, ov, tv)
+			v, err = mergeHistoryRead(bv, ov, tv, b.obj(k), o.obj(k), t.obj(k))
 		case "damaged":
 			v, err = unionStrings(ov, tv)
 		case "config":
@@ -740,8 +761,9 @@ func mergeByID(base, ours, theirs []byte, idKey string, removals bool) ([]byte, 
 
 // mergeHistory keeps the bot's notes per entry and appends the notes people's tools added on
 // the base branch since base, capped at darwin-memo's 100 notes per entry.
-func mergeHistory(base, ours, theirs []byte) ([]byte, error) {
-	b, o, t, err := parseThree(base, ours, theirs)
+// (mergeHistoryRead: the sides as bytes and, when read already, as rawObjs; nil: not read.)
+func mergeHistoryRead(base, ours, theirs []byte, br, or, tr *rawObj) ([]byte, error) {
+	b, o, t, err := parseThreeRead(base, ours, theirs, br, or, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -823,9 +845,20 @@ func unionStrings(ours, theirs []byte) ([]byte, error) {
 // parseThree reads the base (absent counts as empty), ours and theirs sides of a merge as
 // objects, joining whatever errors the three sides give.
 func parseThree(base, ours, theirs []byte) (b, o, t *rawObj, err error) {
-	b, err1 := rawObject(orEmptyJSON(base))
-	o, err2 := rawObject(ours)
-	t, err3 := rawObject(theirs)
+	return parseThreeRead(base, ours, theirs, nil, nil, nil)
+}
+
+// parseThreeRead is parseThree with the sides read already (nil: not read).
+func parseThreeRead(base, ours, theirs []byte, br, or, tr *rawObj) (b, o, t *rawObj, err error) {
+	read := func(r *rawObj, data []byte) (*rawObj, error) {
+		if r != nil {
+			return r, nil
+		}
+		return rawObject(data)
+	}
+	b, err1 := read(br, orEmptyJSON(base))
+	o, err2 := read(or, ours)
+	t, err3 := read(tr, theirs)
 	return b, o, t, errors.Join(err1, err2, err3)
 }
 

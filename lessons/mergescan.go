@@ -1,6 +1,9 @@
 package lessons
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // The merge passes over every value of three store documents (skipFast) and reads the id of
 // every entry (entryID). These are their fast paths: flat loops over the bytes, without the
@@ -238,4 +241,184 @@ func (p *parser) entryIDQuick() (id string, ok bool) {
 	}
 	p.pos = i
 	return string(last), true
+}
+
+// obj returns the member key as the top-level pass read it, nil when it did not.
+func (o *rawObj) obj(key string) *rawObj {
+	if o == nil {
+		return nil
+	}
+	return o.objs[key]
+}
+
+// storeObject is rawObject for a store document, reading on its way (fast paths only) the
+// entries of "entries" and "graveyard" by id and the "ledger" object with its "history": the
+// merge needs them, and would otherwise pass over their bytes again. A part the fast paths do
+// not take is left to be read later, as before, so errors are the same.
+func storeObject(data []byte) (*rawObj, error) {
+	p := &parser{file: "store", data: data}
+	k, err := p.peekKind()
+	if err != nil {
+		return nil, err
+	}
+	if k != kObject {
+		return nil, fmt.Errorf("not a JSON object (a %s)", k)
+	}
+	o := newRawObj()
+	err = p.object(func(key string) error {
+		start := p.pos
+		delete(o.sections, key)
+		delete(o.objs, key)
+		switch key {
+		case "entries", "graveyard":
+			if l, ok := p.entriesQuick(); ok {
+				if o.sections == nil {
+					o.sections = map[string]*entryList{}
+				}
+				o.sections[key] = l
+				o.set(key, data[start:p.pos])
+				return nil
+			}
+		case "ledger":
+			if r, ok := p.objectQuick(func(k string) bool { return k == "history" }); ok {
+				if o.objs == nil {
+					o.objs = map[string]*rawObj{}
+				}
+				o.objs[key] = r
+				o.set(key, data[start:p.pos])
+				return nil
+			}
+		}
+		if err := p.skipFast(); err != nil {
+			return err
+		}
+		o.set(key, data[start:p.pos])
+		return nil
+	})
+	if err == nil {
+		err = p.end()
+	}
+	return o, err
+}
+
+// entriesQuick reads a list of entries that all have a plain id (entryIDQuick), or reports
+// false with p.pos unchanged.
+func (p *parser) entriesQuick() (*entryList, bool) {
+	d := p.data
+	start := p.pos
+	fail := func() (*entryList, bool) { p.pos = start; return nil, false }
+	ws := func() {
+		for p.pos < len(d) && (d[p.pos] == ' ' || d[p.pos] == '\t' || d[p.pos] == '\n' || d[p.pos] == '\r') {
+			p.pos++
+		}
+	}
+	ws()
+	if p.pos >= len(d) || d[p.pos] != '[' {
+		return fail()
+	}
+	p.pos++
+	l := &entryList{}
+	ws()
+	if p.pos < len(d) && d[p.pos] == ']' {
+		p.pos++
+		return l, true
+	}
+	for {
+		ws()
+		from := p.pos
+		id, ok := p.entryIDQuick()
+		if !ok {
+			return fail()
+		}
+		l.ids, l.raws = append(l.ids, id), append(l.raws, d[from:p.pos])
+		ws()
+		if p.pos >= len(d) {
+			return fail()
+		}
+		switch d[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return l, true
+		default:
+			return fail()
+		}
+	}
+}
+
+// objectQuick reads an object with plain member names as rawObject does, reading the members
+// nested names as objects the same way; false, with p.pos unchanged, for anything else.
+func (p *parser) objectQuick(nested func(string) bool) (*rawObj, bool) {
+	d := p.data
+	start := p.pos
+	fail := func() (*rawObj, bool) { p.pos = start; return nil, false }
+	ws := func() {
+		for p.pos < len(d) && (d[p.pos] == ' ' || d[p.pos] == '\t' || d[p.pos] == '\n' || d[p.pos] == '\r') {
+			p.pos++
+		}
+	}
+	ws()
+	if p.pos >= len(d) || d[p.pos] != '{' {
+		return fail()
+	}
+	p.pos++
+	o := newRawObj()
+	ws()
+	if p.pos < len(d) && d[p.pos] == '}' {
+		p.pos++
+		return o, true
+	}
+	for {
+		ws()
+		if p.pos >= len(d) || d[p.pos] != '"' {
+			return fail()
+		}
+		j := p.pos + 1
+		for j < len(d) && d[j] != '"' {
+			if c := d[j]; c < 0x20 || c == '\\' || c >= 0x80 {
+				return fail()
+			}
+			j++
+		}
+		if j >= len(d) {
+			return fail()
+		}
+		key := string(d[p.pos+1 : j])
+		p.pos = j + 1
+		ws()
+		if p.pos >= len(d) || d[p.pos] != ':' {
+			return fail()
+		}
+		p.pos++
+		ws()
+		from := p.pos
+		delete(o.objs, key)
+		if nested != nil && nested(key) {
+			r, ok := p.objectQuick(nil)
+			if !ok {
+				return fail()
+			}
+			if o.objs == nil {
+				o.objs = map[string]*rawObj{}
+			}
+			o.objs[key] = r
+		} else if !p.skipQuick() {
+			return fail()
+		}
+		o.set(key, d[from:p.pos])
+		ws()
+		if p.pos >= len(d) {
+			return fail()
+		}
+		switch d[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return o, true
+		default:
+			return fail()
+		}
+	}
 }

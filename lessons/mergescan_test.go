@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -57,6 +58,75 @@ func TestMergeFastPathsAgreeWithParser(t *testing.T) {
 			pq := &parser{file: "t", data: b}
 			if id, ok := pq.entryIDQuick(); ok && (serr != nil || sraw != nil || sid != id || pq.pos != ps.pos) {
 				t.Fatalf("entryIDQuick read %q (to %d) from %q; the parser: %q %v at %d", id, pq.pos, b, sid, serr, ps.pos)
+			}
+		}
+	}
+}
+
+// storeObject reads what rawObject and entryIndex read, errors included, and the ledger and
+// its history as rawObject reads them.
+func TestStoreObjectAgreesWithRawObject(t *testing.T) {
+	doc := `{"config": {"max_energy": 5.0}, "entries": [{"question": "q", "answer": "a", "id": "x1"}, {"id": "x2", "energy": 1}], "graveyard": [{"id": "x1", "answer": "dead"}], ` +
+		`"ledger": {"tick_count": 3, "history": {"x1": [{"tick": 1}], "x2": []}, "pending": []}, "action": {"a": [1]}}`
+	r := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "{}[]\",:\\ \n0-1.eidx\x01\xc3"
+	same := func(a, b *rawObj) bool {
+		if len(a.keys) != len(b.keys) {
+			return false
+		}
+		for i, k := range a.keys {
+			if b.keys[i] != k || string(a.vals[k]) != string(b.vals[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 0; n < 20000; n++ {
+		b := []byte(doc)
+		if n > 0 {
+			for k := 0; k < 1+r.IntN(2); k++ {
+				i := r.IntN(len(b))
+				switch r.IntN(3) {
+				case 0:
+					b[i] = alphabet[r.IntN(len(alphabet))]
+				case 1:
+					b = append(b[:i], b[i+1:]...)
+				default:
+					b = append(b[:i], append([]byte{alphabet[r.IntN(len(alphabet))]}, b[i:]...)...)
+				}
+			}
+		}
+		want, werr := rawObject(b)
+		got, gerr := storeObject(b)
+		if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+			t.Fatalf("%q: storeObject %v, rawObject %v", b, gerr, werr)
+		}
+		if werr != nil {
+			continue
+		}
+		if !same(got, want) {
+			t.Fatalf("%q: members differ", b)
+		}
+		wi, wl, wd, wierr := entryIndex(want)
+		gi, gl, gd, gierr := entryIndex(got)
+		if fmt.Sprint(wierr) != fmt.Sprint(gierr) || fmt.Sprint(wl, wd) != fmt.Sprint(gl, gd) || len(wi) != len(gi) {
+			t.Fatalf("%q: entryIndex %v %v %v, want %v %v %v", b, gierr, gl, gd, wierr, wl, wd)
+		}
+		for id, e := range wi {
+			if g := gi[id]; g.place != e.place || string(g.raw) != string(e.raw) {
+				t.Fatalf("%q: entry %s differs", b, id)
+			}
+		}
+		if l := got.obj("ledger"); l != nil {
+			wl, err := rawObject(got.vals["ledger"])
+			if err != nil || !same(l, wl) {
+				t.Fatalf("%q: ledger read differs (%v)", b, err)
+			}
+			if h := l.obj("history"); h != nil {
+				wh, err := rawObject(l.vals["history"])
+				if err != nil || !same(h, wh) {
+					t.Fatalf("%q: history read differs (%v)", b, err)
+				}
 			}
 		}
 	}
