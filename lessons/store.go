@@ -1067,6 +1067,9 @@ func (w *pyWriter) entries(es []*Entry) {
 		}
 		w.entry(e)
 		w.flush(false)
+		if w.stopped() {
+			return
+		}
 	}
 	w.close(']')
 }
@@ -1159,6 +1162,9 @@ func (s *Store) writeLedger(w *pyWriter) {
 			}
 			w.close(']')
 			w.flush(false)
+			if w.stopped() {
+				return
+			}
 		}
 		w.close('}')
 	}
