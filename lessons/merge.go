@@ -97,19 +97,39 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	// Keep darwin-memo's key order: config, entries, graveyard first.
-	final := newRawObj()
-	if v, ok := out.vals["config"]; ok {
-		final.set("config", v)
-	}
-	final.set("entries", living)
-	final.set("graveyard", dead)
+	// Keep darwin-memo's key order: config, entries, graveyard first. The document is written
+	// in one buffer, the entries straight from the sides' bytes (rawObj.bytes with the entry
+	// lists as rawList gives the same bytes).
+	n := 64 + rawListLen(living) + rawListLen(dead)
 	for _, k := range out.keys {
-		if k != "config" {
-			final.set(k, out.vals[k])
+		n += len(k) + 8 + len(out.vals[k])
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, '{')
+	if v, ok := out.vals["config"]; ok {
+		buf = appendPyString(buf, "config")
+		buf = append(append(buf, ':'), v...)
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"entries":`...)
+	if v, ok := out.vals["entries"]; ok { // a custom rule's value
+		buf = append(buf, v...)
+	} else {
+		buf = appendRawList(buf, living)
+	}
+	buf = append(buf, `,"graveyard":`...)
+	if v, ok := out.vals["graveyard"]; ok {
+		buf = append(buf, v...)
+	} else {
+		buf = appendRawList(buf, dead)
+	}
+	for _, k := range out.keys {
+		if k != "config" && k != "entries" && k != "graveyard" {
+			buf = appendPyString(append(buf, ','), k)
+			buf = append(append(buf, ':'), out.vals[k]...)
 		}
 	}
-	return final.bytes(), nil
+	return append(buf, '}'), nil
 }
 
 func orEmptyJSON(b []byte) []byte {
@@ -185,11 +205,19 @@ func (o *rawObj) bytes() []byte {
 
 // rawList writes a list of values given as bytes.
 func rawList(items [][]byte) []byte {
+	return appendRawList(make([]byte, 0, rawListLen(items)), items)
+}
+
+func rawListLen(items [][]byte) int {
 	n := 2
 	for _, it := range items {
 		n += len(it) + 1
 	}
-	buf := make([]byte, 0, n)
+	return n
+}
+
+// appendRawList appends rawList(items) to buf.
+func appendRawList(buf []byte, items [][]byte) []byte {
 	buf = append(buf, '[')
 	for i, it := range items {
 		if i > 0 {
@@ -521,7 +549,8 @@ func (p *parser) skipFastDepth(depth int) error {
 	return err
 }
 
-func mergeEntries(b, o, t *rawObj) ([]byte, []byte, error) {
+// mergeEntries returns the merged entries and graveyard as lists of entries' bytes.
+func mergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
 	bi, _, _, err := entryIndex(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge base store: %w", err)
@@ -558,7 +587,7 @@ func mergeEntries(b, o, t *rawObj) ([]byte, []byte, error) {
 	emit(tLiving, placeDead, &deadOut)
 	emit(oDead, placeLiving, &livingOut)
 	emit(tDead, placeLiving, &livingOut)
-	return rawList(livingOut), rawList(deadOut), nil
+	return livingOut, deadOut, nil
 }
 
 // mergeEntry applies the entry rules of docs/merge.md.

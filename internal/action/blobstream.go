@@ -108,7 +108,7 @@ func streamBlob(body io.Reader, size int) ([]byte, error) {
 // streamBase64 decodes a JSON string of base64 broken by escaped line breaks (the opening quote
 // read) up to its closing quote.
 func streamBase64(br *bufio.Reader, size int) ([]byte, error) {
-	out := make([]byte, 0, size)
+	out := make([]byte, 0, size+3) // the last group decodes into its padding's room
 	var carry [4]byte // characters of an incomplete group
 	nc := 0
 	escape := false // the previous chunk ended in a backslash
