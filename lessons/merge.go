@@ -394,7 +394,11 @@ type entryState struct {
 
 // entryIndex reads the entries and the graveyard of a document by id.
 func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) {
-	idx := map[string]entryState{}
+	hint := 0
+	for _, l := range doc.sections {
+		hint += len(l.ids)
+	}
+	idx := make(map[string]entryState, hint)
 	var livingOrder, deadOrder []string
 	for _, sec := range []struct {
 		key   string
@@ -563,30 +567,49 @@ func mergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("base branch store: %w", err)
 	}
-	result := map[string]entryState{}
-	for _, id := range unionIDs(oLiving, oDead, tLiving, tDead) {
-		result[id] = mergeEntry(bi[id], oi[id], ti[id])
+	// Each id is merged once, in the order of its first appearance; the lists are then walked
+	// as indexes into the results (no map lookups per pass).
+	lists := [][]string{oLiving, oDead, tLiving, tDead}
+	n := len(oLiving) + len(oDead) + len(tLiving) + len(tDead)
+	pos := make(map[string]int, len(oLiving)+len(oDead))
+	union := make([]string, 0, len(oLiving)+len(oDead))
+	at := make([][]int, len(lists))
+	for l, ids := range lists {
+		at[l] = make([]int, len(ids))
+		for i, id := range ids {
+			j, ok := pos[id]
+			if !ok {
+				j = len(union)
+				pos[id] = j
+				union = append(union, id)
+			}
+			at[l][i] = j
+		}
 	}
-	var livingOut, deadOut [][]byte
-	emitted := map[string]bool{}
-	emit := func(order []string, want entryPlace, out *[][]byte) {
-		for _, id := range order {
-			r := result[id]
-			if r.place == want && !emitted[id] {
-				emitted[id] = true
+	result := make([]entryState, len(union))
+	for j, id := range union {
+		result[j] = mergeEntry(bi[id], oi[id], ti[id])
+	}
+	livingOut, deadOut := make([][]byte, 0, n/2), make([][]byte, 0, len(oDead)+len(tDead))
+	emitted := make([]bool, len(union))
+	emit := func(order []int, want entryPlace, out *[][]byte) {
+		for _, j := range order {
+			if r := result[j]; r.place == want && !emitted[j] {
+				emitted[j] = true
 				*out = append(*out, r.raw)
 			}
 		}
 	}
-	emit(oLiving, placeLiving, &livingOut)
-	emit(tLiving, placeLiving, &livingOut)
-	emit(oDead, placeDead, &deadOut)
-	emit(tDead, placeDead, &deadOut)
+	oL, oD, tL, tD := at[0], at[1], at[2], at[3]
+	emit(oL, placeLiving, &livingOut)
+	emit(tL, placeLiving, &livingOut)
+	emit(oD, placeDead, &deadOut)
+	emit(tD, placeDead, &deadOut)
 	// Entries that changed place (a living entry of ours that people buried) come last.
-	emit(oLiving, placeDead, &deadOut)
-	emit(tLiving, placeDead, &deadOut)
-	emit(oDead, placeLiving, &livingOut)
-	emit(tDead, placeLiving, &livingOut)
+	emit(oL, placeDead, &deadOut)
+	emit(tL, placeDead, &deadOut)
+	emit(oD, placeLiving, &livingOut)
+	emit(tD, placeLiving, &livingOut)
 	return livingOut, deadOut, nil
 }
 
@@ -639,20 +662,6 @@ func mergeEntry(b, o, t entryState) entryState {
 		}
 	}
 	return entryState{place: o.place, raw: out.bytes()}
-}
-
-func unionIDs(lists ...[]string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, l := range lists {
-		for _, id := range l {
-			if !seen[id] {
-				seen[id] = true
-				out = append(out, id)
-			}
-		}
-	}
-	return out
 }
 
 // mergeLedgerRead merges darwin-memo's ledger block, given as bytes and, when the top-level

@@ -61,6 +61,7 @@ type Runner struct {
 
 	// mainBlob is the store on the base branch's tip as read in this run, by blob sha: the
 	// store at a merged pull request's base is usually the same blob, read and loaded once.
+	// Its bytes are kept while the run loads its stores (doc is nil after).
 	mainBlob struct {
 		sha string
 		doc []byte
@@ -367,7 +368,8 @@ func (r *Runner) parseStore(where string, data []byte) (*lessons.Store, error) {
 type state struct {
 	base      string // base branch name
 	baseTip   string
-	mainDoc   []byte // store on the base branch (nil if absent)
+	mainDoc   []byte // store on the base branch (nil if absent), while load runs
+	mainFound bool   // the base branch has a store
 	mainStore *lessons.Store
 	mainRec   Record
 	open      *github.PullRequest
