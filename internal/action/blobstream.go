@@ -18,7 +18,7 @@ var errBlobShape = errors.New("blob answer not in GitHub's usual shape")
 // known): a large store is then held once, not also as its base64. It returns errBlobShape for
 // an answer it does not expect, a base64 error included; nothing it returns is partial.
 func streamBlob(body io.Reader, size int) ([]byte, error) {
-	br := bufio.NewReaderSize(body, 64<<10)
+	br := bufio.NewReaderSize(body, 256<<10)
 	ws := func() (byte, error) {
 		for {
 			c, err := br.ReadByte()

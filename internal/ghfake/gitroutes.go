@@ -431,7 +431,7 @@ func (g *GitRepo) createBlob(w http.ResponseWriter, r *http.Request) {
 	// is and decoded from its bytes: encoding/json is slow on huge strings.
 	const head, tail = `{"content":"`, `","encoding":"base64"}`
 	if t := bytes.TrimRight(body, "\n"); bytes.HasPrefix(t, []byte(head)) && bytes.HasSuffix(t, []byte(tail)) &&
-		bytes.IndexAny(t[len(head):len(t)-len(tail)], `"\`) < 0 {
+		bytes.IndexByte(t[len(head):len(t)-len(tail)], '"') < 0 && bytes.IndexByte(t[len(head):len(t)-len(tail)], '\\') < 0 {
 		enc := t[len(head) : len(t)-len(tail)]
 		b = make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
 		n, err := base64.StdEncoding.Decode(b, enc)
