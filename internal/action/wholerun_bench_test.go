@@ -131,7 +131,8 @@ func wholeRunSizes() []int {
 // collection found live above the live heap after setup (what the run needs, whatever GOGC
 // lets pile up). All of them include the in-process fake's share: it encodes and decodes every
 // blob the action reads and writes, and keeps what it receives (the schema validator is off
-// while the run is timed). See docs/benchmarks.md.
+// while the run is timed); a CPU profile of the benchmark tells them apart by the label part
+// (action, fake, setup; `go tool pprof -tags`). See docs/benchmarks.md.
 func BenchmarkWholeRun(b *testing.B) { benchWholeRun(b, true) }
 
 // BenchmarkWholeRunStoreUnchanged is BenchmarkWholeRun where the base branch moved since the bot
