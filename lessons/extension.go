@@ -101,20 +101,49 @@ func ExtensionOf(name string, doc []byte, key string) (value []byte, ok bool, er
 }
 
 // SameExcept reports whether s and o write the same bytes once the extension keys named are
-// left out of both (for example: do two stores differ in anything but a record?). It holds
-// one of the two documents in memory, not both.
+// left out of both (for example: do two stores differ in anything but a record?). The two
+// documents are written side by side and compared as they are written, so neither is held in
+// memory and the comparison stops where they first differ.
 func (s *Store) SameExcept(o *Store, keys ...string) bool {
-	restore := s.hideExtensions(keys)
-	want, err := s.Marshal()
-	restore()
-	if err != nil {
-		return false
+	restoreS := s.hideExtensions(keys)
+	defer restoreS()
+	restoreO := o.hideExtensions(keys)
+	defer restoreO() // runs first: s and o may be the same store
+	pr, pw := io.Pipe()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, err := s.WriteTo(pw)
+		pw.CloseWithError(err)
+	}()
+	cr := &compareReader{r: pr}
+	_, err := o.WriteTo(cr)
+	same := err == nil
+	if same {
+		var one [1]byte
+		_, err := pr.Read(one[:])
+		same = err == io.EOF
 	}
-	restore = o.hideExtensions(keys)
-	cw := &compareWriter{want: want}
-	_, err = o.WriteTo(cw)
-	restore()
-	return err == nil && cw.off == len(want)
+	pr.CloseWithError(errWriteDiffers) // stops s's writer if it is still going
+	<-done
+	return same
+}
+
+// compareReader is a writer that checks what is written equals what r reads, byte for byte.
+type compareReader struct {
+	r   io.Reader
+	buf []byte
+}
+
+func (c *compareReader) Write(b []byte) (int, error) {
+	if cap(c.buf) < len(b) {
+		c.buf = make([]byte, len(b))
+	}
+	got := c.buf[:len(b)]
+	if _, err := io.ReadFull(c.r, got); err != nil || !bytes.Equal(got, b) {
+		return 0, errWriteDiffers
+	}
+	return len(b), nil
 }
 
 // hideExtensions leaves the keys out of s's extensions until the returned function runs.
@@ -136,21 +165,7 @@ func (s *Store) hideExtensions(keys []string) (restore func()) {
 
 var errWriteDiffers = errors.New("differs")
 
-// compareWriter checks that what is written equals want, byte for byte.
-type compareWriter struct {
-	want []byte
-	off  int
-}
-
-func (c *compareWriter) Write(b []byte) (int, error) {
-	if len(b) > len(c.want)-c.off || !bytes.Equal(b, c.want[c.off:c.off+len(b)]) {
-		return 0, errWriteDiffers
-	}
-	c.off += len(b)
-	return len(b), nil
-}
-
-var _ io.Writer = (*compareWriter)(nil)
+var _ io.Writer = (*compareReader)(nil)
 
 // skipValue parses the next value without keeping it.
 func (p *parser) skipValue(depth int) error {

@@ -58,15 +58,15 @@ func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMer
 
 // mergeDocs returns the merged document, compact: each value as one of the sides spelled it.
 func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
-	b, err := rawObject(orEmptyJSON(base))
+	b, err := storeObject(orEmptyJSON(base))
 	if err != nil {
 		return nil, fmt.Errorf("merge base store: %w", err)
 	}
-	o, err := rawObject(ours)
+	o, err := storeObject(ours)
 	if err != nil {
 		return nil, fmt.Errorf("bot branch store: %w", err)
 	}
-	t, err := rawObject(theirs)
+	t, err := storeObject(theirs)
 	if err != nil {
 		return nil, fmt.Errorf("base branch store: %w", err)
 	}
@@ -80,7 +80,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 		case k == "entries", k == "graveyard":
 			continue // merged together below
 		case k == "ledger":
-			v, err = mergeLedger(bv, ov, tv)
+			v, err = mergeLedgerRead(bv, ov, tv, b.obj(k), o.obj(k), t.obj(k))
 		case k == "config":
 			v, err = mergeObjectByKey(bv, ov, tv)
 		default:
@@ -97,19 +97,39 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	// Keep darwin-memo's key order: config, entries, graveyard first.
-	final := newRawObj()
-	if v, ok := out.vals["config"]; ok {
-		final.set("config", v)
-	}
-	final.set("entries", living)
-	final.set("graveyard", dead)
+	// Keep darwin-memo's key order: config, entries, graveyard first. The document is written
+	// in one buffer, the entries straight from the sides' bytes (rawObj.bytes with the entry
+	// lists as rawList gives the same bytes).
+	n := 64 + rawListLen(living) + rawListLen(dead)
 	for _, k := range out.keys {
-		if k != "config" {
-			final.set(k, out.vals[k])
+		n += len(k) + 8 + len(out.vals[k])
+	}
+	buf := make([]byte, 0, n)
+	buf = append(buf, '{')
+	if v, ok := out.vals["config"]; ok {
+		buf = appendPyString(buf, "config")
+		buf = append(append(buf, ':'), v...)
+		buf = append(buf, ',')
+	}
+	buf = append(buf, `"entries":`...)
+	if v, ok := out.vals["entries"]; ok { // a custom rule's value
+		buf = append(buf, v...)
+	} else {
+		buf = appendRawList(buf, living)
+	}
+	buf = append(buf, `,"graveyard":`...)
+	if v, ok := out.vals["graveyard"]; ok {
+		buf = append(buf, v...)
+	} else {
+		buf = appendRawList(buf, dead)
+	}
+	for _, k := range out.keys {
+		if k != "config" && k != "entries" && k != "graveyard" {
+			buf = appendPyString(append(buf, ','), k)
+			buf = append(append(buf, ':'), out.vals[k]...)
 		}
 	}
-	return final.bytes(), nil
+	return append(buf, '}'), nil
 }
 
 func orEmptyJSON(b []byte) []byte {
@@ -142,6 +162,17 @@ func prettyJSON(doc []byte) ([]byte, error) {
 type rawObj struct {
 	keys []string
 	vals map[string][]byte
+	// Parts of a store document the top-level pass read on its way (storeObject), so the
+	// merge does not pass over their bytes again: the entries of "entries" and "graveyard",
+	// and objects ("ledger", its "history") as rawObjs. nil when not read.
+	sections map[string]*entryList
+	objs     map[string]*rawObj
+}
+
+// entryList is an entries list read by id: each entry's id and bytes, in order.
+type entryList struct {
+	ids  []string
+	raws [][]byte
 }
 
 func newRawObj() *rawObj { return &rawObj{vals: map[string][]byte{}} }
@@ -174,11 +205,19 @@ func (o *rawObj) bytes() []byte {
 
 // rawList writes a list of values given as bytes.
 func rawList(items [][]byte) []byte {
+	return appendRawList(make([]byte, 0, rawListLen(items)), items)
+}
+
+func rawListLen(items [][]byte) int {
 	n := 2
 	for _, it := range items {
 		n += len(it) + 1
 	}
-	buf := make([]byte, 0, n)
+	return n
+}
+
+// appendRawList appends rawList(items) to buf.
+func appendRawList(buf []byte, items [][]byte) []byte {
 	buf = append(buf, '[')
 	for i, it := range items {
 		if i > 0 {
@@ -355,7 +394,11 @@ type entryState struct {
 
 // entryIndex reads the entries and the graveyard of a document by id.
 func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) {
-	idx := map[string]entryState{}
+	hint := 0
+	for _, l := range doc.sections {
+		hint += len(l.ids)
+	}
+	idx := make(map[string]entryState, hint)
 	var livingOrder, deadOrder []string
 	for _, sec := range []struct {
 		key   string
@@ -364,6 +407,15 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 	}{{"entries", placeLiving, &livingOrder}, {"graveyard", placeDead, &deadOrder}} {
 		raw := doc.vals[sec.key]
 		if raw == nil {
+			continue
+		}
+		if l := doc.sections[sec.key]; l != nil {
+			for i, id := range l.ids {
+				if _, seen := idx[id]; !seen {
+					*sec.order = append(*sec.order, id)
+				}
+				idx[id] = entryState{place: sec.place, raw: l.raws[i]}
+			}
 			continue
 		}
 		p := &parser{file: sec.key, data: raw}
@@ -398,6 +450,14 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 // An entry without one (a lesson added by hand) gets the content-derived id every load gives
 // it, and is returned with it.
 func (p *parser) entryID() (string, []byte, error) {
+	if id, ok := p.entryIDQuick(); ok {
+		return id, nil, nil
+	}
+	return p.entryIDSlow()
+}
+
+// entryIDSlow is entryID without its fast path.
+func (p *parser) entryIDSlow() (string, []byte, error) {
 	start := p.pos
 	if k, err := p.peekKind(); err != nil || k != kObject {
 		return "", nil, errors.New("not an object")
@@ -444,6 +504,9 @@ func (p *parser) entryID() (string, []byte, error) {
 // (escapes, UTF-8): the merge only compares and copies values, and whatever it keeps is
 // read again, strictly, when the merged store is loaded.
 func (p *parser) skipFast() error {
+	if p.skipQuick() {
+		return nil
+	}
 	return p.skipFastDepth(0)
 }
 
@@ -490,7 +553,8 @@ func (p *parser) skipFastDepth(depth int) error {
 	return err
 }
 
-func mergeEntries(b, o, t *rawObj) ([]byte, []byte, error) {
+// mergeEntries returns the merged entries and graveyard as lists of entries' bytes.
+func mergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
 	bi, _, _, err := entryIndex(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge base store: %w", err)
@@ -503,31 +567,50 @@ func mergeEntries(b, o, t *rawObj) ([]byte, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("base branch store: %w", err)
 	}
-	result := map[string]entryState{}
-	for _, id := range unionIDs(oLiving, oDead, tLiving, tDead) {
-		result[id] = mergeEntry(bi[id], oi[id], ti[id])
+	// Each id is merged once, in the order of its first appearance; the lists are then walked
+	// as indexes into the results (no map lookups per pass).
+	lists := [][]string{oLiving, oDead, tLiving, tDead}
+	n := len(oLiving) + len(oDead) + len(tLiving) + len(tDead)
+	pos := make(map[string]int, len(oLiving)+len(oDead))
+	union := make([]string, 0, len(oLiving)+len(oDead))
+	at := make([][]int, len(lists))
+	for l, ids := range lists {
+		at[l] = make([]int, len(ids))
+		for i, id := range ids {
+			j, ok := pos[id]
+			if !ok {
+				j = len(union)
+				pos[id] = j
+				union = append(union, id)
+			}
+			at[l][i] = j
+		}
 	}
-	var livingOut, deadOut [][]byte
-	emitted := map[string]bool{}
-	emit := func(order []string, want entryPlace, out *[][]byte) {
-		for _, id := range order {
-			r := result[id]
-			if r.place == want && !emitted[id] {
-				emitted[id] = true
+	result := make([]entryState, len(union))
+	for j, id := range union {
+		result[j] = mergeEntry(bi[id], oi[id], ti[id])
+	}
+	livingOut, deadOut := make([][]byte, 0, n/2), make([][]byte, 0, len(oDead)+len(tDead))
+	emitted := make([]bool, len(union))
+	emit := func(order []int, want entryPlace, out *[][]byte) {
+		for _, j := range order {
+			if r := result[j]; r.place == want && !emitted[j] {
+				emitted[j] = true
 				*out = append(*out, r.raw)
 			}
 		}
 	}
-	emit(oLiving, placeLiving, &livingOut)
-	emit(tLiving, placeLiving, &livingOut)
-	emit(oDead, placeDead, &deadOut)
-	emit(tDead, placeDead, &deadOut)
+	oL, oD, tL, tD := at[0], at[1], at[2], at[3]
+	emit(oL, placeLiving, &livingOut)
+	emit(tL, placeLiving, &livingOut)
+	emit(oD, placeDead, &deadOut)
+	emit(tD, placeDead, &deadOut)
 	// Entries that changed place (a living entry of ours that people buried) come last.
-	emit(oLiving, placeDead, &deadOut)
-	emit(tLiving, placeDead, &deadOut)
-	emit(oDead, placeLiving, &livingOut)
-	emit(tDead, placeLiving, &livingOut)
-	return rawList(livingOut), rawList(deadOut), nil
+	emit(oL, placeDead, &deadOut)
+	emit(tL, placeDead, &deadOut)
+	emit(oD, placeLiving, &livingOut)
+	emit(tD, placeLiving, &livingOut)
+	return livingOut, deadOut, nil
 }
 
 // mergeEntry applies the entry rules of docs/merge.md.
@@ -581,26 +664,13 @@ func mergeEntry(b, o, t entryState) entryState {
 	return entryState{place: o.place, raw: out.bytes()}
 }
 
-func unionIDs(lists ...[]string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, l := range lists {
-		for _, id := range l {
-			if !seen[id] {
-				seen[id] = true
-				out = append(out, id)
-			}
-		}
-	}
-	return out
-}
-
-// mergeLedger merges darwin-memo's ledger block.
-func mergeLedger(base, ours, theirs []byte) ([]byte, error) {
+// mergeLedgerRead merges darwin-memo's ledger block, given as bytes and, when the top-level
+// pass read them on its way, as rawObjs (nil: not read).
+func mergeLedgerRead(base, ours, theirs []byte, br, or, tr *rawObj) ([]byte, error) {
 	if ours == nil || theirs == nil {
 		return pickChanged(base, ours, theirs), nil
 	}
-	b, o, t, err := parseThree(base, ours, theirs)
+	b, o, t, err := parseThreeRead(base, ours, theirs, br, or, tr)
 	if err != nil {
 		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
 		return ours, nil
@@ -617,7 +687,7 @@ func mergeLedger(base, ours, theirs []byte) ([]byte, error) {
 		case "settled_runs":
 			v, err = mergeByID(bv, ov, tv, "", false)
 		case "history":
-			v, err = mergeHistory(bv, ov, tv)
+			v, err = mergeHistoryRead(bv, ov, tv, b.obj(k), o.obj(k), t.obj(k))
 		case "damaged":
 			v, err = unionStrings(ov, tv)
 		case "config":
@@ -729,8 +799,9 @@ func mergeByID(base, ours, theirs []byte, idKey string, removals bool) ([]byte, 
 
 // mergeHistory keeps the bot's notes per entry and appends the notes people's tools added on
 // the base branch since base, capped at darwin-memo's 100 notes per entry.
-func mergeHistory(base, ours, theirs []byte) ([]byte, error) {
-	b, o, t, err := parseThree(base, ours, theirs)
+// (mergeHistoryRead: the sides as bytes and, when read already, as rawObjs; nil: not read.)
+func mergeHistoryRead(base, ours, theirs []byte, br, or, tr *rawObj) ([]byte, error) {
+	b, o, t, err := parseThreeRead(base, ours, theirs, br, or, tr)
 	if err != nil {
 		return nil, err
 	}
@@ -812,9 +883,20 @@ func unionStrings(ours, theirs []byte) ([]byte, error) {
 // parseThree reads the base (absent counts as empty), ours and theirs sides of a merge as
 // objects, joining whatever errors the three sides give.
 func parseThree(base, ours, theirs []byte) (b, o, t *rawObj, err error) {
-	b, err1 := rawObject(orEmptyJSON(base))
-	o, err2 := rawObject(ours)
-	t, err3 := rawObject(theirs)
+	return parseThreeRead(base, ours, theirs, nil, nil, nil)
+}
+
+// parseThreeRead is parseThree with the sides read already (nil: not read).
+func parseThreeRead(base, ours, theirs []byte, br, or, tr *rawObj) (b, o, t *rawObj, err error) {
+	read := func(r *rawObj, data []byte) (*rawObj, error) {
+		if r != nil {
+			return r, nil
+		}
+		return rawObject(data)
+	}
+	b, err1 := read(br, orEmptyJSON(base))
+	o, err2 := read(or, ours)
+	t, err3 := read(tr, theirs)
 	return b, o, t, errors.Join(err1, err2, err3)
 }
 

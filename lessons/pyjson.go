@@ -230,6 +230,10 @@ type pyWriter struct {
 
 // flush sends the buffer to out once it holds a chunk (or always if force).
 // After a write error the rest is dropped as it comes, so it is not held.
+// stopped reports that a streaming writer's output failed: what follows would be discarded,
+// so long loops stop writing.
+func (w *pyWriter) stopped() bool { return w.out != nil && w.err != nil }
+
 func (w *pyWriter) flush(force bool) {
 	if w.out != nil && w.err != nil {
 		w.buf = w.buf[:0]

@@ -124,18 +124,33 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 	if opts.Questions {
 		note, noteLines = len(consultNote)+1, 1
 	}
+	// The header's length for one more entry shown, formatted again only when that count
+	// changes (on a large store most entries are passed over without being shown).
+	nextHeader, nextHeaderFor := 0, -1
+	headerNext := func() int {
+		if nextHeaderFor != len(shown) {
+			nextHeader, nextHeaderFor = len(header(len(shown)+1)), len(shown)
+		}
+		return nextHeader
+	}
+	// l2Least is the fewest bytes an entry's second line takes ("  (id , balance NaN, last
+	// settle )"): an entry that cannot fit even so is passed over without formatting it.
+	const l2Least = len("  (id , balance NaN, last settle )")
 	for _, e := range ranked {
 		// Every block takes at least two lines and four bytes: once not even that fits, no
 		// later entry does (on a large store this skips formatting all but the first few).
-		if len(header(len(shown)+1))+1+note+bytesUsed+4 > opts.Budget || 1+noteLines+linesUsed+2 > opts.MaxLines {
+		if headerNext()+1+note+bytesUsed+4 > opts.Budget || 1+noteLines+linesUsed+2 > opts.MaxLines {
 			break
 		}
-		l2 := fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))
-		least := len("- ") + collapsedAtLeast(e.Answer) + 1 + len(l2) + 1
+		least := len("- ") + collapsedAtLeast(e.Answer) + 1 + 1
 		if opts.Questions {
 			least += len("Q: \n  A: ") + collapsedAtLeast(e.Question)
 		}
-		if len(header(len(shown)+1))+1+note+bytesUsed+least > opts.Budget {
+		if headerNext()+1+note+bytesUsed+least+l2Least > opts.Budget {
+			continue // cannot fit: skip formatting it
+		}
+		l2 := fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))
+		if headerNext()+1+note+bytesUsed+least+len(l2) > opts.Budget {
 			continue // cannot fit: skip formatting it
 		}
 		b := block{e: e, l1: "- " + collapse(e.Answer), l2: l2}
@@ -147,7 +162,7 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 			gb, gl := groupCost(e.Kind)
 			nb, nl = nb+gb, nl+gl
 		}
-		if len(header(len(shown)+1))+1+note+bytesUsed+nb > opts.Budget || 1+noteLines+linesUsed+nl > opts.MaxLines {
+		if headerNext()+1+note+bytesUsed+nb > opts.Budget || 1+noteLines+linesUsed+nl > opts.MaxLines {
 			continue
 		}
 		inGroup[e.Kind] = true

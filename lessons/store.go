@@ -1078,6 +1078,9 @@ func (w *pyWriter) entries(es []*Entry) {
 		}
 		w.entry(e)
 		w.flush(false)
+		if w.stopped() {
+			return
+		}
 	}
 	w.close(']')
 }
@@ -1170,6 +1173,9 @@ func (s *Store) writeLedger(w *pyWriter) {
 			}
 			w.close(']')
 			w.flush(false)
+			if w.stopped() {
+				return
+			}
 		}
 		w.close('}')
 	}

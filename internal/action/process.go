@@ -52,17 +52,22 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		return nil, err
 	}
 	if found {
-		st.mainDoc = doc
+		st.mainDoc, st.mainFound = doc, true
 		r.mainBlob.sha, r.mainBlob.doc = sha, doc
-	}
-	if st.mainStore, err = r.parseStore("the base branch "+st.base, st.mainDoc); err != nil {
-		return nil, err
-	}
-	if st.mainRec, err = RecordOf(st.mainStore); err != nil {
-		return nil, fmt.Errorf("the lesson store on the base branch %s: %w", st.base, err)
 	}
 	if st.open, err = r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base); err != nil {
 		return nil, err
+	}
+	// The base branch's store is loaded once the bot branch's is merged with it (below): the
+	// run never holds the two loaded stores and the documents the merge reads at once.
+	loadMain := func() error {
+		if st.mainStore, err = r.parseStore("the base branch "+st.base, st.mainDoc); err != nil {
+			return err
+		}
+		if st.mainRec, err = RecordOf(st.mainStore); err != nil {
+			return fmt.Errorf("the lesson store on the base branch %s: %w", st.base, err)
+		}
+		return nil
 	}
 	st.workDoc = st.mainDoc
 	// discarded is the store of a bot branch whose work this run cannot start from (its
@@ -71,9 +76,17 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	var discarded []byte
 	var discardedWhere string
 	fromBot := false // the run starts from the open bot pull request's store
+	if st.open == nil {
+		if err := loadMain(); err != nil {
+			return nil, err
+		}
+	}
 	if st.open != nil {
 		merged, warn, ours, err := r.mergeBotBranch(ctx, st)
 		if err != nil {
+			return nil, err
+		}
+		if err := loadMain(); err != nil {
 			return nil, err
 		}
 		switch {
@@ -114,6 +127,9 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		return nil, err
 	}
 	st.flaky = settle.LoadFlakyHistory(st.flakyDoc)
+	// From here on the base branch's store is its loaded store (and its blob sha): its bytes,
+	// as large as the store, are not held for the rest of the run.
+	st.mainDoc, st.workDoc, r.mainBlob.doc = nil, nil, nil
 	return st, nil
 }
 
@@ -346,14 +362,14 @@ func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequ
 	if sha, err = r.baseOf(ctx, pr); err != nil {
 		return "", nil, nil, err
 	}
-	doc, found, err := r.readFile(ctx, r.Config.StorePath, sha)
+	doc, blob, found, err := r.readFileSHA(ctx, r.Config.StorePath, sha)
 	switch {
 	case err != nil:
 		return "", nil, nil, err
 	case !found:
 		return sha, lessons.New(r.Config.StorePath, r.storeOptions()), nil, nil
-	case st.mainDoc != nil && sameDoc(doc, st.mainDoc):
-		return sha, st.mainStore, nil, nil // loaded once (verification only reads it)
+	case st.mainFound && blob != "" && blob == r.mainBlob.sha:
+		return sha, st.mainStore, nil, nil // the base branch's blob, loaded once (verification only reads it)
 	}
 	base, unreadable = lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions())
 	return sha, base, unreadable, nil

@@ -61,6 +61,7 @@ type Runner struct {
 
 	// mainBlob is the store on the base branch's tip as read in this run, by blob sha: the
 	// store at a merged pull request's base is usually the same blob, read and loaded once.
+	// Its bytes are kept while the run loads its stores (doc is nil after).
 	mainBlob struct {
 		sha string
 		doc []byte
@@ -170,8 +171,9 @@ func (r *Runner) readContents(ctx context.Context, path, ref string, sha *string
 
 // readBlob reads a file over 1 MB through GET /git/blobs/{sha}, as the blob object of GitHub's
 // description (base64 content; GitHub serves blobs up to 100 MB this way). It is go-github's
-// Git.GetBlob with the body read into one buffer sized for the blob and decoded once: the
-// generic path holds a large store several times over while it decodes.
+// Git.GetBlob with the content decoded as the answer arrives (streamBlob), into one buffer of
+// the file's size: the generic path holds a large store several times over while it decodes.
+// An answer in another shape is read again, whole, and decoded by decodeBlob.
 func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) ([]byte, error) {
 	if sha == "" {
 		return nil, fmt.Errorf("reading %s at %s: the contents API gave no blob sha for a %d-byte file", path, short(ref), size)
@@ -179,8 +181,25 @@ func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) 
 	fail := func(err error) error {
 		return botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
 	}
-	req, err := r.Client.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/git/blobs/%v", r.Owner, r.Repo, sha), nil)
+	url := fmt.Sprintf("repos/%v/%v/git/blobs/%v", r.Owner, r.Repo, sha)
+	req, err := r.Client.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
+		return nil, fail(err)
+	}
+	resp, err := r.Client.BareDo(ctx, req)
+	if err != nil {
+		return nil, fail(err)
+	}
+	b, err := streamBlob(resp.Body, size)
+	resp.Body.Close()
+	if err == nil {
+		if size > 0 && len(b) != size {
+			return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
+		}
+		return b, nil
+	}
+	// Not GitHub's usual shape, or cut short: read it again, whole, the general way.
+	if req, err = r.Client.NewRequest(http.MethodGet, url, nil); err != nil {
 		return nil, fail(err)
 	}
 	var body bytes.Buffer
@@ -188,7 +207,7 @@ func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) 
 	if _, err := r.Client.Do(ctx, req, &body); err != nil {
 		return nil, fail(err)
 	}
-	b, err := decodeBlob(body.Bytes())
+	b, err = decodeBlob(body.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("reading %s at %s through the blobs API: %w", path, short(ref), err)
 	}
@@ -349,7 +368,8 @@ func (r *Runner) parseStore(where string, data []byte) (*lessons.Store, error) {
 type state struct {
 	base      string // base branch name
 	baseTip   string
-	mainDoc   []byte // store on the base branch (nil if absent)
+	mainDoc   []byte // store on the base branch (nil if absent), while load runs
+	mainFound bool   // the base branch has a store
 	mainStore *lessons.Store
 	mainRec   Record
 	open      *github.PullRequest

@@ -1,12 +1,15 @@
 package action
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,7 +131,8 @@ func wholeRunSizes() []int {
 // collection found live above the live heap after setup (what the run needs, whatever GOGC
 // lets pile up). All of them include the in-process fake's share: it encodes and decodes every
 // blob the action reads and writes, and keeps what it receives (the schema validator is off
-// while the run is timed). See docs/benchmarks.md.
+// while the run is timed); a CPU profile of the benchmark tells them apart by the label part
+// (action, fake, setup; `go tool pprof -tags`). See docs/benchmarks.md.
 func BenchmarkWholeRun(b *testing.B) { benchWholeRun(b, true) }
 
 // BenchmarkWholeRunStoreUnchanged is BenchmarkWholeRun where the base branch moved since the bot
@@ -148,12 +152,25 @@ func benchWholeRun(b *testing.B, personEdits bool) {
 			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				h, pr2 := wholeRunSetup(b, doc, personEdits)
+				var h *harness
+				var pr2 int
+				pprof.Do(context.Background(), pprof.Labels("part", "setup"), func(context.Context) {
+					h, pr2 = wholeRunSetup(b, doc, personEdits)
+				})
+				// The fake's handlers run on the server's goroutines: the hook labels them, so
+				// a CPU profile splits the run into the action's part and the fake's.
+				h.world.SetBefore(func(*http.Request) (int, string) {
+					pprof.SetGoroutineLabels(fakeLabels)
+					return 0, ""
+				})
 				runtime.GC()
 				stop := sampleLiveHeap(&peak, liveHeap(), &peakLive, markedLive())
 				c0 := processCPU()
 				b.StartTimer()
-				res := h.run("pull_request_target", mergedEvent(pr2), nil)
+				var res runResult
+				pprof.Do(context.Background(), pprof.Labels("part", "action"), func(context.Context) {
+					res = h.run("pull_request_target", mergedEvent(pr2), nil)
+				})
 				b.StopTimer()
 				cpu += processCPU() - c0
 				stop()
@@ -205,6 +222,11 @@ func wholeRunSetup(b *testing.B, doc []byte, personEdits bool) (*harness, int) {
 	pr2 := h.merge("Fix second", h.ticketFor(living[2*len(living)/3].Question), measured(1))
 	return h, pr2.Number
 }
+
+// fakeLabels marks the CPU samples of the fake's handlers (part=fake) in a profile of the
+// benchmark; the action's run is part=action, setup part=setup, and the unlabelled rest is the
+// runtime's background work (mostly the garbage collector's workers, shared by both).
+var fakeLabels = pprof.WithLabels(context.Background(), pprof.Labels("part", "fake"))
 
 func liveHeap() uint64 { return readMetric("/memory/classes/heap/objects:bytes") }
 

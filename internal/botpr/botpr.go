@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -115,8 +116,7 @@ func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
 		default:
 			var blob *github.Blob
 			err := r.retry(ctx, func() (err error) {
-				blob, _, err = r.Client.Git.CreateBlob(ctx, r.Owner, r.Name, &github.Blob{
-					Content: github.String(encodeBase64(c)), Encoding: github.String("base64")})
+				blob, err = r.createBlob(ctx, c)
 				return err
 			})
 			if err != nil {
@@ -358,4 +358,54 @@ func alreadyExists(err error) bool {
 	return strings.Contains(strings.ToLower(er.Message), "already exists")
 }
 
-func encodeBase64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+// createBlob is go-github's Git.CreateBlob with base64 content, sending the same bytes
+// ({"content":"...","encoding":"base64"} and a newline) but encoding them as they are sent:
+// the generic path holds a large store's base64 twice (the string, then the JSON body grown
+// by doubling) for one request.
+func (r Repo) createBlob(ctx context.Context, content []byte) (*github.Blob, error) {
+	req, err := r.Client.NewRequest(http.MethodPost, fmt.Sprintf("repos/%v/%v/git/blobs", r.Owner, r.Name), nil)
+	if err != nil {
+		return nil, err
+	}
+	const head, tail = `{"content":"`, `","encoding":"base64"}` + "\n"
+	body := func() io.ReadCloser {
+		return io.NopCloser(io.MultiReader(strings.NewReader(head), &base64Reader{src: content}, strings.NewReader(tail)))
+	}
+	req.Body, req.GetBody = body(), func() (io.ReadCloser, error) { return body(), nil }
+	req.ContentLength = int64(len(head) + base64.StdEncoding.EncodedLen(len(content)) + len(tail))
+	req.Header.Set("Content-Type", "application/json")
+	blob := new(github.Blob)
+	if _, err := r.Client.Do(ctx, req, blob); err != nil {
+		return nil, err
+	}
+	return blob, nil
+}
+
+// base64Reader reads src in standard base64, encoding as it is read.
+type base64Reader struct {
+	src  []byte
+	pend []byte // encoded bytes a short read left over
+	tmp  [4]byte
+}
+
+func (r *base64Reader) Read(p []byte) (int, error) {
+	if len(r.pend) > 0 {
+		n := copy(p, r.pend)
+		r.pend = r.pend[n:]
+		return n, nil
+	}
+	if len(r.src) == 0 {
+		return 0, io.EOF
+	}
+	k := len(p) / 4 * 3 // whole groups, so no padding before the end
+	if k == 0 {
+		k = min(3, len(r.src))
+		base64.StdEncoding.Encode(r.tmp[:], r.src[:k])
+		r.src, r.pend = r.src[k:], r.tmp[:base64.StdEncoding.EncodedLen(k)]
+		return r.Read(p)
+	}
+	k = min(k, len(r.src))
+	base64.StdEncoding.Encode(p, r.src[:k])
+	r.src = r.src[k:]
+	return base64.StdEncoding.EncodedLen(k), nil
+}

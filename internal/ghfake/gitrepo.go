@@ -137,8 +137,15 @@ func gitHash(kind string, b []byte) string {
 }
 
 func (g *GitRepo) blobLocked(b []byte) string {
+	return g.ownBlobLocked(append([]byte(nil), b...))
+}
+
+// ownBlobLocked is blobLocked for bytes nobody else holds: they are kept, not copied.
+func (g *GitRepo) ownBlobLocked(b []byte) string {
 	sha := gitHash("blob", b)
-	g.blobs[sha] = append([]byte(nil), b...)
+	if _, ok := g.blobs[sha]; !ok {
+		g.blobs[sha] = b
+	}
 	return sha
 }
 
