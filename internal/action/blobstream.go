@@ -109,7 +109,7 @@ func streamBlob(body io.Reader, size int) ([]byte, error) {
 // read) up to its closing quote.
 func streamBase64(br *bufio.Reader, size int) ([]byte, error) {
 	out := make([]byte, 0, size+3) // the last group decodes into its padding's room
-	var carry [4]byte // characters of an incomplete group
+	var carry [4]byte              // characters of an incomplete group
 	nc := 0
 	escape := false // the previous chunk ended in a backslash
 	var clean []byte
