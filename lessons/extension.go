@@ -83,7 +83,7 @@ func ExtensionOf(name string, doc []byte, key string) (value []byte, ok bool, er
 	var found []byte
 	err = p.object(func(k string) error {
 		if k != key {
-			return p.skipValue(0)
+			return p.skip(0, true)
 		}
 		v, err := p.value(0)
 		if err == nil {
@@ -166,27 +166,3 @@ func (s *Store) hideExtensions(keys []string) (restore func()) {
 var errWriteDiffers = errors.New("differs")
 
 var _ io.Writer = (*compareReader)(nil)
-
-// skipValue parses the next value without keeping it.
-func (p *parser) skipValue(depth int) error {
-	if depth > maxDepth {
-		return p.syntaxErr(p.pos, "nesting too deep")
-	}
-	k, err := p.peekKind()
-	if err != nil {
-		return err
-	}
-	switch k {
-	case kString:
-		_, err = p.rawBytes()
-	case kNumber:
-		_, _, err = p.numberSpan()
-	case kBool, kNull:
-		_, err = p.literal()
-	case kArray:
-		err = p.array(func(int) error { return p.skipValue(depth + 1) })
-	default:
-		err = p.object(func(string) error { return p.skipValue(depth + 1) })
-	}
-	return err
-}

@@ -507,10 +507,13 @@ func (p *parser) skipFast() error {
 	if p.skipQuick() {
 		return nil
 	}
-	return p.skipFastDepth(0)
+	return p.skip(0, false)
 }
 
-func (p *parser) skipFastDepth(depth int) error {
+// skip parses the next value without keeping it. strict checks what strings hold (escapes,
+// UTF-8) as the store's reader does; otherwise a string is passed over up to its closing quote,
+// rejecting only control characters (skipFast).
+func (p *parser) skip(depth int, strict bool) error {
 	if depth > maxDepth {
 		return p.syntaxErr(p.pos, "nesting too deep")
 	}
@@ -520,6 +523,10 @@ func (p *parser) skipFastDepth(depth int) error {
 	}
 	switch k {
 	case kString:
+		if strict {
+			_, err = p.rawBytes()
+			return err
+		}
 		d := p.data
 		for i := p.pos + 1; i < len(d); {
 			for i+8 <= len(d) && plainWord(binary.LittleEndian.Uint64(d[i:])) {
@@ -546,9 +553,9 @@ func (p *parser) skipFastDepth(depth int) error {
 	case kBool, kNull:
 		_, err = p.literal()
 	case kArray:
-		err = p.array(func(int) error { return p.skipFastDepth(depth + 1) })
+		err = p.array(func(int) error { return p.skip(depth+1, strict) })
 	default:
-		err = p.object(func(string) error { return p.skipFastDepth(depth + 1) })
+		err = p.object(func(string) error { return p.skip(depth+1, strict) })
 	}
 	return err
 }

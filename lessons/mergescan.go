@@ -307,31 +307,26 @@ func (p *parser) entriesQuick() (*entryList, bool) {
 	d := p.data
 	start := p.pos
 	fail := func() (*entryList, bool) { p.pos = start; return nil, false }
-	ws := func() {
-		for p.pos < len(d) && (d[p.pos] == ' ' || d[p.pos] == '\t' || d[p.pos] == '\n' || d[p.pos] == '\r') {
-			p.pos++
-		}
-	}
-	ws()
+	p.ws()
 	if p.pos >= len(d) || d[p.pos] != '[' {
 		return fail()
 	}
 	p.pos++
 	l := &entryList{}
-	ws()
+	p.ws()
 	if p.pos < len(d) && d[p.pos] == ']' {
 		p.pos++
 		return l, true
 	}
 	for {
-		ws()
+		p.ws()
 		from := p.pos
 		id, ok := p.entryIDQuick()
 		if !ok {
 			return fail()
 		}
 		l.ids, l.raws = append(l.ids, id), append(l.raws, d[from:p.pos])
-		ws()
+		p.ws()
 		if p.pos >= len(d) {
 			return fail()
 		}
@@ -353,24 +348,19 @@ func (p *parser) objectQuick(nested func(string) bool) (*rawObj, bool) {
 	d := p.data
 	start := p.pos
 	fail := func() (*rawObj, bool) { p.pos = start; return nil, false }
-	ws := func() {
-		for p.pos < len(d) && (d[p.pos] == ' ' || d[p.pos] == '\t' || d[p.pos] == '\n' || d[p.pos] == '\r') {
-			p.pos++
-		}
-	}
-	ws()
+	p.ws()
 	if p.pos >= len(d) || d[p.pos] != '{' {
 		return fail()
 	}
 	p.pos++
 	o := newRawObj()
-	ws()
+	p.ws()
 	if p.pos < len(d) && d[p.pos] == '}' {
 		p.pos++
 		return o, true
 	}
 	for {
-		ws()
+		p.ws()
 		if p.pos >= len(d) || d[p.pos] != '"' {
 			return fail()
 		}
@@ -386,12 +376,12 @@ func (p *parser) objectQuick(nested func(string) bool) (*rawObj, bool) {
 		}
 		key := string(d[p.pos+1 : j])
 		p.pos = j + 1
-		ws()
+		p.ws()
 		if p.pos >= len(d) || d[p.pos] != ':' {
 			return fail()
 		}
 		p.pos++
-		ws()
+		p.ws()
 		from := p.pos
 		delete(o.objs, key)
 		if nested != nil && nested(key) {
@@ -407,7 +397,7 @@ func (p *parser) objectQuick(nested func(string) bool) (*rawObj, bool) {
 			return fail()
 		}
 		o.set(key, d[from:p.pos])
-		ws()
+		p.ws()
 		if p.pos >= len(d) {
 			return fail()
 		}

@@ -40,7 +40,7 @@ func TestMergeFastPathsAgreeWithParser(t *testing.T) {
 				}
 			}
 			slow := &parser{file: "t", data: b}
-			slowErr := slow.skipFastDepth(0)
+			slowErr := slow.skip(0, false)
 			quick := &parser{file: "t", data: b}
 			ok := quick.skipQuick()
 			if ok && (slowErr != nil || quick.pos != slow.pos) {
