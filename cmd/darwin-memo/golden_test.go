@@ -1,15 +1,12 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+	"github.com/darwin-memo/darwin-memo-action/internal/golden"
+)
 
 // Whole outputs of commands on the fixture store (exit code, stdout, stderr), byte for byte,
 // against testdata/*.golden; go test -run TestCLIGolden -update rewrites them.
@@ -36,20 +33,7 @@ func TestCLIGolden(t *testing.T) {
 			r := runCLI(t, args...)
 			got := fmt.Sprintf("$ darwin-memo %s\nexit %d\n--- stdout\n%s--- stderr\n%s", strings.Join(tt.args, " "), r.code, r.stdout, r.stderr)
 			got = strings.ReplaceAll(got, p, "STORE")
-			path := filepath.Join("testdata", "cli-"+tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test -run TestCLIGolden -update writes it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("output differs from %s (go test -run TestCLIGolden -update to accept):\n%s", path, got)
-			}
+			golden.Check(t, "cli-"+tt.name+".golden", got)
 		})
 	}
 }

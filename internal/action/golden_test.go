@@ -1,35 +1,12 @@
 package action
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/golden"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.*")
-
-// checkGolden compares got with testdata/name, or rewrites the file with -update.
-func checkGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -run %s -update writes it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -run %s -update to accept):\n%s", path, t.Name(), got)
-	}
-}
 
 // The bot pull request a first settlement opens, title and body whole, and the step summary:
 // what a maintainer reviews, byte for byte.
@@ -45,8 +22,8 @@ func TestE2EBotPRGolden(t *testing.T) {
 	if len(bots) != 1 {
 		t.Fatalf("bot PRs %+v", bots)
 	}
-	checkGolden(t, "botpr.golden.md", "# "+bots[0].Title+"\n\n"+bots[0].Body)
-	checkGolden(t, "summary.golden.md", strings.ReplaceAll(res.summary, h.world.URL, "http://FAKE"))
+	golden.Check(t, "botpr.golden.md", "# "+bots[0].Title+"\n\n"+bots[0].Body)
+	golden.Check(t, "summary.golden.md", strings.ReplaceAll(res.summary, h.world.URL, "http://FAKE"))
 }
 
 // A store holding NaN (Python's json writes it for a NaN float, and the lessons package reads

@@ -1,15 +1,12 @@
 package report
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden.md")
+	"github.com/darwin-memo/darwin-memo-action/internal/golden"
+)
 
 // hostile is a report whose every user-quoted string tries to ping people, link back to
 // issues, show an image, inject HTML or break the table.
@@ -55,17 +52,5 @@ func TestBodyNeutralisesUserText(t *testing.T) {
 			}
 		}
 	}
-	golden := filepath.Join("testdata", "hostile.golden.md")
-	if *update {
-		if err := os.WriteFile(golden, []byte(b), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != b {
-		t.Errorf("body differs from %s (go test -run Hostile -update to accept):\n%s", golden, b)
-	}
+	golden.Check(t, "hostile.golden.md", b)
 }
