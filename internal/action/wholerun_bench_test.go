@@ -145,50 +145,53 @@ func benchWholeRun(b *testing.B, personEdits bool) {
 	// test instrumentation, not the action's cost.
 	defer ghfake.Observe(ghfake.Observe(nil))
 	for _, n := range wholeRunSizes() {
-		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) {
-			doc := bigStoreDoc(n)
-			b.ReportMetric(float64(len(doc))/(1<<20), "store-MB")
-			var peak, peakLive atomic.Uint64
-			var cpu time.Duration
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				var h *harness
-				var pr2 int
-				pprof.Do(context.Background(), pprof.Labels("part", "setup"), func(context.Context) {
-					h, pr2 = wholeRunSetup(b, doc, personEdits)
-				})
-				// The fake's handlers run on the server's goroutines: the hook labels them, so
-				// a CPU profile splits the run into the action's part and the fake's.
-				h.world.SetBefore(func(*http.Request) (int, string) {
-					pprof.SetGoroutineLabels(fakeLabels)
-					return 0, ""
-				})
-				runtime.GC()
-				stop := sampleLiveHeap(&peak, liveHeap(), &peakLive, markedLive())
-				c0 := processCPU()
-				b.StartTimer()
-				var res runResult
-				pprof.Do(context.Background(), pprof.Labels("part", "action"), func(context.Context) {
-					res = h.run("pull_request_target", mergedEvent(pr2), nil)
-				})
-				b.StopTimer()
-				cpu += processCPU() - c0
-				stop()
-				want := "merged the bot branch's store"
-				if !personEdits {
-					want = "store is unchanged since the bot branch was built"
-				}
-				if res.code != 0 || res.outputs["result"] != "settled" || !strings.Contains(res.stdout, want) {
-					b.Fatalf("exit %d, outputs %v\n%s", res.code, res.outputs, res.stdout)
-				}
-				h.world.Close()
-				b.StartTimer()
-			}
-			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
-			b.ReportMetric(float64(peakLive.Load())/(1<<20), "peak-live-MB")
-			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
-		})
+		b.Run(fmt.Sprintf("lessons=%d", n), func(b *testing.B) { wholeRunAt(b, n, personEdits) })
 	}
+}
+
+// wholeRunAt is one size of benchWholeRun.
+func wholeRunAt(b *testing.B, n int, personEdits bool) {
+	doc := bigStoreDoc(n)
+	b.ReportMetric(float64(len(doc))/(1<<20), "store-MB")
+	var peak, peakLive atomic.Uint64
+	var cpu time.Duration
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		var h *harness
+		var pr2 int
+		pprof.Do(context.Background(), pprof.Labels("part", "setup"), func(context.Context) {
+			h, pr2 = wholeRunSetup(b, doc, personEdits)
+		})
+		// The fake's handlers run on the server's goroutines: the hook labels them, so
+		// a CPU profile splits the run into the action's part and the fake's.
+		h.world.SetBefore(func(*http.Request) (int, string) {
+			pprof.SetGoroutineLabels(fakeLabels)
+			return 0, ""
+		})
+		runtime.GC()
+		stop := sampleLiveHeap(&peak, liveHeap(), &peakLive, markedLive())
+		c0 := processCPU()
+		b.StartTimer()
+		var res runResult
+		pprof.Do(context.Background(), pprof.Labels("part", "action"), func(context.Context) {
+			res = h.run("pull_request_target", mergedEvent(pr2), nil)
+		})
+		b.StopTimer()
+		cpu += processCPU() - c0
+		stop()
+		want := "merged the bot branch's store"
+		if !personEdits {
+			want = "store is unchanged since the bot branch was built"
+		}
+		if res.code != 0 || res.outputs["result"] != "settled" || !strings.Contains(res.stdout, want) {
+			b.Fatalf("exit %d, outputs %v\n%s", res.code, res.outputs, res.stdout)
+		}
+		h.world.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(peakLive.Load())/(1<<20), "peak-live-MB")
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 }
 
 // wholeRunSetup returns a repository whose bot pull request is open (one settled merge), whose
