@@ -288,12 +288,15 @@ func walk(name string, src io.Reader, emit func(c *Case, collection bool) error)
 }
 
 func attr(t xml.StartElement, name string) string {
+	// A repeated attribute (malformed, but encoding/xml accepts it) counts by its last value,
+	// as xml.Decoder.DecodeElement fills a struct field.
+	v := ""
 	for _, a := range t.Attr {
 		if a.Name.Local == name {
-			return a.Value
+			v = a.Value
 		}
 	}
-	return ""
+	return v
 }
 
 // maxBody bounds the text kept from one failure, error or skip element: enough for the first
