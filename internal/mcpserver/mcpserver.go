@@ -109,9 +109,19 @@ var errNoStore = errors.New("no store")
 // (the CLI and git write a new file) or its size or modification time changed
 // since the last load: a replacement within the file system's timestamp
 // granularity keeps both, so the file's identity is compared too.
-func (src *source) with(ctx context.Context, fn func(*lessons.Store) error) error {
+//
+// A panic in loading or in fn (a bug) becomes the call's error instead of
+// ending the server, which an agent's client would see as a dead tool for the
+// rest of its session; the store is dropped so the next call reloads it.
+func (src *source) with(ctx context.Context, fn func(*lessons.Store) error) (err error) {
 	src.mu.Lock()
 	defer src.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			src.store = nil
+			err = fmt.Errorf("internal error in darwin-memo (please report it with the store that caused it): %v", r)
+		}
+	}()
 	fi, err := os.Stat(src.path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
