@@ -4,7 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"runtime"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
+
+// FormatError reports a store file that is not valid JSON or not shaped like a
+// darwin-memo store. Line and Col are set (1-based) for syntax errors; Path is
+// the JSON path ($.entries[3].energy) for structural errors.
+type FormatError = pyjson.Error
 
 // Parse reads a store from data. name labels errors (usually the file name).
 // Malformed JSON or a wrong structure gives a *FormatError naming the JSON
@@ -22,17 +29,17 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	// Options.Config is the config of a store New creates: a loaded store
 	// without a ledger.config gets darwin-memo's defaults, as in darwin-memo.
 	s.cfg = DefaultConfig()
-	p := &parser{file: name, data: data}
+	p := pyjson.NewDecoder(name, data)
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, p.syntaxErr(0, "unexpected UTF-8 byte-order mark; save the file as UTF-8 without BOM")
+		return nil, p.SyntaxErrorAt(0, "unexpected UTF-8 byte-order mark; save the file as UTF-8 without BOM")
 	}
-	if err := p.expectKind(kObject, "a JSON object with config, entries and graveyard"); err != nil {
+	if err := p.Expect(pyjson.KindObject, "a JSON object with config, entries and graveyard"); err != nil {
 		return nil, err
 	}
 	var haveCfg, haveEntries, haveGrave bool
-	var ledgerVal *value
+	var ledgerVal *pyjson.Value
 	spec := speculateLedger(name, data, opts)
-	err := p.object(func(key string) error {
+	err := p.Object(func(key string) error {
 		switch key {
 		case "config":
 			haveCfg = true
@@ -41,9 +48,9 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			haveEntries = true
 			s.living = s.living[:0]
 			clear(s.byID)
-			return p.entryList(func(e *Entry, i int) error {
+			return readEntries(p, func(e *Entry, i int) error {
 				if _, dup := s.byID[e.ID]; dup {
-					return p.structErr("duplicate living entry id %q; each living id must be unique", e.ID)
+					return p.Errorf("duplicate living entry id %q; each living id must be unique", e.ID)
 				}
 				s.byID[e.ID] = e
 				s.living = append(s.living, e)
@@ -53,23 +60,23 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			haveGrave = true
 			s.graveyard = s.graveyard[:0]
 			clear(s.deadIDs)
-			return p.entryList(func(e *Entry, i int) error {
+			return readEntries(p, func(e *Entry, i int) error {
 				s.deadIDs[e.ID] = len(s.graveyard)
 				s.graveyard = append(s.graveyard, e)
 				return nil
 			}, s.opts.NewID)
 		case "retriever":
-			v, err := p.value(0)
+			v, err := p.Value()
 			if err != nil {
 				return err
 			}
 			s.retriever = &v
 			return nil
 		case "ledger":
-			if r := spec.result(p.pos); r != nil {
+			if r := spec.result(p.Pos()); r != nil {
 				s.history, s.historyIDs = r.store.history, r.store.historyIDs
 				s.warnings = append(s.warnings, r.store.warnings...)
-				p.pos = r.end
+				p.SetPos(r.end)
 				ledgerVal = &r.v
 				return nil
 			}
@@ -80,18 +87,18 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			ledgerVal = &v
 			return nil
 		default:
-			v, err := p.value(0)
+			v, err := p.Value()
 			if err != nil {
 				return err
 			}
-			s.extraTop = setMember(s.extraTop, key, v)
+			s.extraTop = pyjson.SetMember(s.extraTop, key, v)
 			return nil
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := p.end(); err != nil {
+	if err := p.End(); err != nil {
 		return nil, err
 	}
 	for _, k := range []struct {
@@ -110,35 +117,35 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) parseStoreConfig(p *parser) error {
-	if err := p.expectKind(kObject, "an object with max_energy and upkeep"); err != nil {
+func (s *Store) parseStoreConfig(p *pyjson.Decoder) error {
+	if err := p.Expect(pyjson.KindObject, "an object with max_energy and upkeep"); err != nil {
 		return err
 	}
-	return p.object(func(key string) error {
+	return p.Object(func(key string) error {
 		switch key {
 		case "max_energy":
-			f, err := p.float()
+			f, err := p.Float()
 			s.MaxEnergy = f
 			return err
 		case "upkeep":
-			f, err := p.float()
+			f, err := p.Float()
 			s.Upkeep = f
 			return err
 		default:
-			v, err := p.value(0)
-			s.extraCfg = setMember(s.extraCfg, key, v)
+			v, err := p.Value()
+			s.extraCfg = pyjson.SetMember(s.extraCfg, key, v)
 			return err
 		}
 	})
 }
 
-// entryList parses an array of entry objects.
-func (p *parser) entryList(add func(*Entry, int) error, newID func(...string) string) error {
-	if err := p.expectKind(kArray, "a list of entries"); err != nil {
+// readEntries parses an array of entry objects.
+func readEntries(p *pyjson.Decoder, add func(*Entry, int) error, newID func(...string) string) error {
+	if err := p.Expect(pyjson.KindArray, "a list of entries"); err != nil {
 		return err
 	}
-	return p.array(func(i int) error {
-		e, err := p.entry(newID)
+	return p.Array(func(i int) error {
+		e, err := entry(p, newID)
 		if err != nil {
 			return err
 		}
@@ -147,63 +154,63 @@ func (p *parser) entryList(add func(*Entry, int) error, newID func(...string) st
 }
 
 // entry parses one entry object, refusing unknown keys as darwin-memo does.
-func (p *parser) entry(newID func(...string) string) (*Entry, error) {
-	if err := p.expectKind(kObject, "an entry object"); err != nil {
+func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
+	if err := p.Expect(pyjson.KindObject, "an entry object"); err != nil {
 		return nil, err
 	}
 	e := &Entry{Kind: KindExplicit, Energy: SpawnEnergy, LastUsedCycle: -1}
 	var haveQ, haveA, haveID bool
-	err := p.object(func(key string) error {
+	err := p.Object(func(key string) error {
 		var err error
 		switch key {
 		case "question":
-			e.Question, err = p.str()
+			e.Question, err = p.Str()
 			haveQ = true
 		case "answer":
-			e.Answer, err = p.str()
+			e.Answer, err = p.Str()
 			haveA = true
 		case "kind":
-			if err = p.expectKind(kString, "a string"); err != nil {
+			if err = p.Expect(pyjson.KindString, "a string"); err != nil {
 				return err
 			}
 			var b []byte
-			if b, err = p.rawBytes(); err != nil {
+			if b, err = p.StrBytes(); err != nil {
 				return err
 			}
 			k, ok := internKind(b)
 			if !ok {
-				return p.structErr("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", b)
+				return p.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", b)
 			}
 			e.Kind = k
 		case "sources":
-			e.Sources, err = p.strList()
+			e.Sources, err = p.Strings()
 		case "energy":
-			e.Energy, err = p.float()
+			e.Energy, err = p.Float()
 		case "born_cycle":
-			e.BornCycle, err = p.int()
+			e.BornCycle, err = p.Int()
 		case "recorded_ts":
 			var s string
 			var ok bool
-			s, ok, err = p.strOrNull()
+			s, ok, err = p.StrOrNull()
 			if ok {
 				e.RecordedTS = s
 			}
 		case "last_used_cycle":
-			e.LastUsedCycle, err = p.int()
+			e.LastUsedCycle, err = p.Int()
 		case "uses":
-			e.Uses, err = p.int()
+			e.Uses, err = p.Int()
 		case "lineage":
-			e.Lineage, err = p.strList()
+			e.Lineage, err = p.Strings()
 		case "pinned":
-			e.Pinned, err = p.boolean()
+			e.Pinned, err = p.Bool()
 		case "probation":
-			e.Probation, err = p.int()
+			e.Probation, err = p.Int()
 		case "juvenile":
-			e.Juvenile, err = p.int()
+			e.Juvenile, err = p.Int()
 		case "imported_from":
 			var s string
 			var ok bool
-			s, ok, err = p.strOrNull()
+			s, ok, err = p.StrOrNull()
 			if ok {
 				e.ImportedFrom = &s
 			} else {
@@ -212,17 +219,17 @@ func (p *parser) entry(newID func(...string) string) (*Entry, error) {
 		case "imported_at":
 			var s string
 			var ok bool
-			s, ok, err = p.strOrNull()
+			s, ok, err = p.StrOrNull()
 			if ok {
 				e.ImportedAt = &s
 			} else {
 				e.ImportedAt = nil
 			}
 		case "id":
-			e.ID, err = p.str()
+			e.ID, err = p.Str()
 			haveID = true
 		default:
-			return p.structErr("unknown entry key %q; darwin-memo refuses unknown entry keys, so keep extra metadata in sources labels", key)
+			return p.Errorf("unknown entry key %q; darwin-memo refuses unknown entry keys, so keep extra metadata in sources labels", key)
 		}
 		return err
 	})
@@ -234,7 +241,7 @@ func (p *parser) entry(newID func(...string) string) (*Entry, error) {
 		if haveQ {
 			missing = "answer"
 		}
-		return nil, p.structErr("entry is missing required key %q", missing)
+		return nil, p.Errorf("entry is missing required key %q", missing)
 	}
 	if e.Sources == nil {
 		e.Sources = []string{}
@@ -256,7 +263,7 @@ type ledgerSpec struct {
 
 type ledgerResult struct {
 	store *Store // holds history, historyIDs and warnings
-	v     value
+	v     pyjson.Value
 	end   int
 	err   error
 }
@@ -266,7 +273,7 @@ type ledgerResult struct {
 // output puts the top-level key at "\n  \"ledger\": " (a raw newline can
 // only be whitespace between tokens, so the first match is normally the
 // one key; a forward search is several times faster than a backward one
-// at 100 MB); the result is used only if the sequential parser reaches a
+// at 100 MB); the result is used only if the sequential decoder reaches a
 // top-level "ledger" value at exactly that offset, so a wrong guess costs
 // time, never correctness.
 func speculateLedger(name string, data []byte, opts Options) *ledgerSpec {
@@ -281,9 +288,10 @@ func speculateLedger(name string, data []byte, opts Options) *ledgerSpec {
 	sp := &ledgerSpec{start: i + len(marker), done: make(chan ledgerResult, 1)}
 	go func() {
 		tmp := New(name, opts)
-		p := &parser{file: name, data: data, pos: sp.start, path: []pathElem{{key: "ledger", index: -1}}}
+		p := pyjson.NewDecoder(name, data)
+		p.Seek(sp.start, "ledger")
 		v, err := tmp.parseLedger(p)
-		sp.done <- ledgerResult{store: tmp, v: v, end: p.pos, err: err}
+		sp.done <- ledgerResult{store: tmp, v: v, end: p.Pos(), err: err}
 	}()
 	return sp
 }
@@ -303,43 +311,43 @@ func (sp *ledgerSpec) result(pos int) *ledgerResult {
 
 // parseLedger streams the ledger block: history notes are rendered straight
 // into their output form; the other keys are collected for loadLedger.
-func (s *Store) parseLedger(p *parser) (value, error) {
-	k, err := p.peekKind()
+func (s *Store) parseLedger(p *pyjson.Decoder) (pyjson.Value, error) {
+	k, err := p.Peek()
 	if err != nil {
-		return value{}, err
+		return pyjson.Value{}, err
 	}
-	if k != kObject {
-		return p.value(0) // loadLedger reports the wrong type
+	if k != pyjson.KindObject {
+		return p.Value() // loadLedger reports the wrong type
 	}
-	v := value{k: kObject}
-	w := &pyWriter{pretty: true}
-	err = p.object(func(key string) error {
+	v := pyjson.Object()
+	w := pyjson.NewWriter(nil, 0)
+	err = p.Object(func(key string) error {
 		if key != "history" {
-			x, err := p.value(0)
-			v.obj = setMember(v.obj, key, x)
+			x, err := p.Value()
+			v.Set(key, x)
 			return err
 		}
-		v.obj = setMember(v.obj, key, vNull()) // keeps the key's position
+		v.Set(key, pyjson.Null()) // keeps the key's position
 		clear(s.history)
 		s.historyIDs = s.historyIDs[:0]
-		if k, err := p.peekKind(); err != nil {
+		if k, err := p.Peek(); err != nil {
 			return err
-		} else if k != kObject {
+		} else if k != pyjson.KindObject {
 			s.warn("$.ledger.history is not an object; ignored")
-			_, err := p.value(0)
+			_, err := p.Value()
 			return err
 		}
-		return p.object(func(id string) error {
-			if k, err := p.peekKind(); err != nil {
+		return p.Object(func(id string) error {
+			if k, err := p.Peek(); err != nil {
 				return err
-			} else if k != kArray {
+			} else if k != pyjson.KindArray {
 				s.warn(fmt.Sprintf("$.ledger.history[%q] is not a list; dropped", id))
-				_, err := p.value(0)
+				_, err := p.Value()
 				return err
 			}
 			notes := []string{}
-			err := p.array(func(int) error {
-				raw, err := p.renderValue(w, noteIndent)
+			err := p.Array(func(int) error {
+				raw, err := p.Render(w, noteIndent)
 				notes = append(notes, raw)
 				return err
 			})
@@ -357,27 +365,27 @@ func (s *Store) parseLedger(p *parser) (value, error) {
 }
 
 // loadLedger applies the fail-soft ledger load of semantics §2.3.
-func (s *Store) loadLedger(v value) error {
-	if v.k != kObject {
-		return &FormatError{File: s.name, Path: "$.ledger", Msg: fmt.Sprintf("expected an object, got %s", v.k)}
+func (s *Store) loadLedger(v pyjson.Value) error {
+	if v.Kind() != pyjson.KindObject {
+		return &FormatError{File: s.name, Path: "$.ledger", Msg: fmt.Sprintf("expected an object, got %s", v.Kind())}
 	}
 	s.hasLedger = true
-	for _, mb := range v.obj {
-		switch mb.key {
+	for _, mb := range v.Members() {
+		switch mb.Key {
 		case "tick_count":
-			if mb.val.k == kNumber && !mb.val.isF {
-				if t, ok := v.intField("tick_count"); ok {
+			if mb.Value.Kind() == pyjson.KindNumber && !mb.Value.IsFloat() {
+				if t, ok := v.Field("tick_count").Int(); ok {
 					s.tick = t
 					continue
 				}
 			}
 			s.warn("$.ledger.tick_count is not an integer; starting at tick 0")
 		case "pending":
-			if mb.val.k != kArray {
+			if mb.Value.Kind() != pyjson.KindArray {
 				s.warn("$.ledger.pending is not a list; ignored")
 				continue
 			}
-			for i, tv := range mb.val.arr {
+			for i, tv := range mb.Value.Elems() {
 				t, why := ticketFromValue(tv)
 				if t == nil {
 					s.warn(fmt.Sprintf("$.ledger.pending[%d] skipped: %s", i, why))
@@ -388,29 +396,29 @@ func (s *Store) loadLedger(v value) error {
 		case "history":
 			// streamed by parseLedger
 		case "damaged":
-			if mb.val.k != kArray {
+			if mb.Value.Kind() != pyjson.KindArray {
 				s.warn("$.ledger.damaged is not a list; ignored")
 				continue
 			}
-			for _, d := range mb.val.arr {
-				if d.k == kString {
-					s.damaged[d.s] = true
+			for _, d := range mb.Value.Elems() {
+				if d.Kind() == pyjson.KindString {
+					s.damaged[d.Str()] = true
 				}
 			}
 		case "settled_runs":
 			s.hasSettledRuns = true
-			if mb.val.k != kArray {
+			if mb.Value.Kind() != pyjson.KindArray {
 				s.warn("$.ledger.settled_runs is not a list; ignored")
 				continue
 			}
-			for _, r := range mb.val.arr {
-				if r.k == kObject {
+			for _, r := range mb.Value.Elems() {
+				if r.Kind() == pyjson.KindObject {
 					s.settledRuns = append(s.settledRuns, r)
 				}
 			}
 		case "config":
 			s.hasLedgerCfg = true
-			s.cfg = s.configFromValue(mb.val)
+			s.cfg = s.configFromValue(mb.Value)
 		default:
 			s.extraLedger = append(s.extraLedger, mb)
 		}
@@ -421,64 +429,64 @@ func (s *Store) loadLedger(v value) error {
 var ticketKeys = map[string]bool{"query": true, "answer": true, "deciding_entry": true, "supporting_entries": true, "born_tick": true, "id": true, "binding": true}
 
 // ticketFromValue builds a ticket, or returns why it was skipped.
-func ticketFromValue(v value) (*Ticket, string) {
-	if v.k != kObject {
+func ticketFromValue(v pyjson.Value) (*Ticket, string) {
+	if v.Kind() != pyjson.KindObject {
 		return nil, "not an object"
 	}
-	for _, mb := range v.obj {
-		if !ticketKeys[mb.key] {
-			return nil, fmt.Sprintf("unknown key %q", mb.key)
+	for _, mb := range v.Members() {
+		if !ticketKeys[mb.Key] {
+			return nil, fmt.Sprintf("unknown key %q", mb.Key)
 		}
 	}
 	t := &Ticket{raw: v}
 	for _, req := range []string{"query", "answer", "deciding_entry", "supporting_entries", "born_tick", "id"} {
-		if _, ok := v.get(req); !ok {
+		if _, ok := v.Get(req); !ok {
 			return nil, fmt.Sprintf("missing key %q", req)
 		}
 	}
-	q, _ := v.get("query")
-	a, _ := v.get("answer")
-	d, _ := v.get("deciding_entry")
-	sup, _ := v.get("supporting_entries")
-	id, _ := v.get("id")
-	bt, ok := v.intField("born_tick")
-	if q.k != kString || a.k != kString || id.k != kString || !ok || sup.k != kArray || (d.k != kString && d.k != kNull) {
+	q, _ := v.Get("query")
+	a, _ := v.Get("answer")
+	d, _ := v.Get("deciding_entry")
+	sup, _ := v.Get("supporting_entries")
+	id, _ := v.Get("id")
+	bt, ok := v.Field("born_tick").Int()
+	if q.Kind() != pyjson.KindString || a.Kind() != pyjson.KindString || id.Kind() != pyjson.KindString || !ok || sup.Kind() != pyjson.KindArray || (d.Kind() != pyjson.KindString && d.Kind() != pyjson.KindNull) {
 		return nil, "a field has the wrong type"
 	}
-	t.Query, t.Answer, t.ID, t.BornTick = q.s, a.s, id.s, bt
-	if d.k == kString {
-		t.DecidingEntry = d.s
+	t.Query, t.Answer, t.ID, t.BornTick = q.Str(), a.Str(), id.Str(), bt
+	if d.Kind() == pyjson.KindString {
+		t.DecidingEntry = d.Str()
 	}
 	t.SupportingEntries = []string{}
-	for _, x := range sup.arr {
-		if x.k != kString {
+	for _, x := range sup.Elems() {
+		if x.Kind() != pyjson.KindString {
 			return nil, "supporting_entries holds a non-string"
 		}
-		t.SupportingEntries = append(t.SupportingEntries, x.s)
+		t.SupportingEntries = append(t.SupportingEntries, x.Str())
 	}
 	return t, ""
 }
 
 // configFromValue rebuilds the config field by field (fail-soft).
-func (s *Store) configFromValue(v value) Config {
+func (s *Store) configFromValue(v pyjson.Value) Config {
 	c := DefaultConfig()
-	if v.k != kObject {
+	if v.Kind() != pyjson.KindObject {
 		s.warn("$.ledger.config is not an object; using defaults")
 		return c
 	}
 	s.cfgOrder = s.cfgOrder[:0]
-	isFloat := func(x value) bool { return x.k == kNumber }
-	for _, mb := range v.obj {
-		x := mb.val
+	isFloat := func(x pyjson.Value) bool { return x.Kind() == pyjson.KindNumber }
+	for _, mb := range v.Members() {
+		x := mb.Value
 		bad := false
-		switch mb.key {
+		switch mb.Key {
 		case "credit_gain", "supporting_share", "merge_threshold", "experience_min_delta", "experience_dedup_threshold":
 			if !isFloat(x) {
 				bad = true
 				break
 			}
-			f := x.float()
-			switch mb.key {
+			f, _ := x.Num()
+			switch mb.Key {
 			case "credit_gain":
 				c.CreditGain = f
 			case "supporting_share":
@@ -493,59 +501,59 @@ func (s *Store) configFromValue(v value) Config {
 		case "resource_scale", "conflict_threshold":
 			var fp *float64
 			switch {
-			case x.k == kNull:
+			case x.Kind() == pyjson.KindNull:
 			case isFloat(x):
-				f := x.float()
+				f, _ := x.Num()
 				fp = &f
 			default:
 				bad = true
 			}
 			if !bad {
-				if mb.key == "resource_scale" {
+				if mb.Key == "resource_scale" {
 					c.ResourceScale = fp
 				} else {
 					c.ConflictThreshold = fp
 				}
 			}
 		case "consolidate_every", "admission_window":
-			i, ok := v.intField(mb.key)
-			if !ok || x.isF {
+			i, ok := v.Field(mb.Key).Int()
+			if !ok || x.IsFloat() {
 				bad = true
 				break
 			}
-			if mb.key == "consolidate_every" {
+			if mb.Key == "consolidate_every" {
 				c.ConsolidateEvery = i
 			} else {
 				c.AdmissionWindow = i
 			}
 		case "write_experience", "upkeep_requires_settlement":
-			if x.k != kBool {
+			if x.Kind() != pyjson.KindBool {
 				bad = true
 				break
 			}
-			if mb.key == "write_experience" {
-				c.WriteExperience = x.b
+			if mb.Key == "write_experience" {
+				c.WriteExperience = x.Bool()
 			} else {
-				c.UpkeepRequiresSettlement = x.b
+				c.UpkeepRequiresSettlement = x.Bool()
 			}
 		case "merge_source_policy":
-			if x.k != kString || (x.s != "off" && x.s != "shared" && x.s != "identical") {
+			if x.Kind() != pyjson.KindString || (x.Str() != "off" && x.Str() != "shared" && x.Str() != "identical") {
 				bad = true
 				break
 			}
-			c.MergeSourcePolicy = x.s
+			c.MergeSourcePolicy = x.Str()
 		default:
-			known, wrong := c.setExtConfig(mb.key, x)
+			known, wrong := c.setExtConfig(mb.Key, x)
 			if !known {
-				s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.key))
+				s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.Key))
 				continue
 			}
 			bad = wrong
 		}
 		if bad {
-			s.warn(fmt.Sprintf("$.ledger.config.%s has the wrong type; using the default", mb.key))
+			s.warn(fmt.Sprintf("$.ledger.config.%s has the wrong type; using the default", mb.Key))
 		}
-		s.cfgOrder = append(s.cfgOrder, mb.key)
+		s.cfgOrder = append(s.cfgOrder, mb.Key)
 	}
 	return c
 }

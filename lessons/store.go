@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
 )
 
@@ -229,7 +230,7 @@ type Ticket struct {
 	SupportingEntries []string
 	BornTick          int
 
-	raw value // as loaded (kept for byte-exact rewrite); zero for new tickets
+	raw pyjson.Value // as loaded (kept for byte-exact rewrite); zero for new tickets
 }
 
 // Provenance returns the supporters followed by the decider.
@@ -291,22 +292,22 @@ type Store struct {
 	byID      map[string]*Entry // living entries by id
 	deadIDs   map[string]int    // graveyard ids -> last index
 
-	retriever *value   // carried through untouched
-	extraTop  []member // unknown top-level keys, in original order
-	extraCfg  []member // unknown store-config keys
+	retriever *pyjson.Value   // carried through untouched
+	extraTop  []pyjson.Member // unknown top-level keys, in original order
+	extraCfg  []pyjson.Member // unknown store-config keys
 
 	hasLedger      bool
 	hasSettledRuns bool
 	hasLedgerCfg   bool
 	cfgOrder       []string // config keys in loaded order
-	extraLedger    []member
+	extraLedger    []pyjson.Member
 
 	tick        int
 	pending     []*Ticket
 	history     map[string][]string // notes pre-rendered at their file depth
 	historyIDs  []string
 	damaged     map[string]bool
-	settledRuns []value
+	settledRuns []pyjson.Value
 	cfg         Config
 
 	events   []Event
@@ -416,50 +417,50 @@ func (s *Store) History(id string) []Note {
 const noteIndent = 4
 
 // renderNote formats a note value as it appears in the file.
-func renderNote(v value) string {
-	w := pyWriter{pretty: true, indent: noteIndent}
-	w.value(v)
-	return string(w.buf)
+func renderNote(v pyjson.Value) string {
+	w := pyjson.NewWriter(nil, noteIndent)
+	w.Value(v)
+	return string(w.Bytes())
 }
 
 // noteOf parses a pre-rendered note.
 func noteOf(raw string) Note {
-	v, _ := parseValue("note", []byte(raw))
+	v, _ := pyjson.Parse("note", []byte(raw))
 	return Note{v}
 }
 
 // Note is one history note: either a legacy plain string or a structured
 // object {"tick","ts","text","event",...}.
-type Note struct{ v value }
+type Note struct{ v pyjson.Value }
 
 // Legacy reports whether the note is a plain string.
-func (n Note) Legacy() bool { return n.v.k == kString }
+func (n Note) Legacy() bool { return n.v.Kind() == pyjson.KindString }
 
 // Text returns the note's human-readable text.
 func (n Note) Text() string {
-	if n.v.k == kString {
-		return n.v.s
+	if n.v.Kind() == pyjson.KindString {
+		return n.v.Str()
 	}
-	return n.v.str("text")
+	return n.v.Field("text").Str()
 }
 
 // Event returns the structured note's event ("settle", "death", ...).
-func (n Note) Event() string { return n.v.str("event") }
+func (n Note) Event() string { return n.v.Field("event").Str() }
 
 // Cause returns the cause of a death or burial note.
-func (n Note) Cause() string { return n.v.str("cause") }
+func (n Note) Cause() string { return n.v.Field("cause").Str() }
 
 // Source returns the settle source recorded on the note.
-func (n Note) Source() string { return n.v.str("source") }
+func (n Note) Source() string { return n.v.Field("source").Str() }
 
 // Tick returns the structured note's tick.
-func (n Note) Tick() (int, bool) { return n.v.intField("tick") }
+func (n Note) Tick() (int, bool) { return n.v.Field("tick").Int() }
 
 // Credit returns the credit recorded on a settle note.
-func (n Note) Credit() (float64, bool) { return n.v.numField("credit") }
+func (n Note) Credit() (float64, bool) { return n.v.Field("credit").Num() }
 
 // JSON returns the note as compact JSON.
-func (n Note) JSON() string { return string(compactPy(n.v)) }
+func (n Note) JSON() string { return string(pyjson.Compact(n.v)) }
 
 // warn records what fail-soft loading dropped or defaulted (Warnings).
 func (s *Store) warn(msg string) { s.warnings = append(s.warnings, s.name+": "+msg) }

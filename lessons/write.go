@@ -1,266 +1,269 @@
 package lessons
 
-import "io"
+import (
+	"io"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+)
 
 // Marshal returns the store as darwin-memo writes it: Python json.dumps with
 // indent=2, ensure_ascii, no trailing newline. The same store state always
 // gives the same bytes.
 func (s *Store) Marshal() ([]byte, error) {
-	w := &pyWriter{pretty: true, buf: make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard))))}
+	w := pyjson.NewWriter(make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))), 0)
 	s.marshal(w)
-	return w.buf, nil
+	return w.Bytes(), nil
 }
 
 // WriteTo streams the bytes Marshal returns to out, without holding the
 // whole document in memory.
 func (s *Store) WriteTo(out io.Writer) (int64, error) {
-	w := &pyWriter{pretty: true, buf: make([]byte, 0, 1<<17), out: out}
+	w := pyjson.NewStreamWriter(out, 1<<17)
 	s.marshal(w)
-	w.flush(true)
-	return w.n, w.err
+	return w.Done()
 }
 
-func (s *Store) marshal(w *pyWriter) {
-	w.open('{')
-	w.key("config")
-	w.open('{')
-	w.key("max_energy")
-	w.float(s.MaxEnergy)
-	w.field("upkeep")
-	w.float(s.Upkeep)
+func (s *Store) marshal(w *pyjson.Writer) {
+	w.Open('{')
+	w.Key("config")
+	w.Open('{')
+	w.Key("max_energy")
+	w.Float(s.MaxEnergy)
+	w.Field("upkeep")
+	w.Float(s.Upkeep)
 	for _, mb := range s.extraCfg {
-		w.field(mb.key)
-		w.value(mb.val)
+		w.Field(mb.Key)
+		w.Value(mb.Value)
 	}
-	w.close('}')
-	w.field("entries")
-	w.entries(s.living)
-	w.field("graveyard")
-	w.entries(s.graveyard)
+	w.Close('}')
+	w.Field("entries")
+	writeEntries(w, s.living)
+	w.Field("graveyard")
+	writeEntries(w, s.graveyard)
 	if s.retriever != nil {
-		w.field("retriever")
-		w.value(*s.retriever)
+		w.Field("retriever")
+		w.Value(*s.retriever)
 	}
 	if s.hasLedger {
-		w.field("ledger")
+		w.Field("ledger")
 		s.writeLedger(w)
 	}
 	for _, mb := range s.extraTop {
-		w.field(mb.key)
-		w.value(mb.val)
+		w.Field(mb.Key)
+		w.Value(mb.Value)
 	}
-	w.close('}')
+	w.Close('}')
 }
 
-func (w *pyWriter) entries(es []*Entry) {
+func writeEntries(w *pyjson.Writer, es []*Entry) {
 	if len(es) == 0 {
-		w.buf = append(w.buf, '[', ']')
+		w.Raw("[]")
 		return
 	}
-	w.open('[')
+	w.Open('[')
 	for i, e := range es {
 		if i > 0 {
-			w.sep()
+			w.Sep()
 		}
-		w.entry(e)
-		w.flush(false)
-		if w.stopped() {
+		writeEntry(w, e)
+		w.Flush()
+		if w.Stopped() {
 			return
 		}
 	}
-	w.close(']')
+	w.Close(']')
 }
 
-func (w *pyWriter) entry(e *Entry) {
-	w.open('{')
-	w.key("question")
-	w.str(e.Question)
-	w.field("answer")
-	w.str(e.Answer)
-	w.field("kind")
-	w.str(string(e.Kind))
-	w.field("sources")
-	w.strs(e.Sources)
-	w.field("energy")
-	w.float(e.Energy)
-	w.field("born_cycle")
-	w.int(e.BornCycle)
-	w.field("recorded_ts")
-	w.str(e.RecordedTS)
-	w.field("last_used_cycle")
-	w.int(e.LastUsedCycle)
-	w.field("uses")
-	w.int(e.Uses)
-	w.field("lineage")
-	w.strs(e.Lineage)
+func writeEntry(w *pyjson.Writer, e *Entry) {
+	w.Open('{')
+	w.Key("question")
+	w.String(e.Question)
+	w.Field("answer")
+	w.String(e.Answer)
+	w.Field("kind")
+	w.String(string(e.Kind))
+	w.Field("sources")
+	w.Strings(e.Sources)
+	w.Field("energy")
+	w.Float(e.Energy)
+	w.Field("born_cycle")
+	w.Int(e.BornCycle)
+	w.Field("recorded_ts")
+	w.String(e.RecordedTS)
+	w.Field("last_used_cycle")
+	w.Int(e.LastUsedCycle)
+	w.Field("uses")
+	w.Int(e.Uses)
+	w.Field("lineage")
+	w.Strings(e.Lineage)
 	if e.Pinned {
-		w.field("pinned")
-		w.bool(true)
+		w.Field("pinned")
+		w.Bool(true)
 	}
 	if e.Probation != 0 {
-		w.field("probation")
-		w.int(e.Probation)
+		w.Field("probation")
+		w.Int(e.Probation)
 	}
 	if e.Juvenile != 0 {
-		w.field("juvenile")
-		w.int(e.Juvenile)
+		w.Field("juvenile")
+		w.Int(e.Juvenile)
 	}
 	if e.ImportedFrom != nil {
-		w.field("imported_from")
-		w.str(*e.ImportedFrom)
+		w.Field("imported_from")
+		w.String(*e.ImportedFrom)
 	}
 	if e.ImportedAt != nil {
-		w.field("imported_at")
-		w.str(*e.ImportedAt)
+		w.Field("imported_at")
+		w.String(*e.ImportedAt)
 	}
-	w.field("id")
-	w.str(e.ID)
-	w.close('}')
+	w.Field("id")
+	w.String(e.ID)
+	w.Close('}')
 }
 
-func (s *Store) writeLedger(w *pyWriter) {
-	w.open('{')
-	w.key("tick_count")
-	w.int(s.tick)
-	w.field("pending")
+func (s *Store) writeLedger(w *pyjson.Writer) {
+	w.Open('{')
+	w.Key("tick_count")
+	w.Int(s.tick)
+	w.Field("pending")
 	if len(s.pending) == 0 {
-		w.buf = append(w.buf, "[]"...)
+		w.Raw("[]")
 	} else {
-		w.open('[')
+		w.Open('[')
 		for i, t := range s.pending {
 			if i > 0 {
-				w.sep()
+				w.Sep()
 			}
-			w.value(t.toValue())
+			w.Value(t.toValue())
 		}
-		w.close(']')
+		w.Close(']')
 	}
-	w.field("history")
+	w.Field("history")
 	if len(s.historyIDs) == 0 {
-		w.buf = append(w.buf, "{}"...)
+		w.Raw("{}")
 	} else {
-		w.open('{')
+		w.Open('{')
 		for i, id := range s.historyIDs {
 			if i > 0 {
-				w.sep()
+				w.Sep()
 			}
-			w.key(id)
+			w.Key(id)
 			notes := s.history[id]
 			if len(notes) == 0 {
-				w.buf = append(w.buf, "[]"...)
+				w.Raw("[]")
 				continue
 			}
-			w.open('[')
+			w.Open('[')
 			for j, raw := range notes {
 				if j > 0 {
-					w.sep()
+					w.Sep()
 				}
-				w.buf = append(w.buf, raw...)
+				w.Raw(raw)
 			}
-			w.close(']')
-			w.flush(false)
-			if w.stopped() {
+			w.Close(']')
+			w.Flush()
+			if w.Stopped() {
 				return
 			}
 		}
-		w.close('}')
+		w.Close('}')
 	}
-	w.field("damaged")
-	w.strs(sortedKeys(s.damaged))
+	w.Field("damaged")
+	w.Strings(sortedKeys(s.damaged))
 	if s.hasSettledRuns || len(s.settledRuns) > 0 {
-		w.field("settled_runs")
-		w.value(value{k: kArray, arr: s.settledRuns})
+		w.Field("settled_runs")
+		w.Value(pyjson.Array(s.settledRuns...))
 	}
 	if s.hasLedgerCfg {
-		w.field("config")
-		w.value(s.configValue())
+		w.Field("config")
+		w.Value(s.configValue())
 	}
 	for _, mb := range s.extraLedger {
-		w.field(mb.key)
-		w.value(mb.val)
+		w.Field(mb.Key)
+		w.Value(mb.Value)
 	}
-	w.close('}')
+	w.Close('}')
 }
 
-func (t *Ticket) toValue() value {
-	if t.raw.k == kObject {
+func (t *Ticket) toValue() pyjson.Value {
+	if t.raw.Kind() == pyjson.KindObject {
 		return t.raw
 	}
-	d := vNull()
+	d := pyjson.Null()
 	if t.DecidingEntry != "" {
-		d = vStr(t.DecidingEntry)
+		d = pyjson.String(t.DecidingEntry)
 	}
-	return vObj(
-		m("query", vStr(t.Query)),
-		m("answer", vStr(t.Answer)),
-		m("deciding_entry", d),
-		m("supporting_entries", vStrs(t.SupportingEntries)),
-		m("born_tick", vInt(t.BornTick)),
-		m("id", vStr(t.ID)),
-		m("binding", vNull()),
+	return pyjson.Object(
+		pyjson.Pair("query", pyjson.String(t.Query)),
+		pyjson.Pair("answer", pyjson.String(t.Answer)),
+		pyjson.Pair("deciding_entry", d),
+		pyjson.Pair("supporting_entries", pyjson.Strings(t.SupportingEntries)),
+		pyjson.Pair("born_tick", pyjson.Int(t.BornTick)),
+		pyjson.Pair("id", pyjson.String(t.ID)),
+		pyjson.Pair("binding", pyjson.Null()),
 	)
 }
 
-func optFloat(f *float64) value {
+func optFloat(f *float64) pyjson.Value {
 	if f == nil {
-		return vNull()
+		return pyjson.Null()
 	}
-	return vFloat(*f)
+	return pyjson.Float(*f)
 }
 
 // configValue renders the config in the loaded key order, then any missing
 // keys in darwin-memo's field order.
-func (s *Store) configValue() value {
+func (s *Store) configValue() pyjson.Value {
 	c := s.cfg
-	field := func(k string) value {
+	field := func(k string) pyjson.Value {
 		switch k {
 		case "credit_gain":
-			return vFloat(c.CreditGain)
+			return pyjson.Float(c.CreditGain)
 		case "supporting_share":
-			return vFloat(c.SupportingShare)
+			return pyjson.Float(c.SupportingShare)
 		case "consolidate_every":
-			return vInt(c.ConsolidateEvery)
+			return pyjson.Int(c.ConsolidateEvery)
 		case "merge_threshold":
-			return vFloat(c.MergeThreshold)
+			return pyjson.Float(c.MergeThreshold)
 		case "write_experience":
-			return vBool(c.WriteExperience)
+			return pyjson.Bool(c.WriteExperience)
 		case "experience_min_delta":
-			return vFloat(c.ExperienceMinDelta)
+			return pyjson.Float(c.ExperienceMinDelta)
 		case "experience_dedup_threshold":
-			return vFloat(c.ExperienceDedupThreshold)
+			return pyjson.Float(c.ExperienceDedupThreshold)
 		case "resource_scale":
 			return optFloat(c.ResourceScale)
 		case "admission_window":
-			return vInt(c.AdmissionWindow)
+			return pyjson.Int(c.AdmissionWindow)
 		case "upkeep_requires_settlement":
-			return vBool(c.UpkeepRequiresSettlement)
+			return pyjson.Bool(c.UpkeepRequiresSettlement)
 		case "merge_source_policy":
-			return vStr(c.MergeSourcePolicy)
+			return pyjson.String(c.MergeSourcePolicy)
 		case "conflict_threshold":
 			return optFloat(c.ConflictThreshold)
 		default:
 			return c.extConfigValue(k)
 		}
 	}
-	var ms []member
+	var ms []pyjson.Member
 	seen := map[string]bool{}
 	for _, k := range s.cfgOrder {
 		if !seen[k] {
 			seen[k] = true
-			ms = append(ms, m(k, field(k)))
+			ms = append(ms, pyjson.Pair(k, field(k)))
 		}
 	}
 	for _, k := range configKeys {
 		if !seen[k] {
-			ms = append(ms, m(k, field(k)))
+			ms = append(ms, pyjson.Pair(k, field(k)))
 		}
 	}
 	for _, k := range extConfigKeys {
 		if !seen[k] && c.extConfigSet(k) {
-			ms = append(ms, m(k, field(k)))
+			ms = append(ms, pyjson.Pair(k, field(k)))
 		}
 	}
-	return vObj(ms...)
+	return pyjson.Object(ms...)
 }
 
 func sortedKeys(set map[string]bool) []string {
