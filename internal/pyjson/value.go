@@ -139,10 +139,12 @@ func (v Value) Num() (f float64, ok bool) {
 	return f, true
 }
 
-// Elems returns an array's elements (nil for other kinds).
+// Elems returns an array's elements (nil for other kinds); the slice is v's
+// own.
 func (v Value) Elems() []Value { return v.arr }
 
-// Members returns an object's members in order (nil for other kinds).
+// Members returns an object's members in order (nil for other kinds). The
+// slice is v's own: setting a member's Value through it changes v.
 func (v Value) Members() []Member { return v.obj }
 
 // Get returns the member named key of an object value (the last, if the key
