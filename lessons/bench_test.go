@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
 )
@@ -60,7 +61,7 @@ func genStore(n int, seed uint64) *Store {
 		}
 		for k := 0; k < notes; k++ {
 			s.note(e.ID, s.structured(fmt.Sprintf("tick %d: credit +0.277 (ci delta +1, https://github.com/o/r/actions/runs/%d)", s.tick, r.IntN(1e9)), "settle",
-				m("ticket", vStr(ContentID(e.ID, fmt.Sprint(k)))), m("credit", vFloat(0.277270)), m("delta", vFloat(1)), m("detail", vStr("")), m("source", vStr("ci")), m("evidence", vNull())))
+				pyjson.Pair("ticket", pyjson.String(ContentID(e.ID, fmt.Sprint(k)))), pyjson.Pair("credit", pyjson.Float(0.277270)), pyjson.Pair("delta", pyjson.Float(1)), pyjson.Pair("detail", pyjson.String("")), pyjson.Pair("source", pyjson.String("ci")), pyjson.Pair("evidence", pyjson.Null())))
 		}
 		made = append(made, e)
 	}

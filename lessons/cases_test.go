@@ -338,7 +338,7 @@ func TestCase16Expiry(t *testing.T) {
 	}
 	found := false
 	for _, ev := range s.events {
-		if ev.Name() == "expired" && ev.v.str("source") == "expired" && ev.Tick() == 51 {
+		if ev.Name() == "expired" && ev.v.Field("source").Str() == "expired" && ev.Tick() == 51 {
 			found = true
 		}
 	}
@@ -808,8 +808,8 @@ func TestCaseCompatForgetChecksEscrowBeforePin(t *testing.T) {
 	if r := s.Forget(e.ID); r != ForgetEscrowed {
 		t.Fatalf("forget = %s, want escrowed", r)
 	}
-	if ev := lastEvent(s); ev.Name() != "forget_refused" || ev.v.str("reason") != ForgetEscrowed {
-		t.Errorf("event %s %s", ev.Name(), ev.v.str("reason"))
+	if ev := lastEvent(s); ev.Name() != "forget_refused" || ev.v.Field("reason").Str() != ForgetEscrowed {
+		t.Errorf("event %s %s", ev.Name(), ev.v.Field("reason").Str())
 	}
 	if _, ok := s.Entry(e.ID); !ok {
 		t.Error("forgotten despite escrow")

@@ -58,12 +58,12 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 			if dl, ok := ev.Delta(); ok && dl != 0 {
 				nonzero++
 			}
-			ap, ok := ev.v.get("applied")
+			ap, ok := ev.v.Get("applied")
 			if !ok {
 				untracked++
 			} else {
-				for _, a := range ap.arr {
-					if c, ok := a.numField("credit"); ok && c != 0 {
+				for _, a := range ap.Elems() {
+					if c, ok := a.Field("credit").Num(); ok && c != 0 {
 						windowCredited++
 					}
 				}

@@ -2,8 +2,9 @@ package lessons
 
 import (
 	"math"
-	"strconv"
 	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // Economics of this project beyond darwin-memo's (issue 13, docs/tuning.md):
@@ -44,35 +45,35 @@ func (c Config) extConfigSet(k string) bool {
 }
 
 // extConfigValue renders extension key k.
-func (c Config) extConfigValue(k string) value {
+func (c Config) extConfigValue(k string) pyjson.Value {
 	switch k {
 	case "retrieval_upkeep":
-		return vFloat(c.RetrievalUpkeep)
+		return pyjson.Float(c.RetrievalUpkeep)
 	case "idle_upkeep_scale":
 		return optFloat(c.IdleUpkeepScale)
 	case "harm_gain":
-		return vFloat(c.HarmGain)
+		return pyjson.Float(c.HarmGain)
 	case "tenure_after":
-		return vInt(c.TenureAfter)
+		return pyjson.Int(c.TenureAfter)
 	case "bundle_split":
-		return vBool(c.BundleSplit)
+		return pyjson.Bool(c.BundleSplit)
 	case "segregate_losses":
-		return vBool(c.SegregateLosses)
+		return pyjson.Bool(c.SegregateLosses)
 	default:
-		return vFloat(c.TenureUpkeepScale)
+		return pyjson.Float(c.TenureUpkeepScale)
 	}
 }
 
 // setExtConfig parses extension key k into c. known is false for keys that
 // are not extension keys; bad is true for a value of the wrong type (the
 // field keeps its default).
-func (c *Config) setExtConfig(k string, x value) (known, bad bool) {
+func (c *Config) setExtConfig(k string, x pyjson.Value) (known, bad bool) {
 	switch k {
 	case "retrieval_upkeep", "harm_gain", "tenure_upkeep_scale":
-		if x.k != kNumber {
+		if x.Kind() != pyjson.KindNumber {
 			return true, true
 		}
-		f := x.float()
+		f, _ := x.Num()
 		switch k {
 		case "retrieval_upkeep":
 			c.RetrievalUpkeep = f
@@ -82,32 +83,29 @@ func (c *Config) setExtConfig(k string, x value) (known, bad bool) {
 			c.TenureUpkeepScale = f
 		}
 	case "idle_upkeep_scale":
-		switch x.k {
-		case kNull:
+		switch x.Kind() {
+		case pyjson.KindNull:
 			c.IdleUpkeepScale = nil
-		case kNumber:
-			f := x.float()
+		case pyjson.KindNumber:
+			f, _ := x.Num()
 			c.IdleUpkeepScale = &f
 		default:
 			return true, true
 		}
 	case "tenure_after":
-		if x.k != kNumber || x.isF {
-			return true, true
-		}
-		i, err := strconv.Atoi(x.s)
-		if err != nil {
+		i, ok := x.Int()
+		if !ok {
 			return true, true
 		}
 		c.TenureAfter = i
 	case "bundle_split", "segregate_losses":
-		if x.k != kBool {
+		if x.Kind() != pyjson.KindBool {
 			return true, true
 		}
 		if k == "bundle_split" {
-			c.BundleSplit = x.b
+			c.BundleSplit = x.Bool()
 		} else {
-			c.SegregateLosses = x.b
+			c.SegregateLosses = x.Bool()
 		}
 	default:
 		return false, false
@@ -186,7 +184,7 @@ func (s *Store) gainStreak(e *Entry) int {
 				continue
 			}
 			if c, ok := n.Credit(); ok {
-				b, _ := n.v.intField("bundle")
+				b, _ := n.v.Field("bundle").Int()
 				e.streak = nextStreak(e.streak, c, b)
 			}
 		}

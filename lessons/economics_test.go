@@ -273,7 +273,7 @@ func TestSettleBodyRecordsTheBundle(t *testing.T) {
 	}
 	for _, e := range []*Entry{a, b} {
 		h := s.History(e.ID)
-		if n, ok := h[len(h)-1].v.intField("bundle"); !ok || n != 2 {
+		if n, ok := h[len(h)-1].v.Field("bundle").Int(); !ok || n != 2 {
 			t.Errorf("%s: last note %s lacks bundle 2", e.ID, h[len(h)-1].JSON())
 		}
 		if s.Tenured(e) {

@@ -10,32 +10,37 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // Event is one record of the event log (lessons.events.jsonl):
 // {"event", "tick", "ts", ...payload}.
-type Event struct{ v value }
+type Event struct{ v pyjson.Value }
 
 // Name returns the event name ("decide", "settle", "tick", ...).
-func (e Event) Name() string { return e.v.str("event") }
+func (e Event) Name() string { return e.v.Field("event").Str() }
 
 // Tick returns the event's tick.
-func (e Event) Tick() int { t, _ := e.v.intField("tick"); return t }
+func (e Event) Tick() int { t, _ := e.v.Field("tick").Int(); return t }
 
 // Source returns the settle source ("" when the field is missing).
-func (e Event) Source() string { return e.v.str("source") }
+func (e Event) Source() string { return e.v.Field("source").Str() }
 
 // Delta returns the settle delta.
-func (e Event) Delta() (float64, bool) { return e.v.numField("delta") }
+func (e Event) Delta() (float64, bool) { return e.v.Field("delta").Num() }
 
 // Has reports whether the payload has key.
-func (e Event) Has(key string) bool { _, ok := e.v.get(key); return ok }
+func (e Event) Has(key string) bool { _, ok := e.v.Get(key); return ok }
 
 // Silent reports whether a decide event was silent.
-func (e Event) Silent() bool { x, ok := e.v.get("silent"); return ok && x.k == kBool && x.b }
+func (e Event) Silent() bool {
+	x, ok := e.v.Get("silent")
+	return ok && x.Kind() == pyjson.KindBool && x.Bool()
+}
 
 // JSON returns the event as one compact JSON line (without newline).
-func (e Event) JSON() string { return string(compactPy(e.v)) }
+func (e Event) JSON() string { return string(pyjson.Compact(e.v)) }
 
 // Events returns the events recorded since the last Save.
 func (s *Store) Events() []Event { return s.events }
@@ -45,12 +50,12 @@ func (s *Store) nowISO() string {
 }
 
 // log buffers one event; Save appends the buffer to the event log.
-func (s *Store) log(name string, payload ...member) {
+func (s *Store) log(name string, payload ...pyjson.Member) {
 	s.touchLedger()
-	ms := make([]member, 0, 3+len(payload))
-	ms = append(ms, m("event", vStr(name)), m("tick", vInt(s.tick)), m("ts", vStr(s.nowISO())))
+	ms := make([]pyjson.Member, 0, 3+len(payload))
+	ms = append(ms, pyjson.Pair("event", pyjson.String(name)), pyjson.Pair("tick", pyjson.Int(s.tick)), pyjson.Pair("ts", pyjson.String(s.nowISO())))
 	ms = append(ms, payload...)
-	s.events = append(s.events, Event{vObj(ms...)})
+	s.events = append(s.events, Event{pyjson.Object(ms...)})
 }
 
 // touchLedger makes a plain store (one without a ledger block) a ledger
@@ -85,7 +90,7 @@ func AppendEvents(path string, events []Event) error {
 	}
 	var buf bytes.Buffer
 	for _, e := range events {
-		buf.Write(compactPy(e.v))
+		buf.Write(pyjson.Compact(e.v))
 		buf.WriteByte('\n')
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -133,8 +138,8 @@ func ReadEvents(path string) ([]Event, error) {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 64*1024), 16<<20)
 		for sc.Scan() {
-			v, err := parseValue(fp, sc.Bytes())
-			if err != nil || v.k != kObject {
+			v, err := pyjson.Parse(fp, sc.Bytes())
+			if err != nil || v.Kind() != pyjson.KindObject {
 				continue
 			}
 			out = append(out, Event{v})

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // Extensions are the top-level keys of a store that darwin-memo does not know and ignores (the
@@ -29,8 +31,8 @@ func (s *Store) Extension(key string) ([]byte, bool) {
 		return nil, false
 	}
 	for i := len(s.extraTop) - 1; i >= 0; i-- {
-		if s.extraTop[i].key == key {
-			return compactPy(s.extraTop[i].val), true
+		if s.extraTop[i].Key == key {
+			return pyjson.Compact(s.extraTop[i].Value), true
 		}
 	}
 	return nil, false
@@ -40,7 +42,7 @@ func (s *Store) Extension(key string) ([]byte, bool) {
 func (s *Store) Extensions() []string {
 	keys := make([]string, 0, len(s.extraTop))
 	for _, mb := range s.extraTop {
-		keys = append(keys, mb.key)
+		keys = append(keys, mb.Key)
 	}
 	return keys
 }
@@ -56,18 +58,18 @@ func (s *Store) SetExtension(key string, data []byte) error {
 	if data == nil {
 		out := s.extraTop[:0]
 		for _, mb := range s.extraTop {
-			if mb.key != key {
+			if mb.Key != key {
 				out = append(out, mb)
 			}
 		}
 		s.extraTop = out
 		return nil
 	}
-	v, err := parseValue("extension "+key, data)
+	v, err := pyjson.Parse("extension "+key, data)
 	if err != nil {
 		return err
 	}
-	s.extraTop = setMember(s.extraTop, key, v)
+	s.extraTop = pyjson.SetMember(s.extraTop, key, v)
 	return nil
 }
 
@@ -76,23 +78,23 @@ func (s *Store) SetExtension(key string, data []byte) error {
 // (Python's json.loads grammar), so a store whose lessons do not load still gives it. ok is
 // false when the key is absent.
 func ExtensionOf(name string, doc []byte, key string) (value []byte, ok bool, err error) {
-	p := &parser{file: name, data: doc}
-	if err := p.expectKind(kObject, "a JSON object"); err != nil {
+	p := pyjson.NewDecoder(name, doc)
+	if err := p.Expect(pyjson.KindObject, "a JSON object"); err != nil {
 		return nil, false, err
 	}
 	var found []byte
-	err = p.object(func(k string) error {
+	err = p.Object(func(k string) error {
 		if k != key {
-			return p.skip(0, true)
+			return p.Skip()
 		}
-		v, err := p.value(0)
+		v, err := p.Value()
 		if err == nil {
-			found = compactPy(v) // a repeated key: the last value wins, as in Python
+			found = pyjson.Compact(v) // a repeated key: the last value wins, as in Python
 		}
 		return err
 	})
 	if err == nil {
-		err = p.end()
+		err = p.End()
 	}
 	if err != nil {
 		return nil, false, err
@@ -149,11 +151,11 @@ func (c *compareReader) Write(b []byte) (int, error) {
 // hideExtensions leaves the keys out of s's extensions until the returned function runs.
 func (s *Store) hideExtensions(keys []string) (restore func()) {
 	saved := s.extraTop
-	kept := make([]member, 0, len(saved))
+	kept := make([]pyjson.Member, 0, len(saved))
 	for _, mb := range saved {
 		hidden := false
 		for _, k := range keys {
-			hidden = hidden || mb.key == k
+			hidden = hidden || mb.Key == k
 		}
 		if !hidden {
 			kept = append(kept, mb)

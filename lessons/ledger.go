@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // NewLesson is a lesson to add to the store.
@@ -68,8 +70,8 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 		window = fmt.Sprintf(", juvenile window %d", e.Juvenile)
 	}
 	s.note(e.ID, s.structured(fmt.Sprintf("born at tick %d (source %s, stake %s%s)", s.tick, source, strconv.FormatFloat(e.Energy, 'g', -1, 64), window),
-		"birth", m("source", vStr(source)), m("stake", vFloat(e.Energy))))
-	s.log("add", m("entry", vStr(e.ID)), m("kind", vStr(string(e.Kind))), m("source", vStr(source)), m("stake", vFloat(e.Energy)))
+		"birth", pyjson.Pair("source", pyjson.String(source)), pyjson.Pair("stake", pyjson.Float(e.Energy))))
+	s.log("add", pyjson.Pair("entry", pyjson.String(e.ID)), pyjson.Pair("kind", pyjson.String(string(e.Kind))), pyjson.Pair("source", pyjson.String(source)), pyjson.Pair("stake", pyjson.Float(e.Energy)))
 	return e, nil
 }
 
@@ -142,17 +144,17 @@ func (s *Store) compactLiving() {
 // dropRetrieverVector removes id's cached vector from carried retriever
 // state of the shape {"vectors": {id: [...]}} (store.py bury).
 func (s *Store) dropRetrieverVector(id string) {
-	if s.retriever == nil || s.retriever.k != kObject {
+	if s.retriever == nil || s.retriever.Kind() != pyjson.KindObject {
 		return
 	}
-	for i, mb := range s.retriever.obj {
-		if mb.key != "vectors" || mb.val.k != kObject {
+	for i, mb := range s.retriever.Members() {
+		if mb.Key != "vectors" || mb.Value.Kind() != pyjson.KindObject {
 			continue
 		}
-		vs := mb.val.obj
+		vs := mb.Value.Members()
 		for j := range vs {
-			if vs[j].key == id {
-				s.retriever.obj[i].val.obj = append(vs[:j:j], vs[j+1:]...)
+			if vs[j].Key == id {
+				s.retriever.Members()[i].Value = pyjson.Object(append(vs[:j:j], vs[j+1:]...)...)
 				break
 			}
 		}
@@ -160,7 +162,7 @@ func (s *Store) dropRetrieverVector(id string) {
 }
 
 // note appends a history note for id, keeping at most HistoryCap.
-func (s *Store) note(id string, v value) {
+func (s *Store) note(id string, v pyjson.Value) {
 	h, ok := s.history[id]
 	if !ok {
 		s.historyIDs = append(s.historyIDs, id)
@@ -173,10 +175,10 @@ func (s *Store) note(id string, v value) {
 }
 
 // structured builds a note {"tick","ts","text","event",...}.
-func (s *Store) structured(text, event string, extra ...member) value {
-	ms := make([]member, 0, 4+len(extra))
-	ms = append(ms, m("tick", vInt(s.tick)), m("ts", vStr(s.nowISO())), m("text", vStr(text)), m("event", vStr(event)))
-	return vObj(append(ms, extra...)...)
+func (s *Store) structured(text, event string, extra ...pyjson.Member) pyjson.Value {
+	ms := make([]pyjson.Member, 0, 4+len(extra))
+	ms = append(ms, pyjson.Pair("tick", pyjson.Int(s.tick)), pyjson.Pair("ts", pyjson.String(s.nowISO())), pyjson.Pair("text", pyjson.String(text)), pyjson.Pair("event", pyjson.String(event)))
+	return pyjson.Object(append(ms, extra...)...)
 }
 
 // ---------------------------------------------------------------------------
@@ -196,14 +198,14 @@ type Evidence struct {
 	URL        string
 }
 
-func (ev *Evidence) members() []member {
+func (ev *Evidence) members() []pyjson.Member {
 	if ev == nil {
 		return nil
 	}
-	var ms []member
+	var ms []pyjson.Member
 	add := func(k, v string) {
 		if v != "" {
-			ms = append(ms, m(k, vStr(v)))
+			ms = append(ms, pyjson.Pair(k, pyjson.String(v)))
 		}
 	}
 	add("mode", ev.Mode)
@@ -211,7 +213,7 @@ func (ev *Evidence) members() []member {
 	add("repository", ev.Repository)
 	add("run", ev.Run)
 	if ev.PR != 0 {
-		ms = append(ms, m("pr", vInt(ev.PR)))
+		ms = append(ms, pyjson.Pair("pr", pyjson.Int(ev.PR)))
 	}
 	add("base_sha", ev.BaseSHA)
 	add("head_sha", ev.HeadSHA)
@@ -219,11 +221,11 @@ func (ev *Evidence) members() []member {
 	return ms
 }
 
-func (ev *Evidence) value() value {
+func (ev *Evidence) value() pyjson.Value {
 	if ev == nil {
-		return vNull()
+		return pyjson.Null()
 	}
-	return vObj(ev.members()...)
+	return pyjson.Object(ev.members()...)
 }
 
 // MaxSettledRuns caps ledger.settled_runs (darwin-memo lets it grow without
@@ -295,7 +297,7 @@ func (s *Store) Settle(ticketID string, delta float64, opts SettleOptions) Settl
 		opts.Source = "unknown"
 	}
 	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		s.log("settle_rejected", m("ticket", vStr(ticketID)), m("detail", vStr("non-finite delta")), m("source", vStr(opts.Source)))
+		s.log("settle_rejected", pyjson.Pair("ticket", pyjson.String(ticketID)), pyjson.Pair("detail", pyjson.String("non-finite delta")), pyjson.Pair("source", pyjson.String(opts.Source)))
 		return SettleResult{Ticket: ticketID, Status: StatusRejected}
 	}
 	at := -1
@@ -306,7 +308,7 @@ func (s *Store) Settle(ticketID string, delta float64, opts SettleOptions) Settl
 		}
 	}
 	if at < 0 {
-		s.log("settle_dropped", m("ticket", vStr(ticketID)), m("delta", vFloat(delta)), m("detail", vStr(opts.Detail)))
+		s.log("settle_dropped", pyjson.Pair("ticket", pyjson.String(ticketID)), pyjson.Pair("delta", pyjson.Float(delta)), pyjson.Pair("detail", pyjson.String(opts.Detail)))
 		return SettleResult{Ticket: ticketID, Status: StatusDropped}
 	}
 	t := s.pending[at]
@@ -364,10 +366,10 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	}
 	res := SettleResult{Ticket: t.ID, Landed: true, Status: event}
 	if ev := opts.Evidence; ev != nil && ev.Repository != "" && ev.Run != "" {
-		ms := []member{m("ticket", vStr(t.ID)), m("source", vStr(opts.Source)), m("delta", vFloat(delta))}
-		s.settledRuns = append(s.settledRuns, vObj(append(ms, ev.members()...)...))
+		ms := []pyjson.Member{pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("source", pyjson.String(opts.Source)), pyjson.Pair("delta", pyjson.Float(delta))}
+		s.settledRuns = append(s.settledRuns, pyjson.Object(append(ms, ev.members()...)...))
 		if over := len(s.settledRuns) - MaxSettledRuns; over > 0 {
-			s.settledRuns = append([]value(nil), s.settledRuns[over:]...)
+			s.settledRuns = append([]pyjson.Value(nil), s.settledRuns[over:]...)
 		}
 	}
 	srcLabel := opts.Source
@@ -400,13 +402,13 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 			s.damaged[c.Entry] = true
 		}
 		text := fmt.Sprintf("tick %d: credit %s (%s delta %s%s)", s.tick, fmt.Sprintf("%+.3f", c.Amount), srcLabel, pyG(delta), detail)
-		extra := []member{m("ticket", vStr(t.ID)), m("credit", vFloat(round6(c.Amount))), m("delta", vFloat(delta)),
-			m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())}
+		extra := []pyjson.Member{pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("credit", pyjson.Float(round6(c.Amount))), pyjson.Pair("delta", pyjson.Float(delta)),
+			pyjson.Pair("detail", pyjson.String(opts.Detail)), pyjson.Pair("source", pyjson.String(opts.Source)), pyjson.Pair("evidence", opts.Evidence.value())}
 		if opts.Bundle > 1 {
-			extra = append(extra, m("bundle", vInt(opts.Bundle)))
+			extra = append(extra, pyjson.Pair("bundle", pyjson.Int(opts.Bundle)))
 		}
 		if opts.Regressions != nil {
-			extra = append(extra, m("regressions", vFloat(*opts.Regressions)))
+			extra = append(extra, pyjson.Pair("regressions", pyjson.Float(*opts.Regressions)))
 		}
 		s.note(c.Entry, s.structured(text, "settle", extra...))
 		if e, ok := s.byID[c.Entry]; ok {
@@ -430,11 +432,11 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 			e.Uses++
 			e.LastUsedCycle = s.tick
 			text := fmt.Sprintf("tick %d: outcome moved no credit (%s delta %s%s)", s.tick, srcLabel, pyG(delta), detail)
-			s.note(id, s.structured(text, "settle", m("ticket", vStr(t.ID)), m("credit", vFloat(0)), m("delta", vFloat(delta)),
-				m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)), m("evidence", opts.Evidence.value())))
+			s.note(id, s.structured(text, "settle", pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("credit", pyjson.Float(0)), pyjson.Pair("delta", pyjson.Float(delta)),
+				pyjson.Pair("detail", pyjson.String(opts.Detail)), pyjson.Pair("source", pyjson.String(opts.Source)), pyjson.Pair("evidence", opts.Evidence.value())))
 		} else {
 			text := fmt.Sprintf("tick %d: no outcome observed (%s%s)", s.tick, event, detail)
-			s.note(id, s.structured(text, event, m("ticket", vStr(t.ID)), m("detail", vStr(opts.Detail))))
+			s.note(id, s.structured(text, event, pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("detail", pyjson.String(opts.Detail))))
 		}
 	}
 	// Lifecycle: probation graduation, admission window.
@@ -451,8 +453,8 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 		if e.Probation > 0 && (c.Amount > 0 || c.Amount == 0 && delta > 0) {
 			e.Probation--
 			if e.Probation == 0 {
-				s.note(e.ID, s.structured(fmt.Sprintf("tick %d: graduated from probation", s.tick), "graduated", m("lifecycle", vStr("probation"))))
-				s.log("graduate", m("entry", vStr(e.ID)), m("lifecycle", vStr("probation")))
+				s.note(e.ID, s.structured(fmt.Sprintf("tick %d: graduated from probation", s.tick), "graduated", pyjson.Pair("lifecycle", pyjson.String("probation"))))
+				s.log("graduate", pyjson.Pair("entry", pyjson.String(e.ID)), pyjson.Pair("lifecycle", pyjson.String("probation")))
 			}
 		}
 		if e.Juvenile > 0 {
@@ -461,13 +463,13 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 				e.Juvenile = 0
 				s.damaged[e.ID] = true
 				denied[e.ID] = true
-				s.note(e.ID, s.structured(fmt.Sprintf("tick %d: admission denied (juvenile decider on a negative outcome)", s.tick), "admission_denied", m("ticket", vStr(t.ID))))
-				s.log("admission_denied", m("entry", vStr(e.ID)), m("ticket", vStr(t.ID)))
+				s.note(e.ID, s.structured(fmt.Sprintf("tick %d: admission denied (juvenile decider on a negative outcome)", s.tick), "admission_denied", pyjson.Pair("ticket", pyjson.String(t.ID))))
+				s.log("admission_denied", pyjson.Pair("entry", pyjson.String(e.ID)), pyjson.Pair("ticket", pyjson.String(t.ID)))
 			} else {
 				e.Juvenile--
 				if e.Juvenile == 0 {
-					s.note(e.ID, s.structured(fmt.Sprintf("tick %d: admitted", s.tick), "graduated", m("lifecycle", vStr("admission"))))
-					s.log("graduate", m("entry", vStr(e.ID)), m("lifecycle", vStr("admission")))
+					s.note(e.ID, s.structured(fmt.Sprintf("tick %d: admitted", s.tick), "graduated", pyjson.Pair("lifecycle", pyjson.String("admission"))))
+					s.log("graduate", pyjson.Pair("entry", pyjson.String(e.ID)), pyjson.Pair("lifecycle", pyjson.String("admission")))
 				}
 			}
 		}
@@ -486,8 +488,8 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 		}
 		if !e.Alive() && (!escrow[id] || denied[id]) {
 			cause := s.cause(id)
-			s.note(id, s.structured(fmt.Sprintf("buried at tick %d on settle", s.tick), "buried", m("cause", vStr(cause)),
-				m("uses", vInt(e.Uses)), m("last_used_tick", vInt(e.LastUsedCycle))))
+			s.note(id, s.structured(fmt.Sprintf("buried at tick %d on settle", s.tick), "buried", pyjson.Pair("cause", pyjson.String(cause)),
+				pyjson.Pair("uses", pyjson.Int(e.Uses)), pyjson.Pair("last_used_tick", pyjson.Int(e.LastUsedCycle))))
 			dead = append(dead, e)
 			e.dead = true // keep duplicates in prov from double-burying
 			res.Buried = append(res.Buried, id)
@@ -497,12 +499,12 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 		e.dead = false
 	}
 	s.bury(dead...)
-	ap := make([]value, len(applied))
+	ap := make([]pyjson.Value, len(applied))
 	for i, c := range applied {
-		ap[i] = vObj(m("entry", vStr(c.Entry)), m("credit", vFloat(round6(c.Amount))))
+		ap[i] = pyjson.Object(pyjson.Pair("entry", pyjson.String(c.Entry)), pyjson.Pair("credit", pyjson.Float(round6(c.Amount))))
 	}
-	s.log(event, m("ticket", vStr(t.ID)), m("delta", vFloat(delta)), m("detail", vStr(opts.Detail)), m("source", vStr(opts.Source)),
-		m("evidence", opts.Evidence.value()), m("applied", vArr(ap...)), m("buried", vStrs(res.Buried)))
+	s.log(event, pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("delta", pyjson.Float(delta)), pyjson.Pair("detail", pyjson.String(opts.Detail)), pyjson.Pair("source", pyjson.String(opts.Source)),
+		pyjson.Pair("evidence", opts.Evidence.value()), pyjson.Pair("applied", pyjson.Array(ap...)), pyjson.Pair("buried", pyjson.Strings(res.Buried)))
 	return res
 }
 
@@ -606,7 +608,7 @@ func (s *Store) Tick(opts TickOptions) TickStats {
 			why = "executed: negative outcomes drained it"
 		}
 		text := fmt.Sprintf("died at tick %d (%s; uses=%d, last_used_tick=%d)", s.tick, why, e.Uses, e.LastUsedCycle)
-		s.note(e.ID, s.structured(text, "death", m("cause", vStr(cause)), m("uses", vInt(e.Uses)), m("last_used_tick", vInt(e.LastUsedCycle))))
+		s.note(e.ID, s.structured(text, "death", pyjson.Pair("cause", pyjson.String(cause)), pyjson.Pair("uses", pyjson.Int(e.Uses)), pyjson.Pair("last_used_tick", pyjson.Int(e.LastUsedCycle))))
 		st.DeadEntries = append(st.DeadEntries, e.ID)
 	}
 	s.bury(dead...)
@@ -622,9 +624,9 @@ func (s *Store) Tick(opts TickOptions) TickStats {
 		total += e.Energy
 	}
 	st.TotalEnergy = round3(total)
-	s.log("tick", m("population", vInt(st.Population)), m("deaths", vInt(st.Deaths)), m("merges", vInt(st.Merges)),
-		m("pending", vInt(st.Pending)), m("expired", vInt(st.Expired)), m("total_energy", vFloat(st.TotalEnergy)),
-		m("upkeep_charged", vFloat(st.UpkeepCharged)), m("dead_entries", vStrs(st.DeadEntries)))
+	s.log("tick", pyjson.Pair("population", pyjson.Int(st.Population)), pyjson.Pair("deaths", pyjson.Int(st.Deaths)), pyjson.Pair("merges", pyjson.Int(st.Merges)),
+		pyjson.Pair("pending", pyjson.Int(st.Pending)), pyjson.Pair("expired", pyjson.Int(st.Expired)), pyjson.Pair("total_energy", pyjson.Float(st.TotalEnergy)),
+		pyjson.Pair("upkeep_charged", pyjson.Float(st.UpkeepCharged)), pyjson.Pair("dead_entries", pyjson.Strings(st.DeadEntries)))
 	return st
 }
 
@@ -663,7 +665,7 @@ func (s *Store) setPinned(id string, pin bool) bool {
 		text = fmt.Sprintf("tick %d: unpinned by an operator", s.tick)
 	}
 	s.note(id, s.structured(text, ev))
-	s.log(ev, m("entry", vStr(id)))
+	s.log(ev, pyjson.Pair("entry", pyjson.String(id)))
 	return true
 }
 
@@ -681,7 +683,7 @@ func (s *Store) Forget(id string) string {
 	// darwin-memo's order: escrow first (even for an id that is not
 	// living), then existence, then pin.
 	if s.escrowed()[id] {
-		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetEscrowed)))
+		s.log("forget_refused", pyjson.Pair("entry", pyjson.String(id)), pyjson.Pair("reason", pyjson.String(ForgetEscrowed)))
 		return ForgetEscrowed
 	}
 	e, ok := s.byID[id]
@@ -689,12 +691,12 @@ func (s *Store) Forget(id string) string {
 		return ForgetUnknown
 	}
 	if e.Pinned {
-		s.log("forget_refused", m("entry", vStr(id)), m("reason", vStr(ForgetPinned)))
+		s.log("forget_refused", pyjson.Pair("entry", pyjson.String(id)), pyjson.Pair("reason", pyjson.String(ForgetPinned)))
 		return ForgetPinned
 	}
-	s.note(id, s.structured(fmt.Sprintf("buried at tick %d (forgotten)", s.tick), "buried", m("via", vStr("forget")), m("cause", vStr("forgotten"))))
+	s.note(id, s.structured(fmt.Sprintf("buried at tick %d (forgotten)", s.tick), "buried", pyjson.Pair("via", pyjson.String("forget")), pyjson.Pair("cause", pyjson.String("forgotten"))))
 	s.bury(e)
-	s.log("forget", m("entry", vStr(id)))
+	s.log("forget", pyjson.Pair("entry", pyjson.String(id)))
 	return ForgetBuried
 }
 
@@ -745,11 +747,11 @@ func (s *Store) Import(from *Store, opts ImportOptions) []string {
 		}
 		s.addLiving(e)
 		s.note(e.ID, s.structured(fmt.Sprintf("tick %d: imported from %s (probation %d)", s.tick, label, prob), "import",
-			m("imported_from", vStr(label))))
+			pyjson.Pair("imported_from", pyjson.String(label))))
 		out = append(out, e.ID)
 	}
 	if len(out) > 0 { // an import that copies nothing changes nothing
-		s.log("import", m("from", vStr(label)), m("entries", vStrs(out)))
+		s.log("import", pyjson.Pair("from", pyjson.String(label)), pyjson.Pair("entries", pyjson.Strings(out)))
 	}
 	return out
 }
@@ -763,4 +765,13 @@ func (s *Store) TicksToStarvation(e *Entry) *float64 {
 	}
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(e.Energy/u, 'f', 1, 64), 64)
 	return &r
+}
+
+// round6 is Python's round(x, 6) for finite x.
+func round6(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 6, 64), 64)
+	return r
 }

@@ -2,11 +2,12 @@ package lessons
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sort"
 	"strconv"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // This file three-way merges darwin-memo lesson stores: the store on the open bot branch
@@ -19,7 +20,7 @@ import (
 // spelling and keys nobody here knows survive. It keeps each value as its bytes in the
 // document and parses a value only where the three sides disagree about it, so a merge holds
 // little beyond the three documents. The rules are documented in docs/merge.md; in one line:
-// for every value, the side that changed it wins, people win conflicts on text and trust
+// for every pyjson.Value, the side that changed it wins, people win conflicts on text and trust
 // fields, the bot wins conflicts on its economics, and lists of tickets, notes and runs are
 // merged by identity.
 
@@ -38,7 +39,7 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	return prettyJSON(doc)
+	return pyjson.Indent("merged store", doc)
 }
 
 // MergeStore is Merge loaded as a store with opts (ParseWith), without writing the merged
@@ -107,7 +108,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	buf := make([]byte, 0, n)
 	buf = append(buf, '{')
 	if v, ok := out.vals["config"]; ok {
-		buf = appendPyString(buf, "config")
+		buf = pyjson.AppendString(buf, "config")
 		buf = append(append(buf, ':'), v...)
 		buf = append(buf, ',')
 	}
@@ -125,7 +126,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	}
 	for _, k := range out.keys {
 		if k != "config" && k != "entries" && k != "graveyard" {
-			buf = appendPyString(append(buf, ','), k)
+			buf = pyjson.AppendString(append(buf, ','), k)
 			buf = append(append(buf, ':'), out.vals[k]...)
 		}
 	}
@@ -139,26 +140,8 @@ func orEmptyJSON(b []byte) []byte {
 	return b
 }
 
-// prettyJSON rewrites a document in darwin-memo's formatting (json.dumps with indent=2).
-func prettyJSON(doc []byte) ([]byte, error) {
-	p := &parser{file: "merged store", data: doc}
-	w := &pyWriter{pretty: true, buf: make([]byte, 0, len(doc)+len(doc)/4)}
-	err := p.reformat(w, 0)
-	if errors.Is(err, errDupKey) {
-		var v value
-		if v, err = parseValue("merged store", doc); err == nil {
-			w.buf, w.indent = w.buf[:0], 0
-			w.value(v)
-		}
-	}
-	if err == nil {
-		err = p.end()
-	}
-	return w.buf, err
-}
-
 // rawObj is a JSON object as the bytes of its values, in key order. A repeated key keeps its
-// first place and its last value, as a Python dict does.
+// first place and its last pyjson.Value, as a Python dict does.
 type rawObj struct {
 	keys []string
 	vals map[string][]byte
@@ -196,7 +179,7 @@ func (o *rawObj) bytes() []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendPyString(buf, k)
+		buf = pyjson.AppendString(buf, k)
 		buf = append(buf, ':')
 		buf = append(buf, o.vals[k]...)
 	}
@@ -230,50 +213,50 @@ func appendRawList(buf []byte, items [][]byte) []byte {
 
 // rawObject reads a JSON object's members as the bytes of their values.
 func rawObject(data []byte) (*rawObj, error) {
-	p := &parser{file: "store", data: data}
-	k, err := p.peekKind()
+	p := pyjson.NewDecoder("store", data)
+	k, err := p.Peek()
 	if err != nil {
 		return nil, err
 	}
-	if k != kObject {
+	if k != pyjson.KindObject {
 		return nil, fmt.Errorf("not a JSON object (a %s)", k)
 	}
 	o := newRawObj()
-	err = p.object(func(key string) error {
-		start := p.pos
-		if err := p.skipFast(); err != nil {
+	err = p.Object(func(key string) error {
+		start := p.Pos()
+		if err := p.SkipFast(); err != nil {
 			return err
 		}
-		o.set(key, data[start:p.pos])
+		o.set(key, data[start:p.Pos()])
 		return nil
 	})
 	if err == nil {
-		err = p.end()
+		err = p.End()
 	}
 	return o, err
 }
 
 // rawArray reads a JSON array's elements as their bytes.
 func rawArray(data []byte) ([][]byte, error) {
-	p := &parser{file: "store", data: data}
-	k, err := p.peekKind()
+	p := pyjson.NewDecoder("store", data)
+	k, err := p.Peek()
 	if err != nil {
 		return nil, err
 	}
-	if k != kArray {
+	if k != pyjson.KindArray {
 		return nil, fmt.Errorf("not a list (a %s)", k)
 	}
 	var out [][]byte
-	err = p.array(func(int) error {
-		start := p.pos
-		if err := p.skipFast(); err != nil {
+	err = p.Array(func(int) error {
+		start := p.Pos()
+		if err := p.SkipFast(); err != nil {
 			return err
 		}
-		out = append(out, data[start:p.pos])
+		out = append(out, data[start:p.Pos()])
 		return nil
 	})
 	if err == nil {
-		err = p.end()
+		err = p.End()
 	}
 	return out, err
 }
@@ -287,57 +270,21 @@ func rawEqual(a, b []byte) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	va, err := parseValue("", a)
+	va, err := pyjson.Parse("", a)
 	if err != nil {
 		return false
 	}
-	vb, err := parseValue("", b)
-	return err == nil && sameJSONValue(va, vb)
-}
-
-func sameJSONValue(a, b value) bool {
-	if a.k != b.k {
-		return false
-	}
-	switch a.k {
-	case kNull:
-		return true
-	case kBool:
-		return a.b == b.b
-	case kNumber:
-		return a.s == b.s && a.isF == b.isF
-	case kString:
-		return a.s == b.s
-	case kArray:
-		if len(a.arr) != len(b.arr) {
-			return false
-		}
-		for i := range a.arr {
-			if !sameJSONValue(a.arr[i], b.arr[i]) {
-				return false
-			}
-		}
-		return true
-	default:
-		if len(a.obj) != len(b.obj) {
-			return false
-		}
-		for i := range a.obj {
-			if a.obj[i].key != b.obj[i].key || !sameJSONValue(a.obj[i].val, b.obj[i].val) {
-				return false
-			}
-		}
-		return true
-	}
+	vb, err := pyjson.Parse("", b)
+	return err == nil && va.Equal(vb)
 }
 
 // canonicalJSON is a value's compact Python spelling, its identity in lists merged by value.
 func canonicalJSON(b []byte) string {
-	v, err := parseValue("", b)
+	v, err := pyjson.Parse("", b)
 	if err != nil {
 		return string(b)
 	}
-	return string(compactPy(v))
+	return string(pyjson.Compact(v))
 }
 
 // pickChanged is the three-way rule for one opaque value: the side that changed it wins; when both
@@ -418,18 +365,18 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 			}
 			continue
 		}
-		p := &parser{file: sec.key, data: raw}
-		if k, err := p.peekKind(); err != nil || k != kArray {
+		p := pyjson.NewDecoder(sec.key, raw)
+		if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
 			return nil, nil, nil, fmt.Errorf("%s is not a list", sec.key)
 		}
-		err := p.array(func(i int) error {
-			start := p.pos
-			id, r, err := p.entryID()
+		err := p.Array(func(i int) error {
+			start := p.Pos()
+			id, r, err := entryID(p)
 			if err != nil {
 				return fmt.Errorf("%s[%d]: %w", sec.key, i, err)
 			}
 			if r == nil {
-				r = raw[start:p.pos]
+				r = raw[start:p.Pos()]
 			}
 			// A later duplicate (a graveyard copy of a living id) overrides; darwin-memo keeps
 			// ids unique across both lists.
@@ -449,31 +396,31 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 // entryID reads the entry at p and returns its id, and nil bytes: the entry is as it stands.
 // An entry without one (a lesson added by hand) gets the content-derived id every load gives
 // it, and is returned with it.
-func (p *parser) entryID() (string, []byte, error) {
-	if id, ok := p.entryIDQuick(); ok {
+func entryID(p *pyjson.Decoder) (string, []byte, error) {
+	if id, ok := entryIDQuick(p); ok {
 		return id, nil, nil
 	}
-	return p.entryIDSlow()
+	return entryIDSlow(p)
 }
 
 // entryIDSlow is entryID without its fast path.
-func (p *parser) entryIDSlow() (string, []byte, error) {
-	start := p.pos
-	if k, err := p.peekKind(); err != nil || k != kObject {
+func entryIDSlow(p *pyjson.Decoder) (string, []byte, error) {
+	start := p.Pos()
+	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
 		return "", nil, errors.New("not an object")
 	}
 	var id string
 	var has, bad bool
-	err := p.object(func(key string) error {
+	err := p.Object(func(key string) error {
 		if key != "id" {
-			return p.skipFast()
+			return p.SkipFast()
 		}
 		has = true
-		if k, _ := p.peekKind(); k != kString {
+		if k, _ := p.Peek(); k != pyjson.KindString {
 			bad = true
-			return p.skipFast()
+			return p.SkipFast()
 		}
-		s, err := p.rawString()
+		s, err := p.Str()
 		id = s
 		return err
 	})
@@ -486,78 +433,18 @@ func (p *parser) entryIDSlow() (string, []byte, error) {
 	case has:
 		return id, nil, nil
 	}
-	v, err := parseValue("entry", p.data[start:p.pos])
+	v, err := pyjson.Parse("entry", p.Data()[start:p.Pos()])
 	if err != nil {
 		return "", nil, err
 	}
-	q, qok := v.get("question")
-	a, aok := v.get("answer")
-	if !qok || !aok || q.k != kString || a.k != kString {
+	q, qok := v.Get("question")
+	a, aok := v.Get("answer")
+	if !qok || !aok || q.Kind() != pyjson.KindString || a.Kind() != pyjson.KindString {
 		return "", nil, errors.New("has no string id, and no question and answer to derive one from")
 	}
-	id = ContentID("entry", q.s, a.s)
-	v.obj = append(v.obj, m("id", vStr(id)))
-	return id, compactPy(v), nil
-}
-
-// skipFast passes over the next value like skip, without checking what its strings hold
-// (escapes, UTF-8): the merge only compares and copies values, and whatever it keeps is
-// read again, strictly, when the merged store is loaded.
-func (p *parser) skipFast() error {
-	if p.skipQuick() {
-		return nil
-	}
-	return p.skip(0, false)
-}
-
-// skip parses the next value without keeping it. strict checks what strings hold (escapes,
-// UTF-8) as the store's reader does; otherwise a string is passed over up to its closing quote,
-// rejecting only control characters (skipFast).
-func (p *parser) skip(depth int, strict bool) error {
-	if depth > maxDepth {
-		return p.syntaxErr(p.pos, "nesting too deep")
-	}
-	k, err := p.peekKind()
-	if err != nil {
-		return err
-	}
-	switch k {
-	case kString:
-		if strict {
-			_, err = p.rawBytes()
-			return err
-		}
-		d := p.data
-		for i := p.pos + 1; i < len(d); {
-			for i+8 <= len(d) && plainWord(binary.LittleEndian.Uint64(d[i:])) {
-				i += 8
-			}
-			if i >= len(d) {
-				break
-			}
-			switch c := d[i]; {
-			case c == '"':
-				p.pos = i + 1
-				return nil
-			case c == '\\':
-				i += 2
-			case c < 0x20:
-				return p.syntaxErr(i, "invalid control character in string")
-			default:
-				i++
-			}
-		}
-		return p.syntaxErr(p.pos, "unterminated string")
-	case kNumber:
-		_, _, err = p.numberSpan()
-	case kBool, kNull:
-		_, err = p.literal()
-	case kArray:
-		err = p.array(func(int) error { return p.skip(depth+1, strict) })
-	default:
-		err = p.object(func(string) error { return p.skip(depth+1, strict) })
-	}
-	return err
+	id = ContentID("entry", q.Str(), a.Str())
+	v.Set("id", pyjson.String(id))
+	return id, pyjson.Compact(v), nil
 }
 
 // mergeEntries returns the merged entries and graveyard as lists of entries' bytes.
@@ -717,12 +604,11 @@ func rawInt(b []byte) (int, bool) {
 	if b == nil {
 		return 0, false
 	}
-	v, err := parseValue("", b)
-	if err != nil || v.k != kNumber || v.isF {
+	v, err := pyjson.Parse("", b)
+	if err != nil {
 		return 0, false
 	}
-	i, err := strconv.Atoi(v.s)
-	return i, err == nil
+	return v.Int()
 }
 
 // mergeTick adds ticks people ran on the base branch to the bot's count.
@@ -749,17 +635,17 @@ func mergeTick(base, ours, theirs []byte) []byte {
 	return []byte(strconv.Itoa(o))
 }
 
-// mergeByID merges lists of objects by identity (the idKey field, or the whole value). With
+// mergeByID merges lists of objects by identity (the idKey field, or the whole pyjson.Value). With
 // removals, an item present at base and missing on either side is dropped (settled by the bot,
 // or abandoned by a person); otherwise every item of either side is kept.
 func mergeByID(base, ours, theirs []byte, idKey string, removals bool) ([]byte, error) {
 	key := func(r []byte) string {
 		if idKey != "" {
-			if v, err := parseValue("", r); err == nil {
-				if x, ok := v.get(idKey); ok && x.k == kString && x.s != "" {
-					return x.s
+			if v, err := pyjson.Parse("", r); err == nil {
+				if x, ok := v.Get(idKey); ok && x.Kind() == pyjson.KindString && x.Str() != "" {
+					return x.Str()
 				}
-				return string(compactPy(v))
+				return string(pyjson.Compact(v))
 			}
 		}
 		return canonicalJSON(r)
@@ -865,18 +751,18 @@ func unionStrings(ours, theirs []byte) ([]byte, error) {
 		if raw == nil {
 			continue
 		}
-		v, err := parseValue("", raw)
+		v, err := pyjson.Parse("", raw)
 		if err != nil {
 			return nil, err
 		}
-		if v.k != kArray {
-			return nil, fmt.Errorf("not a list of strings (a %s)", v.k)
+		if v.Kind() != pyjson.KindArray {
+			return nil, fmt.Errorf("not a list of strings (a %s)", v.Kind())
 		}
-		for _, x := range v.arr {
-			if x.k != kString {
-				return nil, fmt.Errorf("not a list of strings (holds a %s)", x.k)
+		for _, x := range v.Elems() {
+			if x.Kind() != pyjson.KindString {
+				return nil, fmt.Errorf("not a list of strings (holds a %s)", x.Kind())
 			}
-			set[x.s] = true
+			set[x.Str()] = true
 		}
 	}
 	out := make([]string, 0, len(set))
@@ -884,7 +770,7 @@ func unionStrings(ours, theirs []byte) ([]byte, error) {
 		out = append(out, s)
 	}
 	sort.Strings(out)
-	return compactPy(vStrs(out)), nil
+	return pyjson.Compact(pyjson.Strings(out)), nil
 }
 
 // parseThree reads the base (absent counts as empty), ours and theirs sides of a merge as

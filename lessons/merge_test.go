@@ -267,3 +267,22 @@ func TestMergeMatchesEntriesWithoutID(t *testing.T) {
 		t.Fatalf("want the content id, the bot's energy and people's pin: %+v", e)
 	}
 }
+
+// A repeated key in an entry one side wrote by hand is carried into the merged document and
+// read as json.loads reads it (the last value wins), instead of failing the merge.
+func TestMergeRepeatedKeyInAnEntry(t *testing.T) {
+	base := mstore([]string{mentry("aaaaaaaaaaaa", "q", 1, "")}, nil, "")
+	ours := mstore([]string{mentry("aaaaaaaaaaaa", "q", 1, ""), mentry("bbbbbbbbbbbb", "r", 1, "")}, nil, "")
+	theirs := mstore([]string{mentry("aaaaaaaaaaaa", "q", 1, `,"pinned":false,"pinned":true`)}, nil, "")
+	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := lessons.Parse("merged", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if e, ok := s.Entry("aaaaaaaaaaaa"); !ok || !e.Pinned {
+		t.Errorf("merged entry lost the pin (last value of a repeated key):\n%s", out)
+	}
+}

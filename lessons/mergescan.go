@@ -1,192 +1,36 @@
 package lessons
 
 import (
-	"encoding/binary"
 	"fmt"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
-// The merge passes over every value of three store documents (skipFast) and reads the id of
-// every entry (entryID). These are their fast paths: flat loops over the bytes, without the
-// parser's callbacks and JSON path. A fast path accepts only what the parser's own walk
-// accepts, and ends where it ends; anything it is not sure of (an escape in a key, a non-ASCII
-// key, deep nesting, any error) makes it give up and leave the position as it was, so the
-// parser's walk runs and gives its own answer, error messages included.
+// The merge passes over every value of three store documents (SkipFast) and reads the id of
+// every entry (entryID). These are the fast paths of the id reads: flat loops over the bytes,
+// without the decoder's callbacks and JSON path. A fast path accepts only what the decoder's
+// own walk accepts, and ends where it ends; anything it is not sure of (an escape in a key, a
+// non-ASCII key, deep nesting, any error) makes it give up and leave the position as it was,
+// so the decoder's walk runs and gives its own answer, error messages included.
 
-// quickDepth is the nesting the fast skip handles; deeper values take the parser's walk.
-const quickDepth = 64
-
-// skipQuick passes over the next value as skipFast does and reports true, or reports false
-// with p.pos unchanged. One loop without calls on the common path: most values of a store are
-// short.
-func (p *parser) skipQuick() bool {
-	d := p.data
-	i := p.pos
-	n := len(d)
-	var stack [quickDepth]byte
-	depth := 0
-	c := byte(0)
-	start := p.pos
-value:
-	for i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
-		i++
-	}
-	if i >= n {
-		return false
-	}
-	switch c = d[i]; c {
-	case '"':
-		goto str
-	case '{', '[':
-		if depth == quickDepth {
-			return false
-		}
-		i++
-		for i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
-			i++
-		}
-		if i < n && d[i] == c+2 { // '{'+2 == '}', '['+2 == ']'
-			i++
-			goto after
-		}
-		stack[depth] = c + 2
-		depth++
-		if c == '{' {
-			goto key
-		}
-		goto value
-	case 't', 'f', 'n':
-		p.pos = i
-		if _, err := p.literal(); err != nil {
-			p.pos = start
-			return false
-		}
-		i, p.pos = p.pos, start
-		goto after
-	default:
-		if c == '-' || c >= '0' && c <= '9' || c == 'N' || c == 'I' {
-			p.pos = i
-			if _, _, err := p.numberSpan(); err != nil {
-				p.pos = start
-				return false
-			}
-			i, p.pos = p.pos, start
-			goto after
-		}
-		return false
-	}
-str: // a value string at d[i]: escapes are not checked, control characters are refused
-	for j := i + 1; ; {
-		for j+8 <= n && plainWord(binary.LittleEndian.Uint64(d[j:])) {
-			j += 8
-		}
-		if j >= n {
-			return false
-		}
-		switch b := d[j]; {
-		case b == '"':
-			i = j + 1
-			goto after
-		case b == '\\':
-			j += 2
-		case b < 0x20:
-			return false
-		default:
-			j++
-		}
-	}
-key: // a member name (plain ASCII, no escapes: the parser decodes names strictly) and its colon
-	for i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
-		i++
-	}
-	if i >= n || d[i] != '"' {
-		return false
-	}
-	for j := i + 1; ; {
-		for j+8 <= n && plainWord(binary.LittleEndian.Uint64(d[j:])) {
-			j += 8
-		}
-		if j >= n {
-			return false
-		}
-		if b := d[j]; b == '"' {
-			i = j + 1
-			break
-		} else if b < 0x20 || b == '\\' || b >= 0x80 {
-			return false
-		}
-		j++
-	}
-	for i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
-		i++
-	}
-	if i >= n || d[i] != ':' {
-		return false
-	}
-	i++
-	goto value
-after: // after a value: close containers or go on to the next member
-	if depth == 0 {
-		p.pos = i
-		return true
-	}
-	for i < n && (d[i] == ' ' || d[i] == '\n' || d[i] == '\t' || d[i] == '\r') {
-		i++
-	}
-	if i >= n {
-		return false
-	}
-	if c = d[i]; c == stack[depth-1] {
-		depth--
-		i++
-		goto after
-	}
-	if c != ',' {
-		return false
-	}
-	i++
-	if stack[depth-1] == '}' {
-		goto key
-	}
-	goto value
-}
-
-// entryIDQuick reads the id of the entry object at p.pos as entryID does when the entry has
-// one: a plain ASCII string without escapes (the last one, if repeated). ok is false, and
-// p.pos unchanged, for anything else.
-func (p *parser) entryIDQuick() (id string, ok bool) {
-	d := p.data
-	start := p.pos
+// entryIDQuick reads the id of the entry object at p's position as entryID does when the
+// entry has one: a plain ASCII string without escapes (the last one, if repeated). ok is
+// false, and the position unchanged, for anything else.
+func entryIDQuick(p *pyjson.Decoder) (id string, ok bool) {
+	d := p.Data()
+	start := p.Pos()
 	i := start
-	ws := func() {
-		for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
-			i++
-		}
-	}
-	fail := func() (string, bool) { p.pos = start; return "", false }
+	ws := func() { i = skipSpace(d, i) }
+	fail := func() (string, bool) { p.SetPos(start); return "", false }
 	// plain passes over a string of plain ASCII without escapes and returns its contents.
 	plain := func() ([]byte, bool) {
-		if i >= len(d) || d[i] != '"' {
+		j, ok := pyjson.ScanPlain(d, i)
+		if !ok {
 			return nil, false
 		}
-		j := i + 1
-		for {
-			for j+8 <= len(d) && plainWord(binary.LittleEndian.Uint64(d[j:])) {
-				j += 8
-			}
-			if j >= len(d) {
-				return nil, false
-			}
-			c := d[j]
-			if c == '"' {
-				s := d[i+1 : j]
-				i = j + 1
-				return s, true
-			}
-			if c < 0x20 || c == '\\' || c >= 0x80 {
-				return nil, false
-			}
-			j++
-		}
+		s := d[i+1 : j]
+		i = j + 1
+		return s, true
 	}
 	ws()
 	if i >= len(d) || d[i] != '{' {
@@ -217,11 +61,11 @@ func (p *parser) entryIDQuick() (id string, ok bool) {
 			}
 			last = v
 		} else {
-			p.pos = i
-			if !p.skipQuick() {
+			p.SetPos(i)
+			if !p.SkipQuick() {
 				return fail()
 			}
-			i = p.pos
+			i = p.Pos()
 		}
 		ws()
 		if i >= len(d) {
@@ -239,7 +83,7 @@ func (p *parser) entryIDQuick() (id string, ok bool) {
 	if len(last) == 0 {
 		return fail()
 	}
-	p.pos = i
+	p.SetPos(i)
 	return string(last), true
 }
 
@@ -256,85 +100,83 @@ func (o *rawObj) obj(key string) *rawObj {
 // merge needs them, and would otherwise pass over their bytes again. A part the fast paths do
 // not take is left to be read later, as before, so errors are the same.
 func storeObject(data []byte) (*rawObj, error) {
-	p := &parser{file: "store", data: data}
-	k, err := p.peekKind()
+	p := pyjson.NewDecoder("store", data)
+	k, err := p.Peek()
 	if err != nil {
 		return nil, err
 	}
-	if k != kObject {
+	if k != pyjson.KindObject {
 		return nil, fmt.Errorf("not a JSON object (a %s)", k)
 	}
 	o := newRawObj()
-	err = p.object(func(key string) error {
-		start := p.pos
+	err = p.Object(func(key string) error {
+		start := p.Pos()
 		delete(o.sections, key)
 		delete(o.objs, key)
 		switch key {
 		case "entries", "graveyard":
-			if l, ok := p.entriesQuick(); ok {
+			if l, ok := entriesQuick(p); ok {
 				if o.sections == nil {
 					o.sections = map[string]*entryList{}
 				}
 				o.sections[key] = l
-				o.set(key, data[start:p.pos])
+				o.set(key, data[start:p.Pos()])
 				return nil
 			}
 		case "ledger":
-			if r, ok := p.objectQuick(func(k string) bool { return k == "history" }); ok {
+			if r, ok := objectQuick(p, func(k string) bool { return k == "history" }); ok {
 				if o.objs == nil {
 					o.objs = map[string]*rawObj{}
 				}
 				o.objs[key] = r
-				o.set(key, data[start:p.pos])
+				o.set(key, data[start:p.Pos()])
 				return nil
 			}
 		}
-		if err := p.skipFast(); err != nil {
+		if err := p.SkipFast(); err != nil {
 			return err
 		}
-		o.set(key, data[start:p.pos])
+		o.set(key, data[start:p.Pos()])
 		return nil
 	})
 	if err == nil {
-		err = p.end()
+		err = p.End()
 	}
 	return o, err
 }
 
 // entriesQuick reads a list of entries that all have a plain id (entryIDQuick), or reports
-// false with p.pos unchanged.
-func (p *parser) entriesQuick() (*entryList, bool) {
-	d := p.data
-	start := p.pos
-	fail := func() (*entryList, bool) { p.pos = start; return nil, false }
-	p.ws()
-	if p.pos >= len(d) || d[p.pos] != '[' {
+// false with p's position unchanged.
+func entriesQuick(p *pyjson.Decoder) (*entryList, bool) {
+	d := p.Data()
+	start := p.Pos()
+	fail := func() (*entryList, bool) { p.SetPos(start); return nil, false }
+	i := skipSpace(d, start)
+	if i >= len(d) || d[i] != '[' {
 		return fail()
 	}
-	p.pos++
 	l := &entryList{}
-	p.ws()
-	if p.pos < len(d) && d[p.pos] == ']' {
-		p.pos++
+	if i = skipSpace(d, i+1); i < len(d) && d[i] == ']' {
+		p.SetPos(i + 1)
 		return l, true
 	}
 	for {
-		p.ws()
-		from := p.pos
-		id, ok := p.entryIDQuick()
+		from := skipSpace(d, i)
+		p.SetPos(from)
+		id, ok := entryIDQuick(p)
 		if !ok {
 			return fail()
 		}
-		l.ids, l.raws = append(l.ids, id), append(l.raws, d[from:p.pos])
-		p.ws()
-		if p.pos >= len(d) {
+		i = p.Pos()
+		l.ids, l.raws = append(l.ids, id), append(l.raws, d[from:i])
+		if i = skipSpace(d, i); i >= len(d) {
 			return fail()
 		}
-		switch d[p.pos] {
+		switch d[i] {
 		case ',':
-			p.pos++
+			i++
 		case ']':
-			p.pos++
+			p.SetPos(i + 1)
 			return l, true
 		default:
 			return fail()
@@ -343,49 +185,35 @@ func (p *parser) entriesQuick() (*entryList, bool) {
 }
 
 // objectQuick reads an object with plain member names as rawObject does, reading the members
-// nested names as objects the same way; false, with p.pos unchanged, for anything else.
-func (p *parser) objectQuick(nested func(string) bool) (*rawObj, bool) {
-	d := p.data
-	start := p.pos
-	fail := func() (*rawObj, bool) { p.pos = start; return nil, false }
-	p.ws()
-	if p.pos >= len(d) || d[p.pos] != '{' {
+// nested names as objects the same way; false, with p's position unchanged, for anything else.
+func objectQuick(p *pyjson.Decoder, nested func(string) bool) (*rawObj, bool) {
+	d := p.Data()
+	start := p.Pos()
+	fail := func() (*rawObj, bool) { p.SetPos(start); return nil, false }
+	i := skipSpace(d, start)
+	if i >= len(d) || d[i] != '{' {
 		return fail()
 	}
-	p.pos++
 	o := newRawObj()
-	p.ws()
-	if p.pos < len(d) && d[p.pos] == '}' {
-		p.pos++
+	if i = skipSpace(d, i+1); i < len(d) && d[i] == '}' {
+		p.SetPos(i + 1)
 		return o, true
 	}
 	for {
-		p.ws()
-		if p.pos >= len(d) || d[p.pos] != '"' {
+		i = skipSpace(d, i)
+		j, ok := pyjson.ScanPlain(d, i)
+		if !ok {
 			return fail()
 		}
-		j := p.pos + 1
-		for j < len(d) && d[j] != '"' {
-			if c := d[j]; c < 0x20 || c == '\\' || c >= 0x80 {
-				return fail()
-			}
-			j++
-		}
-		if j >= len(d) {
+		key := string(d[i+1 : j])
+		if i = skipSpace(d, j+1); i >= len(d) || d[i] != ':' {
 			return fail()
 		}
-		key := string(d[p.pos+1 : j])
-		p.pos = j + 1
-		p.ws()
-		if p.pos >= len(d) || d[p.pos] != ':' {
-			return fail()
-		}
-		p.pos++
-		p.ws()
-		from := p.pos
+		from := skipSpace(d, i+1)
+		p.SetPos(from)
 		delete(o.objs, key)
 		if nested != nil && nested(key) {
-			r, ok := p.objectQuick(nil)
+			r, ok := objectQuick(p, nil)
 			if !ok {
 				return fail()
 			}
@@ -393,22 +221,31 @@ func (p *parser) objectQuick(nested func(string) bool) (*rawObj, bool) {
 				o.objs = map[string]*rawObj{}
 			}
 			o.objs[key] = r
-		} else if !p.skipQuick() {
+		} else if !p.SkipQuick() {
 			return fail()
 		}
-		o.set(key, d[from:p.pos])
-		p.ws()
-		if p.pos >= len(d) {
+		i = p.Pos()
+		o.set(key, d[from:i])
+		if i = skipSpace(d, i); i >= len(d) {
 			return fail()
 		}
-		switch d[p.pos] {
+		switch d[i] {
 		case ',':
-			p.pos++
+			i++
 		case '}':
-			p.pos++
+			p.SetPos(i + 1)
 			return o, true
 		default:
 			return fail()
 		}
 	}
+}
+
+// skipSpace returns the index of the first byte at or after i in d that is not JSON
+// whitespace.
+func skipSpace(d []byte, i int) int {
+	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
+		i++
+	}
+	return i
 }

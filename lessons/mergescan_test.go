@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
-// The fast paths of the merge accept only what the parser's walk accepts, and end where it
+// The fast paths of the merge accept only what the decoder's walk accepts, and end where it
 // ends: checked on store documents and on random damage to them.
 func TestMergeFastPathsAgreeWithParser(t *testing.T) {
 	docs := []string{
@@ -39,26 +41,20 @@ func TestMergeFastPathsAgreeWithParser(t *testing.T) {
 					}
 				}
 			}
-			slow := &parser{file: "t", data: b}
-			slowErr := slow.skip(0, false)
-			quick := &parser{file: "t", data: b}
-			ok := quick.skipQuick()
-			if ok && (slowErr != nil || quick.pos != slow.pos) {
-				t.Fatalf("skipQuick accepted %q up to %d; the parser: %v at %d", b, quick.pos, slowErr, slow.pos)
-			}
-			if !ok && quick.pos != 0 {
-				t.Fatalf("skipQuick moved on failure: %q", b)
-			}
-			ps := &parser{file: "t", data: b}
+			ps := pyjson.NewDecoder("t", b)
 			sid, sraw, serr := func() (string, []byte, error) {
-				if k, err := ps.peekKind(); err != nil || k != kObject {
+				if k, err := ps.Peek(); err != nil || k != pyjson.KindObject {
 					return "", nil, err
 				}
-				return ps.entryIDSlow()
+				return entryIDSlow(ps)
 			}()
-			pq := &parser{file: "t", data: b}
-			if id, ok := pq.entryIDQuick(); ok && (serr != nil || sraw != nil || sid != id || pq.pos != ps.pos) {
-				t.Fatalf("entryIDQuick read %q (to %d) from %q; the parser: %q %v at %d", id, pq.pos, b, sid, serr, ps.pos)
+			pq := pyjson.NewDecoder("t", b)
+			id, ok := entryIDQuick(pq)
+			if ok && (serr != nil || sraw != nil || sid != id || pq.Pos() != ps.Pos()) {
+				t.Fatalf("entryIDQuick read %q (to %d) from %q; the decoder: %q %v at %d", id, pq.Pos(), b, sid, serr, ps.Pos())
+			}
+			if !ok && pq.Pos() != 0 {
+				t.Fatalf("entryIDQuick moved on failure: %q", b)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
 )
 
@@ -242,12 +243,12 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 		}
 	}
 	if opts.Register {
-		tid := vNull()
+		tid := pyjson.Null()
 		if d.Ticket != nil {
-			tid = vStr(d.Ticket.ID)
+			tid = pyjson.String(d.Ticket.ID)
 		}
-		s.log("decide", m("ticket", tid), m("query", vStr(query)), m("silent", vBool(d.Silent)),
-			m("decider", vStr(d.Decider)), m("supporting", vStrs(d.Supporting)), m("withheld", vStrs(d.Withheld)))
+		s.log("decide", pyjson.Pair("ticket", tid), pyjson.Pair("query", pyjson.String(query)), pyjson.Pair("silent", pyjson.Bool(d.Silent)),
+			pyjson.Pair("decider", pyjson.String(d.Decider)), pyjson.Pair("supporting", pyjson.Strings(d.Supporting)), pyjson.Pair("withheld", pyjson.Strings(d.Withheld)))
 	}
 	return d, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/lexrank"
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // Retrieval names a ranking. Tickets record the one they were minted with
@@ -66,8 +67,8 @@ const retrievalKey = "retrieval"
 // ("retrieval": "darwin-memo" or "v2"), else Options.Retrieval, else v2.
 func (s *Store) Retrieval() Retrieval {
 	for _, mb := range s.extraCfg {
-		if mb.key == retrievalKey && mb.val.k == kString {
-			if r, err := ParseRetrieval(mb.val.s); err == nil {
+		if mb.Key == retrievalKey && mb.Value.Kind() == pyjson.KindString {
+			if r, err := ParseRetrieval(mb.Value.Str()); err == nil {
 				return r
 			}
 		}
@@ -80,7 +81,7 @@ func (s *Store) Retrieval() Retrieval {
 
 // SetRetrieval records r as the store's default ranking in its config.
 func (s *Store) SetRetrieval(r Retrieval) {
-	s.extraCfg = setMember(s.extraCfg, retrievalKey, vStr(string(r)))
+	s.extraCfg = pyjson.SetMember(s.extraCfg, retrievalKey, pyjson.String(string(r)))
 }
 
 func (s *Store) resolveRetrieval(r Retrieval) Retrieval {

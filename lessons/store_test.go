@@ -2,12 +2,12 @@ package lessons
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"math"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 func readFixture(t *testing.T) []byte {
@@ -55,40 +55,6 @@ func TestFixtureLoadsAndRoundTrips(t *testing.T) {
 	}
 	if c, ok := h[1].Credit(); !ok || c != 0.6 {
 		t.Errorf("credit = %v %v", c, ok)
-	}
-}
-
-func TestPyFloat(t *testing.T) {
-	tests := []struct {
-		in   float64
-		want string
-	}{
-		{1, "1.0"}, {1e-05, "1e-05"}, {0.0001, "0.0001"}, {-3.191891195797325e-16, "-3.191891195797325e-16"},
-		{1e16, "1e+16"}, {1e15, "1000000000000000.0"}, {123456789012345678, "1.2345678901234568e+17"},
-		{0.1, "0.1"}, {5, "5.0"}, {math.Copysign(0, -1), "-0.0"}, {0.2772703, "0.2772703"}, {1.5e300, "1.5e+300"},
-		{math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"}, {math.NaN(), "NaN"}, {2.5, "2.5"},
-		{0.049999999999999684, "0.049999999999999684"}, {1234.5, "1234.5"}, {9999999999999998, "9999999999999998.0"},
-	}
-	for _, tt := range tests {
-		if got := pyFloat(tt.in); got != tt.want {
-			t.Errorf("pyFloat(%v) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestPyStringEscaping(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{"é", `"\u00e9"`},
-		{"😀", `"\ud83d\ude00"`},
-		{"a\"b\\c\n\t\r\b\f", `"a\"b\\c\n\t\r\b\f"`},
-		{"\x01\x7f", `"\u0001\u007f"`},
-		{"/", `"/"`},
-	}
-	for _, tt := range tests {
-		if got := string(appendPyString(nil, tt.in)); got != tt.want {
-			t.Errorf("escape(%q) = %s, want %s", tt.in, got, tt.want)
-		}
 	}
 }
 
@@ -231,7 +197,7 @@ func FuzzParse(f *testing.F) {
 		// the streaming note formatter agrees with the generic value path
 		for _, id := range s.historyIDs {
 			for _, raw := range s.history[id] {
-				v, err := parseValue("note", []byte(raw))
+				v, err := pyjson.Parse("note", []byte(raw))
 				if err != nil || renderNote(v) != raw {
 					t.Fatalf("note %q: generic path gives %q (%v)", raw, renderNote(v), err)
 				}
@@ -303,30 +269,4 @@ func TestSpeculativeLedgerParse(t *testing.T) {
 		t.Fatal("no speculation on a canonical 1 MB store")
 	}
 	<-sp.done
-}
-
-// plainWord must agree with a byte-by-byte test for every byte value in
-// every position (and for mixes of them).
-func TestPlainWordMatchesBytewise(t *testing.T) {
-	bytewise := func(b []byte) bool {
-		for _, c := range b {
-			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
-				return false
-			}
-		}
-		return true
-	}
-	var b [8]byte
-	for pos := range 8 {
-		for v := range 256 {
-			for i := range b {
-				b[i] = 'a' + byte(i)
-			}
-			b[pos] = byte(v)
-			b[(pos+3)%8] = byte(255 - v) // a second byte, sometimes special too
-			if got, want := plainWord(binary.LittleEndian.Uint64(b[:])), bytewise(b[:]); got != want {
-				t.Fatalf("plainWord(%q) = %v, want %v", b, got, want)
-			}
-		}
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // A ticket reaches the bot through the merged PR's body, in one of two forms
@@ -330,11 +332,11 @@ func (s *Store) SettleFree(t FreeTicket, delta float64, opts SettleOptions) Sett
 		opts.Source = "unknown"
 	}
 	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		s.log("settle_rejected", m("ticket", vStr(id)), m("detail", vStr("non-finite delta")), m("source", vStr(opts.Source)))
+		s.log("settle_rejected", pyjson.Pair("ticket", pyjson.String(id)), pyjson.Pair("detail", pyjson.String("non-finite delta")), pyjson.Pair("source", pyjson.String(opts.Source)))
 		return SettleResult{Ticket: id, Status: StatusRejected}
 	}
 	if s.settledRun(id, opts.Evidence) {
-		s.log("settle_dropped", m("ticket", vStr(id)), m("delta", vFloat(delta)), m("detail", vStr(opts.Detail)))
+		s.log("settle_dropped", pyjson.Pair("ticket", pyjson.String(id)), pyjson.Pair("delta", pyjson.Float(delta)), pyjson.Pair("detail", pyjson.String(opts.Detail)))
 		return SettleResult{Ticket: id, Status: StatusDropped}
 	}
 	tk := &Ticket{ID: id, Query: t.Query, DecidingEntry: t.Decider, SupportingEntries: t.Supporting, BornTick: t.Tick}
@@ -348,7 +350,7 @@ func (s *Store) settledRun(id string, ev *Evidence) bool {
 		return false
 	}
 	for _, r := range s.settledRuns {
-		if r.str("ticket") == id && r.str("repository") == ev.Repository && r.str("run") == ev.Run {
+		if r.Field("ticket").Str() == id && r.Field("repository").Str() == ev.Repository && r.Field("run").Str() == ev.Run {
 			return true
 		}
 	}

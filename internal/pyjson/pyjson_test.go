@@ -1,0 +1,284 @@
+package pyjson
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestFloatString(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{1, "1.0"}, {1e-05, "1e-05"}, {0.0001, "0.0001"}, {-3.191891195797325e-16, "-3.191891195797325e-16"},
+		{1e16, "1e+16"}, {1e15, "1000000000000000.0"}, {123456789012345678, "1.2345678901234568e+17"},
+		{0.1, "0.1"}, {5, "5.0"}, {math.Copysign(0, -1), "-0.0"}, {0.2772703, "0.2772703"}, {1.5e300, "1.5e+300"},
+		{math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"}, {math.NaN(), "NaN"}, {2.5, "2.5"},
+		{0.049999999999999684, "0.049999999999999684"}, {1234.5, "1234.5"}, {9999999999999998, "9999999999999998.0"},
+	}
+	for _, tt := range tests {
+		if got := FloatString(tt.in); got != tt.want {
+			t.Errorf("FloatString(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", `"plain"`},
+		{"é", `"\u00e9"`},
+		{"😀", `"\ud83d\ude00"`},
+		{"a\"b\\c\n\t\r\b\f", `"a\"b\\c\n\t\r\b\f"`},
+		{"\x01\x7f", `"\u0001\u007f"`},
+		{"/", `"/"`},
+	}
+	for _, tt := range tests {
+		if got := string(AppendString(nil, tt.in)); got != tt.want {
+			t.Errorf("escape(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// plainWord must agree with a byte-by-byte test for every byte value in
+// every position (and for mixes of them).
+func TestPlainWordMatchesBytewise(t *testing.T) {
+	bytewise := func(b []byte) bool {
+		for _, c := range b {
+			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	var b [8]byte
+	for pos := range 8 {
+		for v := range 256 {
+			for i := range b {
+				b[i] = 'a' + byte(i)
+			}
+			b[pos] = byte(v)
+			b[(pos+3)%8] = byte(255 - v) // a second byte, sometimes special too
+			if got, want := plainWord(binary.LittleEndian.Uint64(b[:])), bytewise(b[:]); got != want {
+				t.Fatalf("plainWord(%q) = %v, want %v", b, got, want)
+			}
+		}
+	}
+}
+
+func TestParseKeepsPythonSpelling(t *testing.T) {
+	in := `{"b": [1, 2.50, -0, 1E3, 1e400, NaN, -Infinity, "\ud800x\u00e9\ud83d\ude00"], "a": {}, "c": [], "d": null, "e": true, "b": false}`
+	v, err := Parse("t", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"b": false, "a": {}, "c": [], "d": null, "e": true}`
+	if got := string(Compact(v)); got != want {
+		t.Errorf("Compact = %s\nwant      %s", got, want)
+	}
+	v, err = Parse("t", []byte(`[1, 2.50, -0, 1E3, 1e400, NaN, -Infinity, "\ud800x\u00e9\ud83d\ude00"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `[1, 2.5, 0, 1000.0, Infinity, NaN, -Infinity, "\ud800x\u00e9\ud83d\ude00"]`
+	if got := string(Compact(v)); got != want {
+		t.Errorf("Compact = %s\nwant      %s", got, want)
+	}
+	if i, ok := v.Elems()[0].Int(); !ok || i != 1 {
+		t.Errorf("Int() = %d, %v", i, ok)
+	}
+	if _, ok := v.Elems()[1].Int(); ok || !v.Elems()[1].IsFloat() {
+		t.Errorf("2.50 reads as an int")
+	}
+	if f, ok := v.Elems()[5].Num(); !ok || !math.IsNaN(f) {
+		t.Errorf("NaN reads as %v, %v", f, ok)
+	}
+}
+
+func TestIndent(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"a":[1,{"b":[]}],"c":{}}`, "{\n  \"a\": [\n    1,\n    {\n      \"b\": []\n    }\n  ],\n  \"c\": {}\n}"},
+		// A repeated key keeps its first place and its last value, as json.loads does.
+		{`{"a": 1, "b": {"x": 1, "x": 2}, "a": 3}`, "{\n  \"a\": 3,\n  \"b\": {\n    \"x\": 2\n  }\n}"},
+		{` "\u00e9" `, `"\u00e9"`},
+	} {
+		got, err := Indent("t", []byte(tt.in))
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Indent(%s) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	if _, err := Indent("t", []byte(`{"a": 1} x`)); err == nil {
+		t.Error("Indent accepted extra data")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"{\"a\": [1,\n  2,, 3]}", "t:2:5: invalid JSON: unexpected character ',', expected a value"},
+		{`{"a": "abc`, "t:1:7: invalid JSON: unterminated string"},
+		{`{"a": "\x"}`, `t:1:8: invalid JSON: invalid escape '\x'`},
+		{`{"a": 1} 2`, "t:1:10: invalid JSON: extra data after the JSON value"},
+		{`[01]`, "t:1:3: invalid JSON: expected ',' or ']' in array"},
+	} {
+		_, err := Parse("t", []byte(tt.in))
+		var e *Error
+		if !errors.As(err, &e) || err.Error() != tt.want {
+			t.Errorf("Parse(%q) = %v, want %s", tt.in, err, tt.want)
+		}
+	}
+	d := NewDecoder("t", []byte(`{"a": {"b c": [0, "x"]}}`))
+	err := d.Object(func(string) error {
+		return d.Object(func(string) error {
+			return d.Array(func(i int) error {
+				if i == 0 {
+					return d.Skip()
+				}
+				_, err := d.Int()
+				return err
+			})
+		})
+	})
+	if want := `t: $.a["b c"][1]: expected an integer, got string`; err == nil || err.Error() != want {
+		t.Errorf("structural error = %v, want %s", err, want)
+	}
+}
+
+// The fast skip accepts only what the decoder's walk accepts, and ends where it ends:
+// checked on documents and on random damage to them.
+func TestSkipQuickAgreesWithSkip(t *testing.T) {
+	docs := []string{
+		`{"config": {"max_energy": 5.0}, "entries": [{"question": "q", "answer": "a\"b\\u00e9", "id": "x1", "energy": -1.5e3, "lineage": [], "tags": {}}], "graveyard": [], "ledger": {"history": {"x1": [{"tick": 1, "evidence": null, "ok": true}]}}}`,
+		`[1, 2.5, NaN, -Infinity, "s", {"k": [[], {}]}, true, false, null]`,
+		`{"id": "a", "id": "b", "x": {"id": "c"}}`,
+		`{"é": 1, "id": "z"}`,
+		`{"k\u00e9y": 1, "id": "z"}`,
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "{}[]\",:\\ \n0-1.eENaIy\x01\xc3\xa9tfu"
+	for _, doc := range docs {
+		for n := 0; n < 4000; n++ {
+			b := []byte(doc)
+			if n > 0 {
+				for k := 0; k < 1+r.IntN(3); k++ {
+					i := r.IntN(len(b))
+					switch r.IntN(3) {
+					case 0:
+						b[i] = alphabet[r.IntN(len(alphabet))]
+					case 1:
+						b = append(b[:i], b[i+1:]...)
+					default:
+						b = append(b[:i], append([]byte{alphabet[r.IntN(len(alphabet))]}, b[i:]...)...)
+					}
+					if len(b) == 0 {
+						b = []byte("0")
+					}
+				}
+			}
+			checkSkipQuick(t, b)
+		}
+	}
+}
+
+func checkSkipQuick(t *testing.T, b []byte) {
+	t.Helper()
+	slow := NewDecoder("t", b)
+	slowErr := slow.skip(0, false)
+	quick := NewDecoder("t", b)
+	ok := quick.SkipQuick()
+	if ok && (slowErr != nil || quick.pos != slow.pos) {
+		t.Fatalf("SkipQuick accepted %q up to %d; the walk: %v at %d", b, quick.pos, slowErr, slow.pos)
+	}
+	if !ok && quick.pos != 0 {
+		t.Fatalf("SkipQuick moved on failure: %q", b)
+	}
+}
+
+func FuzzSkip(f *testing.F) {
+	f.Add([]byte(`{"a": [1, 2.5e-3, NaN, "x\"y", {"b": null}], "c": true}`))
+	f.Add([]byte(`[{"id": "a\u00e9"}, -Infinity, -0, "\ud800"]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkSkipQuick(t, b)
+		// the strict skip accepts exactly what Value accepts, and ends where it ends
+		s := NewDecoder("t", b)
+		serr := s.Skip()
+		v := NewDecoder("t", b)
+		_, verr := v.Value()
+		if (serr == nil) != (verr == nil) || serr == nil && s.pos != v.pos {
+			t.Fatalf("%q: Skip %v at %d, Value %v at %d", b, serr, s.pos, verr, v.pos)
+		}
+		// the fast skip accepts all the strict one does
+		fast := NewDecoder("t", b)
+		if ferr := fast.SkipFast(); serr == nil && (ferr != nil || fast.pos != s.pos) {
+			t.Fatalf("%q: SkipFast %v at %d, Skip at %d", b, ferr, fast.pos, s.pos)
+		}
+	})
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"b": [1, 2.50, -0, 1E3, 1e400, NaN, -Infinity, "\ud800x\u00e9\ud83d\ude00"], "a": {}, "b": false}`))
+	f.Add([]byte(`[[], {}, "", 0, 1e-7, -1.5E+300, true, null, "\\\/\b\f\n\r\t"]`))
+	f.Add([]byte(`{"x": {"x": {"x": [1, {"y": 2, "y": 3}]}}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := Parse("t", b)
+		if err != nil {
+			return
+		}
+		// Compact and Indent write what reads back as the same value, and the two agree.
+		c := Compact(v)
+		vc, err := Parse("t", c)
+		if err != nil || !vc.Equal(v) {
+			t.Fatalf("Compact gives %s (%v), which does not read back as the value of %q", c, err, b)
+		}
+		ind, err := Indent("t", b)
+		if err != nil {
+			t.Fatalf("Indent of a valid document: %v", err)
+		}
+		vi, err := Parse("t", ind)
+		if err != nil || !vi.Equal(v) {
+			t.Fatalf("Indent gives %s (%v), which does not read back as the value of %q", ind, err, b)
+		}
+		w := NewWriter(nil, 0)
+		w.Value(v)
+		if !bytes.Equal(w.Bytes(), ind) {
+			t.Fatalf("Indent and Writer.Value disagree:\n%s\n---\n%s", ind, w.Bytes())
+		}
+		again, _ := Indent("t", ind)
+		if !bytes.Equal(again, ind) {
+			t.Fatalf("Indent is not stable:\n%s\n---\n%s", ind, again)
+		}
+		// Render at a depth agrees with the generic path.
+		d := NewDecoder("t", b)
+		r, err := d.Render(NewWriter(nil, 0), 3)
+		w = NewWriter(nil, 3)
+		w.Value(v)
+		if err != nil || r != string(w.Bytes()) {
+			t.Fatalf("Render gives %q (%v), the generic path %q", r, err, w.Bytes())
+		}
+	})
+}
+
+func TestStreamWriter(t *testing.T) {
+	v := Array(Strings([]string{strings.Repeat("x", 1<<17), "é"}), Float(0.1), Int(-3), Bool(true), Null(),
+		Object(Pair("k", String("v")), Pair("n", Object())))
+	var out bytes.Buffer
+	w := NewStreamWriter(&out, 16)
+	w.Open('[')
+	for i, x := range v.Elems() {
+		if i > 0 {
+			w.Sep()
+		}
+		w.Value(x)
+		w.Flush()
+	}
+	w.Close(']')
+	n, err := w.Done()
+	want := NewWriter(nil, 0)
+	want.Value(v)
+	if err != nil || n != int64(out.Len()) || !bytes.Equal(out.Bytes(), want.Bytes()) {
+		t.Errorf("stream wrote %d bytes (%v), want the %d bytes of Value", n, err, len(want.Bytes()))
+	}
+}

@@ -1,0 +1,559 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+)
+
+// FormatError reports a store file that is not valid JSON or not shaped like a
+// darwin-memo store. Line and Col are set (1-based) for syntax errors; Path is
+// the JSON path ($.entries[3].energy) for structural errors.
+type FormatError = pyjson.Error
+
+// Parse reads a store from data. name labels errors (usually the file name).
+// Malformed JSON or a wrong structure gives a *FormatError naming the JSON
+// path; hostile but well-formed ledger fields are handled fail-soft as
+// darwin-memo does (they are reported by Warnings).
+func Parse(name string, data []byte) (*Store, error) {
+	return ParseWith(name, data, Options{})
+}
+
+// ParseWith is Parse with injected options.
+func ParseWith(name string, data []byte, opts Options) (*Store, error) {
+	s := New(name, opts)
+	s.sizeHint = len(data)
+	s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = false, false, false
+	// Options.Config is the config of a store New creates: a loaded store
+	// without a ledger.config gets darwin-memo's defaults, as in darwin-memo.
+	s.cfg = DefaultConfig()
+	p := pyjson.NewDecoder(name, data)
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		return nil, p.SyntaxErrorAt(0, "unexpected UTF-8 byte-order mark; save the file as UTF-8 without BOM")
+	}
+	if err := p.Expect(pyjson.KindObject, "a JSON object with config, entries and graveyard"); err != nil {
+		return nil, err
+	}
+	var haveCfg, haveEntries, haveGrave bool
+	var ledgerVal *pyjson.Value
+	spec := speculateLedger(name, data, opts)
+	err := p.Object(func(key string) error {
+		switch key {
+		case "config":
+			haveCfg = true
+			return s.parseStoreConfig(p)
+		case "entries":
+			haveEntries = true
+			s.living = s.living[:0]
+			clear(s.byID)
+			return readEntries(p, func(e *Entry, i int) error {
+				if _, dup := s.byID[e.ID]; dup {
+					return p.Errorf("duplicate living entry id %q; each living id must be unique", e.ID)
+				}
+				s.byID[e.ID] = e
+				s.living = append(s.living, e)
+				return nil
+			}, s.opts.NewID)
+		case "graveyard":
+			haveGrave = true
+			s.graveyard = s.graveyard[:0]
+			clear(s.deadIDs)
+			return readEntries(p, func(e *Entry, i int) error {
+				s.deadIDs[e.ID] = len(s.graveyard)
+				s.graveyard = append(s.graveyard, e)
+				return nil
+			}, s.opts.NewID)
+		case "retriever":
+			v, err := p.Value()
+			if err != nil {
+				return err
+			}
+			s.retriever = &v
+			return nil
+		case "ledger":
+			if r := spec.result(p.Pos()); r != nil {
+				s.history, s.historyIDs = r.store.history, r.store.historyIDs
+				s.warnings = append(s.warnings, r.store.warnings...)
+				p.SetPos(r.end)
+				ledgerVal = &r.v
+				return nil
+			}
+			v, err := s.parseLedger(p)
+			if err != nil {
+				return err
+			}
+			ledgerVal = &v
+			return nil
+		default:
+			v, err := p.Value()
+			if err != nil {
+				return err
+			}
+			s.extraTop = pyjson.SetMember(s.extraTop, key, v)
+			return nil
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := p.End(); err != nil {
+		return nil, err
+	}
+	for _, k := range []struct {
+		ok   bool
+		name string
+	}{{haveCfg, "config"}, {haveEntries, "entries"}, {haveGrave, "graveyard"}} {
+		if !k.ok {
+			return nil, &FormatError{File: name, Path: "$", Msg: fmt.Sprintf("missing required key %q; a darwin-memo store has config, entries and graveyard", k.name)}
+		}
+	}
+	if ledgerVal != nil {
+		if err := s.loadLedger(*ledgerVal); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *Store) parseStoreConfig(p *pyjson.Decoder) error {
+	if err := p.Expect(pyjson.KindObject, "an object with max_energy and upkeep"); err != nil {
+		return err
+	}
+	return p.Object(func(key string) error {
+		switch key {
+		case "max_energy":
+			f, err := p.Float()
+			s.MaxEnergy = f
+			return err
+		case "upkeep":
+			f, err := p.Float()
+			s.Upkeep = f
+			return err
+		default:
+			v, err := p.Value()
+			s.extraCfg = pyjson.SetMember(s.extraCfg, key, v)
+			return err
+		}
+	})
+}
+
+// readEntries parses an array of entry objects.
+func readEntries(p *pyjson.Decoder, add func(*Entry, int) error, newID func(...string) string) error {
+	if err := p.Expect(pyjson.KindArray, "a list of entries"); err != nil {
+		return err
+	}
+	return p.Array(func(i int) error {
+		e, err := entry(p, newID)
+		if err != nil {
+			return err
+		}
+		return add(e, i)
+	})
+}
+
+// entry parses one entry object, refusing unknown keys as darwin-memo does.
+func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
+	if err := p.Expect(pyjson.KindObject, "an entry object"); err != nil {
+		return nil, err
+	}
+	e := &Entry{Kind: KindExplicit, Energy: SpawnEnergy, LastUsedCycle: -1}
+	var haveQ, haveA, haveID bool
+	err := p.Object(func(key string) error {
+		var err error
+		switch key {
+		case "question":
+			e.Question, err = p.Str()
+			haveQ = true
+		case "answer":
+			e.Answer, err = p.Str()
+			haveA = true
+		case "kind":
+			if err = p.Expect(pyjson.KindString, "a string"); err != nil {
+				return err
+			}
+			var b []byte
+			if b, err = p.StrBytes(); err != nil {
+				return err
+			}
+			k, ok := internKind(b)
+			if !ok {
+				return p.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", b)
+			}
+			e.Kind = k
+		case "sources":
+			e.Sources, err = p.Strings()
+		case "energy":
+			e.Energy, err = p.Float()
+		case "born_cycle":
+			e.BornCycle, err = p.Int()
+		case "recorded_ts":
+			var s string
+			var ok bool
+			s, ok, err = p.StrOrNull()
+			if ok {
+				e.RecordedTS = s
+			}
+		case "last_used_cycle":
+			e.LastUsedCycle, err = p.Int()
+		case "uses":
+			e.Uses, err = p.Int()
+		case "lineage":
+			e.Lineage, err = p.Strings()
+		case "pinned":
+			e.Pinned, err = p.Bool()
+		case "probation":
+			e.Probation, err = p.Int()
+		case "juvenile":
+			e.Juvenile, err = p.Int()
+		case "imported_from":
+			var s string
+			var ok bool
+			s, ok, err = p.StrOrNull()
+			if ok {
+				e.ImportedFrom = &s
+			} else {
+				e.ImportedFrom = nil
+			}
+		case "imported_at":
+			var s string
+			var ok bool
+			s, ok, err = p.StrOrNull()
+			if ok {
+				e.ImportedAt = &s
+			} else {
+				e.ImportedAt = nil
+			}
+		case "id":
+			e.ID, err = p.Str()
+			haveID = true
+		default:
+			return p.Errorf("unknown entry key %q; darwin-memo refuses unknown entry keys, so keep extra metadata in sources labels", key)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !haveQ || !haveA {
+		missing := "question"
+		if haveQ {
+			missing = "answer"
+		}
+		return nil, p.Errorf("entry is missing required key %q", missing)
+	}
+	if e.Sources == nil {
+		e.Sources = []string{}
+	}
+	if e.Lineage == nil {
+		e.Lineage = []string{}
+	}
+	if !haveID {
+		e.ID = newID("entry", e.Question, e.Answer)
+	}
+	return e, nil
+}
+
+// ledgerSpec is a ledger block parsed concurrently with the entries.
+type ledgerSpec struct {
+	start int
+	done  chan ledgerResult
+}
+
+type ledgerResult struct {
+	store *Store // holds history, historyIDs and warnings
+	v     pyjson.Value
+	end   int
+	err   error
+}
+
+// speculateLedger starts parsing the ledger block of a large store on
+// another core while the caller parses the entries. Python's indent=2
+// output puts the top-level key at "\n  \"ledger\": " (a raw newline can
+// only be whitespace between tokens, so the first match is normally the
+// one key; a forward search is several times faster than a backward one
+// at 100 MB); the result is used only if the sequential decoder reaches a
+// top-level "ledger" value at exactly that offset, so a wrong guess costs
+// time, never correctness.
+func speculateLedger(name string, data []byte, opts Options) *ledgerSpec {
+	const marker = "\n  \"ledger\": "
+	if len(data) < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
+		return nil
+	}
+	i := bytes.Index(data, []byte(marker))
+	if i < 0 {
+		return nil
+	}
+	sp := &ledgerSpec{start: i + len(marker), done: make(chan ledgerResult, 1)}
+	go func() {
+		tmp := New(name, opts)
+		p := pyjson.NewDecoder(name, data)
+		p.Seek(sp.start, "ledger")
+		v, err := tmp.parseLedger(p)
+		sp.done <- ledgerResult{store: tmp, v: v, end: p.Pos(), err: err}
+	}()
+	return sp
+}
+
+// result returns the speculative parse if it started at pos and succeeded.
+func (sp *ledgerSpec) result(pos int) *ledgerResult {
+	if sp == nil || sp.start != pos {
+		return nil
+	}
+	r := <-sp.done
+	sp.start = -1 // a repeated "ledger" key is parsed sequentially
+	if r.err != nil {
+		return nil
+	}
+	return &r
+}
+
+// parseLedger streams the ledger block: history notes are rendered straight
+// into their output form; the other keys are collected for loadLedger.
+func (s *Store) parseLedger(p *pyjson.Decoder) (pyjson.Value, error) {
+	k, err := p.Peek()
+	if err != nil {
+		return pyjson.Value{}, err
+	}
+	if k != pyjson.KindObject {
+		return p.Value() // loadLedger reports the wrong type
+	}
+	v := pyjson.Object()
+	w := pyjson.NewWriter(nil, 0)
+	err = p.Object(func(key string) error {
+		if key != "history" {
+			x, err := p.Value()
+			v.Set(key, x)
+			return err
+		}
+		v.Set(key, pyjson.Null()) // keeps the key's position
+		clear(s.history)
+		s.historyIDs = s.historyIDs[:0]
+		if k, err := p.Peek(); err != nil {
+			return err
+		} else if k != pyjson.KindObject {
+			s.warn("$.ledger.history is not an object; ignored")
+			_, err := p.Value()
+			return err
+		}
+		return p.Object(func(id string) error {
+			if k, err := p.Peek(); err != nil {
+				return err
+			} else if k != pyjson.KindArray {
+				s.warn(fmt.Sprintf("$.ledger.history[%q] is not a list; dropped", id))
+				_, err := p.Value()
+				return err
+			}
+			notes := []string{}
+			err := p.Array(func(int) error {
+				raw, err := p.Render(w, noteIndent)
+				notes = append(notes, raw)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if _, ok := s.history[id]; !ok {
+				s.historyIDs = append(s.historyIDs, id)
+			}
+			s.history[id] = notes
+			return nil
+		})
+	})
+	return v, err
+}
+
+// loadLedger applies the fail-soft ledger load of semantics §2.3.
+func (s *Store) loadLedger(v pyjson.Value) error {
+	if v.Kind() != pyjson.KindObject {
+		return &FormatError{File: s.name, Path: "$.ledger", Msg: fmt.Sprintf("expected an object, got %s", v.Kind())}
+	}
+	s.hasLedger = true
+	for _, mb := range v.Members() {
+		switch mb.Key {
+		case "tick_count":
+			if mb.Value.Kind() == pyjson.KindNumber && !mb.Value.IsFloat() {
+				if t, ok := v.Field("tick_count").Int(); ok {
+					s.tick = t
+					continue
+				}
+			}
+			s.warn("$.ledger.tick_count is not an integer; starting at tick 0")
+		case "pending":
+			if mb.Value.Kind() != pyjson.KindArray {
+				s.warn("$.ledger.pending is not a list; ignored")
+				continue
+			}
+			for i, tv := range mb.Value.Elems() {
+				t, why := ticketFromValue(tv)
+				if t == nil {
+					s.warn(fmt.Sprintf("$.ledger.pending[%d] skipped: %s", i, why))
+					continue
+				}
+				s.pending = append(s.pending, t)
+			}
+		case "history":
+			// streamed by parseLedger
+		case "damaged":
+			if mb.Value.Kind() != pyjson.KindArray {
+				s.warn("$.ledger.damaged is not a list; ignored")
+				continue
+			}
+			for _, d := range mb.Value.Elems() {
+				if d.Kind() == pyjson.KindString {
+					s.damaged[d.Str()] = true
+				}
+			}
+		case "settled_runs":
+			s.hasSettledRuns = true
+			if mb.Value.Kind() != pyjson.KindArray {
+				s.warn("$.ledger.settled_runs is not a list; ignored")
+				continue
+			}
+			for _, r := range mb.Value.Elems() {
+				if r.Kind() == pyjson.KindObject {
+					s.settledRuns = append(s.settledRuns, r)
+				}
+			}
+		case "config":
+			s.hasLedgerCfg = true
+			s.cfg = s.configFromValue(mb.Value)
+		default:
+			s.extraLedger = append(s.extraLedger, mb)
+		}
+	}
+	return nil
+}
+
+var ticketKeys = map[string]bool{"query": true, "answer": true, "deciding_entry": true, "supporting_entries": true, "born_tick": true, "id": true, "binding": true}
+
+// ticketFromValue builds a ticket, or returns why it was skipped.
+func ticketFromValue(v pyjson.Value) (*Ticket, string) {
+	if v.Kind() != pyjson.KindObject {
+		return nil, "not an object"
+	}
+	for _, mb := range v.Members() {
+		if !ticketKeys[mb.Key] {
+			return nil, fmt.Sprintf("unknown key %q", mb.Key)
+		}
+	}
+	t := &Ticket{raw: v}
+	for _, req := range []string{"query", "answer", "deciding_entry", "supporting_entries", "born_tick", "id"} {
+		if _, ok := v.Get(req); !ok {
+			return nil, fmt.Sprintf("missing key %q", req)
+		}
+	}
+	q, _ := v.Get("query")
+	a, _ := v.Get("answer")
+	d, _ := v.Get("deciding_entry")
+	sup, _ := v.Get("supporting_entries")
+	id, _ := v.Get("id")
+	bt, ok := v.Field("born_tick").Int()
+	if q.Kind() != pyjson.KindString || a.Kind() != pyjson.KindString || id.Kind() != pyjson.KindString || !ok || sup.Kind() != pyjson.KindArray || (d.Kind() != pyjson.KindString && d.Kind() != pyjson.KindNull) {
+		return nil, "a field has the wrong type"
+	}
+	t.Query, t.Answer, t.ID, t.BornTick = q.Str(), a.Str(), id.Str(), bt
+	if d.Kind() == pyjson.KindString {
+		t.DecidingEntry = d.Str()
+	}
+	t.SupportingEntries = []string{}
+	for _, x := range sup.Elems() {
+		if x.Kind() != pyjson.KindString {
+			return nil, "supporting_entries holds a non-string"
+		}
+		t.SupportingEntries = append(t.SupportingEntries, x.Str())
+	}
+	return t, ""
+}
+
+// configFromValue rebuilds the config field by field (fail-soft).
+func (s *Store) configFromValue(v pyjson.Value) Config {
+	c := DefaultConfig()
+	if v.Kind() != pyjson.KindObject {
+		s.warn("$.ledger.config is not an object; using defaults")
+		return c
+	}
+	s.cfgOrder = s.cfgOrder[:0]
+	isFloat := func(x pyjson.Value) bool { return x.Kind() == pyjson.KindNumber }
+	for _, mb := range v.Members() {
+		x := mb.Value
+		bad := false
+		switch mb.Key {
+		case "credit_gain", "supporting_share", "merge_threshold", "experience_min_delta", "experience_dedup_threshold":
+			if !isFloat(x) {
+				bad = true
+				break
+			}
+			f, _ := x.Num()
+			switch mb.Key {
+			case "credit_gain":
+				c.CreditGain = f
+			case "supporting_share":
+				c.SupportingShare = f
+			case "merge_threshold":
+				c.MergeThreshold = f
+			case "experience_min_delta":
+				c.ExperienceMinDelta = f
+			case "experience_dedup_threshold":
+				c.ExperienceDedupThreshold = f
+			}
+		case "resource_scale", "conflict_threshold":
+			var fp *float64
+			switch {
+			case x.Kind() == pyjson.KindNull:
+			case isFloat(x):
+				f, _ := x.Num()
+				fp = &f
+			default:
+				bad = true
+			}
+			if !bad {
+				if mb.Key == "resource_scale" {
+					c.ResourceScale = fp
+				} else {
+					c.ConflictThreshold = fp
+				}
+			}
+		case "consolidate_every", "admission_window":
+			i, ok := v.Field(mb.Key).Int()
+			if !ok || x.IsFloat() {
+				bad = true
+				break
+			}
+			if mb.Key == "consolidate_every" {
+				c.ConsolidateEvery = i
+			} else {
+				c.AdmissionWindow = i
+			}
+		case "write_experience", "upkeep_requires_settlement":
+			if x.Kind() != pyjson.KindBool {
+				bad = true
+				break
+			}
+			if mb.Key == "write_experience" {
+				c.WriteExperience = x.Bool()
+			} else {
+				c.UpkeepRequiresSettlement = x.Bool()
+			}
+		case "merge_source_policy":
+			if x.Kind() != pyjson.KindString || (x.Str() != "off" && x.Str() != "shared" && x.Str() != "identical") {
+				bad = true
+				break
+			}
+			c.MergeSourcePolicy = x.Str()
+		default:
+			known, wrong := c.setExtConfig(mb.Key, x)
+			if !known {
+				s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.Key))
+				continue
+			}
+			bad = wrong
+		}
+		if bad {
+			s.warn(fmt.Sprintf("$.ledger.config.%s has the wrong type; using the default", mb.Key))
+		}
+		s.cfgOrder = append(s.cfgOrder, mb.Key)
+	}
+	return c
+}

@@ -1,0 +1,276 @@
+package lessons
+
+import (
+	"io"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+)
+
+// Marshal returns the store as darwin-memo writes it: Python json.dumps with
+// indent=2, ensure_ascii, no trailing newline. The same store state always
+// gives the same bytes.
+func (s *Store) Marshal() ([]byte, error) {
+	w := pyjson.NewWriter(make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))), 0)
+	s.marshal(w)
+	return w.Bytes(), nil
+}
+
+// WriteTo streams the bytes Marshal returns to out, without holding the
+// whole document in memory.
+func (s *Store) WriteTo(out io.Writer) (int64, error) {
+	w := pyjson.NewStreamWriter(out, 1<<17)
+	s.marshal(w)
+	return w.Done()
+}
+
+func (s *Store) marshal(w *pyjson.Writer) {
+	w.Open('{')
+	w.Key("config")
+	w.Open('{')
+	w.Key("max_energy")
+	w.Float(s.MaxEnergy)
+	w.Field("upkeep")
+	w.Float(s.Upkeep)
+	for _, mb := range s.extraCfg {
+		w.Field(mb.Key)
+		w.Value(mb.Value)
+	}
+	w.Close('}')
+	w.Field("entries")
+	writeEntries(w, s.living)
+	w.Field("graveyard")
+	writeEntries(w, s.graveyard)
+	if s.retriever != nil {
+		w.Field("retriever")
+		w.Value(*s.retriever)
+	}
+	if s.hasLedger {
+		w.Field("ledger")
+		s.writeLedger(w)
+	}
+	for _, mb := range s.extraTop {
+		w.Field(mb.Key)
+		w.Value(mb.Value)
+	}
+	w.Close('}')
+}
+
+func writeEntries(w *pyjson.Writer, es []*Entry) {
+	if len(es) == 0 {
+		w.Raw("[]")
+		return
+	}
+	w.Open('[')
+	for i, e := range es {
+		if i > 0 {
+			w.Sep()
+		}
+		writeEntry(w, e)
+		w.Flush()
+		if w.Stopped() {
+			return
+		}
+	}
+	w.Close(']')
+}
+
+func writeEntry(w *pyjson.Writer, e *Entry) {
+	w.Open('{')
+	w.Key("question")
+	w.String(e.Question)
+	w.Field("answer")
+	w.String(e.Answer)
+	w.Field("kind")
+	w.String(string(e.Kind))
+	w.Field("sources")
+	w.Strings(e.Sources)
+	w.Field("energy")
+	w.Float(e.Energy)
+	w.Field("born_cycle")
+	w.Int(e.BornCycle)
+	w.Field("recorded_ts")
+	w.String(e.RecordedTS)
+	w.Field("last_used_cycle")
+	w.Int(e.LastUsedCycle)
+	w.Field("uses")
+	w.Int(e.Uses)
+	w.Field("lineage")
+	w.Strings(e.Lineage)
+	if e.Pinned {
+		w.Field("pinned")
+		w.Bool(true)
+	}
+	if e.Probation != 0 {
+		w.Field("probation")
+		w.Int(e.Probation)
+	}
+	if e.Juvenile != 0 {
+		w.Field("juvenile")
+		w.Int(e.Juvenile)
+	}
+	if e.ImportedFrom != nil {
+		w.Field("imported_from")
+		w.String(*e.ImportedFrom)
+	}
+	if e.ImportedAt != nil {
+		w.Field("imported_at")
+		w.String(*e.ImportedAt)
+	}
+	w.Field("id")
+	w.String(e.ID)
+	w.Close('}')
+}
+
+func (s *Store) writeLedger(w *pyjson.Writer) {
+	w.Open('{')
+	w.Key("tick_count")
+	w.Int(s.tick)
+	w.Field("pending")
+	if len(s.pending) == 0 {
+		w.Raw("[]")
+	} else {
+		w.Open('[')
+		for i, t := range s.pending {
+			if i > 0 {
+				w.Sep()
+			}
+			w.Value(t.toValue())
+		}
+		w.Close(']')
+	}
+	w.Field("history")
+	if len(s.historyIDs) == 0 {
+		w.Raw("{}")
+	} else {
+		w.Open('{')
+		for i, id := range s.historyIDs {
+			if i > 0 {
+				w.Sep()
+			}
+			w.Key(id)
+			notes := s.history[id]
+			if len(notes) == 0 {
+				w.Raw("[]")
+				continue
+			}
+			w.Open('[')
+			for j, raw := range notes {
+				if j > 0 {
+					w.Sep()
+				}
+				w.Raw(raw)
+			}
+			w.Close(']')
+			w.Flush()
+			if w.Stopped() {
+				return
+			}
+		}
+		w.Close('}')
+	}
+	w.Field("damaged")
+	w.Strings(sortedKeys(s.damaged))
+	if s.hasSettledRuns || len(s.settledRuns) > 0 {
+		w.Field("settled_runs")
+		w.Value(pyjson.Array(s.settledRuns...))
+	}
+	if s.hasLedgerCfg {
+		w.Field("config")
+		w.Value(s.configValue())
+	}
+	for _, mb := range s.extraLedger {
+		w.Field(mb.Key)
+		w.Value(mb.Value)
+	}
+	w.Close('}')
+}
+
+func (t *Ticket) toValue() pyjson.Value {
+	if t.raw.Kind() == pyjson.KindObject {
+		return t.raw
+	}
+	d := pyjson.Null()
+	if t.DecidingEntry != "" {
+		d = pyjson.String(t.DecidingEntry)
+	}
+	return pyjson.Object(
+		pyjson.Pair("query", pyjson.String(t.Query)),
+		pyjson.Pair("answer", pyjson.String(t.Answer)),
+		pyjson.Pair("deciding_entry", d),
+		pyjson.Pair("supporting_entries", pyjson.Strings(t.SupportingEntries)),
+		pyjson.Pair("born_tick", pyjson.Int(t.BornTick)),
+		pyjson.Pair("id", pyjson.String(t.ID)),
+		pyjson.Pair("binding", pyjson.Null()),
+	)
+}
+
+func optFloat(f *float64) pyjson.Value {
+	if f == nil {
+		return pyjson.Null()
+	}
+	return pyjson.Float(*f)
+}
+
+// configValue renders the config in the loaded key order, then any missing
+// keys in darwin-memo's field order.
+func (s *Store) configValue() pyjson.Value {
+	c := s.cfg
+	field := func(k string) pyjson.Value {
+		switch k {
+		case "credit_gain":
+			return pyjson.Float(c.CreditGain)
+		case "supporting_share":
+			return pyjson.Float(c.SupportingShare)
+		case "consolidate_every":
+			return pyjson.Int(c.ConsolidateEvery)
+		case "merge_threshold":
+			return pyjson.Float(c.MergeThreshold)
+		case "write_experience":
+			return pyjson.Bool(c.WriteExperience)
+		case "experience_min_delta":
+			return pyjson.Float(c.ExperienceMinDelta)
+		case "experience_dedup_threshold":
+			return pyjson.Float(c.ExperienceDedupThreshold)
+		case "resource_scale":
+			return optFloat(c.ResourceScale)
+		case "admission_window":
+			return pyjson.Int(c.AdmissionWindow)
+		case "upkeep_requires_settlement":
+			return pyjson.Bool(c.UpkeepRequiresSettlement)
+		case "merge_source_policy":
+			return pyjson.String(c.MergeSourcePolicy)
+		case "conflict_threshold":
+			return optFloat(c.ConflictThreshold)
+		default:
+			return c.extConfigValue(k)
+		}
+	}
+	var ms []pyjson.Member
+	seen := map[string]bool{}
+	for _, k := range s.cfgOrder {
+		if !seen[k] {
+			seen[k] = true
+			ms = append(ms, pyjson.Pair(k, field(k)))
+		}
+	}
+	for _, k := range configKeys {
+		if !seen[k] {
+			ms = append(ms, pyjson.Pair(k, field(k)))
+		}
+	}
+	for _, k := range extConfigKeys {
+		if !seen[k] && c.extConfigSet(k) {
+			ms = append(ms, pyjson.Pair(k, field(k)))
+		}
+	}
+	return pyjson.Object(ms...)
+}
+
+func sortedKeys(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sortStrings(out)
+	return out
+}
