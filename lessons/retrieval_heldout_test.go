@@ -116,7 +116,7 @@ type heldoutMiss struct {
 // not score 1, with what was decided and returned.
 func heldoutMisses(t *testing.T, common evalPack, packs []evalPack, all []evalLesson) []heldoutMiss {
 	t.Helper()
-	mode := evalModes[1]
+	mode := evalModes[gatedMode]
 	var out []heldoutMiss
 	for _, p := range packs {
 		ls := append(append([]evalLesson{}, common.Lessons...), p.Lessons...)

@@ -28,33 +28,47 @@ const (
 	// lessons on the same question (the newest decides), and a cut at a
 	// large drop in score. Tickets: v2.
 	RetrievalV2 Retrieval = "v2"
+	// RetrievalV3 is v2 with the query handling and supersession of
+	// docs/retrieval.md ("What v3 changes"): synonyms and dates in the
+	// query, only names silence it, the newer of two lessons on one
+	// subject decides unless measured to cost tests. The default since
+	// 2026-11-25. Tickets: v3 (v2 tickets keep verifying with v2).
+	RetrievalV3 Retrieval = "v3"
 )
 
-// ParseRetrieval reads a retrieval name ("darwin-memo" or "v1", "v2").
+// ParseRetrieval reads a retrieval name ("darwin-memo" or "v1", "v2", "v3").
 func ParseRetrieval(s string) (Retrieval, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "darwin-memo", "v1":
 		return RetrievalDarwinMemo, nil
 	case "v2":
 		return RetrievalV2, nil
+	case "v3":
+		return RetrievalV3, nil
 	}
-	return "", fmt.Errorf("unknown retrieval %q; use darwin-memo (v1) or v2", s)
+	return "", fmt.Errorf("unknown retrieval %q; use darwin-memo (v1), v2 or v3", s)
 }
 
 // TicketVersion is the store-free ticket version minted with r.
 func (r Retrieval) TicketVersion() int {
-	if r == RetrievalDarwinMemo {
+	switch r {
+	case RetrievalDarwinMemo:
 		return 1
+	case RetrievalV2:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 // retrievalOfVersion is the ranking a vN ticket was minted with.
 func retrievalOfVersion(v int) Retrieval {
-	if v <= 1 {
+	switch {
+	case v <= 1:
 		return RetrievalDarwinMemo
+	case v == 2:
+		return RetrievalV2
 	}
-	return RetrievalV2
+	return RetrievalV3
 }
 
 // retrievalKey is the store-config key ("config": {..., "retrieval":
@@ -63,7 +77,7 @@ func retrievalOfVersion(v int) Retrieval {
 const retrievalKey = "retrieval"
 
 // Retrieval returns the store's default ranking: the one its config names
-// ("retrieval": "darwin-memo" or "v2"), else Options.Retrieval, else v2.
+// ("retrieval": "darwin-memo", "v2" or "v3"), else Options.Retrieval, else v3.
 func (s *Store) Retrieval() Retrieval {
 	for _, mb := range s.extraCfg {
 		if mb.key == retrievalKey && mb.val.k == kString {
@@ -75,7 +89,7 @@ func (s *Store) Retrieval() Retrieval {
 	if s.opts.Retrieval != "" {
 		return s.opts.Retrieval
 	}
-	return RetrievalV2
+	return RetrievalV3
 }
 
 // SetRetrieval records r as the store's default ranking in its config.
@@ -218,12 +232,21 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		}
 		li = newLexIndex(es)
 	}
-	res := li.x.Search(query, lexrank.MinCoverage, v2Candidates)
+	v3 := opts.Retrieval == RetrievalV3
+	var res lexrank.Result
+	if v3 {
+		res = li.x.SearchV3(query, lexrank.MinCoverage, v2Candidates)
+	} else {
+		res = li.x.Search(query, lexrank.MinCoverage, v2Candidates)
+	}
 	if len(res.Hits) == 0 {
 		return nil
 	}
 	raw := res.Hits[:min(len(res.Hits), v2Candidates)]
 	qstems := lexrank.Stems(query)
+	if v3 {
+		qstems = res.Terms
+	}
 	hits := make([]Hit, 0, len(raw))
 	// other marks hits that, asked by a query holding a content word no
 	// lesson contains, are about another thing; a cluster of them only is
@@ -232,6 +255,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	for _, h := range raw {
 		e := li.docs[h.Doc]
 		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
+			other[e] = true
+		}
+		if v3 && len(res.Ordinary) > 0 && h.Coverage < v2SureCoverage && (li.aboutOther(e, qstems) || !li.asksAbout(e, qstems)) {
 			other[e] = true
 		}
 		sc := h.Score
@@ -648,7 +674,7 @@ func sameHeading(li *lexIndex, a, b []string) bool {
 // store whose default ranking is v2 (a store kept on darwin-memo's ranking
 // gets no labels). Labels already present are kept once.
 func (s *Store) recordSupersedes(sources []string, question, answer string) []string {
-	if s.Retrieval() != RetrievalV2 {
+	if s.Retrieval() == RetrievalDarwinMemo {
 		return sources
 	}
 	for _, id := range s.SupersededBy(question, answer) {
@@ -657,4 +683,16 @@ func (s *Store) recordSupersedes(sources []string, question, answer string) []st
 		}
 	}
 	return sources
+}
+
+// asksAbout reports whether e's question (its subject, for a note under a
+// generic heading) holds some query term: a lesson matched by its answer
+// alone, for a query holding a word no lesson knows, is not an answer.
+func (li *lexIndex) asksAbout(e *Entry, qstems []string) bool {
+	for _, t := range li.subject(e.Question, lexrank.Stems(e.Question), lexrank.Stems(e.Question+"\n"+e.Answer)) {
+		if slices.Contains(qstems, t) {
+			return true
+		}
+	}
+	return false
 }
