@@ -137,6 +137,10 @@ const (
 	// v2SiblingSimilarity is the question similarity from which two
 	// lessons with different distinctive terms are siblings.
 	v2SiblingSimilarity = 0.3
+	// v3OrdinaryCoverage: with v3, a hit covering this share of a query
+	// whose unknown words are all plain words ("repo", "suite") is kept
+	// even when its question names something the query does not.
+	v3OrdinaryCoverage = 0.55
 	// birthSameQuestion is the similarity at which a new lesson records
 	// that it supersedes a living one (Store.Add).
 	birthSameQuestion = 0.6
@@ -257,7 +261,8 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
 			other[e] = true
 		}
-		if v3 && len(res.Ordinary) > 0 && h.Coverage < v2SureCoverage && (li.aboutOther(e, qstems) || !li.asksAbout(e, qstems)) {
+		if v3 && len(res.Ordinary) > 0 && h.Coverage < v2SureCoverage && (!li.asksAbout(e, qstems) ||
+			li.aboutOther(e, qstems) && (h.Coverage < v3OrdinaryCoverage || li.hasSibling(e, raw, qstems))) {
 			other[e] = true
 		}
 		sc := h.Score
@@ -358,12 +363,19 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	for i := range hits {
 		if !drop[i] {
 			hits[keep], stems[keep], all[keep], isQ[keep] = hits[i], stems[i], all[i], isQ[i]
+			if v3 {
+				lead[keep] = lead[i] // (v2 leaves lead unaligned here; kept for its tickets)
+			}
 			keep++
 		}
 	}
 	hits, stems, all, isQ = hits[:keep], stems[:keep], all[:keep], isQ[:keep]
 	if len(hits) == 0 {
 		return nil
+	}
+	if v3 {
+		lead = lead[:keep]
+		hits, stems, all, isQ, lead = s.replacedHits(li, hits, stems, all, isQ, lead, qstems, pos)
 	}
 
 	// Two hits are about the same question when their questions are

@@ -1,0 +1,205 @@
+package lessons
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/lexrank"
+)
+
+// v3's supersession by mention (docs/retrieval.md, "What v3 changes"): a
+// newer lesson that names what an older hit says and rejects or replaces
+// it ("replaced GORM", "no longer", "was removed", "instead") supersedes
+// that hit, however differently its question is worded, unless its last
+// settlement was measured to cost tests (measurement outranks novelty).
+
+// replaceCues are the words and phrases with which a lesson rejects or
+// replaces earlier advice.
+var replaceCues = []string{"no", "not", "never", "no longer", "instead", "replaced", "replace", "replaces",
+	"removed", "deleted", "dropped", "deprecated", "stale", "archived", "bans", "banned", "ignored",
+	"stop", "stopped", "move off", "moved off", "moved away", "anymore", "obsolete", "outdated",
+	"superseded", "rather than", "nobody", "wrong"}
+
+// rejectsAny reports whether a sentence of text holds a replacement cue
+// and a term for which has returns true (a term of the older lesson).
+func rejectsAny(text string, has func(stem string) bool) bool {
+	for text != "" {
+		sent := firstSentence(text)
+		rest := strings.TrimLeft(text[len(sent):], ".?!\n ")
+		if rejects(sent) && slices.ContainsFunc(lexrank.Stems(sent), has) {
+			return true
+		}
+		if len(rest) == len(text) {
+			break
+		}
+		text = rest
+	}
+	return false
+}
+
+// rejects reports whether text holds a replacement cue as a whole word or
+// phrase.
+func rejects(text string) bool {
+	low := strings.ToLower(text)
+	for _, c := range replaceCues {
+		for i := 0; ; {
+			j := strings.Index(low[i:], c)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(c)
+			if (j == 0 || !isAlnum(low[j-1])) && (end == len(low) || !isAlnum(low[end])) {
+				return true
+			}
+			i = j + 1
+		}
+	}
+	return false
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c >= 0x80
+}
+
+// lastCredit returns the credit of e's latest settlement, if any.
+func (s *Store) lastCredit(e *Entry) (float64, bool) {
+	h := s.history[e.ID]
+	for i := len(h) - 1; i >= 0; i-- {
+		if !strings.Contains(h[i], `"settle"`) {
+			continue
+		}
+		n := noteOf(h[i])
+		if n.Legacy() || n.Event() != "settle" {
+			continue
+		}
+		if c, ok := n.Credit(); ok {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// replacedHits drops every hit that a newer hit supersedes by mention: the
+// newer one holds a replacement cue, shares with it a distinctive query
+// term and another term, and is not its sibling (the same question about
+// another thing). The newer hit takes the better place of the two.
+func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, isQ []bool, lead [][]string, qstems []string, pos map[*Entry]int) ([]Hit, [][]string, [][]string, []bool, [][]string) {
+	if len(hits) < 2 {
+		return hits, stems, all, isQ, lead
+	}
+	cue := make([]int8, len(hits)) // 0 unknown, 1 yes, -1 no
+	by := make([]int, len(hits))
+	for i := range by {
+		by[i] = -1
+	}
+	for i := range hits {
+		for j := range hits {
+			if i == j || !s.newer(hits[j].Entry, hits[i].Entry, pos) {
+				continue
+			}
+			if by[i] >= 0 && !s.newer(hits[j].Entry, hits[by[i]].Entry, pos) {
+				continue
+			}
+			shared, distinct := 0, false
+			for _, t := range all[j] {
+				if slices.Contains(all[i], t) {
+					shared++
+					distinct = distinct || slices.Contains(qstems, t) && li.distinctive(t)
+				}
+			}
+			if shared < 2 || !distinct || li.siblings(stems[i], all[i], stems[j], all[j]) &&
+				li.x.QuestionSimilarity(stems[i], stems[j], nil) >= v2SiblingSimilarity {
+				continue
+			}
+			if cue[j] == 0 {
+				cue[j] = -1
+				if rejects(hits[j].Entry.Question + "\n" + hits[j].Entry.Answer) {
+					cue[j] = 1
+					if c, ok := s.lastCredit(hits[j].Entry); ok && c < 0 {
+						cue[j] = -1 // measured to cost tests: novelty does not outrank it
+					}
+				}
+			}
+			if cue[j] > 0 && rejectsAny(hits[j].Entry.Question+"\n"+hits[j].Entry.Answer, func(t string) bool {
+				return slices.Contains(all[i], t) && li.distinctive(t)
+			}) {
+				by[i] = j
+			}
+		}
+	}
+	// Follow chains to the newest replacement.
+	top := func(i int) int {
+		for n := 0; by[i] >= 0 && n < len(hits); n++ {
+			i = by[i]
+		}
+		return i
+	}
+	changed := false
+	for i := range hits {
+		if by[i] >= 0 {
+			j := top(i)
+			hits[j].Score = max(hits[j].Score, hits[i].Score)
+			hits[j].Coverage = max(hits[j].Coverage, hits[i].Coverage)
+			changed = true
+		}
+	}
+	if !changed {
+		return hits, stems, all, isQ, lead
+	}
+	keep := 0
+	for i := range hits {
+		if by[i] < 0 {
+			hits[keep], stems[keep], all[keep], isQ[keep], lead[keep] = hits[i], stems[i], all[i], isQ[i], lead[i]
+			keep++
+		}
+	}
+	hits, stems, all, isQ, lead = hits[:keep], stems[:keep], all[:keep], isQ[:keep], lead[:keep]
+	// Stable re-sort by the new scores, carrying the parallel slices.
+	idx := make([]int, len(hits))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if hits[a].Score > hits[b].Score {
+			return -1
+		}
+		if hits[a].Score < hits[b].Score {
+			return 1
+		}
+		return 0
+	})
+	h2, s2, a2, q2, l2 := make([]Hit, len(idx)), make([][]string, len(idx)), make([][]string, len(idx)), make([]bool, len(idx)), make([][]string, len(idx))
+	for k, i := range idx {
+		h2[k], s2[k], a2[k], q2[k], l2[k] = hits[i], stems[i], all[i], isQ[i], lead[i]
+	}
+	return h2, s2, a2, q2, l2
+}
+
+// hasSibling reports whether another of the hits asks e's question about
+// another thing (restart the billing service / the payments service): the
+// store holds a family of such questions, so a plain word the query adds
+// in their place ("the inventory service") names a member it lacks. A
+// query naming e's own member (a term of e's question its sibling lacks)
+// asks about e.
+func (li *lexIndex) hasSibling(e *Entry, hits []lexrank.Hit, qstems []string) bool {
+	q := lexrank.Stems(e.Question)
+	all := lexrank.Stems(e.Question + "\n" + e.Answer)
+	for _, h := range hits {
+		o := li.docs[h.Doc]
+		if o == nil || o == e {
+			continue
+		}
+		oq := lexrank.Stems(o.Question)
+		oall := lexrank.Stems(o.Question + "\n" + o.Answer)
+		if !li.siblings(q, all, oq, oall) || li.x.QuestionSimilarity(q, oq, nil) < v2SiblingSimilarity {
+			continue
+		}
+		if !slices.ContainsFunc(q, func(t string) bool {
+			return slices.Contains(qstems, t) && !slices.Contains(oall, t) && li.distinctive(t)
+		}) {
+			return true
+		}
+	}
+	return false
+}
