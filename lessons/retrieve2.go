@@ -384,6 +384,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	// (statements) are compared whole, at a lower similarity, and must hold
 	// the same distinctive query words.
 	same := func(i, j int) bool {
+		if v3 && isQ[i] && isQ[j] {
+			return li.sameQuestion3(hits[i].Entry, hits[j].Entry, stems[i], all[i], stems[j], all[j], qstems, boost)
+		}
 		if isQ[i] && isQ[j] {
 			return !li.siblings(stems[i], all[i], stems[j], all[j]) &&
 				li.x.QuestionSimilarity(stems[i], stems[j], boost) >= v2SameQuestion
@@ -416,7 +419,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		joined := false
 		for c := range cls {
 			if same(cls[c].rep, i) {
-				if s.newer(hits[i].Entry, hits[cls[c].best].Entry, pos) {
+				if v3 && s.costly(hits[i].Entry) {
+					// measured to cost tests: joins, does not decide
+				} else if v3 && s.costly(hits[cls[c].best].Entry) || s.newer(hits[i].Entry, hits[cls[c].best].Entry, pos) {
 					cls[c].best = i
 				}
 				cls[c].ok = cls[c].ok || !other[hits[i].Entry]

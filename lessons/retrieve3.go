@@ -203,3 +203,62 @@ func (li *lexIndex) hasSibling(e *Entry, hits []lexrank.Hit, qstems []string) bo
 	}
 	return false
 }
+
+// costly reports whether e's latest settlement was measured to cost tests
+// (a negative credit): v3 does not let such a lesson supersede by novelty.
+func (s *Store) costly(e *Entry) bool {
+	c, ok := s.lastCredit(e)
+	return ok && c < 0
+}
+
+// sameQuestion3 is v3's test of whether two hits whose questions are
+// headings answer the same question, so that the newer supersedes the
+// older. They do not when they ask about different aspects of one thing:
+// each question holds a word the other lesson lacks that heads other
+// lessons' questions too (run the tests of apps/web / deploy apps/web).
+// They do when v2's test says so (similar questions, not siblings), and
+// also when their questions share a distinctive query term and they are
+// not siblings in the strict sense (each question naming a distinctive
+// thing, also named in its own answer, that the other lesson lacks: the
+// payments-api / the orders-api), however differently they are worded.
+func (li *lexIndex) sameQuestion3(a, b *Entry, qa, alla, qb, allb, qstems []string, boost map[string]bool) bool {
+	if li.facet(qa, allb) && li.facet(qb, alla) {
+		return false
+	}
+	if !li.siblings(qa, alla, qb, allb) && li.x.QuestionSimilarity(qa, qb, boost) >= v2SameQuestion {
+		return true
+	}
+	if !slices.ContainsFunc(qa, func(t string) bool {
+		return slices.Contains(qb, t) && slices.Contains(qstems, t) && li.distinctive(t)
+	}) {
+		return false
+	}
+	ansA, ansB := lexrank.Stems(a.Answer), lexrank.Stems(b.Answer)
+	named := func(q, ans, other []string) bool {
+		return slices.ContainsFunc(q, func(t string) bool {
+			return !slices.Contains(other, t) && slices.Contains(ans, t) && li.distinctive(t)
+		})
+	}
+	if named(qa, ansA, allb) && named(qb, ansB, alla) {
+		return false
+	}
+	// A thing the query names, and one lesson names in question and answer,
+	// that the other lacks: the query picks that one (deploy services/api,
+	// not apps/web).
+	picks := func(q, ans, other []string) bool {
+		return slices.ContainsFunc(q, func(t string) bool {
+			return slices.Contains(qstems, t) && slices.Contains(ans, t) && !slices.Contains(other, t) && li.distinctive(t)
+		})
+	}
+	return !picks(qa, ansA, allb) && !picks(qb, ansB, alla)
+}
+
+// facet reports whether question q holds a word the other lesson (all)
+// lacks that also heads at least one other lesson's question: an aspect
+// (tests, deploy) rather than a rewording. Short words and phrasing
+// ("js", "use", "need") are no aspect.
+func (li *lexIndex) facet(q, other []string) bool {
+	return slices.ContainsFunc(q, func(t string) bool {
+		return len(t) >= 4 && !lexrank.Phrasing(t) && !slices.Contains(other, t) && li.x.QuestionDF(t, 2) >= 2
+	})
+}

@@ -158,3 +158,22 @@ func identifierStems(q string) map[string]bool {
 	}
 	return out
 }
+
+// QuestionDF counts the live documents whose question holds stem, up to
+// limit (limit <= 0: all of them).
+func (x *Index) QuestionDF(stem string, limit int) int {
+	id, ok := x.ids[stem]
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, p := range x.post[id] {
+		if p.q > 0 && x.live[p.doc] {
+			n++
+			if n == limit {
+				break
+			}
+		}
+	}
+	return n
+}
