@@ -108,8 +108,12 @@ func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, is
 					distinct = distinct || slices.Contains(qstems, t) && li.distinctive(t)
 				}
 			}
-			if shared < 2 || !distinct || li.siblings(stems[i], all[i], stems[j], all[j]) &&
-				li.x.QuestionSimilarity(stems[i], stems[j], nil) >= v2SiblingSimilarity {
+			if shared < 2 || !distinct {
+				continue
+			}
+			if isQ[i] && isQ[j] && li.apart(hits[i].Entry, hits[j].Entry, stems[i], all[i], stems[j], all[j], qstems) ||
+				!(isQ[i] && isQ[j]) && li.siblings(stems[i], all[i], stems[j], all[j]) &&
+					li.x.QuestionSimilarity(stems[i], stems[j], nil) >= v2SiblingSimilarity {
 				continue
 			}
 			if cue[j] == 0 {
@@ -233,24 +237,23 @@ func (li *lexIndex) sameQuestion3(a, b *Entry, qa, alla, qb, allb, qstems []stri
 	}) {
 		return false
 	}
+	return !li.apart(a, b, qa, alla, qb, allb, qstems)
+}
+
+// apart reports whether two lessons are about different things for v3:
+// each question names a distinctive thing, also named in its own answer,
+// that the other lesson lacks (the payments-api / the orders-api), or
+// the query names such a thing of one of them (deploy services/api, not
+// apps/web).
+func (li *lexIndex) apart(a, b *Entry, qa, alla, qb, allb, qstems []string) bool {
 	ansA, ansB := lexrank.Stems(a.Answer), lexrank.Stems(b.Answer)
-	named := func(q, ans, other []string) bool {
+	named := func(q, ans, other []string, query bool) bool {
 		return slices.ContainsFunc(q, func(t string) bool {
-			return !slices.Contains(other, t) && slices.Contains(ans, t) && li.distinctive(t)
+			return (!query || slices.Contains(qstems, t)) && !slices.Contains(other, t) && slices.Contains(ans, t) && li.distinctive(t)
 		})
 	}
-	if named(qa, ansA, allb) && named(qb, ansB, alla) {
-		return false
-	}
-	// A thing the query names, and one lesson names in question and answer,
-	// that the other lacks: the query picks that one (deploy services/api,
-	// not apps/web).
-	picks := func(q, ans, other []string) bool {
-		return slices.ContainsFunc(q, func(t string) bool {
-			return slices.Contains(qstems, t) && slices.Contains(ans, t) && !slices.Contains(other, t) && li.distinctive(t)
-		})
-	}
-	return !picks(qa, ansA, allb) && !picks(qb, ansB, alla)
+	return named(qa, ansA, allb, false) && named(qb, ansB, alla, false) ||
+		named(qa, ansA, allb, true) || named(qb, ansB, alla, true)
 }
 
 // facet reports whether question q holds a word the other lesson (all)

@@ -424,7 +424,13 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		if v3 && df == 0 && !ident[t.Stem] {
 			// A synonym or abbreviation some lesson holds stands in.
 			dup := false
-			for _, alt := range synonyms[t.Stem] {
+			alts := synonyms[t.Stem]
+			if r := rawStem(t.Raw); r != t.Stem {
+				// The light stemmer over-strips some words ("adding" → "ad",
+				// "string" → "str"): the word cut more gently may be known.
+				alts = append([]string{r}, alts...)
+			}
+			for _, alt := range alts {
 				if aid, aok := x.ids[alt]; aok && x.df[aid] > 0 {
 					dup = slices.ContainsFunc(q, func(o queryTerm) bool { return o.stem == alt })
 					t.Stem, id, df = alt, aid, float64(x.df[aid])

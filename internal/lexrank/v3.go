@@ -29,6 +29,7 @@ documentation docs doc
 variable var vars
 authentication auth
 authorization authz
+incident inc
 lint linter linting
 log logging logger
 test tests testing spec
@@ -176,4 +177,16 @@ func (x *Index) QuestionDF(stem string, limit int) int {
 		}
 	}
 	return n
+}
+
+// rawStem is a gentler stem of a query word the index does not know under
+// its Stem: an "-ing" or "-ed" ending cut without undoubling ("adding" →
+// "add"), or the word itself ("string").
+func rawStem(raw string) string {
+	for _, suf := range []string{"ing", "ed"} {
+		if b, ok := strings.CutSuffix(raw, suf); ok && len(b) >= 3 {
+			return b
+		}
+	}
+	return raw
 }
