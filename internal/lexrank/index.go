@@ -382,10 +382,11 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 	mass := 0.0
 	var blocked string
 	var unseen, ordinary []string
-	var ident map[string]bool
+	var ident, values map[string]bool
 	if v3 {
 		query = rewriteQuery(query)
 		ident = identifierStems(query)
+		values = valueStems(query)
 	}
 	terms := Terms(query)
 	// In a query written in title case or capitals, capitals name nothing.
@@ -448,7 +449,7 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 			qt.w = math.Log(1 + N/(1+df))
 		} else {
 			r := Rarity(t.Raw)
-			name := t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw))
+			name := t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw) && !values[t.Stem])
 			if name && short {
 				blocked = t.Raw
 				break

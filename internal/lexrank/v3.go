@@ -190,3 +190,24 @@ func rawStem(raw string) string {
 	}
 	return raw
 }
+
+// valueStems returns the numbers of the query that are quantities rather
+// than names: a number followed by "%" ("76% coverage"). A quantity no
+// lesson holds is a value asked about, not an unknown incident or version.
+func valueStems(q string) map[string]bool {
+	var out map[string]bool
+	for i := 0; i < len(q); i++ {
+		if q[i] != '%' || i == 0 || !isDigitASCII(q[i-1]) {
+			continue
+		}
+		j := i
+		for j > 0 && (isDigitASCII(q[j-1]) || q[j-1] == '.') {
+			j--
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[strings.Trim(q[j:i], ".")] = true
+	}
+	return out
+}
