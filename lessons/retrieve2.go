@@ -354,6 +354,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 				continue
 			}
 			if li.siblings(stems[h], all[h], stems[i], all[i]) && li.x.QuestionSimilarity(stems[h], stems[i], nil) >= v2SiblingSimilarity {
+				if v3 && s.newer(hits[i].Entry, hits[h].Entry, pos) && li.rejectsOf(hits[i].Entry, all[h]) {
+					continue // not another thing: the newer word on h's (below)
+				}
 				drop[i] = true
 				break
 			}

@@ -265,3 +265,12 @@ func (li *lexIndex) facet(q, other []string) bool {
 		return len(t) >= 4 && !lexrank.Phrasing(t) && !slices.Contains(other, t) && li.x.QuestionDF(t, 2) >= 2
 	})
 }
+
+// rejectsOf reports whether e rejects or replaces something of a lesson
+// whose terms are other: a sentence of e holds a replacement cue and a
+// distinctive term of other.
+func (li *lexIndex) rejectsOf(e *Entry, other []string) bool {
+	return rejectsAny(e.Question+"\n"+e.Answer, func(t string) bool {
+		return slices.Contains(other, t) && li.distinctive(t)
+	})
+}
