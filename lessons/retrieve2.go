@@ -256,8 +256,15 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	// lesson contains, are about another thing; a cluster of them only is
 	// dropped below.
 	other := map[*Entry]bool{}
+	var head string
+	if v3 {
+		head = li.attributeHead(query)
+	}
 	for _, h := range raw {
 		e := li.docs[h.Doc]
+		if head != "" && !slices.Contains(lexrank.Stems(e.Question+"\n"+e.Answer), head) {
+			other[e] = true
+		}
 		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
 			other[e] = true
 		}

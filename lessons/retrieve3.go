@@ -274,3 +274,39 @@ func (li *lexIndex) rejectsOf(e *Entry, other []string) bool {
 		return slices.Contains(other, t) && li.distinctive(t)
 	})
 }
+
+// attributeHead returns the attribute a short question asks about when it
+// has the form "<attribute> for|of <thing>" ("the memory limit for the
+// orders-api pods", "the owner of the billing database"): the last term
+// before the first " for " or " of ", when some lesson holds it and it is
+// not phrasing. A lesson that does not hold it is about the thing, not the
+// attribute asked for (v3, docs/retrieval.md). "" when there is none.
+func (li *lexIndex) attributeHead(query string) string {
+	low := strings.ToLower(query)
+	cut := -1
+	for _, sep := range []string{" for ", " of "} {
+		if i := strings.Index(low, sep); i > 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		return ""
+	}
+	terms := lexrank.Terms(query)
+	distinct := map[string]bool{}
+	for _, t := range terms {
+		distinct[t.Stem] = true
+	}
+	if len(distinct) > lexrank.BlockTerms {
+		return "" // a task description, not a question about one fact
+	}
+	before := lexrank.Terms(query[:cut])
+	if len(before) == 0 {
+		return ""
+	}
+	t := before[len(before)-1]
+	if lexrank.Phrasing(t.Raw) || !li.x.Has(t.Stem) {
+		return ""
+	}
+	return t.Stem
+}
