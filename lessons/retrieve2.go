@@ -265,6 +265,11 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		if head != "" && !slices.Contains(lexrank.Stems(e.Question+"\n"+e.Answer), head) {
 			other[e] = true
 		}
+		if v3 && li.lacksName(e, res.Idents) && li.hasSibling(e, raw, qstems) {
+			// The query names a thing (search-service) this hit lacks, and the
+			// hit is one of a family of questions about other things.
+			other[e] = true
+		}
 		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
 			other[e] = true
 		}

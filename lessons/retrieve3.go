@@ -310,3 +310,15 @@ func (li *lexIndex) attributeHead(query string) string {
 	}
 	return t.Stem
 }
+
+// lacksName reports whether e's text lacks one of the query's identifier
+// parts that is not phrasing ("search" of "search-service").
+func (li *lexIndex) lacksName(e *Entry, idents []string) bool {
+	if len(idents) == 0 {
+		return false
+	}
+	all := lexrank.Stems(e.Question + "\n" + e.Answer)
+	return slices.ContainsFunc(idents, func(t string) bool {
+		return !lexrank.Phrasing(t) && !slices.Contains(all, t)
+	})
+}

@@ -331,6 +331,9 @@ type Result struct {
 	// Terms (SearchV3 only) are the query's distinct terms as searched:
 	// after date rewriting and synonym substitution.
 	Terms []string
+	// Idents (SearchV3 only) are the query terms that are parts of an
+	// identifier, a path or a file name ("search-service", "pkg/raft").
+	Idents []string
 }
 
 // QueryTerm is a distinct query term with its weights, for explanations.
@@ -537,6 +540,9 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 	if v3 {
 		for _, t := range q {
 			res.Terms = append(res.Terms, t.stem)
+			if ident[t.stem] {
+				res.Idents = append(res.Idents, t.stem)
+			}
 		}
 	}
 	return res
