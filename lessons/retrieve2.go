@@ -257,13 +257,18 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	// dropped below.
 	other := map[*Entry]bool{}
 	var head string
+	var quantity bool
 	if v3 {
 		head = li.attributeHead(query)
+		quantity = asksQuantity(query)
 	}
 	for _, h := range raw {
 		e := li.docs[h.Doc]
 		if head != "" && !slices.Contains(lexrank.Stems(e.Question+"\n"+e.Answer), head) {
 			other[e] = true
+		}
+		if quantity && !statesQuantity(e.Answer) {
+			other[e] = true // asked how often or how many; this answer gives no number
 		}
 		if v3 && li.lacksName(e, res.Idents) && li.hasSibling(e, raw, qstems) {
 			// The query names a thing (search-service) this hit lacks, and the

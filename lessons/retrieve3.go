@@ -322,3 +322,52 @@ func (li *lexIndex) lacksName(e *Entry, idents []string) bool {
 		return !lexrank.Phrasing(t) && !slices.Contains(all, t)
 	})
 }
+
+// asksQuantity reports whether a query asks for a quantity: how often, how
+// many, how much, how long.
+func asksQuantity(query string) bool {
+	low := strings.ToLower(query)
+	for _, p := range []string{"how often", "how many", "how much", "how long"} {
+		if strings.Contains(low, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var quantityWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`one two three four five six seven eight nine ten eleven twelve
+		fifteen twenty thirty forty fifty sixty hundred thousand million once twice daily hourly
+		nightly weekly monthly yearly every half dozen few several`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// statesQuantity reports whether text gives a quantity: a number standing
+// as a word, possibly with a unit or "%" ("30", "250ms", "75%"), or a
+// number or frequency word ("two", "twice", "nightly"). Numbers inside
+// names and versions ("v2", "go1.22", "pr#812") do not count.
+func statesQuantity(text string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '%' || r == '#' || r == '-' || r == '_' || r == '/' || r == ':')
+	}) {
+		w = strings.Trim(w, ".:-")
+		if quantityWords[w] {
+			return true
+		}
+		i := 0
+		for i < len(w) && (w[i] >= '0' && w[i] <= '9' || i > 0 && w[i] == '.') {
+			i++
+		}
+		if i == 0 {
+			continue
+		}
+		unit := w[i:]
+		if unit == "" || unit == "%" || len(unit) <= 3 && strings.Trim(unit, "abcdefghijklmnopqrstuvwxyz") == "" {
+			return true
+		}
+	}
+	return false
+}
