@@ -262,13 +262,17 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		head = li.attributeHead(query)
 		quantity = asksQuantity(query)
 	}
-	for _, h := range raw {
+	for k, h := range raw {
 		e := li.docs[h.Doc]
-		if head != "" && !slices.Contains(lexrank.Stems(e.Question+"\n"+e.Answer), head) {
-			other[e] = true
+		lacks := head != "" && !slices.Contains(lexrank.Stems(e.Question+"\n"+e.Answer), head) ||
+			quantity && !statesQuantity(e.Answer) // asked how often or how many; no number here
+		if lacks && k == 0 {
+			// The lesson matching the query best lacks the attribute asked
+			// for: the store knows the thing, not this fact about it.
+			return nil
 		}
-		if quantity && !statesQuantity(e.Answer) {
-			other[e] = true // asked how often or how many; this answer gives no number
+		if lacks {
+			other[e] = true
 		}
 		if v3 && li.lacksName(e, res.Idents) && li.hasSibling(e, raw, qstems) {
 			// The query names a thing (search-service) this hit lacks, and the

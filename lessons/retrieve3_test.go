@@ -85,3 +85,44 @@ func TestV3AspectsAreNotUpdates(t *testing.T) {
 		t.Errorf("decided %v, want the apps/web tests lesson", got)
 	}
 }
+
+// An unknown fact about a known thing: the attribute asked for, or a
+// quantity, that no matching lesson gives, abstains under v3.
+func TestV3UnknownAttribute(t *testing.T) {
+	s := New("x", Options{})
+	v3Background(t, s)
+	mustAdd(t, s, "What Redis timeout does payments-api use?", "REDIS_TIMEOUT=250ms in services/payments-api/config.yaml.")
+	mustAdd(t, s, "How is services/api deployed?", "Argo CD syncs deploy/api/overlays/prod after the image tag bump PR.")
+	mustAdd(t, s, "What is the memory limit of the worker pods?", "2Gi, set in deploy/worker/values.yaml.")
+	limit := mustAdd(t, s, "What is the CI test job timeout?", "30 minutes since the integration suite moved into the test job.")
+	for _, q := range []string{
+		"memory limit for the payments-api pods",
+		"How often does Argo CD sync services/api?",
+	} {
+		if got := v3Decide(t, s, q, RetrievalV3); got != nil && got.Question != "What is the memory limit of the worker pods?" {
+			t.Errorf("%q answered by %q", q, got.Question)
+		}
+	}
+	if got := v3Decide(t, s, "How often does Argo CD sync services/api?", RetrievalV3); got != nil {
+		t.Errorf("quantity question answered by %q", got.Question)
+	}
+	if got := v3Decide(t, s, "how many minutes can the CI test job run?", RetrievalV3); got != limit {
+		t.Errorf("quantity question with a quantity answer: decided %v", got)
+	}
+}
+
+func TestStatesQuantity(t *testing.T) {
+	for text, want := range map[string]bool{
+		"30 minutes":                         true,
+		"REDIS_TIMEOUT=250ms":                true,
+		"raised to 75%.":                     true,
+		"Two approvals":                      true,
+		"ClickHouse, through the v2 driver.": false,
+		"CI moved to go1.22 in pr#812":       false,
+		"Argo CD syncs deploy/api":           false,
+	} {
+		if got := statesQuantity(text); got != want {
+			t.Errorf("statesQuantity(%q) = %v", text, got)
+		}
+	}
+}
