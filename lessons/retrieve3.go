@@ -304,6 +304,16 @@ func (li *lexIndex) attributeHead(query string) string {
 	if len(before) == 0 {
 		return ""
 	}
+	// Only a question asking for a fact (what, which, who, whose, when) or
+	// a noun phrase ("memory limit for the orders-api pods") names an
+	// attribute there; in "how do I check for leaks" or "add support for
+	// arm64" the word before "for" is a verb's.
+	first := strings.ToLower(strings.TrimLeft(strings.Fields(query)[0], "\"'`(*-"))
+	switch {
+	case factWords[first]:
+	case notFactWords[first] || imperatives[first] || len(before) < 2:
+		return ""
+	}
 	t := before[len(before)-1]
 	if lexrank.Phrasing(t.Raw) || !li.x.Has(t.Stem) {
 		return ""
@@ -370,4 +380,21 @@ func statesQuantity(text string) bool {
 		}
 	}
 	return false
+}
+
+var factWords = wordSet(`what what's whats which who who's whos whose when`)
+
+var notFactWords = wordSet(`how how's why where where's can could should would will do does did
+	is are was were may might must i we i'm please`)
+
+var imperatives = wordSet(`add check wait look search use run set fix make create build update
+	remove apply install configure write enable disable deploy test migrate bump upgrade move rename
+	delete reset restart start stop rotate ask help get put find send`)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
 }

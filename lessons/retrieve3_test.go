@@ -126,3 +126,22 @@ func TestStatesQuantity(t *testing.T) {
 		}
 	}
 }
+
+func TestAttributeHead(t *testing.T) {
+	s := New("x", Options{})
+	v3Background(t, s)
+	mustAdd(t, s, "What is the memory limit of the worker pods?", "2Gi; the owner of the chart is team Atlas; check the support matrix.")
+	li := s.ensureLexIndex()
+	for q, want := range map[string]string{
+		"memory limit for the orders-api pods":           "limit",
+		"Who is the owner of the billing database?":      "owner",
+		"how do I check for leaked secrets":              "",
+		"add support for arm64":                          "",
+		"How do I get access to the production cluster?": "",
+		"In case of failure, restart the pods and then check the logs of the worker, the queue and the scheduler": "",
+	} {
+		if got := li.attributeHead(q); got != want {
+			t.Errorf("attributeHead(%q) = %q, want %q", q, got, want)
+		}
+	}
+}
