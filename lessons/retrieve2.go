@@ -258,13 +258,14 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	other := map[*Entry]bool{}
 	var head string
 	var quantity bool
+	memo := stemMemo{}
 	if v3 {
 		head = li.attributeHead(query)
 		quantity = asksQuantity(query)
 	}
 	for k, h := range raw {
 		e := li.docs[h.Doc]
-		lacks := head != "" && !slices.Contains(lexrank.Stems(e.Question+"\n"+e.Answer), head) ||
+		lacks := head != "" && !slices.Contains(memo.of(e.Question+"\n"+e.Answer), head) ||
 			quantity && !statesQuantity(e.Answer) // asked how often or how many; no number here
 		if lacks && k == 0 {
 			// The lesson matching the query best lacks the attribute asked
@@ -274,7 +275,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		if lacks {
 			other[e] = true
 		}
-		if v3 && li.lacksName(e, res.Idents) && li.hasSibling(e, raw, qstems) {
+		if v3 && li.lacksName(e, res.Idents, memo) && li.hasSibling(e, raw, qstems, memo) {
 			// The query names a thing (search-service) this hit lacks, and the
 			// hit is one of a family of questions about other things.
 			other[e] = true
@@ -283,7 +284,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			other[e] = true
 		}
 		if v3 && len(res.Ordinary) > 0 && h.Coverage < v2SureCoverage && (!li.asksAbout(e, qstems) ||
-			li.aboutOther(e, qstems) && (h.Coverage < v3OrdinaryCoverage || li.hasSibling(e, raw, qstems))) {
+			li.aboutOther(e, qstems) && (h.Coverage < v3OrdinaryCoverage || li.hasSibling(e, raw, qstems, memo))) {
 			other[e] = true
 		}
 		sc := h.Score

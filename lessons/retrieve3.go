@@ -186,16 +186,16 @@ func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, is
 // in their place ("the inventory service") names a member it lacks. A
 // query naming e's own member (a term of e's question its sibling lacks)
 // asks about e.
-func (li *lexIndex) hasSibling(e *Entry, hits []lexrank.Hit, qstems []string) bool {
-	q := lexrank.Stems(e.Question)
-	all := lexrank.Stems(e.Question + "\n" + e.Answer)
+func (li *lexIndex) hasSibling(e *Entry, hits []lexrank.Hit, qstems []string, memo stemMemo) bool {
+	q := memo.of(e.Question)
+	all := memo.of(e.Question + "\n" + e.Answer)
 	for _, h := range hits {
 		o := li.docs[h.Doc]
 		if o == nil || o == e {
 			continue
 		}
-		oq := lexrank.Stems(o.Question)
-		oall := lexrank.Stems(o.Question + "\n" + o.Answer)
+		oq := memo.of(o.Question)
+		oall := memo.of(o.Question + "\n" + o.Answer)
 		if !li.siblings(q, all, oq, oall) || li.x.QuestionSimilarity(q, oq, nil) < v2SiblingSimilarity {
 			continue
 		}
@@ -323,11 +323,11 @@ func (li *lexIndex) attributeHead(query string) string {
 
 // lacksName reports whether e's text lacks one of the query's identifier
 // parts that is not phrasing ("search" of "search-service").
-func (li *lexIndex) lacksName(e *Entry, idents []string) bool {
+func (li *lexIndex) lacksName(e *Entry, idents []string, memo stemMemo) bool {
 	if len(idents) == 0 {
 		return false
 	}
-	all := lexrank.Stems(e.Question + "\n" + e.Answer)
+	all := memo.of(e.Question + "\n" + e.Answer)
 	return slices.ContainsFunc(idents, func(t string) bool {
 		return !lexrank.Phrasing(t) && !slices.Contains(all, t)
 	})
@@ -397,4 +397,17 @@ func wordSet(s string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// stemMemo caches the stems of texts for one v3 query, whose pairwise
+// checks among the candidates ask for the same lessons' stems repeatedly.
+type stemMemo map[string][]string
+
+func (m stemMemo) of(text string) []string {
+	if v, ok := m[text]; ok {
+		return v
+	}
+	v := lexrank.Stems(text)
+	m[text] = v
+	return v
 }
