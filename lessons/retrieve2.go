@@ -248,7 +248,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	}
 	raw := res.Hits[:min(len(res.Hits), v2Candidates)]
 	qstems := lexrank.Stems(query)
+	wide := qstems // v3: the query's terms with their synonyms, as written and as searched
 	if v3 {
+		wide = withSynonyms(qstems, res.Terms)
 		qstems = res.Terms
 	}
 	hits := make([]Hit, 0, len(raw))
@@ -284,7 +286,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			other[e] = true
 		}
 		if v3 && len(res.Ordinary) > 0 && h.Coverage < v2SureCoverage && (!li.asksAbout(e, qstems) ||
-			li.aboutOther(e, qstems) && (h.Coverage < v3OrdinaryCoverage || li.hasSibling(e, raw, qstems, memo))) {
+			li.aboutOther3(e, wide) && (h.Coverage < v3OrdinaryCoverage || li.hasSibling(e, raw, qstems, memo))) {
 			other[e] = true
 		}
 		sc := h.Score

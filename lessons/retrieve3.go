@@ -411,3 +411,35 @@ func (m stemMemo) of(text string) []string {
 	m[text] = v
 	return v
 }
+
+// withSynonyms returns the union of the query's stems as written and as
+// searched, with the synonyms of each: a lesson asking how releases are
+// published does not name something else than a query to ship a version.
+func withSynonyms(written, searched []string) []string {
+	out := slices.Clone(written)
+	add := func(t string) {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, ts := range [][]string{written, searched} {
+		for _, t := range ts {
+			add(t)
+			for _, s := range lexrank.Synonyms(t) {
+				add(s)
+			}
+		}
+	}
+	return out
+}
+
+// aboutOther3 is aboutOther for v3's plain unknown words: phrasing ("now",
+// "still") names nothing, and wide holds the query's synonyms.
+func (li *lexIndex) aboutOther3(e *Entry, wide []string) bool {
+	for _, t := range li.subject(e.Question, lexrank.Stems(e.Question), lexrank.Stems(e.Question+"\n"+e.Answer)) {
+		if !slices.Contains(wide, t) && !lexrank.Phrasing(t) && li.distinctive(t) {
+			return true
+		}
+	}
+	return false
+}
