@@ -315,7 +315,7 @@ func (li *lexIndex) attributeHead(query string) string {
 		return ""
 	}
 	t := before[len(before)-1]
-	if lexrank.Phrasing(t.Raw) || !li.x.Has(t.Stem) {
+	if lexrank.Phrasing(t.Raw) || metaHeads[t.Raw] || !li.x.Has(t.Stem) {
 		return ""
 	}
 	return t.Stem
@@ -381,6 +381,12 @@ func statesQuantity(text string) bool {
 	}
 	return false
 }
+
+// metaHeads ask about a thing without naming an attribute a lesson would
+// write down ("the purpose of the retry flag").
+var metaHeads = wordSet(`purpose point reason reasons meaning goal status state role idea use usage
+	difference benefit benefits advantage problem problems issue issues story history context
+	rationale background deal details detail summary overview explanation cause`)
 
 var factWords = wordSet(`what what's whats which who who's whos whose when`)
 

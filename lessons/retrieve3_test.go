@@ -145,3 +145,12 @@ func TestAttributeHead(t *testing.T) {
 		}
 	}
 }
+
+func TestAttributeHeadMeta(t *testing.T) {
+	s := New("x", Options{})
+	v3Background(t, s)
+	mustAdd(t, s, "Why does the retry flag exist?", "Its purpose is to rerun flaky tests once.")
+	if got := s.ensureLexIndex().attributeHead("What is the purpose of the retry flag?"); got != "" {
+		t.Errorf("meta head %q", got)
+	}
+}
