@@ -1,6 +1,7 @@
 package lexrank
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -108,6 +109,7 @@ func rewriteQuery(q string) string {
 			continue
 		}
 		d := strings.TrimRight(f[i+1], ".,?!;:")
+		punct := f[i+1][len(d):]
 		d = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(d, "st"), "nd"), "rd"), "th")
 		if len(d) == 0 || len(d) > 2 || strings.Trim(d, "0123456789") != "" {
 			continue
@@ -115,11 +117,11 @@ func rewriteQuery(q string) string {
 		if len(d) == 1 {
 			d = "0" + d
 		}
-		f[i], f[i+1] = "", mm+"-"+d
+		f[i], f[i+1] = "", mm+"-"+d+punct
 		changed = true
 	}
 	if changed {
-		q = strings.Join(f, " ")
+		q = strings.Join(slices.DeleteFunc(f, func(w string) bool { return w == "" }), " ")
 	}
 	return q
 }
