@@ -383,7 +383,7 @@ func TestConsolidationMatchesQuadraticReference(t *testing.T) {
 // decide one query (issue 12's budget: under 50 ms for the whole process).
 func BenchmarkDecideCold(b *testing.B) {
 	data := benchStoreBytes(b, 10000)
-	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
+	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2, RetrievalV3} {
 		b.Run(string(r), func(b *testing.B) {
 			for b.Loop() {
 				s, err := Parse("bench", data)

@@ -50,13 +50,13 @@ func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 	}
 	switch opts.Retrieval = s.resolveRetrieval(opts.Retrieval); opts.Retrieval {
 	case RetrievalDarwinMemo:
-	case RetrievalV2:
+	case RetrievalV2, RetrievalV3:
 		if len(s.living) == 0 {
 			return nil, nil
 		}
 		return s.retrieveV2(query, opts), nil
 	default:
-		return nil, fmt.Errorf("unknown retrieval %q; use darwin-memo or v2", opts.Retrieval)
+		return nil, fmt.Errorf("unknown retrieval %q; use darwin-memo, v2 or v3", opts.Retrieval)
 	}
 	q := textidx.Tokens(query)
 	if len(q) == 0 || len(s.living) == 0 {
@@ -215,8 +215,8 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 				d.Supporting = append(d.Supporting, h.Entry.ID)
 			}
 		}
-		if opts.Retrieval == RetrievalV2 {
-			// v2 resolved conflicts by supersession: the decider speaks alone.
+		if opts.Retrieval == RetrievalV2 || opts.Retrieval == RetrievalV3 {
+			// v2 and v3 resolved conflicts by supersession: the decider speaks alone.
 			d.Answer = decider.Answer + "\n" + ageLine(decider)
 		} else {
 			d.Answer = s.annotate(decider, hits)

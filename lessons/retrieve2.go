@@ -29,33 +29,47 @@ const (
 	// lessons on the same question (the newest decides), and a cut at a
 	// large drop in score. Tickets: v2.
 	RetrievalV2 Retrieval = "v2"
+	// RetrievalV3 is v2 with the query handling and supersession of
+	// docs/retrieval.md ("What v3 changes"): synonyms and dates in the
+	// query, only names silence it, the newer of two lessons on one
+	// subject decides unless measured to cost tests. The default since
+	// 2026-11-25. Tickets: v3 (v2 tickets keep verifying with v2).
+	RetrievalV3 Retrieval = "v3"
 )
 
-// ParseRetrieval reads a retrieval name ("darwin-memo" or "v1", "v2").
+// ParseRetrieval reads a retrieval name ("darwin-memo" or "v1", "v2", "v3").
 func ParseRetrieval(s string) (Retrieval, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "darwin-memo", "v1":
 		return RetrievalDarwinMemo, nil
 	case "v2":
 		return RetrievalV2, nil
+	case "v3":
+		return RetrievalV3, nil
 	}
-	return "", fmt.Errorf("unknown retrieval %q; use darwin-memo (v1) or v2", s)
+	return "", fmt.Errorf("unknown retrieval %q; use darwin-memo (v1), v2 or v3", s)
 }
 
 // TicketVersion is the store-free ticket version minted with r.
 func (r Retrieval) TicketVersion() int {
-	if r == RetrievalDarwinMemo {
+	switch r {
+	case RetrievalDarwinMemo:
 		return 1
+	case RetrievalV2:
+		return 2
 	}
-	return 2
+	return 3
 }
 
 // retrievalOfVersion is the ranking a vN ticket was minted with.
 func retrievalOfVersion(v int) Retrieval {
-	if v <= 1 {
+	switch {
+	case v <= 1:
 		return RetrievalDarwinMemo
+	case v == 2:
+		return RetrievalV2
 	}
-	return RetrievalV2
+	return RetrievalV3
 }
 
 // retrievalKey is the store-config key ("config": {..., "retrieval":
@@ -64,7 +78,7 @@ func retrievalOfVersion(v int) Retrieval {
 const retrievalKey = "retrieval"
 
 // Retrieval returns the store's default ranking: the one its config names
-// ("retrieval": "darwin-memo" or "v2"), else Options.Retrieval, else v2.
+// ("retrieval": "darwin-memo", "v2" or "v3"), else Options.Retrieval, else v3.
 func (s *Store) Retrieval() Retrieval {
 	for _, mb := range s.extraCfg {
 		if mb.Key == retrievalKey && mb.Value.Kind() == pyjson.KindString {
@@ -76,7 +90,7 @@ func (s *Store) Retrieval() Retrieval {
 	if s.opts.Retrieval != "" {
 		return s.opts.Retrieval
 	}
-	return RetrievalV2
+	return RetrievalV3
 }
 
 // SetRetrieval records r as the store's default ranking in its config.
@@ -124,6 +138,10 @@ const (
 	// v2SiblingSimilarity is the question similarity from which two
 	// lessons with different distinctive terms are siblings.
 	v2SiblingSimilarity = 0.3
+	// v3OrdinaryCoverage: with v3, a hit covering this share of a query
+	// whose unknown words are all plain words ("repo", "suite") is kept
+	// even when its question names something the query does not.
+	v3OrdinaryCoverage = 0.55
 	// birthSameQuestion is the similarity at which a new lesson records
 	// that it supersedes a living one (Store.Add).
 	birthSameQuestion = 0.6
@@ -219,20 +237,57 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		}
 		li = newLexIndex(es)
 	}
-	res := li.x.Search(query, lexrank.MinCoverage, v2Candidates)
+	v3 := opts.Retrieval == RetrievalV3
+	var res lexrank.Result
+	if v3 {
+		res = li.x.SearchV3(query, lexrank.MinCoverage, v2Candidates)
+	} else {
+		res = li.x.Search(query, lexrank.MinCoverage, v2Candidates)
+	}
 	if len(res.Hits) == 0 {
 		return nil
 	}
 	raw := res.Hits[:min(len(res.Hits), v2Candidates)]
 	qstems := lexrank.Stems(query)
+	wide := qstems // v3: the query's terms with their synonyms, as written and as searched
+	if v3 {
+		wide = withSynonyms(qstems, res.Terms)
+		qstems = res.Terms
+	}
 	hits := make([]Hit, 0, len(raw))
 	// other marks hits that, asked by a query holding a content word no
 	// lesson contains, are about another thing; a cluster of them only is
 	// dropped below.
 	other := map[*Entry]bool{}
-	for _, h := range raw {
+	var head string
+	var quantity bool
+	memo := stemMemo{}
+	if v3 {
+		head = li.attributeHead(query)
+		quantity = asksQuantity(query)
+	}
+	for k, h := range raw {
 		e := li.docs[h.Doc]
+		lacks := head != "" && !slices.Contains(memo.of(e.Question+"\n"+e.Answer), head) ||
+			quantity && !statesQuantity(e.Answer) // asked how often or how many; no number here
+		if lacks && k == 0 {
+			// The lesson matching the query best lacks the attribute asked
+			// for: the store knows the thing, not this fact about it.
+			return nil
+		}
+		if lacks {
+			other[e] = true
+		}
+		if v3 && li.lacksName(e, res.Idents, memo) && li.hasSibling(e, raw, qstems, memo) {
+			// The query names a thing (search-service) this hit lacks, and the
+			// hit is one of a family of questions about other things.
+			other[e] = true
+		}
 		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
+			other[e] = true
+		}
+		if v3 && len(res.Ordinary) > 0 && h.Coverage < v2SureCoverage && (!li.asksAbout(e, qstems) ||
+			li.aboutOther3(e, wide) && (h.Coverage < v3OrdinaryCoverage || li.hasSibling(e, raw, qstems, memo))) {
 			other[e] = true
 		}
 		sc := h.Score
@@ -324,6 +379,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 				continue
 			}
 			if li.siblings(stems[h], all[h], stems[i], all[i]) && li.x.QuestionSimilarity(stems[h], stems[i], nil) >= v2SiblingSimilarity {
+				if v3 && s.newer(hits[i].Entry, hits[h].Entry, pos) && li.rejectsOf(hits[i].Entry, all[h]) {
+					continue // not another thing: the newer word on h's (below)
+				}
 				drop[i] = true
 				break
 			}
@@ -333,12 +391,19 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	for i := range hits {
 		if !drop[i] {
 			hits[keep], stems[keep], all[keep], isQ[keep] = hits[i], stems[i], all[i], isQ[i]
+			if v3 {
+				lead[keep] = lead[i] // (v2 leaves lead unaligned here; kept for its tickets)
+			}
 			keep++
 		}
 	}
 	hits, stems, all, isQ = hits[:keep], stems[:keep], all[:keep], isQ[:keep]
 	if len(hits) == 0 {
 		return nil
+	}
+	if v3 {
+		lead = lead[:keep]
+		hits, stems, all, isQ, lead = s.replacedHits(li, hits, stems, all, isQ, lead, qstems, pos)
 	}
 
 	// Two hits are about the same question when their questions are
@@ -347,6 +412,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	// (statements) are compared whole, at a lower similarity, and must hold
 	// the same distinctive query words.
 	same := func(i, j int) bool {
+		if v3 && isQ[i] && isQ[j] {
+			return li.sameQuestion3(hits[i].Entry, hits[j].Entry, stems[i], all[i], stems[j], all[j], qstems, boost)
+		}
 		if isQ[i] && isQ[j] {
 			return !li.siblings(stems[i], all[i], stems[j], all[j]) &&
 				li.x.QuestionSimilarity(stems[i], stems[j], boost) >= v2SameQuestion
@@ -379,7 +447,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		joined := false
 		for c := range cls {
 			if same(cls[c].rep, i) {
-				if s.newer(hits[i].Entry, hits[cls[c].best].Entry, pos) {
+				if v3 && s.costly(hits[i].Entry) {
+					// measured to cost tests: joins, does not decide
+				} else if v3 && s.costly(hits[cls[c].best].Entry) || s.newer(hits[i].Entry, hits[cls[c].best].Entry, pos) {
 					cls[c].best = i
 				}
 				cls[c].ok = cls[c].ok || !other[hits[i].Entry]
@@ -649,7 +719,7 @@ func sameHeading(li *lexIndex, a, b []string) bool {
 // store whose default ranking is v2 (a store kept on darwin-memo's ranking
 // gets no labels). Labels already present are kept once.
 func (s *Store) recordSupersedes(sources []string, question, answer string) []string {
-	if s.Retrieval() != RetrievalV2 {
+	if s.Retrieval() == RetrievalDarwinMemo {
 		return sources
 	}
 	for _, id := range s.SupersededBy(question, answer) {
@@ -658,4 +728,16 @@ func (s *Store) recordSupersedes(sources []string, question, answer string) []st
 		}
 	}
 	return sources
+}
+
+// asksAbout reports whether e's question (its subject, for a note under a
+// generic heading) holds some query term: a lesson matched by its answer
+// alone, for a query holding a word no lesson knows, is not an answer.
+func (li *lexIndex) asksAbout(e *Entry, qstems []string) bool {
+	for _, t := range li.subject(e.Question, lexrank.Stems(e.Question), lexrank.Stems(e.Question+"\n"+e.Answer)) {
+		if slices.Contains(qstems, t) {
+			return true
+		}
+	}
+	return false
 }

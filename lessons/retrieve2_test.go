@@ -22,7 +22,7 @@ func v2Store(t *testing.T) (s *Store, old, upd, sib *Entry) {
 
 func TestV2IsTheDefaultAndConfigurable(t *testing.T) {
 	s := New("x", Options{})
-	if s.Retrieval() != RetrievalV2 {
+	if s.Retrieval() != RetrievalV3 {
 		t.Fatalf("default %q", s.Retrieval())
 	}
 	s.SetRetrieval(RetrievalDarwinMemo)
@@ -120,12 +120,14 @@ func TestTicketsVerifyWithTheirOwnRanking(t *testing.T) {
 	q := "which port does the staging API listen on"
 	v2, _ := s.Decide(q, DecideOptions{})
 	v1, _ := s.Decide(q, DecideOptions{RetrieveOptions: RetrieveOptions{Retrieval: RetrievalDarwinMemo}})
-	if !strings.HasPrefix(v2.StoreFreeLine(), "darwin-memo: v2 ") || !strings.HasPrefix(v1.StoreFreeLine(), "darwin-memo: v1 ") {
-		t.Fatalf("lines %q %q", v2.StoreFreeLine(), v1.StoreFreeLine())
+	old2, _ := s.Decide(q, DecideOptions{RetrieveOptions: RetrieveOptions{Retrieval: RetrievalV2}})
+	if !strings.HasPrefix(v2.StoreFreeLine(), "darwin-memo: v3 ") || !strings.HasPrefix(v1.StoreFreeLine(), "darwin-memo: v1 ") ||
+		!strings.HasPrefix(old2.StoreFreeLine(), "darwin-memo: v2 ") {
+		t.Fatalf("lines %q %q %q", v2.StoreFreeLine(), v1.StoreFreeLine(), old2.StoreFreeLine())
 	}
-	body := "<!-- " + v2.StoreFreeLine() + " -->\n`" + v1.StoreFreeLine() + "`\n"
+	body := "<!-- " + v2.StoreFreeLine() + " -->\n`" + v1.StoreFreeLine() + "`\n" + old2.StoreFreeLine() + "\n"
 	tickets, errs := ParseTickets(body)
-	if len(errs) != 0 || len(tickets) != 2 || tickets[0].Free.Version != 2 || tickets[1].Free.Version != 1 {
+	if len(errs) != 0 || len(tickets) != 3 || tickets[0].Free.Version != 3 || tickets[1].Free.Version != 1 || tickets[2].Free.Version != 2 {
 		t.Fatalf("%+v %v", tickets, errs)
 	}
 	base := mustReparse(t, s)
@@ -139,7 +141,7 @@ func TestTicketsVerifyWithTheirOwnRanking(t *testing.T) {
 	if !slices.Contains(v1.Hits[0:len(v1.Hits)], v1.Hits[0]) || !slices.ContainsFunc(v1.Hits, func(h Hit) bool { return h.Entry == old }) {
 		t.Fatalf("darwin-memo ranking should retrieve the stale lesson: %v", v1.Hits)
 	}
-	stale := FreeTicket{Version: 2, Tick: 5, Decider: old.ID, Query: q}
+	stale := FreeTicket{Version: 3, Tick: 5, Decider: old.ID, Query: q}
 	if err := base.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: stale.ID(), Free: stale}, VerifyOptions{}); err == nil {
 		t.Error("v2 ticket naming a superseded lesson verified")
 	}

@@ -127,8 +127,8 @@ func ParseTickets(body string) ([]BodyTicket, []error) {
 	for _, mt := range freeRe.FindAllStringSubmatchIndex(body, -1) {
 		at := mt[0]
 		ver := body[mt[2]:mt[3]]
-		if ver != "v1" && ver != "v2" {
-			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 and v2 (upgrade the action)", ver)})
+		if ver != "v1" && ver != "v2" && ver != "v3" {
+			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1, v2 and v3 (upgrade the action)", ver)})
 			continue
 		}
 		ft, err := parseFields(body[mt[1]:])

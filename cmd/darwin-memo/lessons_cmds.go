@@ -77,7 +77,7 @@ func quickGC() (restore func()) {
 
 // retrievalFlag is --retrieval on decide and query.
 func retrievalFlag(fs *flag.FlagSet) *string {
-	return fs.String("retrieval", "", "ranking: v2 (the default; tickets v2) or darwin-memo (darwin-memo's ranking byte for byte; tickets v1); default: the store's config \"retrieval\", else v2")
+	return fs.String("retrieval", "", "ranking: v3 (the default; tickets v3), v2 (the previous default; tickets v2) or darwin-memo (darwin-memo's ranking byte for byte; tickets v1); default: the store's config \"retrieval\", else v3")
 }
 
 func parseRetrievalFlag(v string) (lessons.Retrieval, error) {

@@ -320,7 +320,20 @@ type Result struct {
 	// contains (not phrasing, three letters or more, rarity at least 0.5:
 	// past about the 2,500 most frequent English words): things it asks
 	// about that the store does not know. A long task description has none.
+	// With SearchV3, only such words that are parts of an identifier, a
+	// path or a file name ("shipping-api", "pkg/raft"); see Ordinary.
 	Unseen []string
+	// Ordinary (SearchV3 only) are the other content words of a short
+	// query that no lesson contains, past about the 2,500 most frequent
+	// English words: plain words ("repo", "suite") that may be how the
+	// asker put a known thing.
+	Ordinary []string
+	// Terms (SearchV3 only) are the query's distinct terms as searched:
+	// after date rewriting and synonym substitution.
+	Terms []string
+	// Idents (SearchV3 only) are the query terms that are parts of an
+	// identifier, a path or a file name ("search-service", "pkg/raft").
+	Idents []string
 }
 
 // QueryTerm is a distinct query term with its weights, for explanations.
@@ -349,6 +362,21 @@ type queryTerm struct {
 // length normalisation B) and sorted best first, ties by document number;
 // limit > 0 keeps only the best limit.
 func (x *Index) Search(query string, minCoverage float64, limit int) Result {
+	return x.search(query, minCoverage, limit, false)
+}
+
+// SearchV3 is Search with v3's query handling (docs/retrieval.md): month
+// dates are rewritten as lessons write them ("April 12" → "04-12"); a
+// query word no lesson holds is looked up under its software-domain
+// synonyms and abbreviations (repo/repository, env/environment,
+// ship/release); and of the content words still unknown only those that
+// are parts of identifiers, paths or file names are Unseen (things the
+// store does not know), the plain ones are Ordinary.
+func (x *Index) SearchV3(query string, minCoverage float64, limit int) Result {
+	return x.search(query, minCoverage, limit, true)
+}
+
+func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Result {
 	if x.n == 0 {
 		return Result{}
 	}
@@ -356,7 +384,13 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 	var q []queryTerm
 	mass := 0.0
 	var blocked string
-	var unseen []string
+	var unseen, ordinary []string
+	var ident, values map[string]bool
+	if v3 {
+		query = rewriteQuery(query)
+		ident = identifierStems(query)
+		values = valueStems(query)
+	}
 	terms := Terms(query)
 	// In a query written in title case or capitals, capitals name nothing.
 	caps := 0
@@ -391,6 +425,26 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 		if ok {
 			df = float64(x.df[id])
 		}
+		if v3 && df == 0 && !ident[t.Stem] {
+			// A synonym or abbreviation some lesson holds stands in.
+			dup := false
+			alts := synonyms[t.Stem]
+			if r := rawStem(t.Raw); r != t.Stem {
+				// The light stemmer over-strips some words ("adding" → "ad",
+				// "string" → "str"): the word cut more gently may be known.
+				alts = append([]string{r}, alts...)
+			}
+			for _, alt := range alts {
+				if aid, aok := x.ids[alt]; aok && x.df[aid] > 0 {
+					dup = slices.ContainsFunc(q, func(o queryTerm) bool { return o.stem == alt })
+					t.Stem, id, df = alt, aid, float64(x.df[aid])
+					break
+				}
+			}
+			if dup {
+				continue // the query names it already
+			}
+		}
 		qt := queryTerm{id: id, stem: t.Stem}
 		if df > 0 {
 			qt.seen = true
@@ -398,7 +452,7 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 			qt.w = math.Log(1 + N/(1+df))
 		} else {
 			r := Rarity(t.Raw)
-			name := t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw))
+			name := t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw) && !values[t.Stem])
 			if name && short {
 				blocked = t.Raw
 				break
@@ -415,8 +469,15 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 				qt.w = math.Log(1+N) * (UnseenFloor + (1-UnseenFloor)*r)
 			default:
 				qt.w = math.Log(1+N) * (ContentFloor + (1-ContentFloor)*r)
-				if len(t.Raw) >= 3 && r >= 0.5 {
+				switch {
+				case v3 && ident[t.Stem]:
 					unseen = append(unseen, t.Stem)
+				case len(t.Raw) >= 3 && r >= 0.5:
+					if v3 {
+						ordinary = append(ordinary, t.Stem)
+					} else {
+						unseen = append(unseen, t.Stem)
+					}
 				}
 			}
 		}
@@ -475,7 +536,16 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 		}
 	}
 	hits = best(hits, limit)
-	return Result{Hits: hits, Unseen: unseen}
+	res := Result{Hits: hits, Unseen: unseen, Ordinary: ordinary}
+	if v3 {
+		for _, t := range q {
+			res.Terms = append(res.Terms, t.stem)
+			if ident[t.stem] {
+				res.Idents = append(res.Idents, t.stem)
+			}
+		}
+	}
+	return res
 }
 
 // best sorts hits best first (score descending, then document number) and

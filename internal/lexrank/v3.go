@@ -1,0 +1,215 @@
+package lexrank
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// v3 query-side tables (docs/retrieval.md, "What v3 changes"). They apply
+// to the query only, so the index (and v2's ranking over it) is unchanged.
+
+// synonymGroups are software-domain abbreviations and synonyms: a query
+// word no lesson holds is looked up under the other words of its group.
+// Each line is one group; the first words are tried first.
+const synonymGroups = `
+e2e end-to-end
+database db
+environment env
+configuration config configure configs
+repository repo repos
+release publish ship
+dependency dependencies deps dep
+kubernetes k8s kube
+production prod
+development dev
+directory dir
+package pkg
+documentation docs doc
+variable var vars
+authentication auth
+authorization authz
+incident inc
+lint linter linting
+log logging logger
+test tests testing spec
+`
+
+// synonyms maps a stem to the stems of the other words of its groups.
+var synonyms = func() map[string][]string {
+	m := map[string][]string{}
+	for _, line := range strings.Split(synonymGroups, "\n") {
+		var stems []string
+		for _, w := range strings.Fields(line) {
+			stems = append(stems, synonymStem(w))
+		}
+		for i, a := range stems {
+			for j, b := range stems {
+				if i != j && a != b && !contains(m[a], b) {
+					m[a] = append(m[a], b)
+				}
+			}
+		}
+	}
+	return m
+}()
+
+// synonymStem is the term a table word stands for: a hyphenated word is
+// the single term "end-to-end" becomes after rewriting (see rewriteQuery).
+func synonymStem(w string) string {
+	if strings.Contains(w, "-") {
+		return strings.ReplaceAll(w, "-", "")
+	}
+	return Stem(w)
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Synonyms returns the stems of the table words standing for the same
+// thing as stem (nil when it has none).
+func Synonyms(stem string) []string { return synonyms[stem] }
+
+var months = map[string]string{"january": "01", "february": "02", "march": "03", "april": "04",
+	"june": "06", "july": "07", "august": "08", "september": "09", "october": "10",
+	"november": "11", "december": "12", "jan": "01", "feb": "02", "mar": "03", "apr": "04",
+	"jun": "06", "jul": "07", "aug": "08", "sep": "09", "sept": "09", "oct": "10", "nov": "11", "dec": "12"}
+
+// rewriteQuery prepares a query for v3: hyphenated phrases of the synonym
+// table become one word ("end-to-end" → "endtoend"), and a month name
+// followed by a day ("April 12", "May 3rd") becomes the month-day of an
+// ISO date ("04-12"), as lessons write dates.
+func rewriteQuery(q string) string {
+	low := strings.ToLower(q)
+	if strings.Contains(low, "end-to-end") {
+		for {
+			i := strings.Index(strings.ToLower(q), "end-to-end")
+			if i < 0 {
+				break
+			}
+			q = q[:i] + "endtoend" + q[i+len("end-to-end"):]
+		}
+	}
+	f := strings.Fields(q)
+	changed := false
+	for i := 0; i+1 < len(f); i++ {
+		m := strings.ToLower(strings.TrimRight(f[i], ".,"))
+		mm, ok := months[m]
+		if m == "may" {
+			mm, ok = "05", true
+		}
+		if !ok {
+			continue
+		}
+		d := strings.TrimRight(f[i+1], ".,?!;:")
+		punct := f[i+1][len(d):]
+		d = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(d, "st"), "nd"), "rd"), "th")
+		if len(d) == 0 || len(d) > 2 || strings.Trim(d, "0123456789") != "" {
+			continue
+		}
+		if len(d) == 1 {
+			d = "0" + d
+		}
+		f[i], f[i+1] = "", mm+"-"+d+punct
+		changed = true
+	}
+	if changed {
+		q = strings.Join(slices.DeleteFunc(f, func(w string) bool { return w == "" }), " ")
+	}
+	return q
+}
+
+// identifierStems returns the stems of the query's words that are parts of
+// an identifier, a path or a file name: words joined to another by "-",
+// "_", "/" or "." ("shipping-api", "pkg/raft", "scheduler_test.go") and
+// the parts of a camelCase word ("TestLeaderElection"). Such a word names
+// a thing; a plain word ("repo", "suite") is how someone put it.
+func identifierStems(q string) map[string]bool {
+	var out map[string]bool
+	for _, run := range strings.Fields(q) {
+		run = strings.TrimFunc(run, func(r rune) bool { return !isWordRune(r) })
+		if run == "" {
+			continue
+		}
+		joined, camel := false, false
+		var prev rune
+		for i, r := range run {
+			if i > 0 && (r == '-' || r == '_' || r == '/' || r == '.') {
+				if n, _ := utf8.DecodeRuneInString(run[i+1:]); isWordRune(n) && isWordRune(prev) {
+					joined = true
+				}
+			}
+			if unicode.IsUpper(r) && unicode.IsLower(prev) {
+				camel = true
+			}
+			prev = r
+		}
+		if !joined && !camel {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		each(run, func(t Term) { out[t.Stem] = true })
+	}
+	return out
+}
+
+// QuestionDF counts the live documents whose question holds stem, up to
+// limit (limit <= 0: all of them).
+func (x *Index) QuestionDF(stem string, limit int) int {
+	id, ok := x.ids[stem]
+	if !ok {
+		return 0
+	}
+	n := 0
+	for _, p := range x.post[id] {
+		if p.q > 0 && x.live[p.doc] {
+			n++
+			if n == limit {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// rawStem is a gentler stem of a query word the index does not know under
+// its Stem: an "-ing" or "-ed" ending cut without undoubling ("adding" →
+// "add"), or the word itself ("string").
+func rawStem(raw string) string {
+	for _, suf := range []string{"ing", "ed"} {
+		if b, ok := strings.CutSuffix(raw, suf); ok && len(b) >= 3 {
+			return b
+		}
+	}
+	return raw
+}
+
+// valueStems returns the numbers of the query that are quantities rather
+// than names: a number followed by "%" ("76% coverage"). A quantity no
+// lesson holds is a value asked about, not an unknown incident or version.
+func valueStems(q string) map[string]bool {
+	var out map[string]bool
+	for i := 0; i < len(q); i++ {
+		if q[i] != '%' || i == 0 || !isDigitASCII(q[i-1]) {
+			continue
+		}
+		j := i
+		for j > 0 && (isDigitASCII(q[j-1]) || q[j-1] == '.') {
+			j--
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[strings.Trim(q[j:i], ".")] = true
+	}
+	return out
+}

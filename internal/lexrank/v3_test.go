@@ -1,0 +1,66 @@
+package lexrank
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestRewriteQuery(t *testing.T) {
+	for in, want := range map[string]string{
+		"root cause of the April 12 outage":  "root cause of the 04-12 outage",
+		"what broke on may 3rd?":             "what broke on 05-03?",
+		"how do I run the end-to-end suite?": "how do I run the endtoend suite?",
+		"march the tests forward":            "march the tests forward",
+	} {
+		if got := rewriteQuery(in); got != want {
+			t.Errorf("rewriteQuery(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestIdentifierAndValueStems(t *testing.T) {
+	id := identifierStems("What Redis timeout does shipping-api use in pkg/raft for TestLeaderElection?")
+	for _, w := range []string{"shipping", "api", "raft", "election"} {
+		if !id[Stem(w)] {
+			t.Errorf("%s not an identifier part: %v", w, id)
+		}
+	}
+	if id[Stem("redis")] || id[Stem("timeout")] {
+		t.Errorf("plain words taken for identifier parts: %v", id)
+	}
+	if v := valueStems("my PR has 76% coverage and 1.5% flakes"); !v["76"] || !v["1.5"] || len(v) != 2 {
+		t.Errorf("valueStems: %v", v)
+	}
+	if got := rawStem("adding"); got != "add" {
+		t.Errorf("rawStem(adding) = %q", got)
+	}
+}
+
+func TestSearchV3(t *testing.T) {
+	x := New()
+	x.Add("How is the repository's CI configured?", "GitHub Actions, in .github/workflows/ci.yml.")
+	x.Add("What caused the 2026-04-12 outage?", "The TLS certificate expired.")
+	x.Add("How do we publish a release?", "Merge the release-please PR.")
+	x.Add("Which port does the API listen on?", "8080.")
+	for q, doc := range map[string]int{
+		"how is the repo CI set up":         0,
+		"root cause of the April 12 outage": 1,
+		"how do we ship a new version":      2,
+	} {
+		res := x.SearchV3(q, MinCoverage, 0)
+		if len(res.Hits) == 0 || res.Hits[0].Doc != doc {
+			t.Errorf("%q: %+v", q, res)
+		}
+	}
+	// Names and numbers still silence; a percentage does not.
+	if r := x.SearchV3("Which port does the Grafana API listen on?", MinCoverage, 0); r.Blocked == "" {
+		t.Errorf("unknown name not blocked: %+v", r)
+	}
+	if r := x.SearchV3("does the API listen on 76% of hosts", MinCoverage, 0); r.Blocked != "" {
+		t.Errorf("percentage blocked: %+v", r)
+	}
+	// v2's Search does not use the table.
+	if r := x.Search("how do we ship a new version", MinCoverage, 0); slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Doc == 2 }) {
+		t.Errorf("v2 search used the synonym table: %+v", r)
+	}
+}
