@@ -695,11 +695,9 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 	if enc == nil {
 		enc = encode.New(nil, encode.WithTrustedAssociations(r.Config.TrustedAssociations...))
 	}
-	living := make([]encode.Living, 0, len(st.store.Living()))
-	for _, e := range st.store.Living() {
-		living = append(living, encode.Living{ID: e.ID, Question: e.Question, Answer: e.Answer})
-	}
-	res, err := enc.Encode(ctx, epr, living)
+	// The store answers the duplicate check from the token sets the tick's consolidation
+	// computed: the living lessons are not tokenised again.
+	res, err := enc.EncodeKnown(ctx, epr, st.store)
 	if err != nil {
 		return fmt.Errorf("encoding lessons from #%d: %w", n, err)
 	}
