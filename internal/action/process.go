@@ -447,11 +447,11 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			}
 			r.logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
-			var m Measurement
+			var m measurement
 			if carried && held.Delta != nil {
-				m = Measurement{Outcome: Measured, Delta: *held.Delta, Source: held.Source, Before: held.Before, After: held.After, Quarantined: held.Quarantined}
+				m = measurement{Result: &settle.Result{Outcome: Measured}, carried: &held}
 				r.logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
-			} else if m, err = r.measureWaiting(ctx, st, pr); err != nil {
+			} else if m.Result, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			}
 			switch m.Outcome {
@@ -476,11 +476,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			default:
 				return fmt.Errorf("measuring the CI of #%d: unknown outcome %q", n, m.Outcome)
 			}
-			if math.IsNaN(m.Delta) || math.IsInf(m.Delta, 0) {
+			delta := m.delta()
+			if math.IsNaN(delta) || math.IsInf(delta, 0) {
 				return fmt.Errorf("measuring the CI of #%d: non-finite delta", n)
 			}
-			if math.Abs(m.Delta) >= 10 {
-				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, m.Delta))
+			if math.Abs(delta) >= 10 {
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, delta))
 			}
 			rep := r.settle(st, verified, pr, m, expire)
 			for _, t := range rep.Tickets {
@@ -505,12 +506,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			} else {
 				p.Outcome = OutcomeRefused
 			}
-			d := m.Delta
-			p.Delta, p.Source, p.Before, p.After = &d, m.Source, m.Before, m.After
-			p.Quarantined = capStrings(m.Quarantined, 20)
-			out.Delta += m.Delta
-			fixed = m.Fixed
-			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, m.Delta, m.Source, len(p.Settled))
+			p.Delta, p.Source = &delta, m.source()
+			p.Before, p.After = m.commits()
+			p.Quarantined = capStrings(m.quarantined(), 20)
+			out.Delta += delta
+			fixed = m.fixed()
+			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, delta, p.Source, len(p.Settled))
 		}
 	}
 	return r.finish(ctx, st, pr, fixed, p, out)
@@ -633,10 +634,13 @@ func ticketBody(tickets []lessons.BodyTicket) string {
 
 // measureWaiting measures a pull request, polling while its CI is pending for at most the
 // wait-for-ci input (every 30 seconds, or sooner at the deadline).
-func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (Measurement, error) {
+func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (*settle.Result, error) {
 	deadline := r.now().Add(r.Config.WaitForCI)
 	for {
 		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, st.flaky)
+		if err == nil && m == nil {
+			err = errors.New("the measurer gave no result")
+		}
 		if err != nil || m.Outcome != Pending {
 			return m, err
 		}
@@ -659,16 +663,17 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // settle applies one measured delta to the pull request's tickets with the action's scale.
 // The scale input overrides the store's persisted resource_scale for this settlement only, as
 // darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
-func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m Measurement, expire int) lessons.BodyReport {
+func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m measurement, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
-	return st.store.SettleVerified(verified, m.Delta, lessons.SettleOptions{
+	before, after := m.commits()
+	return st.store.SettleVerified(verified, m.delta(), lessons.SettleOptions{
 		Scale:       r.Config.Scale,
 		Source:      "ci",
-		Regressions: m.Regressions,
+		Regressions: m.regressions(),
 		Detail:      fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{
-			Mode: m.Source, Identity: "verified", Repository: r.Owner + "/" + r.Repo,
-			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: m.Before, HeadSHA: m.After, URL: m.URL,
+			Mode: m.source(), Identity: "verified", Repository: r.Owner + "/" + r.Repo,
+			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: before, HeadSHA: after, URL: m.url(),
 		},
 	}, lessons.TickOptions{ExpireAfter: expire})
 }
