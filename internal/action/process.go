@@ -137,7 +137,8 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 // store on the base branch and loads the result (lessons.MergeStore). A bot branch whose store
 // cannot be merged is reported as a warning and returned as ours (the run then starts from the
 // base branch and settles the pull requests ours records again; see carryOver). merged is nil
-// and warn empty when the branch is built on the current base: ours is used as it is.
+// and warn empty when the branch is built on the current base: ours is used as it is. ours is
+// nil when the stores were merged.
 func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons.Store, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
 	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
@@ -171,13 +172,25 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 		return nil, "", ours, nil
 	}
 	// Lessons added by hand without an "id" are matched by the content-derived id every load
-	// gives them (lessons.MergeStore does it on all three sides).
-	merged, err = lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
+	// gives them (lessons.MergeStore does it on all three sides). The bot branch's document is
+	// not held past the merge (it is as large as the store, and the merged store is loaded
+	// while the base branch's document is still held): the rare failure reads it again.
+	return r.mergeStores(ctx, st, head, anc, ours)
+}
+
+// mergeStores is the three-way merge of mergeBotBranch. It takes the documents as arguments
+// and does not use ours after the merge, so only the merge holds them.
+func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, ours []byte) (*lessons.Store, string, []byte, error) {
+	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
 	if err != nil {
-		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
+		again, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
+		if rerr != nil {
+			return nil, "", nil, rerr
+		}
+		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), again, nil
 	}
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
-	return merged, "", ours, nil
+	return merged, "", nil, nil
 }
 
 // closedBotBranch returns the store on the bot branch when no bot pull request is open but
