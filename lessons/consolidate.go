@@ -85,7 +85,14 @@ func (s *Store) MostSimilar(question, answer string) (id string, similarity floa
 		return "", 0
 	}
 	for _, e := range s.living {
-		if sim := textidx.JaccardKnown(known, distinct, s.tokenSet(e)); sim > similarity {
+		set := s.tokenSet(e)
+		// The similarity is at most the smaller set's size over the larger's (rounding is
+		// monotonic, so the bound holds in floating point too): a set that cannot beat the
+		// best so far is not intersected.
+		if lo, hi := min(distinct, len(set)), max(distinct, len(set)); hi == 0 || float64(lo)/float64(hi) <= similarity {
+			continue
+		}
+		if sim := textidx.JaccardKnown(known, distinct, set); sim > similarity {
 			id, similarity = e.ID, sim
 		}
 	}
