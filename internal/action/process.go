@@ -129,7 +129,6 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	st.flaky = settle.LoadFlakyHistory(st.flakyDoc)
 	// From here on the base branch's store is its loaded store (and its blob sha): its bytes,
 	// as large as the store, are not held for the rest of the run.
-	st.docSize = max(st.docSize, len(st.mainDoc), len(st.workDoc))
 	st.mainDoc, st.workDoc, r.mainBlob.doc = nil, nil, nil
 	return st, nil
 }
@@ -182,7 +181,6 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 // mergeStores is the three-way merge of mergeBotBranch. It takes the documents as arguments
 // and does not use ours after the merge, so only the merge holds them.
 func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, ours []byte) (*lessons.Store, string, []byte, error) {
-	st.docSize = max(st.docSize, len(ours))
 	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
 	if err != nil {
 		again, _, rerr := r.readFile(ctx, r.Config.StorePath, head)

@@ -98,22 +98,11 @@ func (r *Runner) finalStore(st *state, rec Record) (*lessons.Store, []byte, erro
 			return nil, nil, fmt.Errorf("recording processed pull requests in the store: %w", err)
 		}
 	}
-	// Written into one buffer of about the size of the documents the run read (the same bytes
-	// Marshal returns): Marshal sizes its buffer from the loaded document, which for a merged
-	// store is the compact merged one, and grows it by doubling past that.
-	w := appendWriter{buf: make([]byte, 0, st.docSize+st.docSize/16+4096)}
-	if _, err := st.store.WriteTo(&w); err != nil {
+	doc, err := st.store.Marshal()
+	if err != nil {
 		return nil, nil, fmt.Errorf("serialising the store: %w", err)
 	}
-	return st.store, w.buf, nil
-}
-
-// appendWriter is an io.Writer that appends to buf.
-type appendWriter struct{ buf []byte }
-
-func (w *appendWriter) Write(p []byte) (int, error) {
-	w.buf = append(w.buf, p...)
-	return len(p), nil
+	return st.store, doc, nil
 }
 
 // differs reports whether the bot branch would carry a lesson-level change the base branch

@@ -374,10 +374,7 @@ type state struct {
 	mainRec   Record
 	open      *github.PullRequest
 	workDoc   []byte
-	// docSize is the size of the largest store document the run read: what the final store
-	// is written into (lessons.Store.Marshal can only guess from the compact merged document).
-	docSize int
-	store   *lessons.Store
+	store     *lessons.Store
 	rec       Record
 	warnings  []string
 	flaky     *settle.FlakyHistory
