@@ -29,6 +29,29 @@ type Living struct {
 	Answer   string
 }
 
+// Known is the store's living lessons as the duplicate check reads them: a store that keeps
+// its lessons' token sets answers without tokenising them again (lessons.Store does).
+type Known interface {
+	// MostSimilar returns the living lesson whose token set (textidx.Tokens of its question
+	// and answer joined by a space) has the highest Jaccard similarity with the token set of
+	// question and answer, the first in store order on a tie, and that similarity; "" and 0
+	// when none shares a token with them.
+	MostSimilar(question, answer string) (id string, similarity float64)
+}
+
+// livingList is a Known over a list of lessons, tokenised when asked.
+type livingList []Living
+
+func (l livingList) MostSimilar(question, answer string) (id string, similarity float64) {
+	toks := textidx.Tokens(question + " " + answer)
+	for _, k := range l {
+		if s := textidx.Jaccard(toks, textidx.Tokens(k.Question+" "+k.Answer)); s > similarity {
+			id, similarity = k.ID, s
+		}
+	}
+	return id, similarity
+}
+
 // Candidate is one lesson the encoder considered. Exactly one of these
 // holds: it is added (Added), proposed only (Proposed: the author is not
 // trusted), rejected (Rejected names the rule), or a duplicate
@@ -116,6 +139,12 @@ func New(provider Provider, opts ...Option) *Encoder {
 // the deterministic encoder and says why in Result.Fallback. It returns an
 // error only when ctx is done or the nonce cannot be read.
 func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living) (*Result, error) {
+	return e.EncodeKnown(ctx, pr, livingList(living))
+}
+
+// EncodeKnown is Encode with the living lessons given as a Known (for example the store
+// itself, which keeps their token sets).
+func (e *Encoder) EncodeKnown(ctx context.Context, pr *PR, living Known) (*Result, error) {
 	if pr == nil {
 		return nil, errors.New("encode: no pull request to encode")
 	}
@@ -234,23 +263,26 @@ func (e *Encoder) validate(p *PR, chk *checker, raws []RawLesson, from string) [
 }
 
 // dedup marks candidates whose token Jaccard with a living lesson, or with
-// an earlier passing candidate, is >= DuplicateThreshold.
-func (e *Encoder) dedup(cands []Candidate, living []Living) {
+// an earlier passing candidate, is >= DuplicateThreshold. The living lessons
+// come first: an earlier candidate is named only when it is strictly more
+// similar than every living lesson.
+func (e *Encoder) dedup(cands []Candidate, living Known) {
 	type known struct {
 		id     string
 		tokens []string
 	}
-	var pool []known
-	for _, l := range living {
-		pool = append(pool, known{l.ID, textidx.Tokens(l.Question + " " + l.Answer)})
-	}
+	var pool []known // earlier candidates that passed
 	for i := range cands {
 		c := &cands[i]
 		if c.Rejected != "" {
 			continue
 		}
 		toks := textidx.Tokens(c.Question + " " + c.Answer)
-		best, bestID := 0.0, ""
+		var best float64
+		var bestID string
+		if living != nil {
+			bestID, best = living.MostSimilar(c.Question, c.Answer)
+		}
 		for _, k := range pool {
 			if s := textidx.Jaccard(toks, k.tokens); s > best {
 				best, bestID = s, k.id

@@ -69,6 +69,36 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 	return len(clusters)
 }
 
+// MostSimilar returns the living entry whose token set has the highest Jaccard similarity with
+// the token set of question and answer (the first in store order on a tie) and that
+// similarity, or "" and 0 when none shares a token with them: the lesson encoder's duplicate
+// check (encode.Known). It reads the token sets the tick's consolidation keeps on the entries
+// (computing those it lacks) instead of tokenising every lesson again, and adds nothing to the
+// store's token dictionary.
+func (s *Store) MostSimilar(question, answer string) (id string, similarity float64) {
+	if len(s.living) == 0 {
+		return "", 0
+	}
+	s.ensureSets(s.living)
+	known, distinct := s.tokenDict().LookupText(question, answer)
+	if len(known) == 0 {
+		return "", 0
+	}
+	for _, e := range s.living {
+		set := s.tokenSet(e)
+		// The similarity is at most the smaller set's size over the larger's (rounding is
+		// monotonic, so the bound holds in floating point too): a set that cannot beat the
+		// best so far is not intersected.
+		if lo, hi := min(distinct, len(set)), max(distinct, len(set)); hi == 0 || float64(lo)/float64(hi) <= similarity {
+			continue
+		}
+		if sim := textidx.JaccardKnown(known, distinct, set); sim > similarity {
+			id, similarity = e.ID, sim
+		}
+	}
+	return id, similarity
+}
+
 // sourcePolicy returns the join test of merge_source_policy, or nil for
 // "off". accept(cluster, cand) is asked with the cluster so far (anchor
 // first) and a candidate that is similar enough.

@@ -33,8 +33,8 @@ type harness struct {
 	world *ghfake.World
 
 	mu       sync.Mutex
-	measure  map[int]Measurement // by pull request number
-	measured map[int]int         // calls per pull request
+	measure  map[int]settle.Result // by pull request number
+	measured map[int]int           // calls per pull request
 	measErr  error
 	// fileLimits lower GitHub's file-size limits for the runs (zero: GitHub's).
 	fileLimits FileLimits
@@ -47,7 +47,7 @@ func newHarness(t testing.TB, store []byte) *harness {
 		files[storePath] = string(store)
 	}
 	h := &harness{t: t, git: ghfake.NewGitRepo("acme", "widgets", "main", files),
-		measure: map[int]Measurement{}, measured: map[int]int{}}
+		measure: map[int]settle.Result{}, measured: map[int]int{}}
 	h.world = ghfake.NewWorld(h.git, ghfake.Repo{})
 	t.Cleanup(h.world.Close)
 	return h
@@ -94,7 +94,7 @@ func (h *harness) ticketFor(query string) string {
 	return d.StoreFreeLine()
 }
 
-func (h *harness) merge(title, body string, m *Measurement) *ghfake.GitPull {
+func (h *harness) merge(title, body string, m *settle.Result) *ghfake.GitPull {
 	h.t.Helper()
 	pr := h.git.MergePull(ghfake.MergeSpec{Title: title, Body: body,
 		Files: map[string][]byte{"src/" + strings.ReplaceAll(strings.ToLower(title), " ", "_") + ".go": []byte("package app\n// " + title + "\n")}})
@@ -106,24 +106,24 @@ func (h *harness) merge(title, body string, m *Measurement) *ghfake.GitPull {
 	return pr
 }
 
-func (h *harness) setMeasurement(pr int, m Measurement) {
+func (h *harness) setMeasurement(pr int, m settle.Result) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.measure[pr] = m
 }
 
-func (h *harness) measurer(ctx context.Context, _ *github.Client, owner, repo string, pr *github.PullRequest, _ *settle.FlakyHistory) (Measurement, error) {
+func (h *harness) measurer(ctx context.Context, _ *github.Client, owner, repo string, pr *github.PullRequest, _ *settle.FlakyHistory) (*settle.Result, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.measured[pr.GetNumber()]++
 	if h.measErr != nil {
-		return Measurement{}, h.measErr
+		return nil, h.measErr
 	}
 	m, ok := h.measure[pr.GetNumber()]
 	if !ok {
-		return Measurement{Outcome: Abstained, Reason: "no CI results"}, nil
+		return &settle.Result{Outcome: Abstained, Reason: "no CI results"}, nil
 	}
-	return m, nil
+	return &m, nil
 }
 
 type runResult struct {
@@ -205,8 +205,8 @@ func (h *harness) record(branch string) Record {
 	return r
 }
 
-func measured(delta float64) *Measurement {
-	return &Measurement{Outcome: Measured, Delta: delta, Source: "junit-artifacts", Before: ghfake.SHA("before"), After: ghfake.SHA("after")}
+func measured(delta int) *settle.Result {
+	return &settle.Result{Outcome: Measured, Delta: delta, Source: settle.SourceArtifacts, Before: settle.Side{SHA: ghfake.SHA("before")}, After: settle.Side{SHA: ghfake.SHA("after")}}
 }
 
 func (h *harness) openBotPRs() []ghfake.GitPull {
@@ -333,7 +333,7 @@ func TestE2EPendingCIStaysQueuedThenSettles(t *testing.T) {
 	t.Parallel()
 	store, es := seedStore(t)
 	h := newHarness(t, store)
-	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &Measurement{Outcome: Pending, Reason: "CI at the base is still running"})
+	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &settle.Result{Outcome: Pending, Reason: "CI at the base is still running"})
 	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
 	mustCode(t, res, 0)
 	if res.outputs["result"] != "pending" || res.outputs["pull-request-operation"] != "none" {
@@ -627,7 +627,7 @@ func TestE2EWaitForCIPollsUntilMeasured(t *testing.T) {
 	t.Parallel()
 	store, _ := seedStore(t)
 	h := newHarness(t, store)
-	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &Measurement{Outcome: Pending, Reason: "base CI running"})
+	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &settle.Result{Outcome: Pending, Reason: "base CI running"})
 	dir := t.TempDir()
 	evPath := filepath.Join(dir, "event.json")
 	os.WriteFile(evPath, []byte(mergedEvent(pr.Number)), 0o644)

@@ -137,7 +137,8 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 // store on the base branch and loads the result (lessons.MergeStore). A bot branch whose store
 // cannot be merged is reported as a warning and returned as ours (the run then starts from the
 // base branch and settles the pull requests ours records again; see carryOver). merged is nil
-// and warn empty when the branch is built on the current base: ours is used as it is.
+// and warn empty when the branch is built on the current base: ours is used as it is. ours is
+// nil when the stores were merged.
 func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons.Store, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
 	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
@@ -171,13 +172,25 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 		return nil, "", ours, nil
 	}
 	// Lessons added by hand without an "id" are matched by the content-derived id every load
-	// gives them (lessons.MergeStore does it on all three sides).
-	merged, err = lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
+	// gives them (lessons.MergeStore does it on all three sides). The bot branch's document is
+	// not held past the merge (it is as large as the store, and the merged store is loaded
+	// while the base branch's document is still held): the rare failure reads it again.
+	return r.mergeStores(ctx, st, head, anc, ours)
+}
+
+// mergeStores is the three-way merge of mergeBotBranch. It takes the documents as arguments
+// and does not use ours after the merge, so only the merge holds them.
+func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, ours []byte) (*lessons.Store, string, []byte, error) {
+	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
 	if err != nil {
-		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), ours, nil
+		again, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
+		if rerr != nil {
+			return nil, "", nil, rerr
+		}
+		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), again, nil
 	}
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
-	return merged, "", ours, nil
+	return merged, "", nil, nil
 }
 
 // closedBotBranch returns the store on the bot branch when no bot pull request is open but
@@ -447,11 +460,11 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			}
 			r.logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
-			var m Measurement
+			var m measurement
 			if carried && held.Delta != nil {
-				m = Measurement{Outcome: Measured, Delta: *held.Delta, Source: held.Source, Before: held.Before, After: held.After, Quarantined: held.Quarantined}
+				m = measurement{Result: &settle.Result{Outcome: Measured}, carried: &held}
 				r.logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
-			} else if m, err = r.measureWaiting(ctx, st, pr); err != nil {
+			} else if m.Result, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			}
 			switch m.Outcome {
@@ -476,11 +489,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			default:
 				return fmt.Errorf("measuring the CI of #%d: unknown outcome %q", n, m.Outcome)
 			}
-			if math.IsNaN(m.Delta) || math.IsInf(m.Delta, 0) {
+			delta := m.delta()
+			if math.IsNaN(delta) || math.IsInf(delta, 0) {
 				return fmt.Errorf("measuring the CI of #%d: non-finite delta", n)
 			}
-			if math.Abs(m.Delta) >= 10 {
-				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, m.Delta))
+			if math.Abs(delta) >= 10 {
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, delta))
 			}
 			rep := r.settle(st, verified, pr, m, expire)
 			for _, t := range rep.Tickets {
@@ -505,12 +519,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			} else {
 				p.Outcome = OutcomeRefused
 			}
-			d := m.Delta
-			p.Delta, p.Source, p.Before, p.After = &d, m.Source, m.Before, m.After
-			p.Quarantined = capStrings(m.Quarantined, 20)
-			out.Delta += m.Delta
-			fixed = m.Fixed
-			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, m.Delta, m.Source, len(p.Settled))
+			p.Delta, p.Source = &delta, m.source()
+			p.Before, p.After = m.commits()
+			p.Quarantined = capStrings(m.quarantined(), 20)
+			out.Delta += delta
+			fixed = m.fixed()
+			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, delta, p.Source, len(p.Settled))
 		}
 	}
 	return r.finish(ctx, st, pr, fixed, p, out)
@@ -633,10 +647,13 @@ func ticketBody(tickets []lessons.BodyTicket) string {
 
 // measureWaiting measures a pull request, polling while its CI is pending for at most the
 // wait-for-ci input (every 30 seconds, or sooner at the deadline).
-func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (Measurement, error) {
+func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (*settle.Result, error) {
 	deadline := r.now().Add(r.Config.WaitForCI)
 	for {
 		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, st.flaky)
+		if err == nil && m == nil {
+			err = errors.New("the measurer gave no result")
+		}
 		if err != nil || m.Outcome != Pending {
 			return m, err
 		}
@@ -659,16 +676,17 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // settle applies one measured delta to the pull request's tickets with the action's scale.
 // The scale input overrides the store's persisted resource_scale for this settlement only, as
 // darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
-func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m Measurement, expire int) lessons.BodyReport {
+func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m measurement, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
-	return st.store.SettleVerified(verified, m.Delta, lessons.SettleOptions{
+	before, after := m.commits()
+	return st.store.SettleVerified(verified, m.delta(), lessons.SettleOptions{
 		Scale:       r.Config.Scale,
 		Source:      "ci",
-		Regressions: m.Regressions,
+		Regressions: m.regressions(),
 		Detail:      fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{
-			Mode: m.Source, Identity: "verified", Repository: r.Owner + "/" + r.Repo,
-			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: m.Before, HeadSHA: m.After, URL: m.URL,
+			Mode: m.source(), Identity: "verified", Repository: r.Owner + "/" + r.Repo,
+			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: before, HeadSHA: after, URL: m.url(),
 		},
 	}, lessons.TickOptions{ExpireAfter: expire})
 }
@@ -695,11 +713,9 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 	if enc == nil {
 		enc = encode.New(nil, encode.WithTrustedAssociations(r.Config.TrustedAssociations...))
 	}
-	living := make([]encode.Living, 0, len(st.store.Living()))
-	for _, e := range st.store.Living() {
-		living = append(living, encode.Living{ID: e.ID, Question: e.Question, Answer: e.Answer})
-	}
-	res, err := enc.Encode(ctx, epr, living)
+	// The store answers the duplicate check from the token sets the tick's consolidation
+	// computed: the living lessons are not tokenised again.
+	res, err := enc.EncodeKnown(ctx, epr, st.store)
 	if err != nil {
 		return fmt.Errorf("encoding lessons from #%d: %w", n, err)
 	}

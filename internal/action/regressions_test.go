@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // TestE2ERegressionsChargedApartFromFixes: with segregate_losses (stores
@@ -17,14 +18,14 @@ func TestE2ERegressionsChargedApartFromFixes(t *testing.T) {
 	if !cfg.SegregateLosses {
 		t.Skip("segregate_losses is not a default of new stores")
 	}
-	two := 2.0
 	energy := map[string]float64{}
 	for _, c := range []struct {
-		name        string
-		regressions *float64
+		name string
+		res  settle.Result // the measurement, its delta aside
 	}{
-		{"per-test results", &two},
-		{"pass counts", nil},
+		{"per-test results", settle.Result{Mode: settle.PerTest, Transitions: settle.Transitions{
+			Improvements: []string{"t.fixed1", "t.fixed2"}, Regressions: []string{"t.broken1", "t.broken2"}}}},
+		{"pass counts", settle.Result{Mode: settle.PassCounts}},
 	} {
 		func() {
 			s := lessons.New(storePath, lessons.Options{Now: fixedNow, Config: &cfg})
@@ -38,7 +39,7 @@ func TestE2ERegressionsChargedApartFromFixes(t *testing.T) {
 			}
 			h := newHarness(t, doc)
 			m := measured(0)
-			m.Regressions = c.regressions // nil on the pass-counts path
+			m.Mode, m.Transitions = c.res.Mode, c.res.Transitions // no regressions count on the pass-counts path
 			pr := h.merge("Refactor itest", h.ticketFor("how do I run the integration tests"), m)
 			mustCode(t, h.run("pull_request_target", mergedEvent(pr.Number), nil), 0)
 			got, _ := h.botStore(DefaultBranch).Entry(e.ID)

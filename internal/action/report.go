@@ -78,14 +78,11 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 		}
 		rep.Deaths = append(rep.Deaths, d)
 	}
-	living := append([]*lessons.Entry(nil), final.Living()...)
-	sort.SliceStable(living, func(i, j int) bool {
-		if living[i].Energy != living[j].Energy {
-			return living[i].Energy > living[j].Energy
-		}
-		return living[i].ID < living[j].ID
-	})
-	for _, e := range living {
+	// The body lists the strongest survivors and counts the rest: only those are picked
+	// out, not every living lesson sorted and described.
+	top := strongest(final.Living(), report.MaxSurvivors)
+	rep.MoreSurvivors = len(final.Living()) - len(top)
+	for _, e := range top {
 		rep.Survivors = append(rep.Survivors, report.Survivor{
 			ID: e.ID, Question: e.Question, Energy: e.Energy, TicksToStarvation: final.TicksToStarvation(e),
 			Uses: e.Uses, Pinned: e.Pinned, New: !known(e.ID),
@@ -95,4 +92,30 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 		rep.Trend = append(rep.Trend, report.Point{Label: "#" + itoa(p.PR), Population: p.Population, Energy: p.Energy})
 	}
 	return rep
+}
+
+// stronger orders survivors: most energy first, ties by id (a living lesson's id is unique).
+func stronger(a, b *lessons.Entry) bool {
+	if a.Energy != b.Energy {
+		return a.Energy > b.Energy
+	}
+	return a.ID < b.ID
+}
+
+// strongest returns the n strongest of living in the order of stronger: a bounded insertion
+// into the n kept so far, which most lessons of a large store fail at the first comparison.
+func strongest(living []*lessons.Entry, n int) []*lessons.Entry {
+	top := make([]*lessons.Entry, 0, min(n, len(living)))
+	for _, e := range living {
+		if len(top) == n && !stronger(e, top[n-1]) {
+			continue
+		}
+		i := sort.Search(len(top), func(i int) bool { return stronger(e, top[i]) })
+		if len(top) < n {
+			top = append(top, nil)
+		}
+		copy(top[i+1:], top[i:len(top)-1])
+		top[i] = e
+	}
+	return top
 }

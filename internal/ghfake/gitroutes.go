@@ -432,14 +432,23 @@ func (g *GitRepo) createBlob(w http.ResponseWriter, r *http.Request) {
 	const head, tail = `{"content":"`, `","encoding":"base64"}`
 	if t := bytes.TrimRight(body, "\n"); bytes.HasPrefix(t, []byte(head)) && bytes.HasSuffix(t, []byte(tail)) &&
 		bytes.IndexByte(t[len(head):len(t)-len(tail)], '"') < 0 && bytes.IndexByte(t[len(head):len(t)-len(tail)], '\\') < 0 {
-		enc := t[len(head) : len(t)-len(tail)]
-		b = make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
-		n, err := base64.StdEncoding.Decode(b, enc)
+		// Decoded in place, over the body it is read from: no second buffer (line breaks,
+		// which the decoder skips, would shift its chunks: such content is decoded apart).
+		lo, hi := len(head), len(t)-len(tail)
+		var n int
+		var err error
+		if enc := t[lo:hi]; bytes.IndexByte(enc, '\n') >= 0 || bytes.IndexByte(enc, '\r') >= 0 {
+			b = make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
+			n, err = base64.StdEncoding.Decode(b, enc)
+			copy(body, b[:n])
+		} else {
+			n, err = decodeBase64InPlace(body, lo, hi)
+		}
 		if err != nil {
 			gitError(w, http.StatusUnprocessableEntity, "content is not valid Base64")
 			return
 		}
-		b = b[:n]
+		b = body[:n:n]
 	} else {
 		var in struct{ Content, Encoding string }
 		if err := json.Unmarshal(body, &in); err != nil {
@@ -461,6 +470,27 @@ func (g *GitRepo) createBlob(w http.ResponseWriter, r *http.Request) {
 	sha := g.ownBlobLocked(b)
 	g.mu.Unlock()
 	gitJSON(w, http.StatusCreated, map[string]any{"sha": sha, "url": g.api("git/blobs/" + sha)})
+}
+
+// decodeBase64InPlace decodes the standard base64 text buf[lo:hi] into buf from its start
+// and returns the decoded length, as base64.StdEncoding.Decode would. It decodes a chunk at a
+// time into a small buffer and copies it back: the output of a chunk (3/4 of its length,
+// starting at 3/4 of its offset) only overwrites text already decoded.
+func decodeBase64InPlace(buf []byte, lo, hi int) (int, error) {
+	const chunk = 4 << 10 // a multiple of 4: whole quanta; padding only in the last
+	var tmp [chunk / 4 * 3]byte
+	n := 0
+	for i := lo; i < hi; i += chunk {
+		m, err := base64.StdEncoding.Decode(tmp[:], buf[i:min(i+chunk, hi)])
+		if err != nil {
+			return 0, err
+		}
+		n += copy(buf[n:], tmp[:m])
+		if m < len(tmp) && i+chunk < hi { // padding before the end
+			return 0, base64.CorruptInputError(i - lo + m/3*4)
+		}
+	}
+	return n, nil
 }
 
 // getBlob serves GET /git/blobs/{sha}: the raw bytes for the raw media type

@@ -33,9 +33,12 @@ type Report struct {
 	Proposed    []Proposal
 	Deaths      []Death
 	Merges      []Merge
-	Survivors   []Survivor
-	Trend       []Point
-	Warnings    []string
+	// Survivors are the living lessons, most energy first (ties by id); the body lists the
+	// first MaxSurvivors. A report may hold only those and count the rest in MoreSurvivors.
+	Survivors     []Survivor
+	MoreSurvivors int
+	Trend         []Point
+	Warnings      []string
 	// Queued lists merged pull requests whose CI is still pending.
 	Queued []int
 	// Tick is the ledger's tick count after the update.
@@ -90,6 +93,9 @@ type Merge struct {
 	Members      []string
 	Energy       float64
 }
+
+// MaxSurvivors is how many survivors the body lists.
+const MaxSurvivors = 50
 
 // Survivor is one living lesson.
 type Survivor struct {
@@ -413,15 +419,15 @@ func trend(r Report) string {
 
 func survivors(r Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### Survivors (%d living, tick %d)\n\n", len(r.Survivors), r.Tick)
-	if len(r.Survivors) == 0 {
+	living := len(r.Survivors) + r.MoreSurvivors
+	fmt.Fprintf(&b, "\n### Survivors (%d living, tick %d)\n\n", living, r.Tick)
+	if living == 0 {
 		b.WriteString("No living lessons.\n")
 		return b.String()
 	}
 	b.WriteString("| Lesson | Question | Energy | Ticks to starvation | Uses |\n|---|---|---:|---:|---:|\n")
 	for i, s := range r.Survivors {
-		if i == 50 {
-			fmt.Fprintf(&b, "| … | %d more | | | |\n", len(r.Survivors)-50)
+		if i == MaxSurvivors {
 			break
 		}
 		tts := "pinned"
@@ -435,6 +441,9 @@ func survivors(r Report) string {
 			mark = " 🆕"
 		}
 		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %d |\n", code(s.ID), mark, cell(s.Question, 100), fmtFloat(s.Energy), tts, s.Uses)
+	}
+	if living > MaxSurvivors {
+		fmt.Fprintf(&b, "| … | %d more | | | |\n", living-MaxSurvivors)
 	}
 	return b.String()
 }

@@ -134,3 +134,20 @@ func BenchmarkClusterQuadratic(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInternText interns every lesson's question and answer into a fresh dictionary, as a
+// store's first tick does (its consolidation needs every token set).
+func BenchmarkInternText(b *testing.B) {
+	for _, n := range sizes {
+		c := corpus(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				d := NewDict()
+				for _, t := range c.texts {
+					d.InternText(t)
+				}
+			}
+		})
+	}
+}

@@ -86,6 +86,51 @@ func (d *Dict) InternText(texts ...string) []uint32 {
 	return slices.Clip(slices.Clone(sortedSet(ids)))
 }
 
+// LookupText returns, as an ascending set, the ids of the tokens of texts (the token set of
+// the texts joined by spaces, as InternText reads them) that the dictionary holds, and how
+// many distinct tokens the texts have in all, held or not. It adds nothing to d, so it can ask
+// about a text without changing the ids later texts get.
+func (d *Dict) LookupText(texts ...string) (known []uint32, distinct int) {
+	var unknown map[string]struct{}
+	var sc scanner
+	for _, t := range texts {
+		sc = scanner{s: t, buf: sc.buf[:0]}
+		for {
+			tok, transient, ok := sc.next()
+			if !ok {
+				break
+			}
+			if id, ok := d.ids[tok]; ok {
+				known = append(known, id)
+				continue
+			}
+			if _, dup := unknown[tok]; dup {
+				continue
+			}
+			if unknown == nil {
+				unknown = map[string]struct{}{}
+			}
+			if transient {
+				tok = strings.Clone(tok)
+			}
+			unknown[tok] = struct{}{}
+		}
+	}
+	known = sortedSet(known)
+	return known, len(known) + len(unknown)
+}
+
+// JaccardKnown is the Jaccard similarity of a text's token set, given as LookupText returns
+// it (the ids the dictionary holds and the number of distinct tokens), with the id set set of
+// the same dictionary: a token the dictionary lacks is in no id set. It equals Jaccard of the
+// two texts' token sets.
+func JaccardKnown(known []uint32, distinct int, set []uint32) float64 {
+	if distinct == 0 || len(set) == 0 {
+		return 0
+	}
+	return jaccardFromCounts(intersectCount(known, set), distinct, len(set))
+}
+
 // sortedSet sorts ids in place and removes repeats.
 func sortedSet(ids []uint32) []uint32 {
 	slices.Sort(ids)

@@ -64,3 +64,39 @@ func FuzzInternText(f *testing.F) {
 		}
 	})
 }
+
+func TestJaccardKnownMatchesJaccard(t *testing.T) {
+	ls := textgen.Lessons(11, 400)
+	d := NewDict()
+	var sets [][]uint32
+	var texts []string
+	for _, l := range ls[:200] { // the dictionary knows these; the rest are asked about
+		sets = append(sets, d.InternText(l.Question, l.Answer))
+		texts = append(texts, l.Question+" "+l.Answer)
+	}
+	size := d.Len()
+	queries := []struct{ q, a string }{
+		{"", ""},
+		{"the and of", ""},
+		{"\u212Aelvin \u0130stanbul CACHE cache", "caches kelvin"},
+		{"brand new words only", "nothing known here"},
+	}
+	for _, l := range ls {
+		queries = append(queries, struct{ q, a string }{l.Question, l.Answer})
+	}
+	for _, q := range queries {
+		known, distinct := d.LookupText(q.q, q.a)
+		toks := Tokens(q.q + " " + q.a)
+		if distinct != len(toks) {
+			t.Fatalf("%q %q: distinct = %d, Tokens has %d", q.q, q.a, distinct, len(toks))
+		}
+		for i, set := range sets {
+			if got, want := JaccardKnown(known, distinct, set), Jaccard(toks, Tokens(texts[i])); got != want {
+				t.Fatalf("%q %q vs text %d: JaccardKnown = %v, Jaccard = %v", q.q, q.a, i, got, want)
+			}
+		}
+	}
+	if d.Len() != size {
+		t.Fatalf("LookupText added words: %d, was %d", d.Len(), size)
+	}
+}
