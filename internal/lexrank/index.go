@@ -56,8 +56,12 @@ type Index struct {
 }
 
 // New returns an empty index.
-func New() *Index {
-	tk := newTokeniser()
+func New() *Index { return newIndex(0) }
+
+// newIndex returns an empty index whose tokeniser is sized for about words
+// distinct words.
+func newIndex(words int) *Index {
+	tk := newTokeniser(words)
 	return &Index{ids: tk.ids, tk: tk}
 }
 
@@ -82,9 +86,24 @@ type tokeniser struct {
 	nq, na int
 }
 
-func newTokeniser() *tokeniser {
-	return &tokeniser{ids: make(map[string]uint32, 1024), st: stemmer{raw: &wordTable{}}}
+// newTokeniser returns a tokeniser sized for about words distinct words
+// (0: a small default), so that building a large index does not grow its
+// tables step by step.
+func newTokeniser(words int) *tokeniser {
+	words = max(words, 1024)
+	return &tokeniser{
+		ids:   make(map[string]uint32, words),
+		words: make([]string, 0, words),
+		mark:  make([]int32, 0, words),
+		slot:  make([]int32, 0, words),
+		st:    stemmer{raw: newWordTable(words)},
+	}
 }
+
+// bytesPerWord estimates the distinct words of a text from its size (about
+// one per 100 bytes in lessons of a few thousand; fewer in larger stores,
+// where the tables still grow as needed).
+const bytesPerWord = 100
 
 func (tk *tokeniser) idString(w string) uint32 {
 	id, ok := tk.ids[w]
@@ -197,8 +216,14 @@ func (x *Index) addDoc(doc int32, tfs []posting, remap []uint32, l float32) {
 // and answer), numbered 0..n-1, tokenising on up to workers goroutines.
 // The result is identical to adding the lessons one by one.
 func Build(n int, text func(i int) (question, answer string), workers int) *Index {
-	x := New()
 	workers = max(1, min(workers, n/1024))
+	size := (n + workers - 1) / workers
+	words := 0
+	for i := range min(n, size) {
+		q, a := text(i)
+		words += (len(q) + len(a)) / bytesPerWord
+	}
+	x := newIndex(words)
 	// Each chunk's tokeniser counts its documents' terms with private ids
 	// into one backing array (off[d]..off[d+1] are document d's counts).
 	type chunk struct {
@@ -208,12 +233,11 @@ func Build(n int, text func(i int) (question, answer string), workers int) *Inde
 		lens []float32
 	}
 	chunks := make([]chunk, workers)
-	size := (n + workers - 1) / workers
 	tokenise := func(w int) {
 		lo, hi := w*size, min(n, (w+1)*size)
 		c := chunk{tk: x.tk, off: make([]int32, 1, hi-lo+1), lens: make([]float32, 0, hi-lo), tfs: make([]posting, 0, 24*(hi-lo))}
 		if w > 0 {
-			c.tk = newTokeniser()
+			c.tk = newTokeniser(words)
 		}
 		for i := lo; i < hi; i++ {
 			q, a := text(i)

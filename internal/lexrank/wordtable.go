@@ -11,6 +11,15 @@ type wordTable struct {
 	n      int
 }
 
+// newWordTable returns a table with room for about n words.
+func newWordTable(n int) *wordTable {
+	size := 1024
+	for 3*size < 4*n {
+		size *= 2
+	}
+	return &wordTable{keys: make([]string, size), hashes: make([]uint32, size), vals: make([]int32, size)}
+}
+
 const fnvOffset, fnvPrime = 2166136261, 16777619
 
 // hashString is the FNV-1a hash the scanner computes incrementally.
