@@ -143,8 +143,18 @@ type lexIndex struct {
 }
 
 func newLexIndex(es []*Entry) *lexIndex {
-	li := &lexIndex{doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}, questions: map[string]int{}}
-	li.x = lexrank.Build(len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
+	return newLexIndexWith(es, lexrank.Build(len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0)))
+}
+
+// newLexIndexFor is the lexIndex of es for one query (RetrieveOptions.Once):
+// its lexrank index is lexrank.BuildFor's, which holds only the query's
+// postings, so it answers that query alone and must not be kept.
+func newLexIndexFor(query string, es []*Entry) *lexIndex {
+	return newLexIndexWith(es, lexrank.BuildFor(query, len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0)))
+}
+
+func newLexIndexWith(es []*Entry, x *lexrank.Index) *lexIndex {
+	li := &lexIndex{x: x, doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}, questions: map[string]int{}}
 	li.docs = append([]*Entry(nil), es...)
 	for i, e := range es {
 		li.doc[e] = i
@@ -205,7 +215,11 @@ func (s *Store) newer(a, b *Entry, pos map[*Entry]int) bool {
 func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	var li *lexIndex
 	if opts.Kind == "" && opts.Source == "" {
-		li = s.ensureLexIndex()
+		if opts.Once && (s.idx == nil || s.idx.lex == nil) {
+			li = newLexIndexFor(query, s.living)
+		} else {
+			li = s.ensureLexIndex()
+		}
 	} else {
 		var es []*Entry
 		for _, e := range s.living {
@@ -216,7 +230,11 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		if len(es) == 0 {
 			return nil
 		}
-		li = newLexIndex(es)
+		if opts.Once {
+			li = newLexIndexFor(query, es)
+		} else {
+			li = newLexIndex(es)
+		}
 	}
 	res := li.x.Search(query, lexrank.MinCoverage, v2Candidates)
 	if len(res.Hits) == 0 {

@@ -53,6 +53,7 @@ type Index struct {
 
 	words []string   // by term id
 	tk    *tokeniser // Add's, sharing the index's term ids
+	once  bool       // built by BuildFor: one query's postings, no term lists
 }
 
 // New returns an empty index.
@@ -175,6 +176,9 @@ func (tk *tokeniser) known(id uint32) {
 
 // Add indexes a lesson and returns its document number.
 func (x *Index) Add(question, answer string) int {
+	if x.once {
+		panic("lexrank: Add on an index built by BuildFor")
+	}
 	doc := int32(len(x.live))
 	tfs, l := x.tk.doc(doc, question, answer)
 	x.grow()
@@ -315,6 +319,9 @@ func Build(n int, text func(i int) (question, answer string), workers int) *Inde
 
 // Remove removes document doc; removing a removed document does nothing.
 func (x *Index) Remove(doc int) {
+	if x.once {
+		panic("lexrank: Remove on an index built by BuildFor")
+	}
 	if doc < 0 || doc >= len(x.live) || !x.live[doc] {
 		return
 	}

@@ -1,0 +1,164 @@
+package lessons
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+)
+
+// decisionKey renders everything a decide returns, scores as bits, so two
+// decisions compare equal only when they are identical.
+func decisionKey(d *Decision) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "silent=%v provisional=%v answer=%q decider=%s supporting=%v withheld=%v tick=%d retrieval=%s\n",
+		d.Silent, d.Provisional, d.Answer, d.Decider, d.Supporting, d.Withheld, d.Tick, d.Retrieval)
+	if d.Ticket != nil {
+		fmt.Fprintf(&b, "ticket=%s free=%s\n", d.Ticket.ID, d.StoreFreeLine())
+	}
+	for _, h := range d.Hits {
+		fmt.Fprintf(&b, "%s %x %x %x\n", h.Entry.ID, math.Float64bits(h.Score), math.Float64bits(h.Coverage), math.Float64bits(h.Confidence))
+	}
+	return b.String()
+}
+
+// onceQueries are queries about a store's lessons: parts of questions and
+// answers, mixtures of two lessons, text no lesson holds, capitals and
+// numbers, and a query longer than a textidx.Matcher takes.
+func onceQueries(s *Store, seed uint64) []string {
+	r := rand.New(rand.NewPCG(seed, 7))
+	qs := []string{decideQuery, "", "the of and", "Falcon 4521 v3 retry", "?!"}
+	words := func(e *Entry, max int) string {
+		w := strings.Fields(e.Question + " " + e.Answer)
+		i := r.IntN(len(w))
+		return strings.Join(w[i:min(len(w), i+1+r.IntN(max))], " ")
+	}
+	for range 10 {
+		a, b := s.living[r.IntN(len(s.living))], s.living[r.IntN(len(s.living))]
+		qs = append(qs, a.Question, words(a, 6), words(a, 3)+" "+words(b, 3), strings.ToUpper(words(b, 4)))
+	}
+	for _, l := range textgen.Lessons(seed+1, 10) {
+		qs = append(qs, l.Question)
+	}
+	var long []string
+	for i := range 80 {
+		long = append(long, fmt.Sprintf("word%d", i))
+	}
+	return append(qs, strings.Join(long, " ")+" "+s.living[0].Question)
+}
+
+// A query asked with Once (no index built) decides exactly as with the
+// store's index: same hits, scores, answer and ticket, for both rankings,
+// with and without filters, decay and other hit counts.
+func TestOnceMatchesIndex(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		data, err := genStore(300+int(seed)*300, seed).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexed, err := Parse("indexed", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := indexed.living[len(indexed.living)/2]
+		optss := []RetrieveOptions{
+			{}, {K: 1}, {K: 9}, {HalfLife: 12}, {Kind: e.Kind}, {Source: e.Sources[0]}, {Kind: "entity"},
+		}
+		once, err := Parse("once", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
+			for _, q := range onceQueries(indexed, seed) {
+				for _, o := range optss {
+					o.Retrieval = r
+					o.Once = true
+					got, err := once.Decide(q, DecideOptions{RetrieveOptions: o})
+					if err != nil {
+						t.Fatal(err)
+					}
+					o.Once = false
+					want, err := indexed.Decide(q, DecideOptions{RetrieveOptions: o})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if g, w := decisionKey(got), decisionKey(want); g != w {
+						t.Fatalf("seed %d %s %q %+v:\nonce:\n%s\nindexed:\n%s", seed, r, q, o, g, w)
+					}
+					if once.idx != nil && (once.idx.x != nil || once.idx.lex != nil) {
+						t.Fatalf("%s %q %+v: Once built the store's index", r, q, o)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The same on the retrieval suite's scenario packs, in every mode.
+func TestOnceMatchesIndexOnSuite(t *testing.T) {
+	common, packs := loadPacks(t)
+	var all []evalLesson
+	for _, p := range packs {
+		all = append(all, p.Lessons...)
+	}
+	for _, mode := range evalModes {
+		for _, p := range packs {
+			ls := append(append([]evalLesson{}, common.Lessons...), p.Lessons...)
+			if p.IncludeAll {
+				ls = append(append([]evalLesson{}, common.Lessons...), all...)
+			}
+			indexed, _ := buildEvalStore(t, mode.build, ls, mode.statements, mode.whole)
+			once, _ := buildEvalStore(t, mode.build, ls, mode.statements, mode.whole)
+			once.idx = nil // built by Add (supersession records); Once must not need it
+			for _, pr := range p.Probes {
+				o := RetrieveOptions{Retrieval: mode.query}
+				want, err := indexed.Decide(pr.Query, DecideOptions{RetrieveOptions: o})
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Once = true
+				got, err := once.Decide(pr.Query, DecideOptions{RetrieveOptions: o})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g, w := decisionKey(got), decisionKey(want); g != w {
+					t.Fatalf("%s, %s, %q:\nonce:\n%s\nindexed:\n%s", mode.name, p.Class, pr.Query, g, w)
+				}
+				if once.idx != nil && (once.idx.x != nil || once.idx.lex != nil) {
+					t.Fatalf("%s, %q: Once built the store's index", mode.name, pr.Query)
+				}
+			}
+		}
+	}
+}
+
+// On a store large enough for projectedIndex to use several workers.
+func TestOnceMatchesIndexParallel(t *testing.T) {
+	data := benchStoreBytes(t, 10000)
+	indexed, err := Parse("indexed", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, err := Parse("once", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range onceQueries(indexed, 3)[:12] {
+		o := RetrieveOptions{Retrieval: RetrievalDarwinMemo, K: 9}
+		want, err := indexed.Decide(q, DecideOptions{RetrieveOptions: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Once = true
+		got, err := once.Decide(q, DecideOptions{RetrieveOptions: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := decisionKey(got), decisionKey(want); g != w {
+			t.Fatalf("%q:\nonce:\n%s\nindexed:\n%s", q, g, w)
+		}
+	}
+}
