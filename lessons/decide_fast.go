@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 
@@ -70,3 +71,7 @@ func projectedIndex(q []string, docs []*Entry) *textidx.Index {
 	}
 	return textidx.NewIndexIDs(d, sets)
 }
+
+// errNoHistory refuses to write a store loaded without its history
+// (Options.NoHistory).
+var errNoHistory = errors.New("the store was loaded without its history notes (Options.NoHistory), so writing it would lose them")

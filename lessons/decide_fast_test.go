@@ -1,7 +1,9 @@
 package lessons
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -160,5 +162,60 @@ func TestOnceMatchesIndexParallel(t *testing.T) {
 		if g, w := decisionKey(got), decisionKey(want); g != w {
 			t.Fatalf("%q:\nonce:\n%s\nindexed:\n%s", q, g, w)
 		}
+	}
+}
+
+// A store loaded without its history has everything else, decides alike,
+// refuses to be written, and still rejects a malformed history.
+func TestNoHistory(t *testing.T) {
+	data := benchStoreBytes(t, 1000)
+	full, err := Parse("full", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, err := ParseWith("lean", data, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withNotes := 0
+	for i, e := range full.living {
+		if lean.living[i].ID != e.ID || lean.living[i].Energy != e.Energy {
+			t.Fatalf("entry %d differs", i)
+		}
+		if len(full.History(e.ID)) > 0 {
+			withNotes++
+		}
+		if len(lean.History(e.ID)) != 0 {
+			t.Fatalf("entry %s has history in a NoHistory store", e.ID)
+		}
+	}
+	if withNotes == 0 {
+		t.Fatal("the test store has no history")
+	}
+	if full.TickCount() != lean.TickCount() || len(full.Pending()) != len(lean.Pending()) || len(full.graveyard) != len(lean.graveyard) {
+		t.Fatal("ledger differs")
+	}
+	for _, q := range onceQueries(full, 4)[:8] {
+		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
+			o := DecideOptions{RetrieveOptions: RetrieveOptions{Retrieval: r, Once: true}}
+			a, _ := full.Decide(q, o)
+			b, _ := lean.Decide(q, o)
+			if decisionKey(a) != decisionKey(b) {
+				t.Fatalf("%s %q: decisions differ", r, q)
+			}
+		}
+	}
+	if _, err := lean.Marshal(); err == nil {
+		t.Error("Marshal wrote a store loaded without history")
+	}
+	if _, err := lean.WriteTo(io.Discard); err == nil {
+		t.Error("WriteTo wrote a store loaded without history")
+	}
+	bad := bytes.Replace(data, []byte(`"tick `), []byte(`"\x01tick `), 1)
+	if bytes.Equal(bad, data) {
+		t.Fatal("no history note to damage")
+	}
+	if _, err := ParseWith("bad", bad, Options{NoHistory: true}); err == nil {
+		t.Error("a malformed history note was accepted")
 	}
 }

@@ -263,6 +263,11 @@ type Options struct {
 	// Retrieval is the ranking Retrieve and Decide use when neither the
 	// call nor the store's config ("retrieval") names one. Default: v2.
 	Retrieval Retrieval
+	// NoHistory loads a store without its history notes: ledger.history
+	// is checked and passed over, not kept (History is empty). It is for
+	// a process that only consults the store (decide, query), which never
+	// reads them. Such a store cannot be written: Marshal and WriteTo fail.
+	NoHistory bool
 }
 
 // ContentID is the default id source: the first 12 hex chars of the SHA-256
@@ -781,6 +786,9 @@ func (s *Store) parseLedger(p *parser) (value, error) {
 			return err
 		}
 		v.obj = setMember(v.obj, key, vNull()) // keeps the key's position
+		if s.opts.NoHistory {
+			return p.skip(0, true)
+		}
 		clear(s.history)
 		s.historyIDs = s.historyIDs[:0]
 		if k, err := p.peekKind(); err != nil {
@@ -1020,6 +1028,9 @@ func (s *Store) configFromValue(v value) Config {
 // indent=2, ensure_ascii, no trailing newline. The same store state always
 // gives the same bytes.
 func (s *Store) Marshal() ([]byte, error) {
+	if s.opts.NoHistory {
+		return nil, errNoHistory
+	}
 	w := &pyWriter{pretty: true, buf: make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard))))}
 	s.marshal(w)
 	return w.buf, nil
@@ -1028,6 +1039,9 @@ func (s *Store) Marshal() ([]byte, error) {
 // WriteTo streams the bytes Marshal returns to out, without holding the
 // whole document in memory.
 func (s *Store) WriteTo(out io.Writer) (int64, error) {
+	if s.opts.NoHistory {
+		return 0, errNoHistory
+	}
 	w := &pyWriter{pretty: true, buf: make([]byte, 0, 1<<17), out: out}
 	s.marshal(w)
 	w.flush(true)
