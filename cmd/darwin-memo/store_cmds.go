@@ -71,8 +71,13 @@ func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		missing = true
 	}
-	s, err = readStore(ctx, sio, path)
-	return s, missing, err
+	// Consulting reads no history notes: they are passed over, not loaded.
+	o := opts(sio)
+	o.NoHistory = true
+	if s, err = lessons.LoadOrNew(ctx, path, o); err != nil {
+		return nil, missing, explainLoad(err)
+	}
+	return s, missing, nil
 }
 
 // locateStore is the store path of a consulting command: --store when it was
