@@ -74,7 +74,15 @@ func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store
 	// Consulting reads no history notes: they are passed over, not loaded.
 	o := opts(sio)
 	o.NoHistory = true
-	if s, err = lessons.LoadOrNew(ctx, path, o); err != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, missing, err
+	}
+	if data, ok := readLarge(path); ok {
+		s, err = lessons.ParseWith(path, data, o)
+	} else {
+		s, err = lessons.LoadOrNew(ctx, path, o)
+	}
+	if err != nil {
 		return nil, missing, explainLoad(err)
 	}
 	return s, missing, nil
