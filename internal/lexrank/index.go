@@ -101,10 +101,22 @@ func newTokeniser(words int) *tokeniser {
 	}
 }
 
-// bytesPerWord estimates the distinct words of a text from its size (about
-// one per 100 bytes in lessons of a few thousand; fewer in larger stores,
-// where the tables still grow as needed).
-const bytesPerWord = 100
+// sizeHints estimates, from the lessons' text size, the distinct words of
+// one chunk of size lessons (for a worker's tokeniser) and of all n (for
+// the index's own, which ends up holding every term): about one per 64
+// bytes in a chunk of a few thousand lessons, one per 100 over a store of
+// 10k. The tables still grow when the estimate is short.
+func sizeHints(n, size int, text func(i int) (question, answer string)) (chunk, all int) {
+	for i := range n {
+		q, a := text(i)
+		if i < size {
+			chunk += len(q) + len(a)
+		}
+		all += len(q) + len(a)
+	}
+	chunk /= 64
+	return chunk, max(chunk, all/100)
+}
 
 func (tk *tokeniser) idString(w string) uint32 {
 	id, ok := tk.ids[w]
@@ -189,10 +201,10 @@ func (x *Index) Add(question, answer string) int {
 // grow extends the per-term slices to the tokeniser's terms.
 func (x *Index) grow() {
 	// x.ids is x.tk.ids: the tokeniser already holds the new terms.
-	for len(x.words) < len(x.tk.words) {
-		x.words = append(x.words, x.tk.words[len(x.words)])
-		x.post = append(x.post, nil)
-		x.df = append(x.df, 0)
+	if k := len(x.tk.words) - len(x.words); k > 0 {
+		x.words = append(x.words, x.tk.words[len(x.words):]...)
+		x.post = append(x.post, make([][]posting, k)...)
+		x.df = append(x.df, make([]int32, k)...)
 	}
 }
 
@@ -222,12 +234,8 @@ func (x *Index) addDoc(doc int32, tfs []posting, remap []uint32, l float32) {
 func Build(n int, text func(i int) (question, answer string), workers int) *Index {
 	workers = max(1, min(workers, n/1024))
 	size := (n + workers - 1) / workers
-	words := 0
-	for i := range min(n, size) {
-		q, a := text(i)
-		words += (len(q) + len(a)) / bytesPerWord
-	}
-	x := newIndex(words)
+	words, all := sizeHints(n, size, text)
+	x := newIndex(all)
 	// Each chunk's tokeniser counts its documents' terms with private ids
 	// into one backing array (off[d]..off[d+1] are document d's counts).
 	type chunk struct {

@@ -14,12 +14,8 @@ func BuildFor(query string, n int, text func(i int) (question, answer string), w
 	each(query, func(t Term) { want[t.Stem] = true })
 	workers = max(1, min(workers, n/1024))
 	size := (n + workers - 1) / workers
-	words := 0
-	for i := range min(n, size) {
-		q, a := text(i)
-		words += (len(q) + len(a)) / bytesPerWord
-	}
-	x := newIndex(words)
+	words, all := sizeHints(n, size, text)
+	x := newIndex(all)
 	x.once = true
 	// Each chunk's tokeniser counts document frequencies under its own
 	// term ids and keeps the postings of the query's terms.
