@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // Ranking constants.
@@ -42,7 +43,7 @@ type posting struct {
 // never renumbered; Remove leaves a hole. Search may run concurrently
 // with itself; Add and Remove need exclusive access.
 type Index struct {
-	ids    map[string]uint32
+	ids    *wordTable  // term ids by stem (the tokeniser's)
 	post   [][]posting // by term id; ascending doc, may hold removed docs
 	df     []int32     // by term id, over live documents
 	docLen []float32   // QuestionWeight·|question terms| + |answer terms|
@@ -66,6 +67,15 @@ func newIndex(words int) *Index {
 	return &Index{ids: tk.ids, tk: tk}
 }
 
+// id returns the term id of stem.
+func (x *Index) id(stem string) (uint32, bool) {
+	v, ok := x.ids.get(stem, hashString(stem))
+	return uint32(v), ok
+}
+
+// unsafeString views b as a string for a lookup that does not keep it.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 // Len returns the number of documents ever added.
 func (x *Index) Len() int { return len(x.live) }
 
@@ -75,10 +85,10 @@ func (x *Index) Live() int { return x.n }
 // tokeniser turns lessons into term counts with its own term ids (one per
 // worker when an index is built on several cores).
 type tokeniser struct {
-	ids   map[string]uint32
-	words []string // by term id
-	mark  []int32  // by term id: 1 + the last document that counted it
-	slot  []int32  // by term id: its place in the document's counts
+	ids   *wordTable // term ids by stem
+	words []string   // by term id
+	mark  []int32    // by term id: 1 + the last document that counted it
+	slot  []int32    // by term id: its place in the document's counts
 	st    stemmer
 	tfs   []posting // the current document's counts; doc holds the term id
 	// the document being counted
@@ -93,7 +103,7 @@ type tokeniser struct {
 func newTokeniser(words int) *tokeniser {
 	words = max(words, 1024)
 	return &tokeniser{
-		ids:   make(map[string]uint32, words),
+		ids:   newWordTable(words),
 		words: make([]string, 0, words),
 		mark:  make([]int32, 0, words),
 		slot:  make([]int32, 0, words),
@@ -119,10 +129,12 @@ func sizeHints(n, size int, text func(i int) (question, answer string)) (chunk, 
 }
 
 func (tk *tokeniser) idString(w string) uint32 {
-	id, ok := tk.ids[w]
+	h := hashString(w)
+	v, ok := tk.ids.get(w, h)
+	id := uint32(v)
 	if !ok {
 		id = uint32(len(tk.words))
-		tk.ids[w] = id
+		tk.ids.put(w, h, int32(id))
 		tk.words = append(tk.words, w)
 		tk.mark = append(tk.mark, 0)
 		tk.slot = append(tk.slot, 0)
@@ -131,11 +143,16 @@ func (tk *tokeniser) idString(w string) uint32 {
 }
 
 func (tk *tokeniser) id(stem []byte) uint32 {
-	id, ok := tk.ids[string(stem)]
+	h := uint32(fnvOffset)
+	for _, c := range stem {
+		h = (h ^ uint32(c)) * fnvPrime
+	}
+	v, ok := tk.ids.get(unsafeString(stem), h)
+	id := uint32(v)
 	if !ok {
 		id = uint32(len(tk.words))
 		w := string(stem)
-		tk.ids[w] = id
+		tk.ids.put(w, h, int32(id))
 		tk.words = append(tk.words, w)
 		tk.mark = append(tk.mark, 0)
 		tk.slot = append(tk.slot, 0)
@@ -425,7 +442,7 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 		if slices.ContainsFunc(q, func(o queryTerm) bool { return o.stem == t.Stem }) {
 			continue
 		}
-		id, ok := x.ids[t.Stem]
+		id, ok := x.id(t.Stem)
 		df := 0.0
 		if ok {
 			df = float64(x.df[id])
@@ -556,7 +573,7 @@ func best(hits []Hit, limit int) []Hit {
 
 // DF returns how many live documents hold stem.
 func (x *Index) DF(stem string) int {
-	if id, ok := x.ids[stem]; ok {
+	if id, ok := x.id(stem); ok {
 		return int(x.df[id])
 	}
 	return 0
@@ -564,7 +581,7 @@ func (x *Index) DF(stem string) int {
 
 // Has reports whether some live document holds stem.
 func (x *Index) Has(stem string) bool {
-	id, ok := x.ids[stem]
+	id, ok := x.id(stem)
 	return ok && x.df[id] > 0
 }
 
@@ -573,7 +590,7 @@ func (x *Index) Has(stem string) bool {
 func (x *Index) Weight(stem string) (w, max float64) {
 	N := float64(x.n)
 	df := 0.0
-	if id, ok := x.ids[stem]; ok {
+	if id, ok := x.id(stem); ok {
 		df = float64(x.df[id])
 	}
 	return math.Log(1 + N/(1+df)), math.Log(1 + N)
@@ -599,7 +616,7 @@ func (x *Index) QuestionSimilarity(a, b []string, boost map[string]bool) float64
 	N := float64(max(x.n, 1))
 	w := func(s string) float64 {
 		df := 0.0
-		if id, ok := x.ids[s]; ok {
+		if id, ok := x.id(s); ok {
 			df = float64(x.df[id])
 		}
 		v := math.Log(1 + N/(1+df))
