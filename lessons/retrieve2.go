@@ -143,26 +143,39 @@ type lexIndex struct {
 }
 
 func newLexIndex(es []*Entry) *lexIndex {
-	return newLexIndexWith(es, lexrank.Build(len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0)))
+	return newLexIndexWith(es, func() *lexrank.Index {
+		return lexrank.Build(len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
+	})
 }
 
 // newLexIndexFor is the lexIndex of es for one query (RetrieveOptions.Once):
 // its lexrank index is lexrank.BuildFor's, which holds only the query's
 // postings, so it answers that query alone and must not be kept.
 func newLexIndexFor(query string, es []*Entry) *lexIndex {
-	return newLexIndexWith(es, lexrank.BuildFor(query, len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0)))
+	return newLexIndexWith(es, func() *lexrank.Index {
+		return lexrank.BuildFor(query, len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
+	})
 }
 
-func newLexIndexWith(es []*Entry, x *lexrank.Index) *lexIndex {
-	li := &lexIndex{x: x, doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}, questions: map[string]int{}}
+// newLexIndexWith returns the lexIndex of es with the lexrank index build
+// returns. The maps are filled on another goroutine while the index is
+// built (the build's merge leaves a core idle).
+func newLexIndexWith(es []*Entry, build func() *lexrank.Index) *lexIndex {
+	li := &lexIndex{doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}, questions: map[string]int{}}
 	li.docs = append([]*Entry(nil), es...)
-	for i, e := range es {
-		li.doc[e] = i
-		li.questions[normQuestion(e.Question)]++
-		for _, id := range e.Supersedes() {
-			li.supersededBy[id] = append(li.supersededBy[id], e)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, e := range es {
+			li.doc[e] = i
+			li.questions[normQuestion(e.Question)]++
+			for _, id := range e.Supersedes() {
+				li.supersededBy[id] = append(li.supersededBy[id], e)
+			}
 		}
-	}
+	}()
+	li.x = build()
+	<-done
 	return li
 }
 

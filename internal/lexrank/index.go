@@ -55,6 +55,9 @@ type Index struct {
 	words []string   // by term id
 	tk    *tokeniser // Add's, sharing the index's term ids
 	once  bool       // built by BuildFor: one query's postings, no term lists
+	// shards, when set (BuildFor), hold the terms by chunk of documents
+	// instead of ids, df and post: a term's df is the sum over them.
+	shards []shard
 }
 
 // New returns an empty index.
@@ -71,6 +74,29 @@ func newIndex(words int) *Index {
 func (x *Index) id(stem string) (uint32, bool) {
 	v, ok := x.ids.get(stem, hashString(stem))
 	return uint32(v), ok
+}
+
+// termDF returns how many live documents hold stem.
+func (x *Index) termDF(stem string) int32 {
+	if x.shards != nil {
+		return x.shardDF(stem)
+	}
+	if id, ok := x.id(stem); ok {
+		return x.df[id]
+	}
+	return 0
+}
+
+// postings returns stem's postings (ascending documents, removed ones
+// included).
+func (x *Index) postings(stem string) []posting {
+	if x.shards != nil {
+		return x.shardPostings(stem)
+	}
+	if id, ok := x.id(stem); ok {
+		return x.post[id]
+	}
+	return nil
 }
 
 // unsafeString views b as a string for a lookup that does not keep it.
@@ -381,7 +407,7 @@ type Result struct {
 
 // QueryTerm is a distinct query term with its weights, for explanations.
 type queryTerm struct {
-	id   uint32
+	post []posting // seen terms
 	seen bool
 	idf  float64 // BM25 idf (seen terms)
 	w    float64 // coverage weight
@@ -442,14 +468,11 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 		if slices.ContainsFunc(q, func(o queryTerm) bool { return o.stem == t.Stem }) {
 			continue
 		}
-		id, ok := x.id(t.Stem)
-		df := 0.0
-		if ok {
-			df = float64(x.df[id])
-		}
-		qt := queryTerm{id: id, stem: t.Stem}
+		df := float64(x.termDF(t.Stem))
+		qt := queryTerm{stem: t.Stem}
 		if df > 0 {
 			qt.seen = true
+			qt.post = x.postings(t.Stem)
 			qt.idf = math.Log(1 + (N-df+0.5)/(df+0.5))
 			qt.w = math.Log(1 + N/(1+df))
 		} else {
@@ -504,7 +527,7 @@ func (x *Index) Search(query string, minCoverage float64, limit int) Result {
 		if !t.seen {
 			continue
 		}
-		for _, p := range x.post[t.id] {
+		for _, p := range t.post {
 			if !x.live[p.doc] {
 				continue
 			}
@@ -573,26 +596,19 @@ func best(hits []Hit, limit int) []Hit {
 
 // DF returns how many live documents hold stem.
 func (x *Index) DF(stem string) int {
-	if id, ok := x.id(stem); ok {
-		return int(x.df[id])
-	}
-	return 0
+	return int(x.termDF(stem))
 }
 
 // Has reports whether some live document holds stem.
 func (x *Index) Has(stem string) bool {
-	id, ok := x.id(stem)
-	return ok && x.df[id] > 0
+	return x.termDF(stem) > 0
 }
 
 // Weight returns a stem's smoothed idf ln(1 + N/(1+df)) over the live
 // documents (ln(1+N) for a stem no document contains), and ln(1+N).
 func (x *Index) Weight(stem string) (w, max float64) {
 	N := float64(x.n)
-	df := 0.0
-	if id, ok := x.id(stem); ok {
-		df = float64(x.df[id])
-	}
+	df := float64(x.termDF(stem))
 	return math.Log(1 + N/(1+df)), math.Log(1 + N)
 }
 
@@ -615,10 +631,7 @@ func (x *Index) QuestionSimilarity(a, b []string, boost map[string]bool) float64
 	}
 	N := float64(max(x.n, 1))
 	w := func(s string) float64 {
-		df := 0.0
-		if id, ok := x.id(s); ok {
-			df = float64(x.df[id])
-		}
+		df := float64(x.termDF(s))
 		v := math.Log(1 + N/(1+df))
 		if boost[s] {
 			v *= 3

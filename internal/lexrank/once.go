@@ -9,48 +9,40 @@ import "sync"
 // give on Build's index; Search with another query misses the other
 // terms' postings, and Add and Remove panic. It is the cheaper index for a
 // process that asks one question and exits.
+//
+// Each worker counts its chunk of lessons under its own term ids, and the
+// chunks are not merged: a term's document frequency is the sum of its
+// frequencies in the chunks, looked up when asked (a query asks for a few
+// hundred terms; merging would touch all of them).
 func BuildFor(query string, n int, text func(i int) (question, answer string), workers int) *Index {
 	want := map[string]bool{}
 	each(query, func(t Term) { want[t.Stem] = true })
 	workers = max(1, min(workers, n/1024))
 	size := (n + workers - 1) / workers
-	words, all := sizeHints(n, size, text)
-	x := newIndex(all)
-	x.once = true
-	// Each chunk's tokeniser counts document frequencies under its own
-	// term ids and keeps the postings of the query's terms.
-	type chunk struct {
-		tk   *tokeniser
-		df   []int32
-		keep []bool // by private term id: a query term
-		post []posting
-		ids  []uint32 // the private term id of each post
-		lens []float32
-	}
-	chunks := make([]chunk, workers)
+	words, _ := sizeHints(n, size, text)
+	x := &Index{once: true, shards: make([]shard, workers)}
+	lens := make([][]float32, workers)
 	tokenise := func(w int) {
 		lo, hi := w*size, min(n, (w+1)*size)
-		c := chunk{tk: x.tk, lens: make([]float32, 0, hi-lo), df: make([]int32, 0, words), keep: make([]bool, 0, words)}
-		if w > 0 {
-			c.tk = newTokeniser(words)
-		}
+		sh := shard{tk: newTokeniser(words), df: make([]int32, 0, words), post: map[uint32][]posting{}}
+		var keep []bool // by term id: a query term
+		ls := make([]float32, 0, hi-lo)
 		for i := lo; i < hi; i++ {
 			q, a := text(i)
-			tfs, l := c.tk.doc(int32(i), q, a)
-			for len(c.df) < len(c.tk.words) {
-				c.keep = append(c.keep, want[c.tk.words[len(c.df)]])
-				c.df = append(c.df, 0)
+			tfs, l := sh.tk.doc(int32(i), q, a)
+			for len(sh.df) < len(sh.tk.words) {
+				keep = append(keep, want[sh.tk.words[len(sh.df)]])
+				sh.df = append(sh.df, 0)
 			}
 			for _, p := range tfs {
-				c.df[p.doc]++
-				if c.keep[p.doc] {
-					c.post = append(c.post, posting{int32(i), p.q, p.a})
-					c.ids = append(c.ids, uint32(p.doc))
+				sh.df[p.doc]++
+				if keep[p.doc] {
+					sh.post[uint32(p.doc)] = append(sh.post[uint32(p.doc)], posting{int32(i), p.q, p.a})
 				}
 			}
-			c.lens = append(c.lens, l)
+			ls = append(ls, l)
 		}
-		chunks[w] = c
+		x.shards[w], lens[w] = sh, ls
 	}
 	if workers == 1 {
 		tokenise(0)
@@ -62,44 +54,47 @@ func BuildFor(query string, n int, text func(i int) (question, answer string), w
 		}
 		wg.Wait()
 	}
-	// Merge in chunk order, as Build does: term ids come out as a
-	// sequential pass assigns them, postings in document order.
-	remaps := make([][]uint32, workers)
-	for w := 1; w < workers; w++ {
-		remap := make([]uint32, len(chunks[w].tk.words))
-		for i, word := range chunks[w].tk.words {
-			remap[i] = x.tk.idString(word)
-		}
-		remaps[w] = remap
-	}
-	x.grow()
-	for w, c := range chunks {
-		for id, f := range c.df {
-			g := uint32(id)
-			if w > 0 {
-				g = remaps[w][id]
-			}
-			x.df[g] += f
-		}
-		for k, p := range c.post {
-			g := c.ids[k]
-			if w > 0 {
-				g = remaps[w][g]
-			}
-			x.post[g] = append(x.post[g], p)
-		}
-	}
+	// Document lengths summed in document order, as Build sums them.
 	x.docLen = make([]float32, 0, n)
-	x.live = make([]bool, n)
-	for _, c := range chunks {
-		for _, l := range c.lens {
+	for _, ls := range lens {
+		for _, l := range ls {
 			x.docLen = append(x.docLen, l)
 			x.sumLen += float64(l)
 		}
 	}
+	x.live = make([]bool, n)
 	for i := range x.live {
 		x.live[i] = true
 	}
 	x.n = n
 	return x
+}
+
+// shard is the terms of one chunk of documents of a BuildFor index.
+type shard struct {
+	tk   *tokeniser // term ids by stem
+	df   []int32    // by term id
+	post map[uint32][]posting
+}
+
+func (x *Index) shardDF(stem string) int32 {
+	h := hashString(stem)
+	df := int32(0)
+	for _, sh := range x.shards {
+		if id, ok := sh.tk.ids.get(stem, h); ok {
+			df += sh.df[id]
+		}
+	}
+	return df
+}
+
+func (x *Index) shardPostings(stem string) []posting {
+	h := hashString(stem)
+	var out []posting
+	for _, sh := range x.shards {
+		if id, ok := sh.tk.ids.get(stem, h); ok {
+			out = append(out, sh.post[uint32(id)]...)
+		}
+	}
+	return out
 }
