@@ -72,6 +72,6 @@ func projectedIndex(q []string, docs []*Entry) *textidx.Index {
 	return textidx.NewIndexIDs(d, sets)
 }
 
-// errNoHistory refuses to write a store loaded without its history
-// (Options.NoHistory).
-var errNoHistory = errors.New("the store was loaded without its history notes (Options.NoHistory), so writing it would lose them")
+// errConsultOnly refuses to write a store loaded without its history and
+// graveyard (Options.ConsultOnly).
+var errConsultOnly = errors.New("the store was loaded to be consulted only, without its history notes and graveyard (Options.ConsultOnly), so writing it would lose them")

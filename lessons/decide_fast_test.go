@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -165,15 +166,16 @@ func TestOnceMatchesIndexParallel(t *testing.T) {
 	}
 }
 
-// A store loaded without its history has everything else, decides alike,
-// refuses to be written, and still rejects a malformed history.
-func TestNoHistory(t *testing.T) {
+// A store loaded to be consulted only has its entries and ledger but no
+// history or graveyard, decides alike, refuses to be written, and still
+// rejects a malformed history or graveyard.
+func TestConsultOnly(t *testing.T) {
 	data := benchStoreBytes(t, 1000)
 	full, err := Parse("full", data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lean, err := ParseWith("lean", data, Options{NoHistory: true})
+	lean, err := ParseWith("lean", data, Options{ConsultOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,14 +188,17 @@ func TestNoHistory(t *testing.T) {
 			withNotes++
 		}
 		if len(lean.History(e.ID)) != 0 {
-			t.Fatalf("entry %s has history in a NoHistory store", e.ID)
+			t.Fatalf("entry %s has history in a store loaded to consult", e.ID)
 		}
 	}
 	if withNotes == 0 {
 		t.Fatal("the test store has no history")
 	}
-	if full.TickCount() != lean.TickCount() || len(full.Pending()) != len(lean.Pending()) || len(full.graveyard) != len(lean.graveyard) {
+	if full.TickCount() != lean.TickCount() || len(full.Pending()) != len(lean.Pending()) {
 		t.Fatal("ledger differs")
+	}
+	if len(full.graveyard) == 0 || len(lean.graveyard) != 0 {
+		t.Fatalf("graveyard: %d entries, %d kept when consulting", len(full.graveyard), len(lean.graveyard))
 	}
 	for _, q := range onceQueries(full, 4)[:8] {
 		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
@@ -206,16 +211,27 @@ func TestNoHistory(t *testing.T) {
 		}
 	}
 	if _, err := lean.Marshal(); err == nil {
-		t.Error("Marshal wrote a store loaded without history")
+		t.Error("Marshal wrote a store loaded to consult")
 	}
 	if _, err := lean.WriteTo(io.Discard); err == nil {
-		t.Error("WriteTo wrote a store loaded without history")
+		t.Error("WriteTo wrote a store loaded to consult")
 	}
 	bad := bytes.Replace(data, []byte(`"tick `), []byte(`"\x01tick `), 1)
 	if bytes.Equal(bad, data) {
 		t.Fatal("no history note to damage")
 	}
-	if _, err := ParseWith("bad", bad, Options{NoHistory: true}); err == nil {
+	if _, err := ParseWith("bad", bad, Options{ConsultOnly: true}); err == nil {
 		t.Error("a malformed history note was accepted")
+	}
+	// A control character in the first dead entry's id.
+	g := bytes.Index(data, []byte(`"graveyard": [`))
+	dead := []byte(`"` + full.graveyard[0].ID + `"`)
+	i := bytes.Index(data[g:], dead)
+	if g < 0 || i < 0 {
+		t.Fatal("no graveyard entry to damage")
+	}
+	bad = slices.Concat(data[:g+i+1], []byte("\x01"), data[g+i+1:])
+	if _, err := ParseWith("bad", bad, Options{ConsultOnly: true}); err == nil {
+		t.Error("a malformed graveyard was accepted")
 	}
 }

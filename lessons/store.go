@@ -263,11 +263,12 @@ type Options struct {
 	// Retrieval is the ranking Retrieve and Decide use when neither the
 	// call nor the store's config ("retrieval") names one. Default: v2.
 	Retrieval Retrieval
-	// NoHistory loads a store without its history notes: ledger.history
-	// is checked and passed over, not kept (History is empty). It is for
-	// a process that only consults the store (decide, query), which never
-	// reads them. Such a store cannot be written: Marshal and WriteTo fail.
-	NoHistory bool
+	// ConsultOnly loads a store for a process that only consults it
+	// (decide, query): ledger.history and the graveyard, which consulting
+	// never reads, are checked as JSON and passed over, not kept (History
+	// and the graveyard are empty). Such a store cannot be written:
+	// Marshal and WriteTo fail.
+	ConsultOnly bool
 }
 
 // ContentID is the default id source: the first 12 hex chars of the SHA-256
@@ -517,6 +518,9 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			}, s.opts.NewID)
 		case "graveyard":
 			haveGrave = true
+			if s.opts.ConsultOnly {
+				return p.skip(0, true)
+			}
 			s.graveyard = s.graveyard[:0]
 			clear(s.deadIDs)
 			return p.entryList(func(e *Entry, i int) error {
@@ -786,7 +790,7 @@ func (s *Store) parseLedger(p *parser) (value, error) {
 			return err
 		}
 		v.obj = setMember(v.obj, key, vNull()) // keeps the key's position
-		if s.opts.NoHistory {
+		if s.opts.ConsultOnly {
 			return p.skip(0, true)
 		}
 		clear(s.history)
@@ -1028,8 +1032,8 @@ func (s *Store) configFromValue(v value) Config {
 // indent=2, ensure_ascii, no trailing newline. The same store state always
 // gives the same bytes.
 func (s *Store) Marshal() ([]byte, error) {
-	if s.opts.NoHistory {
-		return nil, errNoHistory
+	if s.opts.ConsultOnly {
+		return nil, errConsultOnly
 	}
 	w := &pyWriter{pretty: true, buf: make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard))))}
 	s.marshal(w)
@@ -1039,8 +1043,8 @@ func (s *Store) Marshal() ([]byte, error) {
 // WriteTo streams the bytes Marshal returns to out, without holding the
 // whole document in memory.
 func (s *Store) WriteTo(out io.Writer) (int64, error) {
-	if s.opts.NoHistory {
-		return 0, errNoHistory
+	if s.opts.ConsultOnly {
+		return 0, errConsultOnly
 	}
 	w := &pyWriter{pretty: true, buf: make([]byte, 0, 1<<17), out: out}
 	s.marshal(w)

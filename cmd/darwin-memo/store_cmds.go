@@ -71,9 +71,9 @@ func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		missing = true
 	}
-	// Consulting reads no history notes: they are passed over, not loaded.
+	// Consulting reads no history notes and no graveyard: they are passed over, not loaded.
 	o := opts(sio)
-	o.NoHistory = true
+	o.ConsultOnly = true
 	if err := ctx.Err(); err != nil {
 		return nil, missing, err
 	}
