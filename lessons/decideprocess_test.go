@@ -40,8 +40,9 @@ func TestDecideProcess(t *testing.T) {
 
 // processRun is one kind of timed run: its label and the decide arguments.
 type processRun struct {
-	label string
-	args  []string
+	label   string
+	args    []string
+	noStore bool // decide on a missing store: the process's own cost
 }
 
 // processTimes are the timings of one kind of run.
@@ -74,8 +75,12 @@ func measureDecideProcess(t *testing.T, runs int, kinds []processRun) []processT
 		t.Fatal(err)
 	}
 	run := func(k processRun, out *bytes.Buffer) (wall, cpu time.Duration) {
+		at := store
+		if k.noStore {
+			at = filepath.Join(dir, "missing.json")
+		}
 		args := append([]string{"decide"}, k.args...)
-		args = append(args, "--store", store, decideQuery)
+		args = append(args, "--store", at, decideQuery)
 		cmd := exec.Command(bin, args...)
 		cmd.Dir = dir
 		if out != nil {
@@ -91,7 +96,7 @@ func measureDecideProcess(t *testing.T, runs int, kinds []processRun) []processT
 	for _, k := range kinds {
 		var out bytes.Buffer
 		run(k, &out)
-		if !strings.Contains(out.String(), `"silent":false`) {
+		if !strings.Contains(out.String(), `"silent":false`) && !k.noStore {
 			t.Fatalf("%s: decide was silent on the benchmark store: %s", k.label, out.String())
 		}
 	}
@@ -109,28 +114,33 @@ func measureDecideProcess(t *testing.T, runs int, kinds []processRun) []processT
 // decideProcessTable measures and formats the whole-process table.
 func decideProcessTable(t *testing.T, runs int) string {
 	kinds := []processRun{
-		{"darwin-memo", []string{"--retrieval", "darwin-memo"}},
-		{"v2", []string{"--retrieval", "v2"}},
+		{label: "darwin-memo", args: []string{"--retrieval", "darwin-memo"}},
+		{label: "v2", args: []string{"--retrieval", "v2"}},
+		{label: "no store (the process alone: start, flags, exit)", noStore: true},
 	}
 	load := loadAvg()
 	res := measureDecideProcess(t, runs, kinds)
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nWhole-process `darwin-memo decide --retrieval R --store STORE %q` on the same 10k store written to a file: the binary is built once and run %d times per ranking, interleaved, after one untimed warm-up each; wall time from start to exit, and the process's CPU time (user + system, all threads). "+
+	fmt.Fprintf(&b, "\nWhole-process `darwin-memo decide --retrieval R --store STORE %q` on the same 10k store written to a file: the binary is built once and run %d times per kind, interleaved, after one untimed warm-up each; wall time from exec to exit, and the process's CPU time (user + system, all threads). "+
+		"The command reads a large store into memory advised for transparent huge pages (Linux), loads it consult-only, decides with `Once`, and runs without garbage collection below a 1 GiB memory limit (a short read-only run). "+
 		"Machine: %s, %d CPUs, %s, load average at start %s; other work on the machine inflates the medians more than the minimums. "+
 		"Regenerate alone with `go test ./lessons -run TestDecideProcess -decideprocess %d -v`.\n\n",
 		decideQuery, runs, cpuModel(), runtime.NumCPU(), runtime.Version(), load, runs)
-	b.WriteString("| ranking | wall, fastest | wall, median | CPU, least |\n|---|---|---|---|\n")
-	goal := true
+	b.WriteString("| run | wall, fastest | wall, median | CPU, least |\n|---|---|---|---|\n")
+	var goals strings.Builder
 	for i, k := range kinds {
 		w, c := res[i].min()
-		goal = goal && w < 50*time.Millisecond
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", k.label, ms(w), ms(res[i].median()), ms(c))
+		if !k.noStore {
+			met := "**not met**"
+			if w < 50*time.Millisecond {
+				met = "**met**"
+			}
+			fmt.Fprintf(&goals, "| %s under 50 ms | %s fastest | %s |\n", k.label, ms(w), met)
+		}
 	}
-	met := "**not met**"
-	if goal {
-		met = "**met**"
-	}
-	fmt.Fprintf(&b, "\nGoal (issue 12): whole-process `decide` at 10k lessons under 50 ms with both rankings, fastest run: %s.\n", met)
+	b.WriteString("\n| goal (issue 12: whole-process `decide` at 10k lessons) | measured | |\n|---|---|---|\n")
+	b.WriteString(goals.String())
 	return b.String()
 }
