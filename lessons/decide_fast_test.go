@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
 )
@@ -238,4 +239,60 @@ func TestConsultOnly(t *testing.T) {
 	if _, err := ParseWith("bad", bad, Options{ConsultOnly: true}); err == nil {
 		t.Error("a malformed graveyard was accepted")
 	}
+}
+
+// FuzzOnceMatchesIndex compares Once with the index on small stores of
+// generated lessons plus lessons and a query from the fuzzer (any text:
+// capitals, digits, non-ASCII, identifiers).
+func FuzzOnceMatchesIndex(f *testing.F) {
+	f.Add(uint64(1), "how do I fix the flaky retry tests", "Retry flaky tests with -count=1", "Use RetryPolicy in scheduler.go", false)
+	f.Add(uint64(2), "Falcon 4521 HTTPServer", "Ünïcode café's naïveTest", "it's the WindowsShell v1.2 go.mod", true)
+	f.Fuzz(func(t *testing.T, seed uint64, query, q1, a1 string, v2Build bool) {
+		build := RetrievalDarwinMemo
+		if v2Build {
+			build = RetrievalV2 // records supersession labels
+		}
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		s := New("fuzz.json", Options{Now: func() time.Time { return base }, Retrieval: build})
+		lessons := textgen.Lessons(seed%64, 40)
+		for i, l := range lessons {
+			q, a := l.Question, l.Answer
+			if i == 20 {
+				q, a = q1, a1
+			}
+			if strings.TrimSpace(q) == "" || strings.TrimSpace(a) == "" {
+				continue
+			}
+			if _, err := s.Add(NewLesson{Question: q, Answer: a, RecordedTS: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")}); err != nil {
+				return // a lesson the store refuses
+			}
+		}
+		data, err := s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		indexed, err := Parse("indexed", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		once, err := ParseWith("once", data, Options{ConsultOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
+			o := RetrieveOptions{Retrieval: r, K: 5}
+			want, err := indexed.Decide(query, DecideOptions{RetrieveOptions: o})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.Once = true
+			got, err := once.Decide(query, DecideOptions{RetrieveOptions: o})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := decisionKey(got), decisionKey(want); g != w {
+				t.Fatalf("%s %q:\nonce:\n%s\nindexed:\n%s", r, query, g, w)
+			}
+		}
+	})
 }
