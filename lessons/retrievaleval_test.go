@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -365,9 +367,15 @@ func decideColdTable(t *testing.T) string {
 		}
 		best[k] = c
 	}
+	// Each run starts from a collected heap and runs without collection,
+	// as the command does (its heap is fresh, its collector off).
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	for i := 0; i < 15; i++ {
 		for _, r := range rankings {
 			for _, once := range []bool{true, false} {
+				debug.SetGCPercent(100)
+				runtime.GC()
+				debug.SetGCPercent(-1)
 				t0 := time.Now()
 				s, err := ParseWith("bench", data, Options{ConsultOnly: once})
 				if err != nil {
@@ -383,7 +391,7 @@ func decideColdTable(t *testing.T) string {
 	}
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n`decide` at 10k lessons in process (the `genStore` store of the lesson-store benchmarks above, %.0f MB): parse the file and decide `%s`; fastest of 15 interleaved runs. "+
+	fmt.Fprintf(&b, "\n`decide` at 10k lessons in process (the `genStore` store of the lesson-store benchmarks above, %.0f MB): parse the file and decide `%s`; fastest of 15 interleaved runs, each from a collected heap with the collector off (as the command runs). "+
 		"*As `decide` runs it*: the store loaded to be consulted only (`Options.ConsultOnly`: the history notes and the graveyard are checked and passed over), and a decide with `RetrieveOptions.Once`, which builds no index "+
 		"(darwin-memo: each lesson's tokens matched against the query's; v2: one pass that counts every term's document frequency and keeps only the query's postings), with results identical to the index's (`TestOnceMatchesIndex*`). "+
 		"*With the index*: the full load and the ranking's index, as a long-lived process (the MCP server) builds once and reuses. "+
