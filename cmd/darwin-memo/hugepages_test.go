@@ -46,3 +46,16 @@ func TestReadLarge(t *testing.T) {
 		t.Error("a missing file was read")
 	}
 }
+
+// hugeHeap is advice: the heap works as before after it.
+func TestHugeHeap(t *testing.T) {
+	hugeHeap(8 << 20)
+	hugeHeap(1) // too small to advise
+	b := make([]byte, 4<<20)
+	for i := range b {
+		b[i] = byte(i)
+	}
+	if b[len(b)-1] != byte(len(b)-1) {
+		t.Fatal("heap memory after hugeHeap does not hold what was written")
+	}
+}
