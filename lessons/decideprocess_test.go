@@ -123,7 +123,7 @@ func decideProcessTable(t *testing.T, runs int) string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nWhole-process `darwin-memo decide --retrieval R --store STORE %q` on the same 10k store written to a file: the binary is built once and run %d times per kind, interleaved, after one untimed warm-up each; wall time from exec to exit, and the process's CPU time (user + system, all threads). "+
-		"The command reads a large store into memory advised for transparent huge pages (Linux), loads it consult-only, decides with `Once`, and runs without garbage collection below a 1 GiB memory limit (a short read-only run). "+
+		"The command runs without garbage collection below a 1 GiB memory limit (a short read-only run), prepares a heap and reads a large store into memory advised for transparent huge pages (Linux: a few thousand fewer page faults), loads the store consult-only and decides with `Once`. "+
 		"Machine: %s, %d CPUs, %s, load average at start %s; other work on the machine inflates the medians more than the minimums. "+
 		"Regenerate alone with `go test ./lessons -run TestDecideProcess -decideprocess %d -v`.\n\n",
 		decideQuery, runs, cpuModel(), runtime.NumCPU(), runtime.Version(), load, runs)
