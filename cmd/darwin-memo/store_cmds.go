@@ -74,7 +74,7 @@ func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store
 	}
 	if err == nil && fi.Mode().IsRegular() {
 		// About what a consult allocates, in memory advised for huge pages.
-		hugeHeap(int(min(3*fi.Size(), 256<<20)))
+		hugeHeap(int(min(3*fi.Size(), 1<<30)))
 	}
 	// Consulting reads no history notes and no graveyard: they are passed over, not loaded.
 	o := opts(sio)
