@@ -58,6 +58,9 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			}, s.opts.NewID)
 		case "graveyard":
 			haveGrave = true
+			if s.opts.ConsultOnly {
+				return p.Skip()
+			}
 			s.graveyard = s.graveyard[:0]
 			clear(s.deadIDs)
 			return readEntries(p, func(e *Entry, i int) error {
@@ -328,6 +331,9 @@ func (s *Store) parseLedger(p *pyjson.Decoder) (pyjson.Value, error) {
 			return err
 		}
 		v.Set(key, pyjson.Null()) // keeps the key's position
+		if s.opts.ConsultOnly {
+			return p.Skip()
+		}
 		clear(s.history)
 		s.historyIDs = s.historyIDs[:0]
 		if k, err := p.Peek(); err != nil {

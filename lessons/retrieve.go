@@ -19,6 +19,12 @@ type RetrieveOptions struct {
 	HalfLife float64 // > 0 decays scores by age in ticks; 0 is off
 	// Retrieval is the ranking; "" is the store's default (Store.Retrieval).
 	Retrieval Retrieval
+	// Once says the store is consulted once (a process that loads it, asks
+	// one question and exits): rank without building the store's
+	// retrieval index, by a pass over the lessons for the query's terms
+	// alone. The results are identical; an index already built is used,
+	// and none is kept, so repeated queries are faster without Once.
+	Once bool
 }
 
 // Hit is one retrieved entry with its relevance score.
@@ -65,11 +71,15 @@ func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 	var x *textidx.Index
 	var docs []*Entry
 	if opts.Kind == "" && opts.Source == "" {
-		ix := s.ensureIndex()
-		x, docs = ix.x, ix.docs
+		if opts.Once && (s.idx == nil || s.idx.x == nil) {
+			x, docs = projectedIndex(q, s.living), s.living
+		}
+		if x == nil {
+			ix := s.ensureIndex()
+			x, docs = ix.x, ix.docs
+		}
 	} else {
 		// A filtered query is its own corpus (df over the filtered population).
-		var sets [][]uint32
 		for _, e := range s.living {
 			if opts.Kind != "" && e.Kind != opts.Kind {
 				continue
@@ -77,13 +87,21 @@ func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 			if opts.Source != "" && !slices.Contains(e.Sources, opts.Source) {
 				continue
 			}
-			sets = append(sets, s.tokenSet(e))
 			docs = append(docs, e)
 		}
 		if len(docs) == 0 {
 			return nil, nil
 		}
-		x = textidx.NewIndexIDs(s.tokenDict(), sets)
+		if opts.Once {
+			x = projectedIndex(q, docs)
+		}
+		if x == nil {
+			sets := make([][]uint32, len(docs))
+			for i, e := range docs {
+				sets[i] = s.tokenSet(e)
+			}
+			x = textidx.NewIndexIDs(s.tokenDict(), sets)
+		}
 	}
 	byEnergy := func(a, b int) bool { return docs[a].Energy > docs[b].Energy }
 	var raw []textidx.Hit

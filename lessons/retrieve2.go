@@ -162,16 +162,39 @@ type lexIndex struct {
 }
 
 func newLexIndex(es []*Entry) *lexIndex {
+	return newLexIndexWith(es, func() *lexrank.Index {
+		return lexrank.Build(len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
+	})
+}
+
+// newLexIndexFor is the lexIndex of es for one query (RetrieveOptions.Once):
+// its lexrank index is lexrank.BuildFor's, which holds only the query's
+// postings, so it answers that query alone and must not be kept.
+func newLexIndexFor(query string, es []*Entry) *lexIndex {
+	return newLexIndexWith(es, func() *lexrank.Index {
+		return lexrank.BuildFor(query, len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
+	})
+}
+
+// newLexIndexWith returns the lexIndex of es with the lexrank index build
+// returns. The maps are filled on another goroutine while the index is
+// built (the build's merge leaves a core idle).
+func newLexIndexWith(es []*Entry, build func() *lexrank.Index) *lexIndex {
 	li := &lexIndex{doc: make(map[*Entry]int, len(es)), supersededBy: map[string][]*Entry{}, questions: map[string]int{}}
-	li.x = lexrank.Build(len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
 	li.docs = append([]*Entry(nil), es...)
-	for i, e := range es {
-		li.doc[e] = i
-		li.questions[normQuestion(e.Question)]++
-		for _, id := range e.Supersedes() {
-			li.supersededBy[id] = append(li.supersededBy[id], e)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, e := range es {
+			li.doc[e] = i
+			li.questions[normQuestion(e.Question)]++
+			for _, id := range e.Supersedes() {
+				li.supersededBy[id] = append(li.supersededBy[id], e)
+			}
 		}
-	}
+	}()
+	li.x = build()
+	<-done
 	return li
 }
 
@@ -224,7 +247,11 @@ func (s *Store) newer(a, b *Entry, pos map[*Entry]int) bool {
 func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	var li *lexIndex
 	if opts.Kind == "" && opts.Source == "" {
-		li = s.ensureLexIndex()
+		if opts.Once && (s.idx == nil || s.idx.lex == nil) {
+			li = newLexIndexFor(query, s.living)
+		} else {
+			li = s.ensureLexIndex()
+		}
 	} else {
 		var es []*Entry
 		for _, e := range s.living {
@@ -235,7 +262,11 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		if len(es) == 0 {
 			return nil
 		}
-		li = newLexIndex(es)
+		if opts.Once {
+			li = newLexIndexFor(query, es)
+		} else {
+			li = newLexIndex(es)
+		}
 	}
 	v3 := opts.Retrieval == RetrievalV3
 	var res lexrank.Result

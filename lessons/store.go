@@ -261,6 +261,12 @@ type Options struct {
 	// Retrieval is the ranking Retrieve and Decide use when neither the
 	// call nor the store's config ("retrieval") names one. Default: v2.
 	Retrieval Retrieval
+	// ConsultOnly loads a store for a process that only consults it
+	// (decide, query): ledger.history and the graveyard, which consulting
+	// never reads, are checked as JSON and passed over, not kept (History
+	// and the graveyard are empty). Such a store cannot be written:
+	// Marshal and WriteTo fail.
+	ConsultOnly bool
 }
 
 // ContentID is the default id source: the first 12 hex chars of the SHA-256

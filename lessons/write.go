@@ -10,6 +10,9 @@ import (
 // indent=2, ensure_ascii, no trailing newline. The same store state always
 // gives the same bytes.
 func (s *Store) Marshal() ([]byte, error) {
+	if s.opts.ConsultOnly {
+		return nil, errConsultOnly
+	}
 	w := pyjson.NewWriter(make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))), 0)
 	s.marshal(w)
 	return w.Bytes(), nil
@@ -18,6 +21,9 @@ func (s *Store) Marshal() ([]byte, error) {
 // WriteTo streams the bytes Marshal returns to out, without holding the
 // whole document in memory.
 func (s *Store) WriteTo(out io.Writer) (int64, error) {
+	if s.opts.ConsultOnly {
+		return 0, errConsultOnly
+	}
 	w := pyjson.NewStreamWriter(out, 1<<17)
 	s.marshal(w)
 	return w.Done()

@@ -116,7 +116,8 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 || *top > lessons.MaxTicketSupporters+1 {
 		return usagef("--top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
-	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret}, Register: *register, Provisional: *provisional}
+	// Once: this process asks one question, so no index is built (the same answer, sooner).
+	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret, Once: true}, Register: *register, Provisional: *provisional}
 	var d *lessons.Decision
 	decide := func(s *lessons.Store) error {
 		var err error
@@ -207,7 +208,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if missing {
 		fmt.Fprintln(io.Stderr, noStoreNote(*store, !storeGiven(fs)))
 	}
-	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret})
+	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret, Once: true})
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"unsafe"
 )
 
 // Ranking constants.
@@ -42,7 +43,7 @@ type posting struct {
 // never renumbered; Remove leaves a hole. Search may run concurrently
 // with itself; Add and Remove need exclusive access.
 type Index struct {
-	ids    map[string]uint32
+	ids    *wordTable  // term ids by stem (the tokeniser's)
 	post   [][]posting // by term id; ascending doc, may hold removed docs
 	df     []int32     // by term id, over live documents
 	docLen []float32   // QuestionWeight·|question terms| + |answer terms|
@@ -53,13 +54,53 @@ type Index struct {
 
 	words []string   // by term id
 	tk    *tokeniser // Add's, sharing the index's term ids
+	once  bool       // built by BuildFor: one query's postings, no term lists
+	// shards, when set (BuildFor), hold the terms by chunk of documents
+	// instead of ids, df and post: a term's df is the sum over them.
+	shards []shard
 }
 
 // New returns an empty index.
-func New() *Index {
-	tk := newTokeniser()
+func New() *Index { return newIndex(0) }
+
+// newIndex returns an empty index whose tokeniser is sized for about words
+// distinct words.
+func newIndex(words int) *Index {
+	tk := newTokeniser(words)
 	return &Index{ids: tk.ids, tk: tk}
 }
+
+// id returns the term id of stem.
+func (x *Index) id(stem string) (uint32, bool) {
+	v, ok := x.ids.get(stem, hashString(stem))
+	return uint32(v), ok
+}
+
+// termDF returns how many live documents hold stem.
+func (x *Index) termDF(stem string) int32 {
+	if x.shards != nil {
+		return x.shardDF(stem)
+	}
+	if id, ok := x.id(stem); ok {
+		return x.df[id]
+	}
+	return 0
+}
+
+// postings returns stem's postings (ascending documents, removed ones
+// included).
+func (x *Index) postings(stem string) []posting {
+	if x.shards != nil {
+		return x.shardPostings(stem)
+	}
+	if id, ok := x.id(stem); ok {
+		return x.post[id]
+	}
+	return nil
+}
+
+// unsafeString views b as a string for a lookup that does not keep it.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // Len returns the number of documents ever added.
 func (x *Index) Len() int { return len(x.live) }
@@ -70,10 +111,10 @@ func (x *Index) Live() int { return x.n }
 // tokeniser turns lessons into term counts with its own term ids (one per
 // worker when an index is built on several cores).
 type tokeniser struct {
-	ids   map[string]uint32
-	words []string // by term id
-	mark  []int32  // by term id: 1 + the last document that counted it
-	slot  []int32  // by term id: its place in the document's counts
+	ids   *wordTable // term ids by stem
+	words []string   // by term id
+	mark  []int32    // by term id: 1 + the last document that counted it
+	slot  []int32    // by term id: its place in the document's counts
 	st    stemmer
 	tfs   []posting // the current document's counts; doc holds the term id
 	// the document being counted
@@ -82,15 +123,44 @@ type tokeniser struct {
 	nq, na int
 }
 
-func newTokeniser() *tokeniser {
-	return &tokeniser{ids: make(map[string]uint32, 1024), st: stemmer{raw: &wordTable{}}}
+// newTokeniser returns a tokeniser sized for about words distinct words
+// (0: a small default), so that building a large index does not grow its
+// tables step by step.
+func newTokeniser(words int) *tokeniser {
+	words = max(words, 1024)
+	return &tokeniser{
+		ids:   newWordTable(words),
+		words: make([]string, 0, words),
+		mark:  make([]int32, 0, words),
+		slot:  make([]int32, 0, words),
+		st:    stemmer{raw: newWordTable(words)},
+	}
+}
+
+// sizeHints estimates, from the lessons' text size, the distinct words of
+// one chunk of size lessons (for a worker's tokeniser) and of all n (for
+// the index's own, which ends up holding every term): about one per 64
+// bytes in a chunk of a few thousand lessons, one per 100 over a store of
+// 10k. The tables still grow when the estimate is short.
+func sizeHints(n, size int, text func(i int) (question, answer string)) (chunk, all int) {
+	for i := range n {
+		q, a := text(i)
+		if i < size {
+			chunk += len(q) + len(a)
+		}
+		all += len(q) + len(a)
+	}
+	chunk /= 64
+	return chunk, max(chunk, all/100)
 }
 
 func (tk *tokeniser) idString(w string) uint32 {
-	id, ok := tk.ids[w]
+	h := hashString(w)
+	v, ok := tk.ids.get(w, h)
+	id := uint32(v)
 	if !ok {
 		id = uint32(len(tk.words))
-		tk.ids[w] = id
+		tk.ids.put(w, h, int32(id))
 		tk.words = append(tk.words, w)
 		tk.mark = append(tk.mark, 0)
 		tk.slot = append(tk.slot, 0)
@@ -99,11 +169,16 @@ func (tk *tokeniser) idString(w string) uint32 {
 }
 
 func (tk *tokeniser) id(stem []byte) uint32 {
-	id, ok := tk.ids[string(stem)]
+	h := uint32(fnvOffset)
+	for _, c := range stem {
+		h = (h ^ uint32(c)) * fnvPrime
+	}
+	v, ok := tk.ids.get(unsafeString(stem), h)
+	id := uint32(v)
 	if !ok {
 		id = uint32(len(tk.words))
 		w := string(stem)
-		tk.ids[w] = id
+		tk.ids.put(w, h, int32(id))
 		tk.words = append(tk.words, w)
 		tk.mark = append(tk.mark, 0)
 		tk.slot = append(tk.slot, 0)
@@ -156,6 +231,9 @@ func (tk *tokeniser) known(id uint32) {
 
 // Add indexes a lesson and returns its document number.
 func (x *Index) Add(question, answer string) int {
+	if x.once {
+		panic("lexrank: Add on an index built by BuildFor")
+	}
 	doc := int32(len(x.live))
 	tfs, l := x.tk.doc(doc, question, answer)
 	x.grow()
@@ -166,10 +244,10 @@ func (x *Index) Add(question, answer string) int {
 // grow extends the per-term slices to the tokeniser's terms.
 func (x *Index) grow() {
 	// x.ids is x.tk.ids: the tokeniser already holds the new terms.
-	for len(x.words) < len(x.tk.words) {
-		x.words = append(x.words, x.tk.words[len(x.words)])
-		x.post = append(x.post, nil)
-		x.df = append(x.df, 0)
+	if k := len(x.tk.words) - len(x.words); k > 0 {
+		x.words = append(x.words, x.tk.words[len(x.words):]...)
+		x.post = append(x.post, make([][]posting, k)...)
+		x.df = append(x.df, make([]int32, k)...)
 	}
 }
 
@@ -197,8 +275,10 @@ func (x *Index) addDoc(doc int32, tfs []posting, remap []uint32, l float32) {
 // and answer), numbered 0..n-1, tokenising on up to workers goroutines.
 // The result is identical to adding the lessons one by one.
 func Build(n int, text func(i int) (question, answer string), workers int) *Index {
-	x := New()
 	workers = max(1, min(workers, n/1024))
+	size := (n + workers - 1) / workers
+	words, all := sizeHints(n, size, text)
+	x := newIndex(all)
 	// Each chunk's tokeniser counts its documents' terms with private ids
 	// into one backing array (off[d]..off[d+1] are document d's counts).
 	type chunk struct {
@@ -208,12 +288,11 @@ func Build(n int, text func(i int) (question, answer string), workers int) *Inde
 		lens []float32
 	}
 	chunks := make([]chunk, workers)
-	size := (n + workers - 1) / workers
 	tokenise := func(w int) {
 		lo, hi := w*size, min(n, (w+1)*size)
 		c := chunk{tk: x.tk, off: make([]int32, 1, hi-lo+1), lens: make([]float32, 0, hi-lo), tfs: make([]posting, 0, 24*(hi-lo))}
 		if w > 0 {
-			c.tk = newTokeniser()
+			c.tk = newTokeniser(words)
 		}
 		for i := lo; i < hi; i++ {
 			q, a := text(i)
@@ -291,6 +370,9 @@ func Build(n int, text func(i int) (question, answer string), workers int) *Inde
 
 // Remove removes document doc; removing a removed document does nothing.
 func (x *Index) Remove(doc int) {
+	if x.once {
+		panic("lexrank: Remove on an index built by BuildFor")
+	}
 	if doc < 0 || doc >= len(x.live) || !x.live[doc] {
 		return
 	}
@@ -338,7 +420,7 @@ type Result struct {
 
 // QueryTerm is a distinct query term with its weights, for explanations.
 type queryTerm struct {
-	id   uint32
+	post []posting // seen terms
 	seen bool
 	idf  float64 // BM25 idf (seen terms)
 	w    float64 // coverage weight
@@ -420,24 +502,14 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		if slices.ContainsFunc(q, func(o queryTerm) bool { return o.stem == t.Stem }) {
 			continue
 		}
-		id, ok := x.ids[t.Stem]
-		df := 0.0
-		if ok {
-			df = float64(x.df[id])
-		}
+		df := float64(x.termDF(t.Stem))
 		if v3 && df == 0 && !ident[t.Stem] {
 			// A synonym or abbreviation some lesson holds stands in.
 			dup := false
-			alts := synonyms[t.Stem]
-			if r := rawStem(t.Raw); r != t.Stem {
-				// The light stemmer over-strips some words ("adding" → "ad",
-				// "string" → "str"): the word cut more gently may be known.
-				alts = append([]string{r}, alts...)
-			}
-			for _, alt := range alts {
-				if aid, aok := x.ids[alt]; aok && x.df[aid] > 0 {
+			for _, alt := range alternates(t) {
+				if adf := x.termDF(alt); adf > 0 {
 					dup = slices.ContainsFunc(q, func(o queryTerm) bool { return o.stem == alt })
-					t.Stem, id, df = alt, aid, float64(x.df[aid])
+					t.Stem, df = alt, float64(adf)
 					break
 				}
 			}
@@ -445,9 +517,10 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 				continue // the query names it already
 			}
 		}
-		qt := queryTerm{id: id, stem: t.Stem}
+		qt := queryTerm{stem: t.Stem}
 		if df > 0 {
 			qt.seen = true
+			qt.post = x.postings(t.Stem)
 			qt.idf = math.Log(1 + (N-df+0.5)/(df+0.5))
 			qt.w = math.Log(1 + N/(1+df))
 		} else {
@@ -509,7 +582,7 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		if !t.seen {
 			continue
 		}
-		for _, p := range x.post[t.id] {
+		for _, p := range t.post {
 			if !x.live[p.doc] {
 				continue
 			}
@@ -587,26 +660,19 @@ func best(hits []Hit, limit int) []Hit {
 
 // DF returns how many live documents hold stem.
 func (x *Index) DF(stem string) int {
-	if id, ok := x.ids[stem]; ok {
-		return int(x.df[id])
-	}
-	return 0
+	return int(x.termDF(stem))
 }
 
 // Has reports whether some live document holds stem.
 func (x *Index) Has(stem string) bool {
-	id, ok := x.ids[stem]
-	return ok && x.df[id] > 0
+	return x.termDF(stem) > 0
 }
 
 // Weight returns a stem's smoothed idf ln(1 + N/(1+df)) over the live
 // documents (ln(1+N) for a stem no document contains), and ln(1+N).
 func (x *Index) Weight(stem string) (w, max float64) {
 	N := float64(x.n)
-	df := 0.0
-	if id, ok := x.ids[stem]; ok {
-		df = float64(x.df[id])
-	}
+	df := float64(x.termDF(stem))
 	return math.Log(1 + N/(1+df)), math.Log(1 + N)
 }
 
@@ -629,10 +695,7 @@ func (x *Index) QuestionSimilarity(a, b []string, boost map[string]bool) float64
 	}
 	N := float64(max(x.n, 1))
 	w := func(s string) float64 {
-		df := 0.0
-		if id, ok := x.ids[s]; ok {
-			df = float64(x.df[id])
-		}
+		df := float64(x.termDF(s))
 		v := math.Log(1 + N/(1+df))
 		if boost[s] {
 			v *= 3

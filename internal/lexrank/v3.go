@@ -165,7 +165,16 @@ func identifierStems(q string) map[string]bool {
 // QuestionDF counts the live documents whose question holds stem, up to
 // limit (limit <= 0: all of them).
 func (x *Index) QuestionDF(stem string, limit int) int {
-	id, ok := x.ids[stem]
+	if x.shards != nil {
+		// A BuildFor index: every document is live, and each shard counts
+		// its documents whose question holds a term.
+		n := int(x.shardQDF(stem))
+		if limit > 0 {
+			n = min(n, limit)
+		}
+		return n
+	}
+	id, ok := x.id(stem)
 	if !ok {
 		return 0
 	}
@@ -179,6 +188,18 @@ func (x *Index) QuestionDF(stem string, limit int) int {
 		}
 	}
 	return n
+}
+
+// alternates are the stems v3 tries, in order, for a query term no lesson
+// holds: the word cut more gently (the light stemmer over-strips some
+// words: "adding" → "ad", "string" → "str"), then its software-domain
+// synonyms and abbreviations.
+func alternates(t Term) []string {
+	alts := synonyms[t.Stem]
+	if r := rawStem(t.Raw); r != t.Stem {
+		alts = append([]string{r}, alts...)
+	}
+	return alts
 }
 
 // rawStem is a gentler stem of a query word the index does not know under

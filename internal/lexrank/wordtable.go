@@ -1,14 +1,25 @@
 package lexrank
 
-// wordTable is an open-addressing hash table from words (substrings of the
-// indexed texts) to int32, for the stemmer's word cache: the hash is
-// computed while the word is scanned, so a lookup costs one probe sequence
-// and one comparison. It only grows.
+// wordTable is an open-addressing hash table from words to int32: the
+// stemmer's cache of words as written (substrings of the indexed texts)
+// and the tokeniser's term ids by stem. The hash is computed while the
+// word is scanned, so a lookup costs one probe sequence and one
+// comparison; the hashes are kept apart from the words, so a probe reads
+// a small array that stays in cache. It only grows.
 type wordTable struct {
 	keys   []string
 	hashes []uint32
 	vals   []int32
 	n      int
+}
+
+// newWordTable returns a table with room for about n words.
+func newWordTable(n int) *wordTable {
+	size := 1024
+	for 3*size < 4*n {
+		size *= 2
+	}
+	return &wordTable{keys: make([]string, size), hashes: make([]uint32, size), vals: make([]int32, size)}
 }
 
 const fnvOffset, fnvPrime = 2166136261, 16777619
