@@ -259,16 +259,16 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	// lesson contains, are about another thing; a cluster of them only is
 	// dropped below.
 	other := map[*Entry]bool{}
-	var head string
+	var attr attrTarget
 	var quantity bool
 	memo := stemMemo{}
 	if v3 {
-		head = li.attributeHead(query)
-		quantity = asksQuantity(query)
+		attr = li.attributeTarget(query)
+		quantity = asksQuantity(query) || asksCost(query)
 	}
 	for k, h := range raw {
 		e := li.docs[h.Doc]
-		lacks := head != "" && !slices.Contains(memo.of(e.Question+"\n"+e.Answer), head) ||
+		lacks := !attr.heldBy(memo.of(e.Question+"\n"+e.Answer), e.Answer) ||
 			quantity && !statesQuantity(e.Answer) // asked how often or how many; no number here
 		if lacks && k == 0 {
 			// The lesson matching the query best lacks the attribute asked

@@ -282,6 +282,16 @@ func (li *lexIndex) rejectsOf(e *Entry, other []string) bool {
 // not phrasing. A lesson that does not hold it is about the thing, not the
 // attribute asked for (v3, docs/retrieval.md). "" when there is none.
 func (li *lexIndex) attributeHead(query string) string {
+	h := li.attributeHeadAny(query)
+	if h == "" || !li.x.Has(h) {
+		return ""
+	}
+	return h
+}
+
+// attributeHeadAny is attributeHead whether or not a lesson holds the
+// attribute: v3 asks the deciding lesson to hold it (attributeTarget).
+func (li *lexIndex) attributeHeadAny(query string) string {
 	low := strings.ToLower(query)
 	cut := -1
 	for _, sep := range []string{" for ", " of "} {
@@ -315,7 +325,13 @@ func (li *lexIndex) attributeHead(query string) string {
 		return ""
 	}
 	t := before[len(before)-1]
-	if lexrank.Phrasing(t.Raw) || metaHeads[t.Raw] || !li.x.Has(t.Stem) {
+	if lexrank.Phrasing(t.Raw) || metaHeads[t.Raw] {
+		return ""
+	}
+	// "vitest or jest for ..." offers a choice, and "who's on call for
+	// ..." a predicate: neither names an attribute.
+	bf := strings.Fields(strings.ToLower(query[:cut]))
+	if slices.Contains(bf, "or") || len(bf) >= 2 && predicatePreps[bf[len(bf)-2]] {
 		return ""
 	}
 	return t.Stem
@@ -387,6 +403,8 @@ func statesQuantity(text string) bool {
 var metaHeads = wordSet(`purpose point reason reasons meaning goal status state role idea use usage
 	difference benefit benefits advantage problem problems issue issues story history context
 	rationale background deal details detail summary overview explanation cause`)
+
+var predicatePreps = wordSet(`on in at off`)
 
 var factWords = wordSet(`what what's whats which who who's whos whose when`)
 
