@@ -286,8 +286,16 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
 			other[e] = true
 		}
-		if v3 && len(res.Ordinary) > 0 && h.Coverage < v2SureCoverage && (!li.asksAbout(e, qstems) ||
-			li.aboutOther3(e, wide) && (h.Coverage < v3OrdinaryCoverage || li.hasSibling(e, raw, qstems, memo))) {
+		if v3 && len(res.Ordinary) > 0 && (h.Coverage < v2SureCoverage && !li.asksAbout(e, qstems) ||
+			li.aboutOther3(e, wide) && h.Coverage < v3OrdinaryCoverage) {
+			other[e] = true
+		}
+		if v3 && len(res.Ordinary) > 0 && li.aboutOther3(e, wide) && li.hasSibling(e, raw, qstems, memo) {
+			// A family of questions differing in one slot, which the query
+			// fills with a word none of them holds (the analytics database).
+			if k == 0 {
+				return nil // the store lacks that member; weaker matches are not about it
+			}
 			other[e] = true
 		}
 		sc := h.Score
