@@ -248,6 +248,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		return nil
 	}
 	raw := res.Hits[:min(len(res.Hits), v2Candidates)]
+	if v3 && li.unknownName(query, raw) {
+		return nil
+	}
 	qstems := lexrank.Stems(query)
 	wide := qstems // v3: the query's terms with their synonyms, as written and as searched
 	if v3 {

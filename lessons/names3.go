@@ -1,0 +1,73 @@
+package lessons
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/lexrank"
+)
+
+// camelNames returns the capitalised camel-case words of a short query
+// ("DirectX", "PgBouncer", "TestLeaderElection"): names, whose parts
+// ("direct") other lessons may hold while none is about the thing. A
+// query of more than lexrank.BlockTerms distinct terms (a task
+// description) has none, as in v2's blocking.
+func camelNames(query string) []string {
+	var out []string
+	for _, w := range strings.Fields(query) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		rs := []rune(w)
+		if len(rs) < 3 || !unicode.IsUpper(rs[0]) || strings.ContainsAny(w, "-_/.") {
+			continue
+		}
+		camel, lowerSeen := false, false
+		for _, r := range rs[1:] {
+			if unicode.IsLower(r) {
+				lowerSeen = true
+			} else if unicode.IsUpper(r) && lowerSeen {
+				camel = true
+			}
+		}
+		if camel {
+			out = append(out, strings.ToLower(w))
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	distinct := map[string]bool{}
+	for _, t := range lexrank.Terms(query) {
+		distinct[t.Stem] = true
+	}
+	if len(distinct) > lexrank.BlockTerms {
+		return nil
+	}
+	return out
+}
+
+// unknownName reports whether the short query names a capitalised
+// camel-case thing that no candidate lesson writes (v3): like an unknown
+// capitalised word in v2 (docs/retrieval.md, step 3), it silences the
+// query; its parts alone ("direct" of "DirectX") name nothing.
+func (li *lexIndex) unknownName(query string, raw []lexrank.Hit) bool {
+	for _, n := range camelNames(query) {
+		found := false
+		for _, h := range raw {
+			e := li.docs[h.Doc]
+			if e != nil && (containsFold(e.Question, n) || containsFold(e.Answer, n)) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds the lower-case word w, ignoring
+// case.
+func containsFold(s, w string) bool {
+	return strings.Contains(strings.ToLower(s), w)
+}
