@@ -434,6 +434,7 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 				// "string" → "str"): the word cut more gently may be known.
 				alts = append([]string{r}, alts...)
 			}
+			alts = append(alts, derivedStems(t.Raw)...)
 			for _, alt := range alts {
 				if aid, aok := x.ids[alt]; aok && x.df[aid] > 0 {
 					dup = slices.ContainsFunc(q, func(o queryTerm) bool { return o.stem == alt })
