@@ -18,7 +18,7 @@ import (
 var replaceCues = []string{"no", "not", "never", "no longer", "instead", "replaced", "replace", "replaces",
 	"removed", "deleted", "dropped", "deprecated", "stale", "archived", "bans", "banned", "ignored",
 	"stop", "stopped", "move off", "moved off", "moved away", "anymore", "obsolete", "outdated",
-	"superseded", "rather than", "nobody", "wrong"}
+	"superseded", "rather than", "nobody", "wrong", "resolved", "resumed", "unpaused", "reverted", "lifted", "re-enabled"}
 
 // rejectsAny reports whether a sentence of text holds a replacement cue
 // and a term for which has returns true (a term of the older lesson).
