@@ -207,14 +207,32 @@ func (li *lexIndex) identTarget(query, head string) attrTarget {
 	return a
 }
 
-// asksCost reports whether a fact question asks what something costs.
+// asksCost reports whether a fact question asks what something costs:
+// "what does X cost", "what is the cost of X", "the price per month".
 func asksCost(query string) bool {
 	f := strings.Fields(strings.ToLower(query))
-	if len(f) == 0 || !factWords[strings.Trim(f[0], "\"'`(*-")] && f[0] != "how" {
+	if len(f) == 0 || !factWords[strings.Trim(f[0], "\"'`(*-")] {
 		return false
 	}
-	return slices.ContainsFunc(f, func(w string) bool {
+	aux := false
+	for i, w := range f {
 		w = strings.Trim(w, "?!.,;:")
-		return w == "cost" || w == "costs" || w == "price" || w == "priced"
-	})
+		switch {
+		case w == "does" || w == "do" || w == "did" || w == "will" || w == "would":
+			aux = true
+		case w == "cost" || w == "costs" || w == "price":
+			next := ""
+			if i+1 < len(f) {
+				next = strings.Trim(f[i+1], "?!.,;:")
+			}
+			prev := ""
+			if i > 0 {
+				prev = f[i-1]
+			}
+			if aux || next == "per" || next == "of" && (prev == "the" || prev == "monthly") {
+				return true
+			}
+		}
+	}
+	return false
 }
