@@ -81,6 +81,12 @@ var vagueHeads = wordSet(`policy policies way ways approach strategy steps step 
 	rule rules plan practice method tool tools one ones kind sort type types part parts changes change
 	else happened happens`)
 
+// formHeads are attributes a lesson gives by their form rather than by
+// name (a path, a file name, a URL, a command line): a lesson answering
+// "which file configures the linter" need not say "file".
+var formHeads = wordSet(`location locations place name names path paths file files folder directory url link
+	instructions guide example examples syntax list`)
+
 // whAux end a wh-question's noun phrase ("which port does ...").
 var whAux = wordSet(`is are was were does do did should can could will would has have had must may might
 	shall to in on at for of from by with about into after before i we you it they`)
@@ -124,7 +130,7 @@ func (li *lexIndex) attributeTarget(query string) attrTarget {
 	}
 	if f[0] != "who" || whAux[f[1]] {
 		if head := li.attributeHeadAny(query); head != "" {
-			if vagueHeads[head] || !li.x.Has(head) && !li.knownWord(head) {
+			if vagueHeads[head] || !li.x.Has(head) && (!li.knownWord(head) || formHeads[lastWordBefore(query)]) {
 				return attrTarget{}
 			}
 			return li.identTarget(query, head)
@@ -173,7 +179,7 @@ func (li *lexIndex) attributeTarget(query string) attrTarget {
 	}
 	head := np[len(np)-1]
 	ts := lexrank.Terms(head)
-	if len(ts) == 0 || vagueHeads[head] || metaHeads[head] || lexrank.Phrasing(head) ||
+	if len(ts) == 0 || vagueHeads[head] || formHeads[head] || metaHeads[head] || lexrank.Phrasing(head) ||
 		!li.x.Has(ts[len(ts)-1].Stem) && !li.knownWord(ts[len(ts)-1].Stem) {
 		return attrTarget{}
 	}
@@ -235,4 +241,24 @@ func asksCost(query string) bool {
 		}
 	}
 	return false
+}
+
+// lastWordBefore returns the lower-case word before the first " for " or
+// " of " of query (attributeHead's attribute word as written).
+func lastWordBefore(query string) string {
+	low := strings.ToLower(query)
+	cut := -1
+	for _, sep := range []string{" for ", " of "} {
+		if i := strings.Index(low, sep); i > 0 && (cut < 0 || i < cut) {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		return ""
+	}
+	f := strings.Fields(low[:cut])
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Trim(f[len(f)-1], "\"'`()*,;:?!.")
 }

@@ -36,6 +36,8 @@ func TestAttributeTarget(t *testing.T) {
 		"who's on call for notifications-service?":       {},
 		"API url env var for the mobile app":             {}, // an abbreviation (var) may be how a known thing was put
 		"How do I rotate the password?":                  {},
+		"Which file configures the linter?":              {},
+		"the location of the terraform state":            {},
 	} {
 		got := li.attributeTarget(q)
 		if !slices.Equal(got.stems, want.stems) || got.prefix != want.prefix || got.numeric != want.numeric {
@@ -66,6 +68,23 @@ func TestAttrTargetHeldBy(t *testing.T) {
 func TestCamelNames(t *testing.T) {
 	if got := camelNames("How are shaders compiled for the DirectX 12 backend in Ember?"); !slices.Equal(got, []string{"directx"}) {
 		t.Errorf("camelNames = %v", got)
+	}
+	s := New("x", Options{})
+	v3Background(t, s)
+	mustAdd(t, s, "Which Postgres does staging run?", "Postgres 15 behind PgBouncer; shaders go through direct compilation.")
+	li := s.ensureLexIndex()
+	for q, want := range map[string]bool{
+		"How are shaders compiled for the DirectX backend?": true,
+		"Which PostgreSQL runs behind Pg-Bouncer?":          true, // postgre is no part of "postgres"
+		"Does staging use PgBouncer?":                       false,
+	} {
+		var raw []lexrank.Hit
+		for d := range li.docs {
+			raw = append(raw, lexrank.Hit{Doc: d})
+		}
+		if got := li.unknownName(q, raw); got != want {
+			t.Errorf("unknownName(%q) = %v", q, got)
+		}
 	}
 	if got := camelNames("what is the minSdk of tallyapp, and is CI on GitHub-hosted runners?"); got != nil {
 		t.Errorf("camelNames = %v", got)

@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -51,11 +52,28 @@ func camelNames(query string) []string {
 // query; its parts alone ("direct" of "DirectX") name nothing.
 func (li *lexIndex) unknownName(query string, raw []lexrank.Hit) bool {
 	for _, n := range camelNames(query) {
+		// A name whose split keeps every letter ("PostgreSQL": postgre,
+		// sql) is known when a candidate holds all its parts, however it
+		// spells it; one whose split drops a fragment ("DirectX": direct)
+		// must be written out.
+		parts := lexrank.Terms(n)
+		whole := ""
+		for _, t := range parts {
+			whole += t.Raw
+		}
 		found := false
 		for _, h := range raw {
 			e := li.docs[h.Doc]
-			if e != nil && (containsFold(e.Question, n) || containsFold(e.Answer, n)) {
-				found = true
+			if e == nil {
+				continue
+			}
+			if whole == n && len(parts) > 1 {
+				all := lexrank.Stems(e.Question + "\n" + e.Answer)
+				found = !slices.ContainsFunc(parts, func(t lexrank.Term) bool { return !slices.Contains(all, t.Stem) })
+			} else {
+				found = containsFold(e.Question, n) || containsFold(e.Answer, n)
+			}
+			if found {
 				break
 			}
 		}
