@@ -37,6 +37,7 @@ func TestAttributeTarget(t *testing.T) {
 		"API url env var for the mobile app":             {}, // an abbreviation (var) may be how a known thing was put
 		"How do I rotate the password?":                  {},
 		"Which file configures the linter?":              {},
+		"Which keystore is used for the huawei flavor?":  {stems: st("keystore")},
 		"the location of the terraform state":            {},
 	} {
 		got := li.attributeTarget(q)

@@ -331,7 +331,8 @@ func (li *lexIndex) attributeHeadAny(query string) string {
 	// "vitest or jest for ..." offers a choice, and "who's on call for
 	// ..." a predicate: neither names an attribute.
 	bf := strings.Fields(strings.ToLower(query[:cut]))
-	if slices.Contains(bf, "or") || len(bf) >= 2 && predicatePreps[bf[len(bf)-2]] {
+	// Nor does "... is used for ...": a passive verb.
+	if slices.Contains(bf, "or") || len(bf) >= 2 && (predicatePreps[bf[len(bf)-2]] || passiveAux[bf[len(bf)-2]]) {
 		return ""
 	}
 	return t.Stem
@@ -405,6 +406,8 @@ var metaHeads = wordSet(`purpose point reason reasons meaning goal status state 
 	rationale background deal details detail summary overview explanation cause`)
 
 var predicatePreps = wordSet(`on in at off`)
+
+var passiveAux = wordSet(`is are was were be been being get gets got`)
 
 var factWords = wordSet(`what what's whats which who who's whos whose when`)
 
