@@ -89,3 +89,10 @@ func (li *lexIndex) unknownName(query string, raw []lexrank.Hit) bool {
 func containsFold(s, w string) bool {
 	return strings.Contains(strings.ToLower(s), w)
 }
+
+// heading reports whether e's question is a heading (not a statement
+// filed as its own question, nor a note under a generic one): only
+// headings form families of sibling questions that differ in one slot.
+func (li *lexIndex) heading(e *Entry, memo stemMemo) bool {
+	return !li.generic(e.Question) && !statementLike(memo.of(e.Question), memo.of(e.Answer))
+}

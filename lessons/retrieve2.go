@@ -293,7 +293,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			li.aboutOther3(e, wide) && h.Coverage < v3OrdinaryCoverage) {
 			other[e] = true
 		}
-		if v3 && len(res.Ordinary) > 0 && li.aboutOther3(e, wide) && li.hasSibling(e, raw, qstems, memo) {
+		if v3 && len(res.Ordinary) > 0 && li.heading(e, memo) && li.aboutOther3(e, wide) && li.hasSibling(e, raw, qstems, memo) {
 			// A family of questions differing in one slot, which the query
 			// fills with a word none of them holds (the analytics database).
 			if k == 0 {
