@@ -118,11 +118,12 @@ func (li *lexIndex) attributeTarget(query string) attrTarget {
 	if len(distinct) > lexrank.BlockTerms {
 		return attrTarget{}
 	}
-	var f []string
+	var f, orig []string // lower-cased, and as written
 	for _, w := range strings.Fields(query) {
-		w = strings.ToLower(strings.Trim(w, "\"'`()*,;:?!."))
+		w = strings.Trim(w, "\"'`()*,;:?!.")
 		if w != "" {
-			f = append(f, w)
+			f = append(f, strings.ToLower(w))
+			orig = append(orig, w)
 		}
 	}
 	if len(f) < 2 {
@@ -157,7 +158,7 @@ func (li *lexIndex) attributeTarget(query string) attrTarget {
 	// does ...") or at a verb followed by a determiner ("which keystore
 	// signs the ..."); any other ending ("what took auth-service down on")
 	// is no attribute question.
-	var np []string
+	var np, npOrig []string
 	ended := false
 	for i := 1; i < len(f) && len(np) < 4; i++ {
 		w := f[i]
@@ -173,12 +174,13 @@ func (li *lexIndex) attributeTarget(query string) attrTarget {
 			break
 		}
 		np = append(np, w)
+		npOrig = append(npOrig, orig[i])
 	}
 	if !ended || len(np) == 0 || len(np) > 3 {
 		return attrTarget{}
 	}
 	head := np[len(np)-1]
-	ts := lexrank.Terms(head)
+	ts := lexrank.Terms(npOrig[len(npOrig)-1])
 	if len(ts) == 0 || vagueHeads[head] || formHeads[head] || metaHeads[head] || lexrank.Phrasing(head) ||
 		!li.x.Has(ts[len(ts)-1].Stem) && !li.knownWord(ts[len(ts)-1].Stem) {
 		return attrTarget{}

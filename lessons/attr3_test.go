@@ -25,6 +25,7 @@ func TestAttributeTarget(t *testing.T) {
 		"Which port does flagd listen on?":               {stems: st("port")},
 		"Which keystore signs the huawei build?":         {stems: st("keystore")},
 		"What is the minSdk of the app?":                 {stems: st("min", "sdk")},
+		"Which targetSdk does the app use?":              {stems: st("target", "sdk")},
 		"What is the interrupt priority of UART1?":       {stems: st("priority")},
 		"Who owns the nightly DAG?":                      {stems: []string{"own"}, prefix: true},
 		"who reviewed the fix for INC-231?":              {stems: []string{"review"}, prefix: true},

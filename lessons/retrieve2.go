@@ -271,14 +271,14 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	}
 	for k, h := range raw {
 		e := li.docs[h.Doc]
-		lacks := !attr.heldBy(memo.of(e.Question+"\n"+e.Answer), e.Answer) ||
-			quantity && !statesQuantity(e.Answer) // asked how often or how many; no number here
-		if lacks && k == 0 {
+		lacksAttr := !attr.heldBy(memo.of(e.Question+"\n"+e.Answer), e.Answer)
+		lacksQty := quantity && !statesQuantity(e.Answer) // asked how often or how many; no number here
+		if (lacksAttr || lacksQty) && k == 0 {
 			// The lesson matching the query best lacks the attribute asked
 			// for: the store knows the thing, not this fact about it.
 			return nil
 		}
-		if lacks {
+		if lacksQty || lacksAttr {
 			other[e] = true
 		}
 		if v3 && li.lacksName(e, res.Idents, memo) && li.hasSibling(e, raw, qstems, memo) {
@@ -414,7 +414,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	}
 	if v3 {
 		lead = lead[:keep]
-		hits, stems, all, isQ, lead = s.replacedHits(li, hits, stems, all, isQ, lead, qstems, pos)
+		hits, stems, all, isQ, lead = s.replacedHits(li, hits, stems, all, isQ, lead, qstems, pos, other)
 	}
 
 	// Two hits are about the same question when their questions are

@@ -83,8 +83,9 @@ func (s *Store) lastCredit(e *Entry) (float64, bool) {
 // replacedHits drops every hit that a newer hit supersedes by mention: the
 // newer one holds a replacement cue, shares with it a distinctive query
 // term and another term, and is not its sibling (the same question about
-// another thing). The newer hit takes the better place of the two.
-func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, isQ []bool, lead [][]string, qstems []string, pos map[*Entry]int) ([]Hit, [][]string, [][]string, []bool, [][]string) {
+// another thing). The newer hit takes the better place of the two, and is
+// no longer about another thing (other) when the older one was not.
+func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, isQ []bool, lead [][]string, qstems []string, pos map[*Entry]int, other map[*Entry]bool) ([]Hit, [][]string, [][]string, []bool, [][]string) {
 	if len(hits) < 2 {
 		return hits, stems, all, isQ, lead
 	}
@@ -145,6 +146,11 @@ func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, is
 			j := top(i)
 			hits[j].Score = max(hits[j].Score, hits[i].Score)
 			hits[j].Coverage = max(hits[j].Coverage, hits[i].Coverage)
+			if !other[hits[i].Entry] {
+				// It takes the place of a hit about what was asked, and so is
+				// about it too (it names the warehouse the older one did).
+				delete(other, hits[j].Entry)
+			}
 			changed = true
 		}
 	}
