@@ -85,7 +85,7 @@ var vagueHeads = wordSet(`policy policies way ways approach strategy steps step 
 // name (a path, a file name, a URL, a command line): a lesson answering
 // "which file configures the linter" need not say "file".
 var formHeads = wordSet(`location locations place name names path paths file files folder directory url link
-	instructions guide example examples syntax list`)
+	instructions guide example examples syntax list format formats pattern convention style naming`)
 
 // whAux end a wh-question's noun phrase ("which port does ...").
 var whAux = wordSet(`is are was were does do did should can could will would has have had must may might
