@@ -279,6 +279,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		return nil
 	}
 	raw := res.Hits[:min(len(res.Hits), v2Candidates)]
+	if v3 && li.unknownName(query, raw) {
+		return nil
+	}
 	qstems := lexrank.Stems(query)
 	wide := qstems // v3: the query's terms with their synonyms, as written and as searched
 	if v3 {
@@ -290,23 +293,23 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	// lesson contains, are about another thing; a cluster of them only is
 	// dropped below.
 	other := map[*Entry]bool{}
-	var head string
+	var attr attrTarget
 	var quantity bool
 	memo := stemMemo{}
 	if v3 {
-		head = li.attributeHead(query)
-		quantity = asksQuantity(query)
+		attr = li.attributeTarget(query)
+		quantity = asksQuantity(query) || asksCost(query)
 	}
 	for k, h := range raw {
 		e := li.docs[h.Doc]
-		lacks := head != "" && !slices.Contains(memo.of(e.Question+"\n"+e.Answer), head) ||
-			quantity && !statesQuantity(e.Answer) // asked how often or how many; no number here
-		if lacks && k == 0 {
+		lacksAttr := !attr.heldBy(memo.of(e.Question+"\n"+e.Answer), e.Answer)
+		lacksQty := quantity && !statesQuantity(e.Answer) // asked how often or how many; no number here
+		if (lacksAttr || lacksQty) && k == 0 {
 			// The lesson matching the query best lacks the attribute asked
 			// for: the store knows the thing, not this fact about it.
 			return nil
 		}
-		if lacks {
+		if lacksQty || lacksAttr {
 			other[e] = true
 		}
 		if v3 && li.lacksName(e, res.Idents, memo) && li.hasSibling(e, raw, qstems, memo) {
@@ -317,8 +320,16 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
 			other[e] = true
 		}
-		if v3 && len(res.Ordinary) > 0 && h.Coverage < v2SureCoverage && (!li.asksAbout(e, qstems) ||
-			li.aboutOther3(e, wide) && (h.Coverage < v3OrdinaryCoverage || li.hasSibling(e, raw, qstems, memo))) {
+		if v3 && len(res.Ordinary) > 0 && (h.Coverage < v2SureCoverage && !li.asksAbout(e, qstems) ||
+			li.aboutOther3(e, wide) && h.Coverage < v3OrdinaryCoverage) {
+			other[e] = true
+		}
+		if v3 && len(res.Ordinary) > 0 && li.heading(e, memo) && li.aboutOther3(e, wide) && li.hasSibling(e, raw, qstems, memo) {
+			// A family of questions differing in one slot, which the query
+			// fills with a word none of them holds (the analytics database).
+			if k == 0 {
+				return nil // the store lacks that member; weaker matches are not about it
+			}
 			other[e] = true
 		}
 		sc := h.Score
@@ -434,7 +445,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 	}
 	if v3 {
 		lead = lead[:keep]
-		hits, stems, all, isQ, lead = s.replacedHits(li, hits, stems, all, isQ, lead, qstems, pos)
+		hits, stems, all, isQ, lead = s.replacedHits(li, hits, stems, all, isQ, lead, qstems, pos, other)
 	}
 
 	// Two hits are about the same question when their questions are

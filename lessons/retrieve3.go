@@ -18,7 +18,7 @@ import (
 var replaceCues = []string{"no", "not", "never", "no longer", "instead", "replaced", "replace", "replaces",
 	"removed", "deleted", "dropped", "deprecated", "stale", "archived", "bans", "banned", "ignored",
 	"stop", "stopped", "move off", "moved off", "moved away", "anymore", "obsolete", "outdated",
-	"superseded", "rather than", "nobody", "wrong"}
+	"superseded", "rather than", "nobody", "wrong", "resolved", "resumed", "unpaused", "reverted", "lifted", "re-enabled"}
 
 // rejectsAny reports whether a sentence of text holds a replacement cue
 // and a term for which has returns true (a term of the older lesson).
@@ -83,8 +83,9 @@ func (s *Store) lastCredit(e *Entry) (float64, bool) {
 // replacedHits drops every hit that a newer hit supersedes by mention: the
 // newer one holds a replacement cue, shares with it a distinctive query
 // term and another term, and is not its sibling (the same question about
-// another thing). The newer hit takes the better place of the two.
-func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, isQ []bool, lead [][]string, qstems []string, pos map[*Entry]int) ([]Hit, [][]string, [][]string, []bool, [][]string) {
+// another thing). The newer hit takes the better place of the two, and is
+// no longer about another thing (other) when the older one was not.
+func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, isQ []bool, lead [][]string, qstems []string, pos map[*Entry]int, other map[*Entry]bool) ([]Hit, [][]string, [][]string, []bool, [][]string) {
 	if len(hits) < 2 {
 		return hits, stems, all, isQ, lead
 	}
@@ -145,6 +146,11 @@ func (s *Store) replacedHits(li *lexIndex, hits []Hit, stems, all [][]string, is
 			j := top(i)
 			hits[j].Score = max(hits[j].Score, hits[i].Score)
 			hits[j].Coverage = max(hits[j].Coverage, hits[i].Coverage)
+			if !other[hits[i].Entry] {
+				// It takes the place of a hit about what was asked, and so is
+				// about it too (it names the warehouse the older one did).
+				delete(other, hits[j].Entry)
+			}
 			changed = true
 		}
 	}
@@ -282,6 +288,16 @@ func (li *lexIndex) rejectsOf(e *Entry, other []string) bool {
 // not phrasing. A lesson that does not hold it is about the thing, not the
 // attribute asked for (v3, docs/retrieval.md). "" when there is none.
 func (li *lexIndex) attributeHead(query string) string {
+	h := li.attributeHeadAny(query)
+	if h == "" || !li.x.Has(h) {
+		return ""
+	}
+	return h
+}
+
+// attributeHeadAny is attributeHead whether or not a lesson holds the
+// attribute: v3 asks the deciding lesson to hold it (attributeTarget).
+func (li *lexIndex) attributeHeadAny(query string) string {
 	low := strings.ToLower(query)
 	cut := -1
 	for _, sep := range []string{" for ", " of "} {
@@ -315,7 +331,14 @@ func (li *lexIndex) attributeHead(query string) string {
 		return ""
 	}
 	t := before[len(before)-1]
-	if lexrank.Phrasing(t.Raw) || metaHeads[t.Raw] || !li.x.Has(t.Stem) {
+	if lexrank.Phrasing(t.Raw) || metaHeads[t.Raw] {
+		return ""
+	}
+	// "vitest or jest for ..." offers a choice, and "who's on call for
+	// ..." a predicate: neither names an attribute.
+	bf := strings.Fields(strings.ToLower(query[:cut]))
+	// Nor does "... is used for ...": a passive verb.
+	if slices.Contains(bf, "or") || len(bf) >= 2 && (predicatePreps[bf[len(bf)-2]] || passiveAux[bf[len(bf)-2]]) {
 		return ""
 	}
 	return t.Stem
@@ -387,6 +410,10 @@ func statesQuantity(text string) bool {
 var metaHeads = wordSet(`purpose point reason reasons meaning goal status state role idea use usage
 	difference benefit benefits advantage problem problems issue issues story history context
 	rationale background deal details detail summary overview explanation cause`)
+
+var predicatePreps = wordSet(`on in at off`)
+
+var passiveAux = wordSet(`is are was were be been being get gets got`)
 
 var factWords = wordSet(`what what's whats which who who's whos whose when`)
 

@@ -199,7 +199,7 @@ func alternates(t Term) []string {
 	if r := rawStem(t.Raw); r != t.Stem {
 		alts = append([]string{r}, alts...)
 	}
-	return alts
+	return append(alts, derivedStems(t.Raw)...)
 }
 
 // rawStem is a gentler stem of a query word the index does not know under
@@ -231,6 +231,43 @@ func valueStems(q string) map[string]bool {
 			out = map[string]bool{}
 		}
 		out[strings.Trim(q[j:i], ".")] = true
+	}
+	return out
+}
+
+// derivSuffixes are derivational endings of English software vocabulary
+// (serialization / serializer / serialize, optimisation / optimised).
+var derivSuffixes = []string{"ization", "isation", "ations", "ation", "izers", "isers", "izer", "iser",
+	"izing", "ising", "ized", "ised", "izes", "ises", "ize", "ise", "ers", "er", "ions", "ion", "ment", "ments"}
+
+// derivedStems returns the stems of other derivations of a query word no
+// lesson holds, for v3's lookup: the word's base (its ending cut) with
+// each derivational ending and bare ("serialization" → serial, serialize,
+// serializer, ...). Only words of seven letters or more with a base of
+// four or more are derived, so short words do not meet unrelated ones.
+func derivedStems(raw string) []string {
+	if len(raw) < 7 {
+		return nil
+	}
+	var out []string
+	add := func(w string) {
+		st := Stem(w)
+		if st != "" && !contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	for _, suf := range derivSuffixes {
+		base, ok := strings.CutSuffix(raw, suf)
+		if !ok || len(base) < 4 {
+			continue
+		}
+		for _, s2 := range []string{"ization", "isation", "izer", "iser", "ize", "ise", "ized", "ised", "er", "ion", "ation", "ment"} {
+			if s2 != suf {
+				add(base + s2)
+			}
+		}
+		add(base)
+		break
 	}
 	return out
 }

@@ -64,3 +64,15 @@ func TestSearchV3(t *testing.T) {
 		t.Errorf("v2 search used the synonym table: %+v", r)
 	}
 }
+
+func TestDerivedStems(t *testing.T) {
+	if d := derivedStems("serialization"); !slices.Contains(d, Stem("serializer")) || !slices.Contains(d, Stem("serialize")) {
+		t.Errorf("derivedStems(serialization) = %v", d)
+	}
+	if d := derivedStems("optimisation"); !slices.Contains(d, Stem("optimised")) {
+		t.Errorf("derivedStems(optimisation) = %v", d)
+	}
+	if d := derivedStems("server"); d != nil {
+		t.Errorf("short word derived: %v", d)
+	}
+}
