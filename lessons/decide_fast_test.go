@@ -296,3 +296,68 @@ func FuzzOnceMatchesIndex(f *testing.F) {
 		}
 	})
 }
+
+// Verifying a ticket with VerifyOptions.Once gives the verdict the index
+// gives, for tickets that pass and for tickets whose decider and supporter
+// were swapped or whose named lesson the query does not retrieve.
+func TestVerifyOnceMatchesIndex(t *testing.T) {
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2, RetrievalV3} {
+		s := New("verify.json", Options{Now: func() time.Time { return base }, Retrieval: r})
+		ls := textgen.Lessons(7, 300)
+		for i, l := range ls {
+			if _, err := s.Add(NewLesson{Question: l.Question, Answer: l.Answer, RecordedTS: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		data, err := s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tickets []FreeTicket
+		for i := 0; i < len(ls) && len(tickets) < 40; i += 7 {
+			d, err := s.Decide(ls[i].Question, DecideOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Ticket == nil {
+				continue
+			}
+			ft := d.FreeTicket()
+			tickets = append(tickets, ft)
+			if len(ft.Supporting) > 0 {
+				swapped := ft
+				swapped.Supporting = slices.Clone(ft.Supporting)
+				swapped.Decider, swapped.Supporting[0] = ft.Supporting[0], ft.Decider
+				tickets = append(tickets, swapped)
+			}
+			stray := ft
+			stray.Supporting = append(slices.Clone(ft.Supporting), s.Living()[(i*13)%len(s.Living())].ID)
+			tickets = append(tickets, stray)
+		}
+		passed, refused := 0, 0
+		for _, ft := range tickets {
+			bt := BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}
+			indexed, err := Parse("indexed", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			once, err := ParseWith("once", data, Options{ConsultOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := fmt.Sprint(indexed.VerifyTicket(bt, VerifyOptions{})), fmt.Sprint(once.VerifyTicket(bt, VerifyOptions{Once: true}))
+			if got != want {
+				t.Fatalf("%s: ticket %s: once %s, index %s", r, ft.Line(), got, want)
+			}
+			if want == "<nil>" {
+				passed++
+			} else {
+				refused++
+			}
+		}
+		if passed == 0 || refused == 0 {
+			t.Fatalf("%s: %d passed and %d refused; the test needs both", r, passed, refused)
+		}
+	}
+}

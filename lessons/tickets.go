@@ -254,6 +254,11 @@ func (e *RefusedError) Error() string {
 // VerifyOptions tune VerifyTicket.
 type VerifyOptions struct {
 	ExpireAfter int // 0 means the default (50); negative disables the check
+	// Once re-runs a store-free ticket's query without building the
+	// store's index (RetrieveOptions.Once): the same verdicts, cheaper for
+	// a store checked against one or two tickets and then dropped (the
+	// store at a pull request's base, a ticket just minted).
+	Once bool
 }
 
 // VerifyTicket checks a ticket against the store at the PR's base commit
@@ -295,7 +300,7 @@ func (s *Store) VerifyTicket(t BodyTicket, opts VerifyOptions) error {
 	if len(named) == 0 {
 		return refuse("names no entries")
 	}
-	hits, err := s.Retrieve(f.Query, RetrieveOptions{K: max(DefaultK, len(named)), Retrieval: retrievalOfVersion(f.Version)})
+	hits, err := s.Retrieve(f.Query, RetrieveOptions{K: max(DefaultK, len(named)), Retrieval: retrievalOfVersion(f.Version), Once: opts.Once})
 	if err != nil {
 		return refuse("query could not be re-run: %v", err)
 	}

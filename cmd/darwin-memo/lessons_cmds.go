@@ -139,7 +139,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 			// CI re-runs the ticket's query over every lesson, without the filters: a
 			// lesson only the filters brought up would be refused there.
 			ft := d.FreeTicket()
-			unverifiable = s.VerifyTicket(lessons.BodyTicket{Form: lessons.FormStoreFree, ID: ft.ID(), Free: ft}, lessons.VerifyOptions{})
+			unverifiable = s.VerifyTicket(lessons.BodyTicket{Form: lessons.FormStoreFree, ID: ft.ID(), Free: ft}, lessons.VerifyOptions{Once: true})
 		}
 	}
 	if err != nil {

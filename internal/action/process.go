@@ -371,6 +371,10 @@ func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, er
 // which its tickets are verified against: the base branch's loaded store when it is the same
 // blob (the usual case), an empty store when the commit has none. unreadable is set, and the
 // store nil, when the file there does not load.
+// onceTickets is the most tickets verified without building the base store's index: each
+// Once ranking passes over every lesson, so from about three tickets one index is cheaper.
+const onceTickets = 2
+
 func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequest) (sha string, base *lessons.Store, unreadable, err error) {
 	if sha, err = r.baseOf(ctx, pr); err != nil {
 		return "", nil, nil, err
@@ -384,7 +388,11 @@ func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequ
 	case st.mainFound && blob != "" && blob == r.mainBlob.sha:
 		return sha, st.mainStore, nil, nil // the base branch's blob, loaded once (verification only reads it)
 	}
-	base, unreadable = lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions())
+	// Only verification reads it: loaded to be consulted (its history notes and graveyard
+	// are checked as JSON and passed over).
+	opts := r.storeOptions()
+	opts.ConsultOnly = true
+	base, unreadable = lessons.ParseWith(r.Config.StorePath, doc, opts)
 	return sha, base, unreadable, nil
 }
 
@@ -452,7 +460,9 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		}
 		// Verified once, here: the verdicts decide whether CI is worth measuring and are the
 		// ones the settlement applies.
-		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire})
+		// A pull request carries a ticket or two: their queries are ranked without building
+		// the base store's index (the same verdicts, a fraction of the work at 10k lessons).
+		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets})
 		if verified.Passed() == 0 {
 			p.Outcome = OutcomeRefused
 			for _, t := range tickets {
