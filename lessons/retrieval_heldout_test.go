@@ -263,26 +263,7 @@ func heldoutTable(common evalPack, packs []evalPack, results [][]classScore, sui
 		"committed before they were first scored, and not tuned to the results afterwards. "+
 		"%s%sNothing is gated: this is a measurement of how the suite's numbers carry over to questions its authors did not write.\n\n",
 		heldoutDir(), probes, lessons, len(common.Lessons), earlier, history)
-	b.WriteString("| class | probes |")
-	for _, m := range evalModes {
-		fmt.Fprintf(&b, " %s |", m.name)
-	}
-	b.WriteString("\n|---|---|")
-	for range evalModes {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	for ci, p := range packs {
-		fmt.Fprintf(&b, "| %s | %d |", p.Class, len(p.Probes))
-		for mi := range evalModes {
-			fmt.Fprintf(&b, " %.3f |", results[mi][ci].score)
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("| **mean over classes, held-out** | |")
-	for mi := range evalModes {
-		fmt.Fprintf(&b, " **%.3f** |", mean(results[mi]))
-	}
+	classTable(&b, packs, results, mean, func(p evalPack) string { return p.Class }, "mean over classes, held-out")
 	b.WriteString("\n| mean over classes, in-repo suite (above) | |")
 	for mi := range evalModes {
 		fmt.Fprintf(&b, " %.3f |", suiteMeans[mi])

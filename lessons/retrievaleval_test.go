@@ -288,6 +288,31 @@ func TestRetrievalSuite(t *testing.T) {
 	}
 }
 
+// classTable writes the table of each mode's score by pack (a row named by
+// name), ending with a row of each mode's mean over classes.
+func classTable(b *strings.Builder, packs []evalPack, results [][]classScore, mean func([]classScore) float64, name func(evalPack) string, meanLabel string) {
+	b.WriteString("| class | probes |")
+	for _, m := range evalModes {
+		fmt.Fprintf(b, " %s |", m.name)
+	}
+	b.WriteString("\n|---|---|")
+	for range evalModes {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for ci, p := range packs {
+		fmt.Fprintf(b, "| %s | %d |", name(p), len(p.Probes))
+		for mi := range evalModes {
+			fmt.Fprintf(b, " %.3f |", results[mi][ci].score)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "| **%s** | |", meanLabel)
+	for mi := range evalModes {
+		fmt.Fprintf(b, " **%.3f** |", mean(results[mi]))
+	}
+}
+
 func suiteTable(common evalPack, packs []evalPack, results [][]classScore, mean func([]classScore) float64, cals []calib) string {
 	var b strings.Builder
 	b.WriteString("## Retrieval quality (generated)\n\n")
@@ -305,26 +330,7 @@ func suiteTable(common evalPack, packs []evalPack, results [][]classScore, mean 
 		"`v3, no birth records` is v3 on a store whose lessons carry no `supersedes:` labels (a store darwin-memo wrote): supersession is then inferred at query time alone. "+
 		"`v3, statements` adds every lesson as the question `Lesson` with the answer `<question> <answer>` (a store of notes whose questions say nothing), and `v3, statements as questions` with `<question> <answer>` as both question and answer (a store of statements); neither is gated. "+
 		"Every ticket minted during the run is verified against the same store with its own version's ranking.\n\n", probes, lessons, fmt.Sprint(len(common.Lessons)))
-	b.WriteString("| class | probes |")
-	for _, m := range evalModes {
-		fmt.Fprintf(&b, " %s |", m.name)
-	}
-	b.WriteString("\n|---|---|")
-	for range evalModes {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	for ci, p := range packs {
-		fmt.Fprintf(&b, "| %s | %d |", p.Title, len(p.Probes))
-		for mi := range evalModes {
-			fmt.Fprintf(&b, " %.3f |", results[mi][ci].score)
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("| **mean over classes** | |")
-	for mi := range evalModes {
-		fmt.Fprintf(&b, " **%.3f** |", mean(results[mi]))
-	}
+	classTable(&b, packs, results, mean, func(p evalPack) string { return p.Title }, "mean over classes")
 	b.WriteString("\n\n")
 	b.WriteString("| ranking | deciding lesson wanted (answerable probes) | probes returning a stale or forbidden lesson | abstentions kept |\n|---|---|---|---|\n")
 	for mi, m := range evalModes {
