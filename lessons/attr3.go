@@ -245,16 +245,33 @@ func asksCost(query string) bool {
 	return false
 }
 
-// lastWordBefore returns the lower-case word before the first " for " or
-// " of " of query (attributeHead's attribute word as written).
-func lastWordBefore(query string) string {
-	low := strings.ToLower(query)
-	cut := -1
+// forOfCut returns query in lower case and the offset of its first " for "
+// or " of " (-1 when it has neither, or only at its start).
+func forOfCut(query string) (low string, cut int) {
+	low, cut = strings.ToLower(query), -1
+	if len(low) != len(query) {
+		// Lower-casing changed the length of some letter (U+0130 İ and a few
+		// others), so low's offsets are not query's: lower ASCII alone, as
+		// " for " and " of " are.
+		low = strings.Map(func(r rune) rune {
+			if 'A' <= r && r <= 'Z' {
+				return r + 'a' - 'A'
+			}
+			return r
+		}, query)
+	}
 	for _, sep := range []string{" for ", " of "} {
 		if i := strings.Index(low, sep); i > 0 && (cut < 0 || i < cut) {
 			cut = i
 		}
 	}
+	return low, cut
+}
+
+// lastWordBefore returns the lower-case word before the first " for " or
+// " of " of query (attributeHead's attribute word as written).
+func lastWordBefore(query string) string {
+	low, cut := forOfCut(query)
 	if cut < 0 {
 		return ""
 	}
@@ -262,5 +279,5 @@ func lastWordBefore(query string) string {
 	if len(f) == 0 {
 		return ""
 	}
-	return strings.Trim(f[len(f)-1], "\"'`()*,;:?!.")
+	return strings.ToLower(strings.Trim(f[len(f)-1], "\"'`()*,;:?!."))
 }

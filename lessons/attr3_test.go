@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/lexrank"
@@ -103,5 +104,30 @@ func TestAsksCost(t *testing.T) {
 		if asksCost(q) != want {
 			t.Errorf("asksCost(%q) = %v", q, !want)
 		}
+	}
+}
+
+// A query whose lower-casing changes length (İ, U+0130, lower-cases to
+// two runes) is cut at " for " or " of " by its own offsets: v3's attribute
+// rules neither panic nor read a shifted word.
+func TestAttributeCutWithLengthChangingLetters(t *testing.T) {
+	for _, q := range []string{
+		"İİİİİİİİİİİİ memory limit for the orders-api pods",
+		"what is the İSTANBUL region's memory limit of the orders-api pods",
+		"İ for",
+	} {
+		if _, cut := forOfCut(q); cut >= 0 && !strings.HasPrefix(q[cut:], " for ") && !strings.HasPrefix(q[cut:], " of ") {
+			t.Errorf("%q: cut %d is not at \" for \" or \" of \"", q, cut)
+		}
+		s := New("attr.json", Options{Retrieval: RetrievalV3})
+		if _, err := s.Add(NewLesson{Question: "What is the memory limit for the orders-api pods?", Answer: "512Mi since the 2026-03 resize"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Decide(q, DecideOptions{}); err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+	}
+	if got := lastWordBefore("the MEMORY limit for x"); got != "limit" {
+		t.Errorf("lastWordBefore = %q, want limit", got)
 	}
 }

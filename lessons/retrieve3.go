@@ -298,13 +298,7 @@ func (li *lexIndex) attributeHead(query string) string {
 // attributeHeadAny is attributeHead whether or not a lesson holds the
 // attribute: v3 asks the deciding lesson to hold it (attributeTarget).
 func (li *lexIndex) attributeHeadAny(query string) string {
-	low := strings.ToLower(query)
-	cut := -1
-	for _, sep := range []string{" for ", " of "} {
-		if i := strings.Index(low, sep); i > 0 && (cut < 0 || i < cut) {
-			cut = i
-		}
-	}
+	_, cut := forOfCut(query)
 	if cut < 0 {
 		return ""
 	}
