@@ -321,7 +321,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			other[e] = true
 		}
 		if v3 && len(res.Ordinary) > 0 && (h.Coverage < v2SureCoverage && !li.asksAbout(e, qstems) ||
-			li.aboutOther3(e, wide) && h.Coverage < v3OrdinaryCoverage) {
+			li.aboutOther3(e, wide) && h.Coverage < v3OrdinaryCoverage && !(li.holdsSeen(e, res.Terms, memo) && li.asksAbout(e, qstems))) {
 			other[e] = true
 		}
 		if v3 && len(res.Ordinary) > 0 && li.heading(e, memo) && li.aboutOther3(e, wide) && li.hasSibling(e, raw, qstems, memo) {

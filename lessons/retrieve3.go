@@ -470,3 +470,27 @@ func (li *lexIndex) aboutOther3(e *Entry, wide []string) bool {
 	}
 	return false
 }
+
+// holdsSeen reports whether e holds every term of the query that some
+// lesson holds (phrasing aside), three or more of them distinctive: what
+// the query names that the store knows all points at e, so a plain word
+// no lesson holds ("gfortran", "climbing", "devices") is how the asker put
+// it rather than another thing (v3). Two shared terms are not enough: "how
+// do I restart the inventory service" holds only restart and service of
+// the billing service's note, and inventory names another member.
+func (li *lexIndex) holdsSeen(e *Entry, terms []string, memo stemMemo) bool {
+	all := memo.of(e.Question + "\n" + e.Answer)
+	n := 0
+	for _, t := range terms {
+		if lexrank.Phrasing(t) || !li.x.Has(t) {
+			continue
+		}
+		if !slices.Contains(all, t) {
+			return false
+		}
+		if li.distinctive(t) {
+			n++
+		}
+	}
+	return n >= 3
+}
