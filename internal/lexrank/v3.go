@@ -232,7 +232,41 @@ func valueStems(q string) map[string]bool {
 		}
 		out[strings.Trim(q[j:i], ".")] = true
 	}
+	// A count: a number standing alone (a "k" or "m" for thousands or
+	// millions at most) followed by a plural noun ("40k jobs", "128
+	// ranks"). An incident, a port or a version is written before its
+	// number ("INC-4410", "port 8081", "v4.2"), not counted by it.
+	fields := strings.Fields(q)
+	for i := 0; i+1 < len(fields); i++ {
+		w := strings.TrimLeft(fields[i], "(~")
+		n := strings.TrimRight(strings.TrimRight(w, "km"), "0123456789")
+		if n != "" || w == "" || !isDigitASCII(w[0]) {
+			continue
+		}
+		if !isCountNoun(fields[i+1]) {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[w] = true
+	}
 	return out
+}
+
+// isCountNoun reports whether w is a plain lower-case plural word ("jobs",
+// "ranks"), the thing a number before it counts.
+func isCountNoun(w string) bool {
+	w = strings.TrimRight(w, ",.;:?!)")
+	if len(w) < 4 || w[len(w)-1] != 's' || strings.HasSuffix(w, "ss") {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // derivSuffixes are derivational endings of English software vocabulary

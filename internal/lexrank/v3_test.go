@@ -31,6 +31,14 @@ func TestIdentifierAndValueStems(t *testing.T) {
 	if v := valueStems("my PR has 76% coverage and 1.5% flakes"); !v["76"] || !v["1.5"] || len(v) != 2 {
 		t.Errorf("valueStems: %v", v)
 	}
+	if v := valueStems("the queue has 40k jobs waiting; hangs at step 1200 on 128 ranks, see INC-4410 and port 8081."); !v["40k"] || !v["128"] || len(v) != 2 {
+		t.Errorf("valueStems counts: %v", v)
+	}
+	for _, w := range []string{"40k", "128"} {
+		if Stem(w) != w {
+			t.Errorf("Stem(%s) = %s", w, Stem(w))
+		}
+	}
 	if got := rawStem("adding"); got != "add" {
 		t.Errorf("rawStem(adding) = %q", got)
 	}
