@@ -361,9 +361,13 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		in[h.Entry] = true
 	}
 	var kept []Hit
+	var heirs []heir // v3: every superseded hit and the lesson taking its place
 	for _, h := range hits {
 		top := li.latest(h.Entry, s, pos)
 		if top != h.Entry {
+			if v3 {
+				heirs = append(heirs, heir{h, top, other[h.Entry]})
+			}
 			if in[top] {
 				continue
 			}
@@ -375,6 +379,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			h.Entry = top
 		}
 		kept = append(kept, h)
+	}
+	if len(heirs) > 0 {
+		kept = inherit(kept, heirs, other, pos)
 	}
 	hits = kept
 
