@@ -317,7 +317,7 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			// hit is one of a family of questions about other things.
 			other[e] = true
 		}
-		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
+		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) && !(v3 && li.holdsSeen(e, res.Terms, memo) && li.asksAbout(e, qstems)) {
 			other[e] = true
 		}
 		if v3 && len(res.Ordinary) > 0 && (h.Coverage < v2SureCoverage && !li.asksAbout(e, qstems) ||

@@ -492,6 +492,7 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		}
 	}
 	short := distinct <= BlockTerms
+	var capNames []string // v3: unknown capitalised words of a short query
 	for _, t := range terms {
 		if titleCase {
 			t.Cap = false
@@ -526,6 +527,16 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		} else {
 			r := Rarity(t.Raw)
 			name := t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw) && !values[t.Stem])
+			if name && short && v3 && t.Cap && !hasDigit(t.Raw) && !x.namesKind(query, t.Raw) {
+				// v3: an unknown capitalised word silences only a query with
+				// little else that identifies a lesson (capitalSilences).
+				capNames = append(capNames, t.Raw)
+				qt.w = math.Log(1 + N)
+				unseen = append(unseen, t.Stem)
+				mass += qt.w
+				q = append(q, qt)
+				continue
+			}
 			if name && short {
 				blocked = t.Raw
 				break
@@ -556,6 +567,9 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		}
 		mass += qt.w
 		q = append(q, qt)
+	}
+	if blocked == "" && len(capNames) > 0 && capitalSilences(q, N) {
+		blocked = capNames[0]
 	}
 	if blocked != "" {
 		return Result{Blocked: blocked}

@@ -1,6 +1,7 @@
 package lexrank
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -304,4 +305,46 @@ func derivedStems(raw string) []string {
 		break
 	}
 	return out
+}
+
+// capitalSeen is how many distinctive terms some lesson holds (a smoothed
+// idf of at least half an unknown term's) a short query must name besides
+// an unknown capitalised word for that word not to silence it.
+const capitalSeen = 3
+
+// capitalSilences reports whether an unknown capitalised word in a short
+// query silences it (v3): when the query names fewer than capitalSeen
+// distinctive terms the store knows, the word is what it asks about, as in
+// v2; with more, the rest of the query identifies a lesson ("a KelpCluster
+// is stuck Terminating with a finalizer"), and the word weighs fully in the
+// coverage as a thing the store does not know (Result.Unseen).
+func capitalSilences(q []queryTerm, n float64) bool {
+	top := math.Log(1 + n)
+	seen := 0
+	for _, t := range q {
+		if t.seen && t.w >= 0.5*top && !Phrasing(t.stem) {
+			seen++
+		}
+	}
+	return seen < capitalSeen
+}
+
+// namesKind reports whether the query word raw (an unknown capitalised
+// word) stands right before a word some lesson holds, naming which of a
+// known kind of thing is asked about ("the Grafana API", "the Zephyr
+// service"): it then silences a short question as in v2, however much
+// else the query names.
+func (x *Index) namesKind(query, raw string) bool {
+	fields := strings.Fields(query)
+	for i := 0; i+1 < len(fields); i++ {
+		w := strings.TrimLeft(fields[i], "\"'`(*")
+		if !strings.EqualFold(w, raw) {
+			continue // (a word followed by punctuation ends its phrase)
+		}
+		next := strings.ToLower(strings.TrimRight(fields[i+1], ",.;:?!)\"'`"))
+		if next != "" && !Phrasing(next) && x.termDF(Stem(next)) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -64,6 +64,14 @@ func TestSearchV3(t *testing.T) {
 	if r := x.SearchV3("Which port does the Grafana API listen on?", MinCoverage, 0); r.Blocked == "" {
 		t.Errorf("unknown name not blocked: %+v", r)
 	}
+	// An unknown capitalised word naming no kind of known thing, in a query
+	// naming three distinctive known terms, weighs as an unseen thing.
+	if r := x.SearchV3("which port does the API listen on while Terminating", MinCoverage, 0); r.Blocked != "" || !slices.Contains(r.Unseen, Stem("terminating")) {
+		t.Errorf("capitalised word with a known rest blocked: %+v", r)
+	}
+	if r := x.SearchV3("which port while Terminating", MinCoverage, 0); r.Blocked == "" {
+		t.Errorf("capitalised word with little else not blocked: %+v", r)
+	}
 	if r := x.SearchV3("does the API listen on 76% of hosts", MinCoverage, 0); r.Blocked != "" {
 		t.Errorf("percentage blocked: %+v", r)
 	}
