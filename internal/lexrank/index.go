@@ -467,11 +467,12 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 	mass := 0.0
 	var blocked string
 	var unseen, ordinary []string
-	var ident, values map[string]bool
+	var ident, values, states map[string]bool
 	if v3 {
 		query = rewriteQuery(query)
 		ident = identifierStems(query)
 		values = valueStems(query)
+		states = stateWords(query)
 	}
 	terms := Terms(query)
 	// In a query written in title case or capitals, capitals name nothing.
@@ -545,7 +546,8 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 			case name:
 				// (only in a long description: weighs fully, guards nothing)
 				qt.w = math.Log(1 + N)
-			case Phrasing(t.Raw):
+			case Phrasing(t.Raw) || v3 && states[t.Raw]:
+				// (v3: a state a symptom is in, "is climbing", names no thing)
 				qt.w = math.Log(1+N) * UnseenFloor
 			case !short:
 				// A long description: an everyday word is noise, a rare one

@@ -348,3 +348,35 @@ func (x *Index) namesKind(query, raw string) bool {
 	}
 	return false
 }
+
+// stateLeads are the words after which an "-ing" or "-ed" word says what
+// state a thing is in or what happens to it ("latency is climbing", "keeps
+// crashing", "before timing out").
+var stateLeads = map[string]bool{"is": true, "are": true, "was": true, "were": true, "keeps": true,
+	"kept": true, "keep": true, "been": true, "gets": true, "got": true, "stuck": true, "before": true,
+	"after": true, "while": true, "started": true, "starts": true, "stopped": true}
+
+// stateWords returns the lower-case "-ing" and "-ed" words of the query
+// that follow a stateLeads word: a symptom's state, which names no thing,
+// so a query word no lesson holds there weighs as phrasing (v3): "quill
+// mailers queue latency is climbing" asks about the mailers queue's
+// latency whichever verb it uses.
+func stateWords(q string) map[string]bool {
+	var out map[string]bool
+	fields := strings.Fields(strings.ToLower(q))
+	for i := 1; i < len(fields); i++ {
+		prev := strings.Trim(fields[i-1], "\"'`(),.;:?!")
+		if !stateLeads[prev] || strings.ContainsAny(fields[i-1], ",.;:?!") {
+			continue
+		}
+		w := strings.Trim(fields[i], "\"'`(),.;:?!")
+		if len(w) < 5 || !(strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed")) || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[w] = true
+	}
+	return out
+}

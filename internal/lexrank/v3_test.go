@@ -39,6 +39,12 @@ func TestIdentifierAndValueStems(t *testing.T) {
 			t.Errorf("Stem(%s) = %s", w, Stem(w))
 		}
 	}
+	if v := stateWords("quill queue latency is climbing, it keeps crashing before timing out; is deployed"); !v["climbing"] || !v["crashing"] || !v["timing"] || !v["deployed"] || len(v) != 4 {
+		t.Errorf("stateWords: %v", v)
+	}
+	if v := stateWords("the thumbnailing worker is slow"); len(v) != 0 {
+		t.Errorf("stateWords: %v", v)
+	}
 	if got := rawStem("adding"); got != "add" {
 		t.Errorf("rawStem(adding) = %q", got)
 	}
