@@ -245,17 +245,20 @@ func heldoutTable(common evalPack, packs []evalPack, results [][]classScore, sui
 		history = "Nobody who changed the ranking has seen them: they are a blind estimate for every ranking in the table. "
 	}
 	if *heldoutSet == "heldout3" {
-		history += "(Their author had seen the second set's generated score table, not its packs, before writing them.) "
+		history = "(Their author had seen the second set's generated score table, not its packs, before writing them.) " +
+			"They were a blind measurement until 2026-11-25: at commit baf648b they scored v3 0.756, v2 0.710 and darwin-memo 0.340 (v3 without birth records 0.803), nobody who changed the ranking having seen them. " +
+			"From then on they were, with the first two sets, v3's development set: its later rules were written against their misses (generalising, never naming a probe's words), so v3's score on them is not a blind estimate; " +
+			"a fourth held-out set, written elsewhere, is the blind estimate. v2's and darwin-memo's columns are still blind scores. "
 	}
 	if *heldoutSet == "heldout2" {
 		history = "They were a blind measurement until 2026-11-25: at commit d4beef0 they scored v3 0.848, v2 0.807 and darwin-memo 0.307, nobody who changed the ranking having seen them. " +
 			"From then on they were, with the first set, v3's development set: its later rules were written against their misses (generalising, never naming a probe's words), so v3's score on them is not a blind estimate; " +
-			"a third held-out set, written elsewhere, is the blind estimate. v2's and darwin-memo's columns are still blind scores. "
+			"a third held-out set, written elsewhere, was the blind estimate until it too became a development set (below), and a fourth is now. v2's and darwin-memo's columns are still blind scores. "
 	}
 	if setFlag == "" {
 		history = "They were a blind measurement until 2026-11-25: at commit 2be0689 they scored v2 0.486 (darwin-memo 0.285), the ranking not having been changed after they were written. " +
 			"From then on they were the development set for v3: its rules were written against their misses (generalising, never naming a probe's words), so v3's score on them is not a blind estimate; " +
-			"the later held-out sets below give that (the second for v3 as of d4beef0, the third for v3 since). v2's column is the blind score. "
+			"the later held-out sets below gave that (the second for v3 as of d4beef0, the third for v3 as of baf648b), and a fourth, written elsewhere, gives it now. v2's column is the blind score. "
 	}
 	fmt.Fprintf(&b, "Scenario packs in `lessons/%s/` (%d probes over %d pack lessons, each pack's store also holding the %d background lessons of its own `common.json`), "+
 		"in the same format, classes and scoring as the suite above. "+

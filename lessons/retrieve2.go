@@ -317,11 +317,11 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			// hit is one of a family of questions about other things.
 			other[e] = true
 		}
-		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) {
+		if len(res.Unseen) > 0 && h.Coverage < v2SureCoverage && li.aboutOther(e, qstems) && !(v3 && li.holdsSeen(e, res.Terms, memo) && li.asksAbout(e, qstems)) {
 			other[e] = true
 		}
 		if v3 && len(res.Ordinary) > 0 && (h.Coverage < v2SureCoverage && !li.asksAbout(e, qstems) ||
-			li.aboutOther3(e, wide) && h.Coverage < v3OrdinaryCoverage) {
+			li.aboutOther3(e, wide) && h.Coverage < v3OrdinaryCoverage && !(li.holdsSeen(e, res.Terms, memo) && li.asksAbout(e, qstems))) {
 			other[e] = true
 		}
 		if v3 && len(res.Ordinary) > 0 && li.heading(e, memo) && li.aboutOther3(e, wide) && li.hasSibling(e, raw, qstems, memo) {
@@ -361,9 +361,13 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 		in[h.Entry] = true
 	}
 	var kept []Hit
+	var heirs []heir // v3: every superseded hit and the lesson taking its place
 	for _, h := range hits {
 		top := li.latest(h.Entry, s, pos)
 		if top != h.Entry {
+			if v3 {
+				heirs = append(heirs, heir{h, top, other[h.Entry]})
+			}
 			if in[top] {
 				continue
 			}
@@ -375,6 +379,9 @@ func (s *Store) retrieveV2(query string, opts RetrieveOptions) []Hit {
 			h.Entry = top
 		}
 		kept = append(kept, h)
+	}
+	if len(heirs) > 0 {
+		kept = inherit(kept, heirs, other, pos)
 	}
 	hits = kept
 

@@ -470,3 +470,61 @@ func (li *lexIndex) aboutOther3(e *Entry, wide []string) bool {
 	}
 	return false
 }
+
+// holdsSeen reports whether e holds every term of the query that some
+// lesson holds (phrasing aside), three or more of them distinctive: what
+// the query names that the store knows all points at e, so a plain word
+// no lesson holds ("gfortran", "climbing", "devices") is how the asker put
+// it rather than another thing (v3). Two shared terms are not enough: "how
+// do I restart the inventory service" holds only restart and service of
+// the billing service's note, and inventory names another member.
+func (li *lexIndex) holdsSeen(e *Entry, terms []string, memo stemMemo) bool {
+	all := memo.of(e.Question + "\n" + e.Answer)
+	n := 0
+	for _, t := range terms {
+		if lexrank.Phrasing(t) || !li.x.Has(t) {
+			continue
+		}
+		if !slices.Contains(all, t) {
+			return false
+		}
+		if li.distinctive(t) {
+			n++
+		}
+	}
+	return n >= 3
+}
+
+// heir is a hit a recorded supersession replaces, the lesson that takes
+// its place, and whether the hit was about another thing.
+type heir struct {
+	hit   Hit
+	top   *Entry
+	other bool
+}
+
+// inherit gives every superseding lesson the best place and coverage of
+// the hits it supersedes, and makes it about what was asked when one of
+// them was (v3): the newest lesson of a chain whose older member names
+// the asked thing (IPHONEOS_DEPLOYMENT_TARGET, written in the first
+// lesson only) answers as that member would, the same as a group of
+// rephrased updates does at query time. v2 keeps the first place only.
+func inherit(kept []Hit, heirs []heir, other map[*Entry]bool, pos map[*Entry]int) []Hit {
+	at := make(map[*Entry]int, len(kept))
+	for i, h := range kept {
+		at[h.Entry] = i
+	}
+	for _, h := range heirs {
+		i, ok := at[h.top]
+		if !ok {
+			continue
+		}
+		kept[i].Score = max(kept[i].Score, h.hit.Score)
+		kept[i].Coverage = max(kept[i].Coverage, h.hit.Coverage)
+		if !h.other {
+			delete(other, h.top)
+		}
+	}
+	sortHits(kept, pos)
+	return kept
+}

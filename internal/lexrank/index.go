@@ -467,11 +467,12 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 	mass := 0.0
 	var blocked string
 	var unseen, ordinary []string
-	var ident, values map[string]bool
+	var ident, values, states map[string]bool
 	if v3 {
 		query = rewriteQuery(query)
 		ident = identifierStems(query)
 		values = valueStems(query)
+		states = stateWords(query)
 	}
 	terms := Terms(query)
 	// In a query written in title case or capitals, capitals name nothing.
@@ -492,6 +493,7 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		}
 	}
 	short := distinct <= BlockTerms
+	var capNames []string // v3: unknown capitalised words of a short query
 	for _, t := range terms {
 		if titleCase {
 			t.Cap = false
@@ -526,6 +528,16 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		} else {
 			r := Rarity(t.Raw)
 			name := t.Cap || (len(t.Raw) >= 2 && hasDigit(t.Raw) && !values[t.Stem])
+			if name && short && v3 && t.Cap && !hasDigit(t.Raw) && !x.namesKind(query, t.Raw) {
+				// v3: an unknown capitalised word silences only a query with
+				// little else that identifies a lesson (capitalSilences).
+				capNames = append(capNames, t.Raw)
+				qt.w = math.Log(1 + N)
+				unseen = append(unseen, t.Stem)
+				mass += qt.w
+				q = append(q, qt)
+				continue
+			}
 			if name && short {
 				blocked = t.Raw
 				break
@@ -534,7 +546,8 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 			case name:
 				// (only in a long description: weighs fully, guards nothing)
 				qt.w = math.Log(1 + N)
-			case Phrasing(t.Raw):
+			case Phrasing(t.Raw) || v3 && states[t.Raw]:
+				// (v3: a state a symptom is in, "is climbing", names no thing)
 				qt.w = math.Log(1+N) * UnseenFloor
 			case !short:
 				// A long description: an everyday word is noise, a rare one
@@ -556,6 +569,9 @@ func (x *Index) search(query string, minCoverage float64, limit int, v3 bool) Re
 		}
 		mass += qt.w
 		q = append(q, qt)
+	}
+	if blocked == "" && len(capNames) > 0 && capitalSilences(q, N) {
+		blocked = capNames[0]
 	}
 	if blocked != "" {
 		return Result{Blocked: blocked}

@@ -1,6 +1,7 @@
 package lexrank
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -232,7 +233,41 @@ func valueStems(q string) map[string]bool {
 		}
 		out[strings.Trim(q[j:i], ".")] = true
 	}
+	// A count: a number standing alone (a "k" or "m" for thousands or
+	// millions at most) followed by a plural noun ("40k jobs", "128
+	// ranks"). An incident, a port or a version is written before its
+	// number ("INC-4410", "port 8081", "v4.2"), not counted by it.
+	fields := strings.Fields(q)
+	for i := 0; i+1 < len(fields); i++ {
+		w := strings.TrimLeft(fields[i], "(~")
+		n := strings.TrimRight(strings.TrimRight(w, "km"), "0123456789")
+		if n != "" || w == "" || !isDigitASCII(w[0]) {
+			continue
+		}
+		if !isCountNoun(fields[i+1]) {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[w] = true
+	}
 	return out
+}
+
+// isCountNoun reports whether w is a plain lower-case plural word ("jobs",
+// "ranks"), the thing a number before it counts.
+func isCountNoun(w string) bool {
+	w = strings.TrimRight(w, ",.;:?!)")
+	if len(w) < 4 || w[len(w)-1] != 's' || strings.HasSuffix(w, "ss") {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] < 'a' || w[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // derivSuffixes are derivational endings of English software vocabulary
@@ -268,6 +303,80 @@ func derivedStems(raw string) []string {
 		}
 		add(base)
 		break
+	}
+	return out
+}
+
+// capitalSeen is how many distinctive terms some lesson holds (a smoothed
+// idf of at least half an unknown term's) a short query must name besides
+// an unknown capitalised word for that word not to silence it.
+const capitalSeen = 3
+
+// capitalSilences reports whether an unknown capitalised word in a short
+// query silences it (v3): when the query names fewer than capitalSeen
+// distinctive terms the store knows, the word is what it asks about, as in
+// v2; with more, the rest of the query identifies a lesson ("a KelpCluster
+// is stuck Terminating with a finalizer"), and the word weighs fully in the
+// coverage as a thing the store does not know (Result.Unseen).
+func capitalSilences(q []queryTerm, n float64) bool {
+	top := math.Log(1 + n)
+	seen := 0
+	for _, t := range q {
+		if t.seen && t.w >= 0.5*top && !Phrasing(t.stem) {
+			seen++
+		}
+	}
+	return seen < capitalSeen
+}
+
+// namesKind reports whether the query word raw (an unknown capitalised
+// word) stands right before a word some lesson holds, naming which of a
+// known kind of thing is asked about ("the Grafana API", "the Zephyr
+// service"): it then silences a short question as in v2, however much
+// else the query names.
+func (x *Index) namesKind(query, raw string) bool {
+	fields := strings.Fields(query)
+	for i := 0; i+1 < len(fields); i++ {
+		w := strings.TrimLeft(fields[i], "\"'`(*")
+		if !strings.EqualFold(w, raw) {
+			continue // (a word followed by punctuation ends its phrase)
+		}
+		next := strings.ToLower(strings.TrimRight(fields[i+1], ",.;:?!)\"'`"))
+		if next != "" && !Phrasing(next) && x.termDF(Stem(next)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// stateLeads are the words after which an "-ing" or "-ed" word says what
+// state a thing is in or what happens to it ("latency is climbing", "keeps
+// crashing", "before timing out").
+var stateLeads = map[string]bool{"is": true, "are": true, "was": true, "were": true, "keeps": true,
+	"kept": true, "keep": true, "been": true, "gets": true, "got": true, "stuck": true, "before": true,
+	"after": true, "while": true, "started": true, "starts": true, "stopped": true}
+
+// stateWords returns the lower-case "-ing" and "-ed" words of the query
+// that follow a stateLeads word: a symptom's state, which names no thing,
+// so a query word no lesson holds there weighs as phrasing (v3): "quill
+// mailers queue latency is climbing" asks about the mailers queue's
+// latency whichever verb it uses.
+func stateWords(q string) map[string]bool {
+	var out map[string]bool
+	fields := strings.Fields(strings.ToLower(q))
+	for i := 1; i < len(fields); i++ {
+		prev := strings.Trim(fields[i-1], "\"'`(),.;:?!")
+		if !stateLeads[prev] || strings.ContainsAny(fields[i-1], ",.;:?!") {
+			continue
+		}
+		w := strings.Trim(fields[i], "\"'`(),.;:?!")
+		if len(w) < 5 || !(strings.HasSuffix(w, "ing") || strings.HasSuffix(w, "ed")) || strings.Trim(w, "abcdefghijklmnopqrstuvwxyz") != "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]bool{}
+		}
+		out[w] = true
 	}
 	return out
 }

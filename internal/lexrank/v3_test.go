@@ -31,6 +31,20 @@ func TestIdentifierAndValueStems(t *testing.T) {
 	if v := valueStems("my PR has 76% coverage and 1.5% flakes"); !v["76"] || !v["1.5"] || len(v) != 2 {
 		t.Errorf("valueStems: %v", v)
 	}
+	if v := valueStems("the queue has 40k jobs waiting; hangs at step 1200 on 128 ranks, see INC-4410 and port 8081."); !v["40k"] || !v["128"] || len(v) != 2 {
+		t.Errorf("valueStems counts: %v", v)
+	}
+	for _, w := range []string{"40k", "128"} {
+		if Stem(w) != w {
+			t.Errorf("Stem(%s) = %s", w, Stem(w))
+		}
+	}
+	if v := stateWords("quill queue latency is climbing, it keeps crashing before timing out; is deployed"); !v["climbing"] || !v["crashing"] || !v["timing"] || !v["deployed"] || len(v) != 4 {
+		t.Errorf("stateWords: %v", v)
+	}
+	if v := stateWords("the thumbnailing worker is slow"); len(v) != 0 {
+		t.Errorf("stateWords: %v", v)
+	}
 	if got := rawStem("adding"); got != "add" {
 		t.Errorf("rawStem(adding) = %q", got)
 	}
@@ -55,6 +69,14 @@ func TestSearchV3(t *testing.T) {
 	// Names and numbers still silence; a percentage does not.
 	if r := x.SearchV3("Which port does the Grafana API listen on?", MinCoverage, 0); r.Blocked == "" {
 		t.Errorf("unknown name not blocked: %+v", r)
+	}
+	// An unknown capitalised word naming no kind of known thing, in a query
+	// naming three distinctive known terms, weighs as an unseen thing.
+	if r := x.SearchV3("which port does the API listen on while Terminating", MinCoverage, 0); r.Blocked != "" || !slices.Contains(r.Unseen, Stem("terminating")) {
+		t.Errorf("capitalised word with a known rest blocked: %+v", r)
+	}
+	if r := x.SearchV3("which port while Terminating", MinCoverage, 0); r.Blocked == "" {
+		t.Errorf("capitalised word with little else not blocked: %+v", r)
 	}
 	if r := x.SearchV3("does the API listen on 76% of hosts", MinCoverage, 0); r.Blocked != "" {
 		t.Errorf("percentage blocked: %+v", r)
