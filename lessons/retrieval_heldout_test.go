@@ -23,10 +23,13 @@ import (
 // beside it (testdata/retrieval/heldout2, ...) and are scored with
 // -heldoutset; each writes its own section of the doc. heldout2 was blind
 // until 2026-11-25 (commit d4beef0: v3 0.848, v2 0.807, darwin-memo 0.307)
-// and is v3's development set since; a third set is the blind estimate.
+// and heldout3 until baf648b (v3 0.756, v2 0.710); both are development
+// sets since. heldout4 is blind to every ranking change (first scored at
+// a7dc5df: v3 0.768, v2 0.760; v3's third round, written without it, 0.803).
 //
 //	go test ./lessons -run TestRetrievalHeldOut -v -heldoutdoc ../docs/benchmarks.md
 //	go test ./lessons -run TestRetrievalHeldOut -v -heldoutset heldout2 -heldoutdoc ../docs/benchmarks.md
+//	(likewise heldout3 and heldout4)
 
 var (
 	heldoutDoc = flag.String("heldoutdoc", "", "write the held-out retrieval table into this Markdown file (between <!-- retrieval-<set>:begin --> and <!-- retrieval-<set>:end -->, <set> being -heldoutset)")
