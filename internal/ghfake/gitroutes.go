@@ -525,22 +525,40 @@ func (g *GitRepo) getBlob(w http.ResponseWriter, r *http.Request, sha string) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Content-Length", strconv.Itoa(len(head)+base64.StdEncoding.EncodedLen(len(b))+2*lines+len(tail)))
 	w.WriteHeader(http.StatusOK)
-	out := make([]byte, 0, 64<<10)
-	out = append(out, head...)
+	out := writeBlobContent(w, append(make([]byte, 0, 64<<10), head...), b)
+	w.Write(append(out, tail...))
+}
+
+// writeBlobContent writes b's base64 as GitHub's blob answer spells it, a line break (escaped)
+// after every 60 characters and after the last line, through out (scratch holding what is not
+// written yet), and returns out with what is left to write.
+func writeBlobContent(w io.Writer, out, b []byte) []byte {
+	// A block of 256 lines is encoded in one call, then cut into lines.
+	const block = 45 * 256
+	enc := make([]byte, base64.StdEncoding.EncodedLen(block))
 	for rest := b; ; {
-		k := min(45, len(rest))
-		out = base64.StdEncoding.AppendEncode(out, rest[:k])
-		out = append(out, `\n`...)
+		k := min(block, len(rest))
+		e := enc[:base64.StdEncoding.EncodedLen(k)]
+		base64.StdEncoding.Encode(e, rest[:k])
 		rest = rest[k:]
+		if len(e) == 0 { // an empty blob: one empty line
+			out = append(out, `\n`...)
+		}
+		for len(e) > 0 {
+			n := min(60, len(e))
+			out = append(out, e[:n]...)
+			out = append(out, `\n`...)
+			e = e[n:]
+		}
 		if len(rest) == 0 {
 			break
 		}
-		if len(out) > 63<<10 {
+		if len(out) > 40<<10 {
 			w.Write(out)
 			out = out[:0]
 		}
 	}
-	w.Write(append(out, tail...))
+	return out
 }
 
 func (g *GitRepo) getContents(w http.ResponseWriter, r *http.Request, path string) {

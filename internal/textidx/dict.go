@@ -3,6 +3,7 @@ package textidx
 import (
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // A Dict interns tokens as dense uint32 ids (0, 1, 2, ... in order of
@@ -11,7 +12,13 @@ import (
 type Dict struct {
 	ids   map[string]uint32
 	words []string
+	// arena holds the bytes of the interned words, many to a block: a word is not an
+	// allocation of its own. Blocks are only appended to, never rewritten.
+	arena []byte
 }
+
+// arenaBlock is the size of the blocks the words' bytes are copied into.
+const arenaBlock = 64 << 10
 
 // NewDict returns an empty dictionary.
 func NewDict() *Dict {
@@ -28,10 +35,23 @@ func (d *Dict) ID(tok string) uint32 {
 
 func (d *Dict) add(tok string) uint32 {
 	id := uint32(len(d.words))
-	tok = strings.Clone(tok) // do not pin the text the token came from
+	tok = d.clone(tok) // do not pin the text the token came from
 	d.ids[tok] = id
 	d.words = append(d.words, tok)
 	return id
+}
+
+// clone copies tok into the arena.
+func (d *Dict) clone(tok string) string {
+	if len(tok) == 0 {
+		return ""
+	}
+	if len(d.arena)+len(tok) > cap(d.arena) {
+		d.arena = make([]byte, 0, max(arenaBlock, len(tok)))
+	}
+	start := len(d.arena)
+	d.arena = append(d.arena, tok...)
+	return unsafe.String(&d.arena[start], len(tok))
 }
 
 // Lookup returns the id of tok and whether it has been interned.
@@ -83,7 +103,10 @@ func (d *Dict) InternText(texts ...string) []uint32 {
 	if len(ids) == 0 {
 		return nil
 	}
-	return slices.Clip(slices.Clone(sortedSet(ids)))
+	ids = sortedSet(ids)
+	out := make([]uint32, len(ids))
+	copy(out, ids)
+	return out
 }
 
 // LookupText returns, as an ascending set, the ids of the tokens of texts (the token set of
