@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"sync"
 	"unsafe"
 )
 
@@ -303,16 +302,7 @@ func Build(n int, text func(i int) (question, answer string), workers int) *Inde
 		}
 		chunks[w] = c
 	}
-	if workers == 1 {
-		tokenise(0)
-	} else {
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Add(1)
-			go func() { defer wg.Done(); tokenise(w) }()
-		}
-		wg.Wait()
-	}
+	inParallel(workers, tokenise)
 	// Merge in chunk order: chunk 0 used the index's own ids, later chunks
 	// are mapped into them, so ids come out as a sequential pass assigns
 	// them (first sight in document order).

@@ -57,16 +57,7 @@ func BuildFor(query string, n int, text func(i int) (question, answer string), w
 		}
 		x.shards[w], lens[w] = sh, ls
 	}
-	if workers == 1 {
-		tokenise(0)
-	} else {
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Add(1)
-			go func() { defer wg.Done(); tokenise(w) }()
-		}
-		wg.Wait()
-	}
+	inParallel(workers, tokenise)
 	// Document lengths summed in document order, as Build sums them.
 	x.docLen = make([]float32, 0, n)
 	for _, ls := range lens {
@@ -92,22 +83,22 @@ type shard struct {
 }
 
 func (x *Index) shardDF(stem string) int32 {
-	h := hashString(stem)
-	df := int32(0)
-	for _, sh := range x.shards {
-		if id, ok := sh.tk.ids.get(stem, h); ok {
-			df += sh.df[id]
-		}
-	}
-	return df
+	return x.shardSum(stem, func(sh *shard) []int32 { return sh.df })
 }
 
 func (x *Index) shardQDF(stem string) int32 {
+	return x.shardSum(stem, func(sh *shard) []int32 { return sh.qdf })
+}
+
+// shardSum sums a per-term count of stem over the shards (count picks
+// which).
+func (x *Index) shardSum(stem string, count func(*shard) []int32) int32 {
 	h := hashString(stem)
 	n := int32(0)
-	for _, sh := range x.shards {
+	for i := range x.shards {
+		sh := &x.shards[i]
 		if id, ok := sh.tk.ids.get(stem, h); ok {
-			n += sh.qdf[id]
+			n += count(sh)[id]
 		}
 	}
 	return n
@@ -122,4 +113,19 @@ func (x *Index) shardPostings(stem string) []posting {
 		}
 	}
 	return out
+}
+
+// inParallel runs fn(0) ... fn(workers-1), each on its own goroutine when
+// there is more than one, and returns when all have.
+func inParallel(workers int, fn func(w int)) {
+	if workers == 1 {
+		fn(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() { defer wg.Done(); fn(w) }()
+	}
+	wg.Wait()
 }
