@@ -332,7 +332,7 @@ func (s *Store) parseLedger(p *pyjson.Decoder) (pyjson.Value, error) {
 		}
 		v.Set(key, pyjson.Null()) // keeps the key's position
 		if s.opts.ConsultOnly {
-			return p.Skip()
+			return s.keepNotes(p)
 		}
 		clear(s.history)
 		s.historyIDs = s.historyIDs[:0]
@@ -368,6 +368,56 @@ func (s *Store) parseLedger(p *pyjson.Decoder) (pyjson.Value, error) {
 		})
 	})
 	return v, err
+}
+
+// keepNotes passes over ledger.history for a consult-only load, checking it
+// as JSON and keeping the bytes of each lesson's notes (the last of a
+// repeated id, as the full load keeps) for notesOf.
+func (s *Store) keepNotes(p *pyjson.Decoder) error {
+	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
+		if err != nil {
+			return err
+		}
+		return p.Skip() // the full load warns and ignores it
+	}
+	s.keptNotes = map[string][]byte{}
+	return p.Object(func(id string) error {
+		p.SkipSpace()
+		start := p.Pos()
+		if err := p.Skip(); err != nil {
+			return err
+		}
+		s.keptNotes[id] = p.Data()[start:p.Pos()]
+		return nil
+	})
+}
+
+// notesOf returns id's history notes, rendering a consult-only load's kept
+// bytes on first ask as the full load renders them.
+func (s *Store) notesOf(id string) []string {
+	if h, ok := s.history[id]; ok || s.keptNotes == nil {
+		return h
+	}
+	raw, ok := s.keptNotes[id]
+	if !ok {
+		return nil
+	}
+	var notes []string
+	p := pyjson.NewDecoder(s.name, raw)
+	if k, err := p.Peek(); err == nil && k == pyjson.KindArray {
+		w := pyjson.NewWriter(nil, 0)
+		notes = []string{}
+		err := p.Array(func(int) error {
+			r, err := p.Render(w, noteIndent)
+			notes = append(notes, r)
+			return err
+		})
+		if err != nil {
+			notes = nil // checked at load, so not reached
+		}
+	}
+	s.history[id] = notes
+	return notes
 }
 
 // loadLedger applies the fail-soft ledger load of semantics §2.3.

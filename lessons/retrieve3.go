@@ -64,7 +64,7 @@ func isAlnum(c byte) bool {
 
 // lastCredit returns the credit of e's latest settlement, if any.
 func (s *Store) lastCredit(e *Entry) (float64, bool) {
-	h := s.history[e.ID]
+	h := s.notesOf(e.ID)
 	for i := len(h) - 1; i >= 0; i-- {
 		if !strings.Contains(h[i], `"settle"`) {
 			continue

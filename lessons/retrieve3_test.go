@@ -46,6 +46,23 @@ func TestV3SupersessionByMention(t *testing.T) {
 	if got := v3Decide(t, s, q, RetrievalV3); got != old {
 		t.Fatalf("v3 decided %v after the newer lesson cost tests, want the older", got)
 	}
+	// As decide and query load it (consult-only, no index) and as the action
+	// verifies at a base: the measurement is read from the history notes too.
+	data, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	consulted, err := ParseWith("x", data, Options{ConsultOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := consulted.Decide(q, DecideOptions{RetrieveOptions: RetrieveOptions{Retrieval: RetrievalV3, Once: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Decider != old.ID {
+		t.Fatalf("consult-only, once: v3 decided %q after the newer lesson cost tests, want the older %q", d.Decider, old.ID)
+	}
 }
 
 // Query-side v3: a date in words meets an ISO date, an abbreviation meets

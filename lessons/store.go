@@ -262,10 +262,11 @@ type Options struct {
 	// call nor the store's config ("retrieval") names one. Default: v2.
 	Retrieval Retrieval
 	// ConsultOnly loads a store for a process that only consults it
-	// (decide, query): ledger.history and the graveyard, which consulting
-	// never reads, are checked as JSON and passed over, not kept (History
-	// and the graveyard are empty). Such a store cannot be written:
-	// Marshal and WriteTo fail.
+	// (decide, query): the graveyard, which consulting never reads, is
+	// checked as JSON and passed over (Dead finds nothing), and
+	// ledger.history is checked and kept as bytes, a lesson's notes
+	// rendered only when a ranking asks for them (v3 reads a lesson's last
+	// settlement). Such a store cannot be written: Marshal and WriteTo fail.
 	ConsultOnly bool
 }
 
@@ -308,10 +309,14 @@ type Store struct {
 	cfgOrder       []string // config keys in loaded order
 	extraLedger    []pyjson.Member
 
-	tick        int
-	pending     []*Ticket
-	history     map[string][]string // notes pre-rendered at their file depth
-	historyIDs  []string
+	tick       int
+	pending    []*Ticket
+	history    map[string][]string // notes pre-rendered at their file depth
+	historyIDs []string
+	// keptNotes holds, in a consult-only load (Options.ConsultOnly), the
+	// bytes of each lesson's notes array, rendered into history on first
+	// ask (notesOf): consulting reads a few lessons' notes, not all.
+	keptNotes   map[string][]byte
 	damaged     map[string]bool
 	settledRuns []pyjson.Value
 	cfg         Config
