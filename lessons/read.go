@@ -371,32 +371,37 @@ func (s *Store) parseLedger(p *pyjson.Decoder) (pyjson.Value, error) {
 }
 
 // keepNotes passes over ledger.history for a consult-only load, checking it
-// as JSON and keeping the bytes of each lesson's notes (the last of a
-// repeated id, as the full load keeps) for notesOf.
+// as JSON and keeping its bytes for notesOf.
 func (s *Store) keepNotes(p *pyjson.Decoder) error {
-	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
-		if err != nil {
-			return err
-		}
-		return p.Skip() // the full load warns and ignores it
+	p.SkipSpace()
+	start := p.Pos()
+	if err := p.Skip(); err != nil {
+		return err
 	}
-	s.keptNotes = map[string][]byte{}
-	return p.Object(func(id string) error {
-		p.SkipSpace()
-		start := p.Pos()
-		if err := p.Skip(); err != nil {
-			return err
-		}
-		s.keptNotes[id] = p.Data()[start:p.Pos()]
-		return nil
-	})
+	if p.Data()[start] == '{' { // else the full load warns and ignores it
+		s.keptHistory = p.Data()[start:p.Pos()]
+	}
+	return nil
 }
 
 // notesOf returns id's history notes, rendering a consult-only load's kept
 // bytes on first ask as the full load renders them.
 func (s *Store) notesOf(id string) []string {
-	if h, ok := s.history[id]; ok || s.keptNotes == nil {
+	if h, ok := s.history[id]; ok || s.keptHistory == nil {
 		return h
+	}
+	if s.keptNotes == nil {
+		// Each lesson's notes array by id, the last of a repeated id as the
+		// full load keeps; the bytes were checked at load.
+		s.keptNotes = map[string][]byte{}
+		p := pyjson.NewDecoder(s.name, s.keptHistory)
+		_ = p.Object(func(id string) error {
+			p.SkipSpace()
+			start := p.Pos()
+			err := p.SkipFast()
+			s.keptNotes[id] = p.Data()[start:p.Pos()]
+			return err
+		})
 	}
 	raw, ok := s.keptNotes[id]
 	if !ok {

@@ -313,9 +313,11 @@ type Store struct {
 	pending    []*Ticket
 	history    map[string][]string // notes pre-rendered at their file depth
 	historyIDs []string
-	// keptNotes holds, in a consult-only load (Options.ConsultOnly), the
-	// bytes of each lesson's notes array, rendered into history on first
-	// ask (notesOf): consulting reads a few lessons' notes, not all.
+	// keptHistory is, in a consult-only load (Options.ConsultOnly), the
+	// bytes of ledger.history, checked but not read: notesOf indexes it by
+	// lesson on first ask (keptNotes) and renders the notes asked for, as
+	// consulting reads a few lessons' notes, and usually none.
+	keptHistory []byte
 	keptNotes   map[string][]byte
 	damaged     map[string]bool
 	settledRuns []pyjson.Value
