@@ -25,11 +25,13 @@ func TestE2ELargeStoreReadThroughBlobs(t *testing.T) {
 	big := padStore(store, 1<<20+4096)
 	tests := []struct {
 		name     string
-		failures int // 503s the blob route answers before it serves
+		failures int  // 503s the blob route answers before it serves
+		object   bool // the blob route ignores the raw media type and answers with the blob object
 		wantCode int
 		want     string // in the output
 	}{
 		{name: "read", wantCode: 0},
+		{name: "a server that answers with the blob object", object: true, wantCode: 0},
 		{name: "one 503 is retried", failures: 1, wantCode: 0},
 		{name: "persistent 503 fails with the status, never as a malformed store", failures: 100, wantCode: 1, want: "503"},
 	}
@@ -45,9 +47,16 @@ func TestE2ELargeStoreReadThroughBlobs(t *testing.T) {
 				defer mu.Unlock()
 				if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/git/blobs/") {
 					blobs++
+					if got := r.Header.Get("Accept"); got != rawBlobMediaType {
+						t.Errorf("GET %s with Accept %q, want the raw media type %q", r.URL.Path, got, rawBlobMediaType)
+					}
 					if n < tt.failures {
 						n++
 						return http.StatusServiceUnavailable, "<html><body>503 Service Unavailable</body></html>"
+					}
+					if tt.object {
+						doc, _ := h.git.File("main", storePath)
+						return http.StatusOK, blobAnswer(doc)
 					}
 				}
 				return 0, ""

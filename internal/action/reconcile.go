@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -169,11 +170,15 @@ func (r *Runner) readContents(ctx context.Context, path, ref string, sha *string
 	return []byte(s), true, nil
 }
 
-// readBlob reads a file over 1 MB through GET /git/blobs/{sha}, as the blob object of GitHub's
-// description (base64 content; GitHub serves blobs up to 100 MB this way). It is go-github's
-// Git.GetBlob with the content decoded as the answer arrives (streamBlob), into one buffer of
-// the file's size: the generic path holds a large store several times over while it decodes.
-// An answer in another shape is read again, whole, and decoded by decodeBlob.
+// rawBlobMediaType is the media type GitHub's description of GET /git/blobs/{file_sha} offers
+// for a blob's bytes: "application/vnd.github.raw+json: Returns the raw blob data" (without
+// it, the answer is the blob object, its content base64).
+const rawBlobMediaType = "application/vnd.github.raw+json"
+
+// readBlob reads a file over 1 MB through GET /git/blobs/{sha} (GitHub serves blobs up to
+// 100 MB this way) with the raw media type, so the store arrives as its bytes, read straight
+// into one buffer of the file's size: no base64 to send, hold or decode. A server that answers
+// with the blob object instead is understood too (blobBytes).
 func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) ([]byte, error) {
 	if sha == "" {
 		return nil, fmt.Errorf("reading %s at %s: the contents API gave no blob sha for a %d-byte file", path, short(ref), size)
@@ -181,46 +186,80 @@ func (r *Runner) readBlob(ctx context.Context, path, ref, sha string, size int) 
 	fail := func(err error) error {
 		return botpr.Explain(fmt.Errorf("reading %s at %s through the blobs API (blob %s, %d bytes): %w", path, short(ref), short(sha), size, err), "contents")
 	}
-	url := fmt.Sprintf("repos/%v/%v/git/blobs/%v", r.Owner, r.Repo, sha)
-	req, err := r.Client.NewRequest(http.MethodGet, url, nil)
+	req, err := r.Client.NewRequest(http.MethodGet, fmt.Sprintf("repos/%v/%v/git/blobs/%v", r.Owner, r.Repo, sha), nil)
 	if err != nil {
 		return nil, fail(err)
 	}
+	req.Header.Set("Accept", rawBlobMediaType)
 	resp, err := r.Client.BareDo(ctx, req)
 	if err != nil {
 		return nil, fail(err)
 	}
-	b, err := streamBlob(resp.Body, size)
+	body, err := readAnswer(resp.Body, size)
 	resp.Body.Close()
-	if err == nil {
-		if size > 0 && len(b) != size {
-			return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
-		}
-		return b, nil
-	}
-	// Not GitHub's usual shape, or cut short: read it again, whole, the general way.
-	if req, err = r.Client.NewRequest(http.MethodGet, url, nil); err != nil {
+	if err != nil {
 		return nil, fail(err)
 	}
-	var body bytes.Buffer
-	body.Grow(size/3*4 + size/10 + 4096) // base64 with GitHub's escaped line breaks, and the fields
-	if _, err := r.Client.Do(ctx, req, &body); err != nil {
-		return nil, fail(err)
-	}
-	b, err = decodeBlob(body.Bytes())
+	b, err := blobBytes(body, size)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s at %s through the blobs API: %w", path, short(ref), err)
-	}
-	if size > 0 && len(b) != size {
-		return nil, fmt.Errorf("reading %s at %s through the blobs API: got %d bytes, the contents API said %d", path, short(ref), len(b), size)
 	}
 	return b, nil
 }
 
-// decodeBlob returns the bytes of a blob object (GitHub's answer to GET /git/blobs/{sha}).
-// The content of a large blob is most of the answer: it is found with a scan of the object's
-// top level and decoded straight from the answer's bytes (base64 with escaped line breaks);
-// an answer the scan does not expect is read with encoding/json instead.
+// readAnswer reads an answer to the raw media type for a blob of size bytes: into a buffer of
+// exactly that size when it is the blob's bytes, and on, bounded, when it is longer (a blob
+// object: base64 with escaped line breaks, a third longer than the blob, and its fields).
+func readAnswer(body io.Reader, size int) ([]byte, error) {
+	buf := make([]byte, size)
+	n, err := io.ReadFull(body, buf)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return buf[:n], nil // shorter than the blob: blobBytes says so
+	case err != nil:
+		return nil, err
+	}
+	var one [1]byte
+	if k, err := io.ReadFull(body, one[:]); k == 0 {
+		if errors.Is(err, io.EOF) {
+			return buf, nil // exactly size bytes
+		}
+		return nil, err
+	}
+	limit := int64(size)/3*4 + int64(size)/10 + 64<<10
+	rest, err := io.ReadAll(io.LimitReader(body, limit))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(rest)) == limit {
+		return nil, fmt.Errorf("the answer is longer than a blob of %d bytes can be, in any encoding", size)
+	}
+	return append(append(buf, one[0]), rest...), nil
+}
+
+// blobBytes returns the blob from an answer to GET /git/blobs/{sha} with the raw media type:
+// the answer itself, or the decoded content of a blob object from a server that ignores the
+// media type. The size the contents API gave tells the two apart without guessing from the
+// bytes (a store is a JSON object too): the object for a blob of n bytes is always longer than
+// n (its base64 alone is a third longer), so an answer of exactly n bytes is the blob.
+func blobBytes(body []byte, size int) ([]byte, error) {
+	if len(body) == size {
+		return body, nil
+	}
+	b, err := decodeBlob(body)
+	if err != nil {
+		return nil, fmt.Errorf("got %d bytes, neither the %d bytes the contents API said nor a blob object: %w", len(body), size, err)
+	}
+	if len(b) != size {
+		return nil, fmt.Errorf("got %d bytes, the contents API said %d", len(b), size)
+	}
+	return b, nil
+}
+
+// decodeBlob returns the bytes of a blob object (GitHub's answer to GET /git/blobs/{sha} without
+// the raw media type). The content of a large blob is most of the answer: it is found with a
+// scan of the object's top level and decoded straight from the answer's bytes (base64 with
+// escaped line breaks); an answer the scan does not expect is read with encoding/json instead.
 func decodeBlob(body []byte) ([]byte, error) {
 	if content, enc, ok := scanBlob(body); ok && enc == "base64" {
 		return decodeBase64Lines(content)
