@@ -80,6 +80,7 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 		}
 	}
 	lastCredited := -1
+	s.loadHistory()
 	for _, id := range s.historyIDs {
 		for _, raw := range s.history[id] {
 			n := noteOf(raw)
@@ -178,7 +179,7 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 }
 
 func (s *Store) hasSettleNote(id string) bool {
-	for _, raw := range s.history[id] {
+	for _, raw := range s.notesOf(id) {
 		n := noteOf(raw)
 		if n.Event() == "settle" || n.Legacy() && strings.Contains(n.Text(), "credit") {
 			return true
@@ -213,7 +214,7 @@ func (s *Store) cause2(id string, heirs map[string]*Entry) string {
 	if heirs[id] != nil {
 		return "merged"
 	}
-	h := s.history[id]
+	h := s.notesOf(id)
 	for i := len(h) - 1; i >= 0; i-- {
 		n := noteOf(h[i])
 		if (n.Event() == "death" || n.Event() == "buried") && n.Cause() != "" {
@@ -264,7 +265,7 @@ func (s *Store) Obituary(id string) string {
 	if heir != nil {
 		fmt.Fprintf(&sb, "  merged into %s\n", heir.ID)
 	}
-	h := s.history[e.ID]
+	h := s.notesOf(e.ID)
 	for _, v := range h {
 		sb.WriteString("  ")
 		sb.WriteString(noteOf(v).Text())

@@ -175,7 +175,7 @@ func (s *Store) Tenured(e *Entry) bool {
 func (s *Store) gainStreak(e *Entry) int {
 	if !e.streakSet {
 		e.streak = 0
-		for _, raw := range s.history[e.ID] {
+		for _, raw := range s.notesOf(e.ID) {
 			if !strings.Contains(raw, `"settle"`) {
 				continue // not a settle note: skip the parse
 			}

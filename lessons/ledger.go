@@ -163,6 +163,7 @@ func (s *Store) dropRetrieverVector(id string) {
 
 // note appends a history note for id, keeping at most HistoryCap.
 func (s *Store) note(id string, v pyjson.Value) {
+	s.loadHistory()
 	h, ok := s.history[id]
 	if !ok {
 		s.historyIDs = append(s.historyIDs, id)

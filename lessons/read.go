@@ -77,7 +77,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			return nil
 		case "ledger":
 			if r := spec.result(p.Pos()); r != nil {
-				s.history, s.historyIDs = r.store.history, r.store.historyIDs
+				s.history, s.historyIDs, s.keptHistory = r.store.history, r.store.historyIDs, r.store.keptHistory
 				s.warnings = append(s.warnings, r.store.warnings...)
 				p.SetPos(r.end)
 				ledgerVal = &r.v
@@ -331,61 +331,88 @@ func (s *Store) parseLedger(p *pyjson.Decoder) (pyjson.Value, error) {
 			return err
 		}
 		v.Set(key, pyjson.Null()) // keeps the key's position
-		if s.opts.ConsultOnly {
+		if s.opts.ConsultOnly || s.opts.LazyHistory {
 			return s.keepNotes(p)
 		}
-		clear(s.history)
-		s.historyIDs = s.historyIDs[:0]
-		if k, err := p.Peek(); err != nil {
-			return err
-		} else if k != pyjson.KindObject {
-			s.warn("$.ledger.history is not an object; ignored")
-			_, err := p.Value()
-			return err
-		}
-		return p.Object(func(id string) error {
-			if k, err := p.Peek(); err != nil {
-				return err
-			} else if k != pyjson.KindArray {
-				s.warn(fmt.Sprintf("$.ledger.history[%q] is not a list; dropped", id))
-				_, err := p.Value()
-				return err
-			}
-			notes := []string{}
-			err := p.Array(func(int) error {
-				raw, err := p.Render(w, noteIndent)
-				notes = append(notes, raw)
-				return err
-			})
-			if err != nil {
-				return err
-			}
-			if _, ok := s.history[id]; !ok {
-				s.historyIDs = append(s.historyIDs, id)
-			}
-			s.history[id] = notes
-			return nil
-		})
+		return s.readHistory(p, w)
 	})
 	return v, err
 }
 
-// keepNotes passes over ledger.history for a consult-only load, checking it
-// as JSON and keeping its bytes for notesOf.
+// readHistory reads ledger.history as a full load does: every lesson's
+// notes rendered at their file depth, in the order the file lists them, the
+// last of a repeated id kept at its first position; a value of the wrong
+// type is dropped with a warning.
+func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
+	clear(s.history)
+	s.historyIDs = s.historyIDs[:0]
+	if k, err := p.Peek(); err != nil {
+		return err
+	} else if k != pyjson.KindObject {
+		s.warn("$.ledger.history is not an object; ignored")
+		_, err := p.Value()
+		return err
+	}
+	return p.Object(func(id string) error {
+		if k, err := p.Peek(); err != nil {
+			return err
+		} else if k != pyjson.KindArray {
+			s.warn(fmt.Sprintf("$.ledger.history[%q] is not a list; dropped", id))
+			_, err := p.Value()
+			return err
+		}
+		notes := []string{}
+		err := p.Array(func(int) error {
+			raw, err := p.Render(w, noteIndent)
+			notes = append(notes, raw)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if _, ok := s.history[id]; !ok {
+			s.historyIDs = append(s.historyIDs, id)
+		}
+		s.history[id] = notes
+		return nil
+	})
+}
+
+// loadHistory renders the kept bytes of a lazy load's ledger.history
+// (Options.LazyHistory) into the store's notes as a full load would have,
+// before anything lists, adds or writes notes. The bytes were checked at
+// load, so it does not fail.
+func (s *Store) loadHistory() {
+	if s.keptHistory == nil || s.opts.ConsultOnly {
+		return
+	}
+	kept := s.keptHistory
+	s.keptHistory, s.keptNotes = nil, nil
+	if err := s.readHistory(pyjson.NewDecoder(s.name, kept), pyjson.NewWriter(nil, 0)); err != nil {
+		s.warn(fmt.Sprintf("$.ledger.history could not be read again (%v); ignored", err))
+	}
+}
+
+// keepNotes passes over ledger.history for a consult-only or lazy load,
+// checking it as JSON and keeping its bytes for notesOf (and loadHistory).
 func (s *Store) keepNotes(p *pyjson.Decoder) error {
 	p.SkipSpace()
 	start := p.Pos()
 	if err := p.Skip(); err != nil {
 		return err
 	}
-	if p.Data()[start] == '{' { // else the full load warns and ignores it
+	s.keptHistory, s.keptNotes = nil, nil // a repeated key: the last one counts
+	switch {
+	case p.Data()[start] == '{':
 		s.keptHistory = p.Data()[start:p.Pos()]
+	case s.opts.LazyHistory: // as the full load warns and ignores it
+		s.warn("$.ledger.history is not an object; ignored")
 	}
 	return nil
 }
 
-// notesOf returns id's history notes, rendering a consult-only load's kept
-// bytes on first ask as the full load renders them.
+// notesOf returns id's history notes, rendering a consult-only or lazy
+// load's kept bytes on first ask as the full load renders them.
 func (s *Store) notesOf(id string) []string {
 	if h, ok := s.history[id]; ok || s.keptHistory == nil {
 		return h

@@ -268,6 +268,13 @@ type Options struct {
 	// rendered only when a ranking asks for them (v3 reads a lesson's last
 	// settlement). Such a store cannot be written: Marshal and WriteTo fail.
 	ConsultOnly bool
+	// LazyHistory loads a store whole, except that ledger.history is checked
+	// as JSON and kept as bytes until something reads, adds or writes notes:
+	// a lesson's notes are then rendered as a full load renders them (all of
+	// them before notes are listed, added or written). The store behaves as
+	// a full load does; a load that reads no notes (the action's view of the
+	// base branch's store) skips rendering them.
+	LazyHistory bool
 }
 
 // ContentID is the default id source: the first 12 hex chars of the SHA-256
@@ -313,10 +320,11 @@ type Store struct {
 	pending    []*Ticket
 	history    map[string][]string // notes pre-rendered at their file depth
 	historyIDs []string
-	// keptHistory is, in a consult-only load (Options.ConsultOnly), the
-	// bytes of ledger.history, checked but not read: notesOf indexes it by
-	// lesson on first ask (keptNotes) and renders the notes asked for, as
-	// consulting reads a few lessons' notes, and usually none.
+	// keptHistory is, in a consult-only or lazy load (Options.ConsultOnly,
+	// Options.LazyHistory), the bytes of ledger.history, checked but not
+	// read: notesOf indexes it by lesson on first ask (keptNotes) and renders
+	// the notes asked for, as consulting reads a few lessons' notes, and
+	// usually none; loadHistory renders them all.
 	keptHistory []byte
 	keptNotes   map[string][]byte
 	damaged     map[string]bool
@@ -417,7 +425,7 @@ func (s *Store) Warnings() []string { return s.warnings }
 
 // History returns the notes of one entry, oldest first.
 func (s *Store) History(id string) []Note {
-	vs := s.history[id]
+	vs := s.notesOf(id)
 	out := make([]Note, len(vs))
 	for i, raw := range vs {
 		out[i] = noteOf(raw)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -194,6 +196,15 @@ func FuzzParse(f *testing.F) {
 		if !bytes.Equal(out1, out2) {
 			t.Fatalf("marshal not stable:\n%s\n---\n%s", out1, out2)
 		}
+		// a load that keeps its history notes as bytes until they are read
+		// writes the same store
+		lazy, err := ParseWith("f.json", b, Options{LazyHistory: true})
+		if err != nil {
+			t.Fatalf("a full load succeeds, a lazy one fails: %v", err)
+		}
+		if out, err := lazy.Marshal(); err != nil || !bytes.Equal(out, out1) {
+			t.Fatalf("lazy history: marshal %v\n%s\n---\n%s", err, out, out1)
+		}
 		// the streaming note formatter agrees with the generic value path
 		for _, id := range s.historyIDs {
 			for _, raw := range s.history[id] {
@@ -269,4 +280,65 @@ func TestSpeculativeLedgerParse(t *testing.T) {
 		t.Fatal("no speculation on a canonical 1 MB store")
 	}
 	<-sp.done
+}
+
+// A store loaded with Options.LazyHistory is the full load's store: the same
+// notes read one lesson at a time or all at once, the same bytes written
+// (also when the write is a comparison), the same store after it is settled,
+// ticked and a lesson forgotten, and the same warnings for a history of the
+// wrong shape.
+func TestLazyHistoryMatchesFullLoad(t *testing.T) {
+	docs := map[string][]byte{"fixture": readFixture(t), "generated": benchStoreBytes(t, 1000)}
+	docs["history not an object"] = []byte(`{"config": {}, "entries": [], "graveyard": [], "ledger": {"tick_count": 2, "history": [1]}}`)
+	docs["a lesson's history not a list"] = []byte(`{"config": {}, "entries": [], "graveyard": [], "ledger": {"history": {"a": 1, "b": [{"event": "settle"}], "a": [{"x": 1}]}}}`)
+	docs["history repeated, the last not an object"] = []byte(`{"config": {}, "entries": [], "graveyard": [], "ledger": {"history": {"a": [{"x": 1}]}, "history": 3}}`)
+	for name, data := range docs {
+		t.Run(name, func(t *testing.T) {
+			full, err := Parse("x", data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lazy, err := ParseWith("x", data, Options{LazyHistory: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !full.SameExcept(lazy) || !lazy.SameExcept(full) {
+				t.Fatal("SameExcept: the lazy load differs from the full load")
+			}
+			for _, e := range append(full.Living(), full.Graveyard()...) {
+				if got, want := lazy.History(e.ID), full.History(e.ID); !reflect.DeepEqual(got, want) {
+					t.Fatalf("History(%s) = %v, want %v", e.ID, got, want)
+				}
+			}
+			want, err := full.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := lazy.Marshal(); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("Marshal: %v\n%s\n---\n%s", err, got, want)
+			}
+			if got, want := sortedCopy(lazy.Warnings()), sortedCopy(full.Warnings()); !reflect.DeepEqual(got, want) {
+				t.Fatalf("warnings %q, want %q", got, want)
+			}
+			// Changed alike: a fresh lazy load (nothing rendered yet) ticked
+			// and with a lesson forgotten writes what the full load does.
+			lazy, _ = ParseWith("x", data, Options{LazyHistory: true})
+			for _, s := range []*Store{full, lazy} {
+				if living := s.Living(); len(living) > 0 {
+					s.Forget(living[0].ID)
+				}
+				s.Tick(TickOptions{})
+			}
+			want, _ = full.Marshal()
+			if got, err := lazy.Marshal(); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("after a tick and a forget: %v\n%s\n---\n%s", err, got, want)
+			}
+		})
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }

@@ -145,6 +145,16 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 		w.Close(']')
 	}
 	w.Field("history")
+	if s.keptHistory != nil && !s.opts.ConsultOnly {
+		// Rendered here, not before, and only once what precedes them has
+		// been sent: a comparison (SameExcept) that stops earlier renders no
+		// notes.
+		w.Send()
+		if w.Stopped() {
+			return
+		}
+		s.loadHistory()
+	}
 	if len(s.historyIDs) == 0 {
 		w.Raw("{}")
 	} else {

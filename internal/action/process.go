@@ -60,8 +60,12 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	}
 	// The base branch's store is loaded once the bot branch's is merged with it (below): the
 	// run never holds the two loaded stores and the documents the merge reads at once.
+	// It is read, compared and consulted, never written or settled: its history notes are
+	// rendered only if something reads them (lessons.Options.LazyHistory).
 	loadMain := func() error {
-		if st.mainStore, err = r.parseStore("the base branch "+st.base, st.mainDoc); err != nil {
+		opts := r.storeOptions()
+		opts.LazyHistory = true
+		if st.mainStore, err = r.parseStoreWith("the base branch "+st.base, st.mainDoc, opts); err != nil {
 			return err
 		}
 		if st.mainRec, err = RecordOf(st.mainStore); err != nil {

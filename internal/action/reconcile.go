@@ -393,10 +393,14 @@ func (r *Runner) storeOptions() lessons.Options {
 
 // parseStore parses a store document; nil data gives a new empty store.
 func (r *Runner) parseStore(where string, data []byte) (*lessons.Store, error) {
+	return r.parseStoreWith(where, data, r.storeOptions())
+}
+
+func (r *Runner) parseStoreWith(where string, data []byte, opts lessons.Options) (*lessons.Store, error) {
 	if data == nil {
-		return lessons.New(r.Config.StorePath, r.storeOptions()), nil
+		return lessons.New(r.Config.StorePath, opts), nil
 	}
-	s, err := lessons.ParseWith(r.Config.StorePath, data, r.storeOptions())
+	s, err := lessons.ParseWith(r.Config.StorePath, data, opts)
 	if err != nil {
 		return nil, fmt.Errorf("the lesson store on %s is malformed, so nothing was written; fix it there (for example with `darwin-memo doctor --store %s`): %w", where, r.Config.StorePath, err)
 	}

@@ -129,6 +129,11 @@ func (w *Writer) Stopped() bool { return w.out != nil && w.err != nil }
 // held.
 func (w *Writer) Flush() { w.flush(false) }
 
+// Send sends everything a stream writer holds to its output now, however
+// little (a writer of a buffer keeps it): a caller about to do costly work
+// for the rest of a document lets the reader stop it first (Stopped).
+func (w *Writer) Send() { w.flush(true) }
+
 // Done sends what is left to a stream writer's output and returns the bytes
 // sent and the first write error.
 func (w *Writer) Done() (int64, error) {
