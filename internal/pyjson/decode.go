@@ -382,9 +382,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 	for d.pos < len(d.data) {
 		// Skip eight plain bytes (printable ASCII, no quote or backslash)
 		// at a time.
-		for d.pos+8 <= len(d.data) && plainWord(binary.LittleEndian.Uint64(d.data[d.pos:])) {
-			d.pos += 8
-		}
+		d.pos = skipPlain(d.data, d.pos)
 		if d.pos >= len(d.data) {
 			break
 		}
@@ -893,4 +891,56 @@ func (d *Decoder) Render(w *Writer, indent int) (string, error) {
 		return "", err
 	}
 	return string(w.buf), nil
+}
+
+// skipPlain returns the index of the first byte at or after i that is not a
+// plain string byte (printable ASCII other than the quote and the
+// backslash), or an index a few bytes before it (at most seven; the caller
+// goes on byte by byte): eight bytes at a time for a short run, plainLen for
+// a long one.
+func skipPlain(data []byte, i int) int {
+	for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+		i += 8
+		if i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
+			return i + plainLen(data[i:])
+		}
+	}
+	return i
+}
+
+// plainLen returns how many bytes at the start of b are plain string bytes:
+// printable ASCII other than the quote and the backslash. The quote and the
+// backslash are found with bytes.IndexByte (vectorised), the rest of the
+// check runs eight bytes at a time; plainWord is the same test on one word.
+func plainLen(b []byte) int {
+	end := bytes.IndexByte(b, '"')
+	if end < 0 {
+		end = len(b)
+	}
+	if k := bytes.IndexByte(b[:end], '\\'); k >= 0 {
+		end = k
+	}
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for i+32 <= end {
+		w0 := binary.LittleEndian.Uint64(b[i:])
+		w1 := binary.LittleEndian.Uint64(b[i+8:])
+		w2 := binary.LittleEndian.Uint64(b[i+16:])
+		w3 := binary.LittleEndian.Uint64(b[i+24:])
+		if ((w0-ones*0x20)&^w0|w0|(w1-ones*0x20)&^w1|w1|(w2-ones*0x20)&^w2|w2|(w3-ones*0x20)&^w3|w3)&highs != 0 {
+			break
+		}
+		i += 32
+	}
+	for i+8 <= end {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if ((w-ones*0x20)&^w|w)&highs != 0 {
+			break
+		}
+		i += 8
+	}
+	for i < end && b[i] >= 0x20 && b[i] < 0x80 {
+		i++
+	}
+	return i
 }

@@ -1,7 +1,5 @@
 package pyjson
 
-import "encoding/binary"
-
 // Skip parses the next value without keeping it, checking it as Value
 // would (escapes, UTF-8).
 func (d *Decoder) Skip() error { return d.skip(0, true) }
@@ -35,9 +33,7 @@ func (d *Decoder) skip(depth int, strict bool) error {
 		}
 		data := d.data
 		for i := d.pos + 1; i < len(data); {
-			for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
-				i += 8
-			}
+			i = skipPlain(data, i)
 			if i >= len(data) {
 				break
 			}
@@ -134,9 +130,7 @@ value:
 	}
 str: // a value string at data[i]: escapes are not checked, control characters are refused
 	for j := i + 1; ; {
-		for j+8 <= n && plainWord(binary.LittleEndian.Uint64(data[j:])) {
-			j += 8
-		}
+		j = skipPlain(data, j)
 		if j >= n {
 			return false
 		}
@@ -160,9 +154,7 @@ key: // a member name (plain ASCII, no escapes: the decoder decodes names strict
 		return false
 	}
 	for j := i + 1; ; {
-		for j+8 <= n && plainWord(binary.LittleEndian.Uint64(data[j:])) {
-			j += 8
-		}
+		j = skipPlain(data, j)
 		if j >= n {
 			return false
 		}
@@ -217,9 +209,7 @@ func ScanPlain(data []byte, i int) (end int, ok bool) {
 	}
 	j := i + 1
 	for {
-		for j+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[j:])) {
-			j += 8
-		}
+		j = skipPlain(data, j)
 		if j >= len(data) {
 			return 0, false
 		}

@@ -1,0 +1,110 @@
+package pyjson
+
+import (
+	"encoding/binary"
+	"strings"
+	"testing"
+)
+
+// storeLikeDoc is a document shaped like a lesson store's entries: long
+// plain strings (questions and answers), short keys, numbers.
+func storeLikeDoc(n int) []byte {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`{"question": "How do I make the flaky retry tests in the scheduler pass again after the timeout change?", "answer": "`)
+		b.WriteString(strings.Repeat("Set the retry budget in scheduler/config.go and rerun with -count=1; the timeout is read once at start. ", 9))
+		b.WriteString(`", "kind": "explicit", "sources": ["pr:1234"], "energy": 1.2345, "born_cycle": 12, "id": "abcdef012345"}`)
+	}
+	b.WriteString("]")
+	return []byte(b.String())
+}
+
+func BenchmarkSkipQuickStore(b *testing.B) {
+	doc := storeLikeDoc(2000)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		d := NewDecoder("x", doc)
+		if !d.SkipQuick() {
+			b.Fatal("not quick")
+		}
+	}
+}
+
+func BenchmarkSkipStrictStore(b *testing.B) {
+	doc := storeLikeDoc(2000)
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		d := NewDecoder("x", doc)
+		if err := d.Skip(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPlainScan(b *testing.B) {
+	s := []byte(strings.Repeat("Set the retry budget in scheduler/config.go and rerun with -count=1; the timeout is read once at start. ", 10) + `"`)
+	b.Run("words", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			j := 0
+			for j+8 <= len(s) && plainWord(binary.LittleEndian.Uint64(s[j:])) {
+				j += 8
+			}
+			sink = j
+		}
+	})
+	b.Run("plainLen", func(b *testing.B) {
+		b.SetBytes(int64(len(s)))
+		for b.Loop() {
+			sink = plainLen(s)
+		}
+	})
+}
+
+var sink int
+
+// firstNonPlain is the definition plainLen and skipPlain implement: the
+// index of the first byte from i that is not printable ASCII, or is a quote
+// or a backslash.
+func firstNonPlain(b []byte, i int) int {
+	for i < len(b) && b[i] >= 0x20 && b[i] < 0x80 && b[i] != '"' && b[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+func checkPlain(t *testing.T, b []byte) {
+	if got, want := plainLen(b), firstNonPlain(b, 0); got != want {
+		t.Fatalf("plainLen(%q) = %d, want %d", b, got, want)
+	}
+	for i := 0; i <= len(b); i++ {
+		want := firstNonPlain(b, i)
+		if got := skipPlain(b, i); got < i || got > want || got < want-7 {
+			t.Fatalf("skipPlain(%q, %d) = %d, want %d (or up to seven bytes before it)", b, i, got, want)
+		}
+	}
+}
+
+// plainLen and skipPlain stop at every kind of byte that ends a plain run,
+// at every offset and alignment, however long the run before it.
+func TestPlainLen(t *testing.T) {
+	run := strings.Repeat("abcdefgh ,.:;-_~", 12)
+	for _, stop := range []byte{'"', '\\', 0, '\n', 0x1f, 0x7f, 0x80, 0xc3, 0xff, ' '} {
+		for n := 0; n <= 100; n++ {
+			b := append([]byte(run[:n]), stop)
+			b = append(b, "tail\"x"...)
+			checkPlain(t, b)
+			checkPlain(t, b[:n+1])
+		}
+	}
+}
+
+func FuzzPlainLen(f *testing.F) {
+	f.Add([]byte(strings.Repeat("plain text ", 10) + "\\n\"end"))
+	f.Add([]byte("\x00\x1f\x7f\x80\"\\"))
+	f.Fuzz(func(t *testing.T, b []byte) { checkPlain(t, b) })
+}
