@@ -909,10 +909,20 @@ func skipPlain(data []byte, i int) int {
 }
 
 // plainLen returns how many bytes at the start of b are plain string bytes:
-// printable ASCII other than the quote and the backslash. The quote and the
-// backslash are found with bytes.IndexByte (vectorised), the rest of the
-// check runs eight bytes at a time; plainWord is the same test on one word.
-func plainLen(b []byte) int {
+// printable ASCII other than the quote and the backslash.
+func plainLen(b []byte) int { return runLen(b, 0) }
+
+// asciiSafeLen returns how many bytes at the start of s json.dumps writes as
+// they are (ensure_ascii): plainLen's bytes except DEL, which it escapes.
+func asciiSafeLen(s string) int { return runLen(unsafe.Slice(unsafe.StringData(s), len(s)), 1) }
+
+// runLen is plainLen (del 0) and asciiSafeLen (del 1, DEL stops the run too).
+// The quote and the backslash are found with bytes.IndexByte (vectorised);
+// control bytes, bytes from 0x80 and, with del, DEL are tested 32 bytes at a
+// time: a byte below 0x20 borrows into its top bit when 0x20 is taken away,
+// DEL reaches it when 1 is added, and any byte carried or borrowed across is
+// itself one that ends the run, so the test is exact for the word.
+func runLen(b []byte, del uint64) int {
 	end := bytes.IndexByte(b, '"')
 	if end < 0 {
 		end = len(b)
@@ -921,25 +931,20 @@ func plainLen(b []byte) int {
 		end = k
 	}
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	stop := func(w uint64) uint64 { return (w-ones*0x20)&^w | w | (w + ones*del) }
 	i := 0
 	for i+32 <= end {
-		w0 := binary.LittleEndian.Uint64(b[i:])
-		w1 := binary.LittleEndian.Uint64(b[i+8:])
-		w2 := binary.LittleEndian.Uint64(b[i+16:])
-		w3 := binary.LittleEndian.Uint64(b[i+24:])
-		if ((w0-ones*0x20)&^w0|w0|(w1-ones*0x20)&^w1|w1|(w2-ones*0x20)&^w2|w2|(w3-ones*0x20)&^w3|w3)&highs != 0 {
+		if (stop(binary.LittleEndian.Uint64(b[i:]))|stop(binary.LittleEndian.Uint64(b[i+8:]))|
+			stop(binary.LittleEndian.Uint64(b[i+16:]))|stop(binary.LittleEndian.Uint64(b[i+24:])))&highs != 0 {
 			break
 		}
 		i += 32
 	}
-	for i+8 <= end {
-		w := binary.LittleEndian.Uint64(b[i:])
-		if ((w-ones*0x20)&^w|w)&highs != 0 {
-			break
-		}
+	for i+8 <= end && stop(binary.LittleEndian.Uint64(b[i:]))&highs == 0 {
 		i += 8
 	}
-	for i < end && b[i] >= 0x20 && b[i] < 0x80 {
+	limit := byte(0x80 - del)
+	for i < end && b[i] >= 0x20 && b[i] < limit {
 		i++
 	}
 	return i

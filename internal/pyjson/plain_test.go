@@ -1,9 +1,11 @@
 package pyjson
 
 import (
+	"bytes"
 	"encoding/binary"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // storeLikeDoc is a document shaped like a lesson store's entries: long
@@ -81,6 +83,13 @@ func checkPlain(t *testing.T, b []byte) {
 	if got, want := plainLen(b), firstNonPlain(b, 0); got != want {
 		t.Fatalf("plainLen(%q) = %d, want %d", b, got, want)
 	}
+	want := firstNonPlain(b, 0)
+	if i := bytes.IndexByte(b[:want], 0x7f); i >= 0 {
+		want = i // json.dumps escapes DEL
+	}
+	if got := asciiSafeLen(string(b)); got != want {
+		t.Fatalf("asciiSafeLen(%q) = %d, want %d", b, got, want)
+	}
 	for i := 0; i <= len(b); i++ {
 		want := firstNonPlain(b, i)
 		if got := skipPlain(b, i); got < i || got > want || got < want-7 {
@@ -93,7 +102,7 @@ func checkPlain(t *testing.T, b []byte) {
 // at every offset and alignment, however long the run before it.
 func TestPlainLen(t *testing.T) {
 	run := strings.Repeat("abcdefgh ,.:;-_~", 12)
-	for _, stop := range []byte{'"', '\\', 0, '\n', 0x1f, 0x7f, 0x80, 0xc3, 0xff, ' '} {
+	for _, stop := range []byte{'"', '\\', 0, '\n', 0x1f, 0x7e, 0x7f, 0x80, 0xc3, 0xff, ' '} {
 		for n := 0; n <= 100; n++ {
 			b := append([]byte(run[:n]), stop)
 			b = append(b, "tail\"x"...)
@@ -107,4 +116,37 @@ func FuzzPlainLen(f *testing.F) {
 	f.Add([]byte(strings.Repeat("plain text ", 10) + "\\n\"end"))
 	f.Add([]byte("\x00\x1f\x7f\x80\"\\"))
 	f.Fuzz(func(t *testing.T, b []byte) { checkPlain(t, b) })
+}
+
+// AppendString writes only printable ASCII (json.dumps's ensure_ascii: DEL
+// and everything from 0x80 escaped), and what it writes reads back as the
+// string, long plain runs around every kind of byte included.
+func FuzzAppendString(f *testing.F) {
+	f.Add(strings.Repeat("plain text ", 4) + "\x7f" + strings.Repeat("more text ", 4) + "é\"\\\n")
+	f.Add("\xed\xa0\x80" + strings.Repeat("x", 40) + "\U0001F600")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := AppendString(nil, s)
+		for _, c := range out {
+			if c < 0x20 || c >= 0x7f {
+				t.Fatalf("AppendString(%q) = %q: byte %#x written as it is", s, out, c)
+			}
+		}
+		if !utf8.ValidString(s) {
+			return // invalid UTF-8 is written as U+FFFD (a lone surrogate kept), so it does not read back
+		}
+		d := NewDecoder("t", out)
+		got, err := d.StrBytes()
+		if err != nil || string(got) != s || d.pos != len(out) {
+			t.Fatalf("AppendString(%q) = %q reads back as %q (%v)", s, out, got, err)
+		}
+	})
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	s := strings.Repeat("Set the retry budget in scheduler/config.go and rerun with -count=1; the timeout is read once at start. ", 10)
+	buf := make([]byte, 0, 2*len(s))
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = AppendString(buf[:0], s)
+	}
 }
