@@ -29,13 +29,14 @@ import (
 // the real action does, since a child cannot use an injected measurer:
 //
 //	go test ./internal/action -run TestWholeRunProcess -wholerunprocess 9 -v -timeout 30m
-//	go test ./internal/action -run TestWholeRunProcess -wholerunprocess 9 -wholerunprocess100k 3 -wholerunprocessdoc ../../docs/benchmarks.md -timeout 60m
+//	go test ./internal/action -run TestWholeRunProcess -wholerunprocess 9 -wholerunprocess100k 5 -wholerunprocessdoc ../../docs/benchmarks.md -timeout 60m
 var (
-	wholeRunProcessRuns    = flag.Int("wholerunprocess", 0, "time this many whole-process action runs at the baseline store, 1k and 10k lessons, interleaved (TestWholeRunProcess)")
-	wholeRunProcessRuns100 = flag.Int("wholerunprocess100k", 0, "with TestWholeRunProcess, also this many runs at 100k lessons, each after a baseline run")
+	wholeRunProcessRuns    = flag.Int("wholerunprocess", 0, "time this many whole-process action runs of each kind at the baseline store, 1k and 10k lessons, interleaved (TestWholeRunProcess)")
+	wholeRunProcessRuns100 = flag.Int("wholerunprocess100k", 0, "with TestWholeRunProcess, also this many runs of each kind at 100k lessons, after a baseline run")
 	wholeRunProcessDoc     = flag.String("wholerunprocessdoc", "", "run TestWholeRunProcess and rewrite its generated block in this Markdown file (docs/benchmarks.md)")
-	// wholeRunProcessEnv is for diagnosis (GOGC=off, GODEBUG=gctrace=1): the child's
-	// garbage-collector lines are logged, and no table is written with it.
+	// wholeRunProcessBin and wholeRunProcessEnv are for diagnosis (another build, a wrapper
+	// that writes a CPU profile; GOGC=off, GODEBUG=gctrace=1, whose lines are logged): no
+	// table is written with them.
 	wholeRunProcessBin = flag.String("wholerunprocessbin", "", "with TestWholeRunProcess, run this binary (`BIN action`) instead of building cmd/darwin-memo (another commit's build; diagnosis only: not with -wholerunprocessdoc)")
 	wholeRunProcessEnv = flag.String("wholerunprocessenv", "", "with TestWholeRunProcess, extra environment for the child, comma-separated K=V (diagnosis only: not with -wholerunprocessdoc)")
 )
