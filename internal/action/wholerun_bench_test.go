@@ -199,6 +199,18 @@ func wholeRunAt(b *testing.B, n int, personEdits bool) {
 // with a ticket.
 func wholeRunSetup(b *testing.B, doc []byte, personEdits bool) (*harness, int) {
 	b.Helper()
+	h, living := wholeRunBotOpen(b, doc, personEdits)
+	pr2 := h.merge("Fix second", h.ticketFor(living[2*len(living)/3].Question), measured(1))
+	return h, pr2.Number
+}
+
+// wholeRunBotOpen is wholeRunSetup up to the second merge: a repository whose bot pull request
+// is open (one settled merge) and whose store on main a person changed since (personEdits),
+// with the living lessons of doc, of which the caller merges a pull request with a ticket for
+// living[2*len(living)/3] (TestWholeRunProcess gives it CI results in the fake instead of an
+// injected measurement).
+func wholeRunBotOpen(b testing.TB, doc []byte, personEdits bool) (*harness, []*lessons.Entry) {
+	b.Helper()
 	h := newHarness(b, doc)
 	s, err := lessons.Parse(storePath, doc)
 	if err != nil {
@@ -222,8 +234,7 @@ func wholeRunSetup(b *testing.B, doc []byte, personEdits bool) (*harness, int) {
 		}
 		h.git.CommitFiles("main", "maintainer", "pin a lesson", map[string][]byte{storePath: edited})
 	}
-	pr2 := h.merge("Fix second", h.ticketFor(living[2*len(living)/3].Question), measured(1))
-	return h, pr2.Number
+	return h, living
 }
 
 // fakeLabels marks the CPU samples of the fake's handlers (part=fake) in a profile of the
