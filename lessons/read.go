@@ -403,6 +403,10 @@ func (s *Store) keepNotes(p *pyjson.Decoder) error {
 	}
 	s.keptHistory, s.keptNotes = nil, nil // a repeated key: the last one counts
 	switch {
+	case p.Data()[start] == '{' && s.opts.LazyHistory:
+		// A copy: a lazy store outlives the document it was read from
+		// (which is a little more than twice as large) in a long run.
+		s.keptHistory = bytes.Clone(p.Data()[start:p.Pos()])
 	case p.Data()[start] == '{':
 		s.keptHistory = p.Data()[start:p.Pos()]
 	case s.opts.LazyHistory: // as the full load warns and ignores it
