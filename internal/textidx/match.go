@@ -39,23 +39,25 @@ func NewMatcher(tokens []string) (*Matcher, bool) {
 // [Tokens]. (A space separates tokens, so the joined text's tokens are
 // those of each text in turn.)
 func (m *Matcher) Match(texts ...string) uint64 {
-	var found uint64
 	var sc scanner
-	for _, t := range texts {
-		sc = scanner{s: t, buf: sc.buf[:0]}
-		for {
-			tok, _, ok := sc.next()
-			if !ok {
+	return m.match(&sc, texts)
+}
+
+// match is Match with the caller's scanner, which it leaves at the end of
+// texts.
+func (m *Matcher) match(sc *scanner, texts []string) uint64 {
+	var found uint64
+	for {
+		tok, _, ok := sc.next(texts)
+		if !ok {
+			return found
+		}
+		for c := m.byFirst[tok[0]] &^ found; c != 0; c &= c - 1 {
+			i := bits.TrailingZeros64(c)
+			if m.toks[i] == tok {
+				found |= 1 << i
 				break
-			}
-			for c := m.byFirst[tok[0]] &^ found; c != 0; c &= c - 1 {
-				i := bits.TrailingZeros64(c)
-				if m.toks[i] == tok {
-					found |= 1 << i
-					break
-				}
 			}
 		}
 	}
-	return found
 }

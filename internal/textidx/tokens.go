@@ -32,7 +32,7 @@ func Tokens(s string) []string {
 	sc.s = s
 	set.out = make([]string, 0, min(len(s)/8+4, 128))
 	for {
-		tok, transient, ok := sc.next()
+		tok, transient, ok := sc.next(nil)
 		if !ok {
 			if len(set.out) == 0 {
 				return nil
@@ -45,19 +45,35 @@ func Tokens(s string) []string {
 
 // scanner yields the tokens of a text after stopword removal and
 // stemming, in text order, repeats included.
+//
+// It is the one tokenising loop of Tokens, InternText, LookupText,
+// Matcher.Match and Similar: each asks next until it reports false. Those
+// that read several texts as if joined by single spaces pass them to every
+// next call, and the scanner moves from one to the next (a space always
+// separates tokens, so the joined text's tokens are those of each text in
+// turn). The texts are an argument rather than a field so that the slice
+// does not escape with the scanner's buffer.
 type scanner struct {
-	s   string
-	i   int
-	buf []byte // token being lower-cased, when it is not a substring of s
+	s    string
+	i    int
+	buf  []byte // token being lower-cased, when it is not a substring of s
+	text int    // index in next's texts of the text after s
 }
 
-// next returns the next token. When transient is true the token aliases
-// the scanner's buffer and is only valid until the next call.
-func (sc *scanner) next() (tok string, transient, ok bool) {
+// next returns the next token of s and then of each of texts[sc.text:].
+// When transient is true the token aliases the scanner's buffer and is
+// only valid until the next call. A caller reading many texts in turn may
+// reuse one scanner's buffer: scanner{buf: sc.buf}.
+func (sc *scanner) next(texts []string) (tok string, transient, ok bool) {
 	for {
 		tok, transient, ok = sc.raw()
 		if !ok {
-			return "", false, false
+			if sc.text >= len(texts) {
+				return "", false, false
+			}
+			sc.s, sc.i = texts[sc.text], 0
+			sc.text++
+			continue
 		}
 		if !isStopword(tok) {
 			return stem(tok), transient, true
