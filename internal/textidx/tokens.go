@@ -1,7 +1,6 @@
 package textidx
 
 import (
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -25,22 +24,7 @@ import (
 // Tokens never returns an empty token; it returns nil when s has none.
 // The returned strings may share memory with s.
 func Tokens(s string) []string {
-	var (
-		sc  scanner
-		set tokenSet
-	)
-	sc.s = s
-	set.out = make([]string, 0, min(len(s)/8+4, 128))
-	for {
-		tok, transient, ok := sc.next(nil)
-		if !ok {
-			if len(set.out) == 0 {
-				return nil
-			}
-			return set.out
-		}
-		set.add(tok, transient)
-	}
+	return tokensOf([]string{s})
 }
 
 // scanner yields the tokens of a text after stopword removal and
@@ -157,6 +141,11 @@ type tokenSet struct {
 	out   []string
 	table [256]uint8 // 1 + index into out, 0 = empty; used while len(out) < 128
 	big   map[string]struct{}
+	// reuse marks a set that is cleared and filled again text after text
+	// (it only counts): transient tokens are copied into arena, not cloned
+	// one by one.
+	reuse bool
+	arena []byte
 }
 
 func (t *tokenSet) add(tok string, transient bool) {
@@ -164,9 +153,7 @@ func (t *tokenSet) add(tok string, transient bool) {
 		if _, dup := t.big[tok]; dup {
 			return
 		}
-		if transient {
-			tok = strings.Clone(tok)
-		}
+		tok = t.keep(tok, transient)
 		t.big[tok] = struct{}{}
 		t.out = append(t.out, tok)
 		return
@@ -178,9 +165,7 @@ func (t *tokenSet) add(tok string, transient bool) {
 	for j := uint8(h); ; j++ {
 		k := t.table[j]
 		if k == 0 {
-			if transient {
-				tok = strings.Clone(tok)
-			}
+			tok = t.keep(tok, transient)
 			t.out = append(t.out, tok)
 			t.table[j] = uint8(len(t.out))
 			break
