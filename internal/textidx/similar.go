@@ -54,33 +54,46 @@ func (q *Similar) Len() int { return q.n }
 
 // Above returns the Jaccard similarity of the query's token set with the
 // token set of texts joined by single spaces, and true, when it is greater
-// than floor (a similarity so far: at least 0); otherwise it returns false (and a similarity that is at most
-// floor, or 0 when the text was not measured). The similarity is
-// JaccardIDs of the two texts' id sets in any one dictionary, bit for bit:
-// 0 when either text has no token.
+// than floor (a similarity so far: at least 0); otherwise it returns false
+// (and a similarity that is at most floor, or 0 when the text was not
+// measured). The similarity is JaccardIDs of the two texts' id sets in any
+// one dictionary, bit for bit: 0 when either text has no token.
 //
-// A text holding i of the query's n distinct tokens has a similarity of at
-// most i/n (its distinct count d is at least i, and the quotient
-// i/(n+d-i) only falls as d grows, in floating point too), so its distinct
-// tokens are counted only when i/n > floor.
+// A text holding i of the query's n distinct tokens, with d distinct
+// tokens, has the similarity i/(n+d-i), which only falls as d grows (in
+// floating point too, rounding being monotonic). The first pass finds i
+// and a lower bound on d (the distinct values of a small hash of its
+// tokens, and i itself); the text's distinct tokens are counted, in a
+// second pass, only when the quotient with that bound beats floor.
 func (q *Similar) Above(floor float64, texts ...string) (float64, bool) {
 	if q.n == 0 {
 		return 0, false
 	}
-	inter := q.shared(texts)
-	if inter == 0 || float64(inter)/float64(q.n) <= floor {
+	inter, atLeast := q.shared(texts)
+	if inter == 0 || jaccardFromCounts(inter, q.n, max(atLeast, inter)) <= floor {
 		return 0, false
 	}
 	sim := jaccardFromCounts(inter, q.n, q.distinct(texts))
 	return sim, sim > floor
 }
 
-// shared returns how many of the query's distinct tokens texts hold.
-func (q *Similar) shared(texts []string) int {
+// shared returns how many of the query's distinct tokens texts hold, and a
+// lower bound on the number of distinct tokens of texts.
+func (q *Similar) shared(texts []string) (inter, atLeast int) {
 	sc := scanner{buf: q.buf}
-	n := 0
+	var shape [2]uint64 // bit tokenShape(tok) of every token
 	if q.m != nil {
-		n = bits.OnesCount64(q.m.match(&sc, texts))
+		var found uint64
+		for {
+			tok, _, ok := sc.next(texts)
+			if !ok {
+				break
+			}
+			h := tokenShape(tok)
+			shape[h>>6] |= 1 << (h & 63)
+			found |= q.m.find(tok, found)
+		}
+		inter = bits.OnesCount64(found)
 	} else {
 		clear(q.held)
 		for {
@@ -88,14 +101,24 @@ func (q *Similar) shared(texts []string) int {
 			if !ok {
 				break
 			}
+			h := tokenShape(tok)
+			shape[h>>6] |= 1 << (h & 63)
 			if i, ok := q.index[tok]; ok && q.held[i/64]&(1<<(i%64)) == 0 {
 				q.held[i/64] |= 1 << (i % 64)
-				n++
+				inter++
 			}
 		}
 	}
 	q.buf = sc.buf
-	return n
+	return inter, bits.OnesCount64(shape[0]) + bits.OnesCount64(shape[1])
+}
+
+// tokenShape is a cheap hash of a (non-empty) token into 0..127: equal
+// tokens have equal shapes, so a text has at least as many distinct tokens
+// as its tokens have distinct shapes.
+func tokenShape(tok string) uint {
+	n := len(tok)
+	return (uint(tok[0])*0x9e + uint(tok[n-1])*0x3b + uint(tok[n/2])*0x17 + uint(n)*0x65) & 127
 }
 
 // distinct returns the number of distinct tokens of texts.
