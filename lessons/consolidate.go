@@ -72,20 +72,37 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 // MostSimilar returns the living entry whose token set has the highest Jaccard similarity with
 // the token set of question and answer (the first in store order on a tie) and that
 // similarity, or "" and 0 when none shares a token with them: the lesson encoder's duplicate
-// check (encode.Known). It reads the token sets the tick's consolidation keeps on the entries
-// (computing those it lacks) instead of tokenising every lesson again, and adds nothing to the
-// store's token dictionary.
+// check (encode.Known). It adds nothing to the store's token dictionary and computes no token
+// sets: an entry whose set the tick's consolidation (or an index) already computed is compared
+// by its set, and any other is tokenised against a table of the query's own tokens
+// (textidx.Similar), its distinct tokens counted only when the query tokens it holds could beat
+// the best so far. Both compute the quotient from the same integers as textidx.JaccardKnown, so
+// the answer does not depend on which entries have sets.
 func (s *Store) MostSimilar(question, answer string) (id string, similarity float64) {
-	if len(s.living) == 0 {
-		return "", 0
-	}
-	s.ensureSets(s.living)
-	known, distinct := s.tokenDict().LookupText(question, answer)
-	if len(known) == 0 {
-		return "", 0
-	}
+	var (
+		known    []uint32 // the query's ids in the store's dictionary, once an entry has a set
+		distinct int
+		looked   bool
+		q        *textidx.Similar // once an entry has no set
+	)
 	for _, e := range s.living {
-		set := s.tokenSet(e)
+		if !e.hasSet {
+			if q == nil {
+				q = textidx.NewSimilar(question, answer)
+			}
+			if sim, ok := q.Above(similarity, e.Question, e.Answer); ok {
+				id, similarity = e.ID, sim
+			}
+			continue
+		}
+		if !looked {
+			known, distinct = s.tokenDict().LookupText(question, answer)
+			looked = true
+		}
+		if len(known) == 0 {
+			continue
+		}
+		set := e.set
 		// The similarity is at most the smaller set's size over the larger's (rounding is
 		// monotonic, so the bound holds in floating point too): a set that cannot beat the
 		// best so far is not intersected.
