@@ -16,7 +16,10 @@ import (
 // lets the text beat a given floor does it count the text's distinct
 // tokens too. The similarity is computed from those two integers and the
 // query's distinct count exactly as [JaccardIDs] and [JaccardKnown]
-// compute it from id sets, so it is bit for bit the same value.
+// compute it from id sets, so it is bit for bit the same value. A caller
+// asking many queries about the same texts may keep a [Signature] of each
+// text, which lets later queries pass over most texts without tokenising
+// them.
 //
 // A Similar reuses scratch space from text to text: it is not safe for
 // concurrent use.
@@ -27,15 +30,31 @@ type Similar struct {
 	m     *Matcher
 	index map[string]int
 	held  []uint64
+	slots []uint16 // the signature slot of each of the query's tokens
 	buf   []byte   // the scanner's lower-casing buffer, reused
 	count tokenSet // the distinct tokens of a text, reused
 }
+
+// A Signature summarises a text's token set for [Similar.Above]: a bit,
+// chosen by a hash, for each of its tokens. Its zero value is a signature
+// not yet computed; Above fills it in the first time it tokenises the
+// text. A signature holds nothing about the query, so one kept for a text
+// serves every later query about the same text.
+type Signature struct {
+	bits [signatureWords]uint64
+	done bool
+}
+
+const signatureWords = 8 // 512 bits
 
 // NewSimilar returns a Similar for the token set of texts joined by single
 // spaces (as [Dict.InternText] reads them).
 func NewSimilar(texts ...string) *Similar {
 	toks := tokensOf(texts)
-	q := &Similar{n: len(toks)}
+	q := &Similar{n: len(toks), slots: make([]uint16, len(toks))}
+	for i, t := range toks {
+		q.slots[i] = signatureSlot(t)
+	}
 	if m, ok := NewMatcher(toks); ok {
 		q.m = m
 	} else {
@@ -59,29 +78,47 @@ func (q *Similar) Len() int { return q.n }
 // measured). The similarity is JaccardIDs of the two texts' id sets in any
 // one dictionary, bit for bit: 0 when either text has no token.
 //
+// sig, if not nil, is the texts' signature: Above computes it if it is the
+// zero Signature, and otherwise reads it instead of tokenising the texts
+// when it shows that they cannot beat floor. The caller must pass the same
+// texts with the same signature every time.
+//
 // A text holding i of the query's n distinct tokens, with d distinct
-// tokens, has the similarity i/(n+d-i), which only falls as d grows (in
-// floating point too, rounding being monotonic). The first pass finds i
-// and a lower bound on d (the distinct values of a small hash of its
-// tokens, and i itself); the text's distinct tokens are counted, in a
-// second pass, only when the quotient with that bound beats floor.
-func (q *Similar) Above(floor float64, texts ...string) (float64, bool) {
+// tokens, has the similarity i/(n+d-i), which rises with i and falls as d
+// grows (in floating point too, rounding being monotonic). The signature
+// bounds both: i by the query tokens whose bits it has, d from below by the
+// number of bits it has (and by i). The first pass over the text finds i
+// exactly and the signature; the text's distinct tokens are counted, in a
+// second pass, only when the quotient with the bound on d beats floor.
+func (q *Similar) Above(floor float64, sig *Signature, texts ...string) (float64, bool) {
 	if q.n == 0 {
 		return 0, false
 	}
-	inter, atLeast := q.shared(texts)
-	if inter == 0 || jaccardFromCounts(inter, q.n, max(atLeast, inter)) <= floor {
+	if sig != nil && sig.done {
+		most := 0 // of the query's tokens the text may hold
+		for _, b := range q.slots {
+			most += int(sig.bits[b>>6] >> (b & 63) & 1)
+		}
+		if most == 0 || jaccardFromCounts(most, q.n, max(sig.atLeast(), most)) <= floor {
+			return 0, false
+		}
+	}
+	var local Signature
+	if sig == nil || sig.done {
+		sig = &local
+	}
+	inter := q.shared(texts, sig)
+	if inter == 0 || jaccardFromCounts(inter, q.n, max(sig.atLeast(), inter)) <= floor {
 		return 0, false
 	}
 	sim := jaccardFromCounts(inter, q.n, q.distinct(texts))
 	return sim, sim > floor
 }
 
-// shared returns how many of the query's distinct tokens texts hold, and a
-// lower bound on the number of distinct tokens of texts.
-func (q *Similar) shared(texts []string) (inter, atLeast int) {
+// shared returns how many of the query's distinct tokens texts hold, and
+// fills in sig (the zero Signature) from their tokens.
+func (q *Similar) shared(texts []string, sig *Signature) (inter int) {
 	sc := scanner{buf: q.buf}
-	var shape [2]uint64 // bit tokenShape(tok) of every token
 	if q.m != nil {
 		var found uint64
 		for {
@@ -89,8 +126,8 @@ func (q *Similar) shared(texts []string) (inter, atLeast int) {
 			if !ok {
 				break
 			}
-			h := tokenShape(tok)
-			shape[h>>6] |= 1 << (h & 63)
+			b := signatureSlot(tok)
+			sig.bits[b>>6] |= 1 << (b & 63)
 			found |= q.m.find(tok, found)
 		}
 		inter = bits.OnesCount64(found)
@@ -101,24 +138,36 @@ func (q *Similar) shared(texts []string) (inter, atLeast int) {
 			if !ok {
 				break
 			}
-			h := tokenShape(tok)
-			shape[h>>6] |= 1 << (h & 63)
+			b := signatureSlot(tok)
+			sig.bits[b>>6] |= 1 << (b & 63)
 			if i, ok := q.index[tok]; ok && q.held[i/64]&(1<<(i%64)) == 0 {
 				q.held[i/64] |= 1 << (i % 64)
 				inter++
 			}
 		}
 	}
+	sig.done = true
 	q.buf = sc.buf
-	return inter, bits.OnesCount64(shape[0]) + bits.OnesCount64(shape[1])
+	return inter
 }
 
-// tokenShape is a cheap hash of a (non-empty) token into 0..127: equal
-// tokens have equal shapes, so a text has at least as many distinct tokens
-// as its tokens have distinct shapes.
-func tokenShape(tok string) uint {
-	n := len(tok)
-	return (uint(tok[0])*0x9e + uint(tok[n-1])*0x3b + uint(tok[n/2])*0x17 + uint(n)*0x65) & 127
+// atLeast is a lower bound on the number of distinct tokens of the text:
+// equal tokens set the same bit.
+func (sig *Signature) atLeast() int {
+	n := 0
+	for _, w := range sig.bits {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// signatureSlot hashes a token (FNV-1a) to one of a signature's bits.
+func signatureSlot(tok string) uint16 {
+	h := uint32(2166136261)
+	for i := 0; i < len(tok); i++ {
+		h = (h ^ uint32(tok[i])) * 16777619
+	}
+	return uint16((h * 0x9e3779b1) >> (32 - 9))
 }
 
 // distinct returns the number of distinct tokens of texts.

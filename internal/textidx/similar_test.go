@@ -9,15 +9,20 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
 )
 
-// checkSimilar compares q.Above(floor, texts...) with the Jaccard of the
-// joined texts' Tokens, bit for bit, at each floor.
-func checkSimilar(t *testing.T, q *Similar, query []string, floors []float64, texts ...string) {
+// checkSimilar compares q.Above(floor, sig, texts...) with the Jaccard of
+// the joined texts' Tokens, bit for bit, at each floor, without a
+// signature, with a fresh one and with sig (the texts' signature, computed
+// or not, which it keeps).
+func checkSimilar(t *testing.T, q *Similar, query []string, floors []float64, sig *Signature, texts ...string) {
 	t.Helper()
 	want := Jaccard(Tokens(strings.Join(query, " ")), Tokens(strings.Join(texts, " ")))
 	for _, floor := range floors {
-		got, ok := q.Above(floor, texts...)
-		if ok != (want > floor) || ok && math.Float64bits(got) != math.Float64bits(want) || !ok && got > floor {
-			t.Fatalf("query %q, text %q, floor %v: Above = %v %v, Jaccard = %v", query, texts, floor, got, ok, want)
+		var fresh Signature
+		for k, sig := range []*Signature{nil, &fresh, sig, &fresh} {
+			got, ok := q.Above(floor, sig, texts...)
+			if ok != (want > floor) || ok && math.Float64bits(got) != math.Float64bits(want) || !ok && got > floor {
+				t.Fatalf("query %q, text %q, floor %v, signature %d: Above = %v %v, Jaccard = %v", query, texts, floor, k, got, ok, want)
+			}
 		}
 	}
 }
@@ -44,6 +49,20 @@ func TestSimilarMatchesJaccard(t *testing.T) {
 		}
 		return b.String()
 	}
+	// The texts asked about, each with a signature kept from query to query.
+	var pool [][]string
+	for i := range 400 {
+		switch i % 3 {
+		case 0:
+			l := ls[r.IntN(len(ls))]
+			pool = append(pool, []string{l.Question, l.Answer})
+		case 1:
+			pool = append(pool, []string{randText(40), randText(10)})
+		case 2:
+			pool = append(pool, []string{long(), randText(10), long()})
+		}
+	}
+	sigs := make([]Signature, len(pool))
 	queries := 250
 	if raceEnabled {
 		queries = 50
@@ -66,23 +85,13 @@ func TestSimilarMatchesJaccard(t *testing.T) {
 		if q.Len() != len(Tokens(strings.Join(query, " "))) {
 			t.Fatalf("%q: Len = %d", query, q.Len())
 		}
-		for j := range 40 {
-			var texts []string
-			switch j % 4 {
-			case 0:
-				l := ls[r.IntN(len(ls))]
-				texts = []string{l.Question, l.Answer}
-			case 1:
-				texts = []string{randText(40), randText(10)}
-			case 2:
-				texts = []string{long(), randText(10), long()}
-			case 3:
-				texts = append(texts, query...)
-			}
-			checkSimilar(t, q, query, similarFloors, texts...)
+		for range 40 {
+			j := r.IntN(len(pool))
+			checkSimilar(t, q, query, similarFloors, &sigs[j], pool[j]...)
 		}
-		checkSimilar(t, q, query, similarFloors)
-		checkSimilar(t, q, query, similarFloors, "")
+		checkSimilar(t, q, query, similarFloors, nil)
+		checkSimilar(t, q, query, similarFloors, nil, "")
+		checkSimilar(t, q, query, similarFloors, nil, query...)
 	}
 }
 
@@ -96,9 +105,11 @@ func TestSimilarAllocations(t *testing.T) {
 	ls := textgen.Lessons(17, 200)
 	for _, query := range [][]string{{ls[0].Question, ls[0].Answer}, {ls[1].Text() + " " + ls[2].Text() + " " + ls[3].Text()}} {
 		q := NewSimilar(query...)
+		sigs := make([]Signature, len(ls))
 		run := func() {
-			for _, l := range ls {
-				q.Above(0, l.Question, l.Answer)
+			for i, l := range ls {
+				q.Above(0, nil, l.Question, l.Answer)
+				q.Above(0, &sigs[i], l.Question, l.Answer)
 			}
 		}
 		run()
@@ -118,8 +129,12 @@ func FuzzSimilar(f *testing.F) {
 		}
 		s := NewSimilar(q, a)
 		floors := []float64{0, floor}
-		checkSimilar(t, s, []string{q, a}, floors, text)
-		checkSimilar(t, s, []string{q, a}, floors, text, q)
-		checkSimilar(t, s, []string{q, a}, floors, a, text, text)
+		var sig Signature
+		checkSimilar(t, s, []string{q, a}, floors, &sig, text)
+		checkSimilar(t, s, []string{q, a}, floors, &sig, text) // the signature computed
+		checkSimilar(t, s, []string{q, a}, floors, nil, text, q)
+		checkSimilar(t, s, []string{q, a}, floors, nil, a, text, text)
+		// Another query about the same text, with its signature.
+		checkSimilar(t, NewSimilar(text, q), []string{text, q}, floors, &sig, text)
 	})
 }
