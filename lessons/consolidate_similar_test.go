@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,8 +149,9 @@ type simResult struct {
 // TestMostSimilarMatchesTokenising compares Store.MostSimilar with the implementation that
 // computed every entry's token set (mostSimilarSets) on stores of several sizes, with no
 // sets built (the action's tick without consolidation), with some built (a consolidation's
-// eligible entries) and with all built; and, on the store with a twin lesson, with the
-// tokenising reference.
+// eligible entries) and with all built, before and after the living list changes; and, on the
+// store with a twin lesson, with the tokenising reference. It also checks that the sets built
+// after MostSimilar calls hold the ids (and the dictionary the words) of a store never asked.
 func TestMostSimilarMatchesTokenising(t *testing.T) {
 	ls := textgen.Lessons(7, 3000)
 	s := New("t", Options{})
@@ -181,6 +183,15 @@ func TestMostSimilarMatchesTokenising(t *testing.T) {
 
 	data := benchStoreBytes(t, 1000)
 	r := rand.New(rand.NewPCG(1, 2))
+	change := func(st *Store) { // lessons buried and added
+		n := len(st.living)
+		st.bury(st.living[5], st.living[17], st.living[n/2])
+		for _, l := range textgen.Lessons(uint64(n), 3) {
+			if _, err := st.Add(NewLesson{Question: l.Question, Answer: l.Answer}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	for _, n := range []int{0, 1, 2, 40, 1000} {
 		ref, err := Parse("ref", data)
 		if err != nil {
@@ -198,14 +209,8 @@ func TestMostSimilarMatchesTokenising(t *testing.T) {
 		if n >= 40 {
 			// The living list changes between calls (the signatures kept by position go stale):
 			// lessons buried and added.
-			for _, st := range []*Store{ref, s} {
-				st.bury(st.living[5], st.living[17], st.living[n/2])
-				for _, l := range textgen.Lessons(uint64(n), 3) {
-					if _, err := st.Add(NewLesson{Question: l.Question, Answer: l.Answer}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			change(ref)
+			change(s)
 			for i, q := range qs {
 				want[i].id, want[i].sim = mostSimilarSets(ref, q.q, q.a)
 			}
@@ -218,6 +223,34 @@ func TestMostSimilarMatchesTokenising(t *testing.T) {
 			}
 		}
 		s.ensureSets(some)
+		{ // the ids are those of a store never asked
+			fresh, _ := Parse("fresh", data)
+			fresh.bury(fresh.living[n:]...)
+			if n >= 40 {
+				change(fresh)
+			}
+			var freshSome []*Entry
+			for i, e := range fresh.living {
+				if i%3 != 1 {
+					freshSome = append(freshSome, e)
+				}
+			}
+			fresh.ensureSets(freshSome)
+			if d, f := s.tokenDict(), fresh.tokenDict(); d.Len() != f.Len() {
+				t.Fatalf("%d lessons: %d words after MostSimilar, %d without", n, d.Len(), f.Len())
+			} else {
+				for id := range uint32(d.Len()) {
+					if d.Word(id) != f.Word(id) {
+						t.Fatalf("%d lessons: word %d is %q after MostSimilar, %q without", n, id, d.Word(id), f.Word(id))
+					}
+				}
+			}
+			for i, e := range s.living {
+				if e.hasSet && !slices.Equal(e.set, fresh.living[i].set) {
+					t.Fatalf("%d lessons: entry %d's ids differ after MostSimilar", n, i)
+				}
+			}
+		}
 		checkMostSimilar(t, fmt.Sprintf("%d lessons, some sets", n), s, qs, want)
 		s.ensureSets(s.living)
 		checkMostSimilar(t, fmt.Sprintf("%d lessons, all sets", n), s, qs, want)
