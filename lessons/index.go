@@ -16,6 +16,7 @@ type index struct {
 	x    *textidx.Index // darwin-memo's ranking; nil until first used
 	docs []*Entry       // by document number
 	lex  *lexIndex      // the v2 ranking's index; nil until first used
+	sigs *similarSigs   // MostSimilar's token signatures; nil until first used
 }
 
 // ensureIndexShell returns the store's index holder, creating an empty one

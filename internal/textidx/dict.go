@@ -90,15 +90,12 @@ func (d *Dict) InternText(texts ...string) []uint32 {
 	var scratch [128]uint32
 	ids := scratch[:0]
 	var sc scanner
-	for _, t := range texts {
-		sc = scanner{s: t, buf: sc.buf[:0]}
-		for {
-			tok, _, ok := sc.next()
-			if !ok {
-				break
-			}
-			ids = append(ids, d.ID(tok)) // ID clones new tokens
+	for {
+		tok, _, ok := sc.next(texts)
+		if !ok {
+			break
 		}
+		ids = append(ids, d.ID(tok)) // ID clones new tokens
 	}
 	if len(ids) == 0 {
 		return nil
@@ -116,28 +113,25 @@ func (d *Dict) InternText(texts ...string) []uint32 {
 func (d *Dict) LookupText(texts ...string) (known []uint32, distinct int) {
 	var unknown map[string]struct{}
 	var sc scanner
-	for _, t := range texts {
-		sc = scanner{s: t, buf: sc.buf[:0]}
-		for {
-			tok, transient, ok := sc.next()
-			if !ok {
-				break
-			}
-			if id, ok := d.ids[tok]; ok {
-				known = append(known, id)
-				continue
-			}
-			if _, dup := unknown[tok]; dup {
-				continue
-			}
-			if unknown == nil {
-				unknown = map[string]struct{}{}
-			}
-			if transient {
-				tok = strings.Clone(tok)
-			}
-			unknown[tok] = struct{}{}
+	for {
+		tok, transient, ok := sc.next(texts)
+		if !ok {
+			break
 		}
+		if id, ok := d.ids[tok]; ok {
+			known = append(known, id)
+			continue
+		}
+		if _, dup := unknown[tok]; dup {
+			continue
+		}
+		if unknown == nil {
+			unknown = map[string]struct{}{}
+		}
+		if transient {
+			tok = strings.Clone(tok)
+		}
+		unknown[tok] = struct{}{}
 	}
 	known = sortedSet(known)
 	return known, len(known) + len(unknown)

@@ -38,7 +38,7 @@ func (d *Dict) InternTexts(texts []string) [][]uint32 {
 				sc = scanner{s: texts[i], buf: sc.buf[:0]}
 				ids := make([]uint32, 0, len(texts[i])/6+4)
 				for {
-					tok, _, ok := sc.next()
+					tok, _, ok := sc.next(nil)
 					if !ok {
 						break
 					}

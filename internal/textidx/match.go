@@ -39,23 +39,27 @@ func NewMatcher(tokens []string) (*Matcher, bool) {
 // [Tokens]. (A space separates tokens, so the joined text's tokens are
 // those of each text in turn.)
 func (m *Matcher) Match(texts ...string) uint64 {
-	var found uint64
-	var sc scanner
-	for _, t := range texts {
-		sc = scanner{s: t, buf: sc.buf[:0]}
-		for {
-			tok, _, ok := sc.next()
-			if !ok {
-				break
-			}
-			for c := m.byFirst[tok[0]] &^ found; c != 0; c &= c - 1 {
-				i := bits.TrailingZeros64(c)
-				if m.toks[i] == tok {
-					found |= 1 << i
-					break
-				}
-			}
+	var (
+		sc    scanner
+		found uint64
+	)
+	for {
+		tok, _, ok := sc.next(texts)
+		if !ok {
+			return found
+		}
+		found |= m.find(tok, found)
+	}
+}
+
+// find returns the bit of tok if it is one of the matcher's tokens and not
+// in found, else 0.
+func (m *Matcher) find(tok string, found uint64) uint64 {
+	for c := m.byFirst[tok[0]] &^ found; c != 0; c &= c - 1 {
+		i := bits.TrailingZeros64(c)
+		if m.toks[i] == tok {
+			return 1 << i
 		}
 	}
-	return found
+	return 0
 }

@@ -1,7 +1,6 @@
 package textidx
 
 import (
-	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -25,39 +24,40 @@ import (
 // Tokens never returns an empty token; it returns nil when s has none.
 // The returned strings may share memory with s.
 func Tokens(s string) []string {
-	var (
-		sc  scanner
-		set tokenSet
-	)
-	sc.s = s
-	set.out = make([]string, 0, min(len(s)/8+4, 128))
-	for {
-		tok, transient, ok := sc.next()
-		if !ok {
-			if len(set.out) == 0 {
-				return nil
-			}
-			return set.out
-		}
-		set.add(tok, transient)
-	}
+	return tokensOf([]string{s})
 }
 
 // scanner yields the tokens of a text after stopword removal and
 // stemming, in text order, repeats included.
+//
+// It is the one tokenising loop of Tokens, InternText, LookupText,
+// Matcher.Match and Similar: each asks next until it reports false. Those
+// that read several texts as if joined by single spaces pass them to every
+// next call, and the scanner moves from one to the next (a space always
+// separates tokens, so the joined text's tokens are those of each text in
+// turn). The texts are an argument rather than a field so that the slice
+// does not escape with the scanner's buffer.
 type scanner struct {
-	s   string
-	i   int
-	buf []byte // token being lower-cased, when it is not a substring of s
+	s    string
+	i    int
+	buf  []byte // token being lower-cased, when it is not a substring of s
+	text int    // index in next's texts of the text after s
 }
 
-// next returns the next token. When transient is true the token aliases
-// the scanner's buffer and is only valid until the next call.
-func (sc *scanner) next() (tok string, transient, ok bool) {
+// next returns the next token of s and then of each of texts[sc.text:].
+// When transient is true the token aliases the scanner's buffer and is
+// only valid until the next call. A caller reading many texts in turn may
+// reuse one scanner's buffer: scanner{buf: sc.buf}.
+func (sc *scanner) next(texts []string) (tok string, transient, ok bool) {
 	for {
 		tok, transient, ok = sc.raw()
 		if !ok {
-			return "", false, false
+			if sc.text >= len(texts) {
+				return "", false, false
+			}
+			sc.s, sc.i = texts[sc.text], 0
+			sc.text++
+			continue
 		}
 		if !isStopword(tok) {
 			return stem(tok), transient, true
@@ -141,6 +141,11 @@ type tokenSet struct {
 	out   []string
 	table [256]uint8 // 1 + index into out, 0 = empty; used while len(out) < 128
 	big   map[string]struct{}
+	// reuse marks a set that is cleared and filled again text after text
+	// (it only counts): transient tokens are copied into arena, not cloned
+	// one by one.
+	reuse bool
+	arena []byte
 }
 
 func (t *tokenSet) add(tok string, transient bool) {
@@ -148,9 +153,7 @@ func (t *tokenSet) add(tok string, transient bool) {
 		if _, dup := t.big[tok]; dup {
 			return
 		}
-		if transient {
-			tok = strings.Clone(tok)
-		}
+		tok = t.keep(tok, transient)
 		t.big[tok] = struct{}{}
 		t.out = append(t.out, tok)
 		return
@@ -162,9 +165,7 @@ func (t *tokenSet) add(tok string, transient bool) {
 	for j := uint8(h); ; j++ {
 		k := t.table[j]
 		if k == 0 {
-			if transient {
-				tok = strings.Clone(tok)
-			}
+			tok = t.keep(tok, transient)
 			t.out = append(t.out, tok)
 			t.table[j] = uint8(len(t.out))
 			break
