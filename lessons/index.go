@@ -46,11 +46,6 @@ func (s *Store) tokenSet(e *Entry) []uint32 {
 	return e.set
 }
 
-// wordsFor is a dictionary size hint for n lessons' distinct tokens: about
-// three to five a lesson over the first ten thousand (generated and real
-// stores alike: most words recur), capped so a hint never costs much.
-func wordsFor(n int) int { return min(4*n, 1<<18) }
-
 // ensureSets computes the token sets of many entries on all cores. Each
 // worker tokenises and interns a contiguous chunk into a private
 // dictionary; the private dictionaries are then merged into the store's in
@@ -71,9 +66,6 @@ func (s *Store) ensureSets(es []*Entry) {
 		return
 	}
 	chunk := (len(todo) + workers - 1) / workers
-	if s.dict == nil {
-		s.dict = textidx.NewDictSize(wordsFor(len(todo)))
-	}
 	locals := make([]*textidx.Dict, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -86,7 +78,7 @@ func (s *Store) ensureSets(es []*Entry) {
 		// private ones that are merged afterwards.
 		d := s.tokenDict()
 		if w > 0 {
-			d = textidx.NewDictSize(wordsFor(hi - lo))
+			d = textidx.NewDict()
 			locals[w] = d
 		} else {
 			for _, e := range todo[lo:hi] {

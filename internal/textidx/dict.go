@@ -25,12 +25,6 @@ func NewDict() *Dict {
 	return &Dict{ids: make(map[string]uint32)}
 }
 
-// NewDictSize returns an empty dictionary with room for about words tokens
-// before it grows.
-func NewDictSize(words int) *Dict {
-	return &Dict{ids: make(map[string]uint32, words), words: make([]string, 0, words)}
-}
-
 // ID returns the id of tok, interning it if it is new.
 func (d *Dict) ID(tok string) uint32 {
 	if id, ok := d.ids[tok]; ok {
