@@ -47,6 +47,12 @@ type Signature struct {
 
 const signatureWords = 8 // 512 bits
 
+// add sets tok's bit.
+func (s *Signature) add(tok string) {
+	b := signatureSlot(tok)
+	s.bits[b>>6] |= 1 << (b & 63)
+}
+
 // NewSimilar returns a Similar for the token set of texts joined by single
 // spaces (as [Dict.InternText] reads them).
 func NewSimilar(texts ...string) *Similar {
@@ -126,8 +132,7 @@ func (q *Similar) shared(texts []string, sig *Signature) (inter int) {
 			if !ok {
 				break
 			}
-			b := signatureSlot(tok)
-			sig.bits[b>>6] |= 1 << (b & 63)
+			sig.add(tok)
 			found |= q.m.find(tok, found)
 		}
 		inter = bits.OnesCount64(found)
@@ -138,8 +143,7 @@ func (q *Similar) shared(texts []string, sig *Signature) (inter int) {
 			if !ok {
 				break
 			}
-			b := signatureSlot(tok)
-			sig.bits[b>>6] |= 1 << (b & 63)
+			sig.add(tok)
 			if i, ok := q.index[tok]; ok && q.held[i/64]&(1<<(i%64)) == 0 {
 				q.held[i/64] |= 1 << (i % 64)
 				inter++
