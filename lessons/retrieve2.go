@@ -719,12 +719,12 @@ func (s *Store) SupersededBy(question, answer string) []string {
 	if len(s.living) == 0 {
 		return nil
 	}
-	li := s.ensureLexIndex()
 	qs := lexrank.Stems(question)
 	as := lexrank.Stems(answer)
 	if len(qs) < 2 || statementLike(qs, as) {
-		return nil // a heading or a statement: grouped at query time only
+		return nil // a heading or a statement: grouped at query time only (no index needed)
 	}
+	li := s.ensureLexIndex()
 	var out []string
 	for _, h := range li.x.Search(question, lexrank.MinCoverage, v2Candidates).Hits {
 		e := li.docs[h.Doc]
