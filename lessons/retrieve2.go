@@ -176,6 +176,14 @@ func newLexIndexFor(query string, es []*Entry) *lexIndex {
 	})
 }
 
+// newLexIndexForAll is newLexIndexFor for several queries (lexrank.BuildForAll).
+// Lessons may be added to it (lexIndex.add) but not removed.
+func newLexIndexForAll(queries []string, es []*Entry) *lexIndex {
+	return newLexIndexWith(es, func() *lexrank.Index {
+		return lexrank.BuildForAll(queries, len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
+	})
+}
+
 // newLexIndexWith returns the lexIndex of es with the lexrank index build
 // returns. The maps are filled on another goroutine while the index is
 // built (the build's merge leaves a core idle).

@@ -741,8 +741,14 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		// The user trusts this association less than the default: propose only.
 		proposed, added = append(proposed, added...), nil
 	}
-	for _, c := range added {
-		if _, err := st.store.Add(lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: c.Sources, RecordedTS: c.RecordedTS}); err != nil {
+	// Added together: their supersession checks share one index for their questions.
+	news := make([]lessons.NewLesson, len(added))
+	for i, c := range added {
+		news[i] = lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: c.Sources, RecordedTS: c.RecordedTS}
+	}
+	_, errs := st.store.AddLessons(news)
+	for _, err := range errs {
+		if err != nil {
 			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson not added: %v", n, err))
 		}
 	}

@@ -51,9 +51,10 @@ type Index struct {
 	n      int
 	sumLen float64
 
-	words []string   // by term id
-	tk    *tokeniser // Add's, sharing the index's term ids
-	once  bool       // built by BuildFor: one query's postings, no term lists
+	words []string        // by term id
+	tk    *tokeniser      // Add's, sharing the index's term ids
+	once  bool            // built by BuildFor: one query's postings, no term lists
+	want  map[string]bool // BuildFor's: the stems whose postings are kept
 	// shards, when set (BuildFor), hold the terms by chunk of documents
 	// instead of ids, df and post: a term's df is the sum over them.
 	shards []shard
@@ -231,7 +232,7 @@ func (tk *tokeniser) known(id uint32) {
 // Add indexes a lesson and returns its document number.
 func (x *Index) Add(question, answer string) int {
 	if x.once {
-		panic("lexrank: Add on an index built by BuildFor")
+		return x.addOnce(question, answer)
 	}
 	doc := int32(len(x.live))
 	tfs, l := x.tk.doc(doc, question, answer)

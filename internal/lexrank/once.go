@@ -7,7 +7,8 @@ import "sync"
 // query's terms are kept, and no document's term list. Search(query),
 // Weight, QuestionSimilarity, DF, Has, Len and Live give exactly what they
 // give on Build's index; Search with another query misses the other
-// terms' postings, and Add and Remove panic. It is the cheaper index for a
+// terms' postings, and Remove panics. Add indexes a further lesson (in a
+// shard of its own) as Build's index would. It is the cheaper index for a
 // process that asks one question and exits.
 //
 // Each worker counts its chunk of lessons under its own term ids, and the
@@ -15,8 +16,14 @@ import "sync"
 // frequencies in the chunks, looked up when asked (a query asks for a few
 // hundred terms; merging would touch all of them).
 func BuildFor(query string, n int, text func(i int) (question, answer string), workers int) *Index {
-	// The postings Search and SearchV3 may ask for: the query's terms and,
-	// for v3, those of its rewritten form and every term's alternates.
+	return BuildForAll([]string{query}, n, text, workers)
+}
+
+// BuildForAll is BuildFor for several queries: the postings of each
+// query's terms are kept, so Search answers any of them.
+func BuildForAll(queries []string, n int, text func(i int) (question, answer string), workers int) *Index {
+	// The postings Search and SearchV3 may ask for: the queries' terms and,
+	// for v3, those of their rewritten forms and every term's alternates.
 	want := map[string]bool{}
 	add := func(t Term) {
 		want[t.Stem] = true
@@ -24,12 +31,14 @@ func BuildFor(query string, n int, text func(i int) (question, answer string), w
 			want[a] = true
 		}
 	}
-	each(query, add)
-	each(rewriteQuery(query), add)
+	for _, query := range queries {
+		each(query, add)
+		each(rewriteQuery(query), add)
+	}
 	workers = max(1, min(workers, n/1024))
 	size := (n + workers - 1) / workers
 	words, _ := sizeHints(n, size, text)
-	x := &Index{once: true, shards: make([]shard, workers)}
+	x := &Index{once: true, shards: make([]shard, workers), want: want}
 	lens := make([][]float32, workers)
 	tokenise := func(w int) {
 		lo, hi := w*size, min(n, (w+1)*size)
@@ -72,6 +81,33 @@ func BuildFor(query string, n int, text func(i int) (question, answer string), w
 	}
 	x.n = n
 	return x
+}
+
+// addOnce is Add on a BuildFor index: the lesson's terms are counted in a
+// shard of their own (the postings of the wanted terms only), so document
+// frequencies, lengths and the wanted postings are those Build's index
+// would have after the same Add.
+func (x *Index) addOnce(question, answer string) int {
+	doc := int32(len(x.live))
+	sh := shard{tk: newTokeniser(0), post: map[uint32][]posting{}}
+	tfs, l := sh.tk.doc(doc, question, answer)
+	sh.df = make([]int32, len(sh.tk.words))
+	sh.qdf = make([]int32, len(sh.tk.words))
+	for _, p := range tfs {
+		sh.df[p.doc]++
+		if p.q > 0 {
+			sh.qdf[p.doc]++
+		}
+		if x.want[sh.tk.words[p.doc]] {
+			sh.post[uint32(p.doc)] = append(sh.post[uint32(p.doc)], posting{doc, p.q, p.a})
+		}
+	}
+	x.shards = append(x.shards, sh)
+	x.docLen = append(x.docLen, l)
+	x.live = append(x.live, true)
+	x.n++
+	x.sumLen += float64(l)
+	return int(doc)
 }
 
 // shard is the terms of one chunk of documents of a BuildFor index.
