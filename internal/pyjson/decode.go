@@ -304,61 +304,106 @@ func (d *Decoder) rawString() (string, error) {
 }
 
 // rawKey parses an object key, returning shared strings for the keys of
-// the store format so they are not allocated per object.
+// the store format so they are not allocated per object. A key of printable
+// ASCII without escapes (every key of a store) is read here, byte by byte
+// (keys are short); anything else is left to StrBytes from the start.
 func (d *Decoder) rawKey() (string, error) {
+	data := d.data
+	s := d.pos + 1
+	for j := s; j < len(data); j++ {
+		c := data[j]
+		if c == '"' {
+			d.pos = j + 1
+			return keyString(data[s:j]), nil
+		}
+		if c < 0x20 || c == '\\' || c >= 0x80 {
+			break
+		}
+	}
 	b, err := d.StrBytes()
 	if err != nil {
 		return "", err
 	}
-	switch string(b) {
-	case "tick":
-		return "tick", nil
-	case "ts":
-		return "ts", nil
-	case "text":
-		return "text", nil
-	case "event":
-		return "event", nil
-	case "ticket":
-		return "ticket", nil
-	case "credit":
-		return "credit", nil
-	case "delta":
-		return "delta", nil
-	case "detail":
-		return "detail", nil
-	case "source":
-		return "source", nil
-	case "evidence":
-		return "evidence", nil
-	case "cause":
-		return "cause", nil
-	case "uses":
-		return "uses", nil
-	case "last_used_tick":
-		return "last_used_tick", nil
-	case "question":
-		return "question", nil
-	case "answer":
-		return "answer", nil
-	case "kind":
-		return "kind", nil
-	case "sources":
-		return "sources", nil
-	case "energy":
-		return "energy", nil
-	case "born_cycle":
-		return "born_cycle", nil
-	case "recorded_ts":
-		return "recorded_ts", nil
-	case "last_used_cycle":
-		return "last_used_cycle", nil
-	case "lineage":
-		return "lineage", nil
-	case "id":
-		return "id", nil
+	return keyString(b), nil
+}
+
+// keyString returns b as a string, shared for the keys of the store format.
+func keyString(b []byte) string {
+	switch len(b) {
+	case 2:
+		switch string(b) {
+		case "ts":
+			return "ts"
+		case "id":
+			return "id"
+		}
+	case 4:
+		switch string(b) {
+		case "tick":
+			return "tick"
+		case "text":
+			return "text"
+		case "uses":
+			return "uses"
+		case "kind":
+			return "kind"
+		}
+	case 5:
+		switch string(b) {
+		case "event":
+			return "event"
+		case "delta":
+			return "delta"
+		case "cause":
+			return "cause"
+		}
+	case 6:
+		switch string(b) {
+		case "ticket":
+			return "ticket"
+		case "credit":
+			return "credit"
+		case "detail":
+			return "detail"
+		case "source":
+			return "source"
+		case "answer":
+			return "answer"
+		case "energy":
+			return "energy"
+		}
+	case 7:
+		switch string(b) {
+		case "sources":
+			return "sources"
+		case "lineage":
+			return "lineage"
+		}
+	case 8:
+		switch string(b) {
+		case "evidence":
+			return "evidence"
+		case "question":
+			return "question"
+		}
+	case 10:
+		if string(b) == "born_cycle" {
+			return "born_cycle"
+		}
+	case 11:
+		if string(b) == "recorded_ts" {
+			return "recorded_ts"
+		}
+	case 14:
+		if string(b) == "last_used_tick" {
+			return "last_used_tick"
+		}
+	case 15:
+		if string(b) == "last_used_cycle" {
+			return "last_used_cycle"
+		}
 	}
-	return string(b), nil
+	return string(b)
 }
 
 // plainWord reports whether none of the eight bytes of w is a quote, a
