@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -409,10 +410,15 @@ func keyString(b []byte) string {
 // plainWord reports whether none of the eight bytes of w is a quote, a
 // backslash, a control character or a non-ASCII byte (exact SWAR tests:
 // a byte b is below n <= 0x80 iff (b-n) borrows with b's top bit clear).
-func plainWord(w uint64) bool {
+func plainWord(w uint64) bool { return plainMask(w) == 0 }
+
+// plainMask is plainWord's test as a mask: its lowest set bit is the top bit
+// of the first byte of w that is not plain (a test may also flag bytes after
+// one it flags, where the borrow carries on, never before it).
+func plainMask(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
-	return (below(w^(ones*'"'), 1) | below(w^(ones*'\\'), 1) | below(w, 0x20) | w&highs) == 0
+	return below(w^(ones*'"'), 1) | below(w^(ones*'\\'), 1) | below(w, 0x20) | w&highs
 }
 
 // StrBytes parses the string token at the decoder's position (the caller
@@ -940,17 +946,25 @@ func (d *Decoder) Render(w *Writer, indent int) (string, error) {
 
 // skipPlain returns the index of the first byte at or after i that is not a
 // plain string byte (printable ASCII other than the quote and the
-// backslash), or an index a few bytes before it (at most seven; the caller
-// goes on byte by byte): eight bytes at a time for a short run, plainLen for
-// a long one.
+// backslash), or, within seven bytes of the end of data, an index a few
+// bytes before it (the caller goes on byte by byte): the first two words
+// are tested eight bytes at a time, the byte found in a word by its mask
+// (no byte-by-byte walk to it), and a longer run goes to plainLen.
 func skipPlain(data []byte, i int) int {
-	for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
-		i += 8
-		if i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
-			return i + plainLen(data[i:])
-		}
+	if i+8 > len(data) {
+		return i
 	}
-	return i
+	if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+		return i + bits.TrailingZeros64(m)>>3 // exactly the byte
+	}
+	i += 8
+	if i+8 > len(data) {
+		return i
+	}
+	if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+		return i + bits.TrailingZeros64(m)>>3
+	}
+	return i + plainLen(data[i:])
 }
 
 // plainLen returns how many bytes at the start of b are plain string bytes:
