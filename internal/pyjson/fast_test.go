@@ -2,6 +2,7 @@ package pyjson
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -74,4 +75,37 @@ func TestSkipPlainExact(t *testing.T) {
 func FuzzSkipPlainExact(f *testing.F) {
 	f.Add([]byte("question\": \"How do I\\n fix it\x01\x80\""))
 	f.Fuzz(checkSkipPlainExact)
+}
+
+// checkSkipStrict: Skip (its quick path first) gives what the decoder's walk
+// alone gives, errors and end position included.
+func checkSkipStrict(t *testing.T, b []byte) {
+	q := NewDecoder("t", b)
+	qerr := q.Skip()
+	w := NewDecoder("t", b)
+	werr := w.skip(0, true)
+	if fmt.Sprint(qerr) != fmt.Sprint(werr) || q.pos != w.pos {
+		t.Fatalf("%q: Skip %v at %d, the walk %v at %d", b, qerr, q.pos, werr, w.pos)
+	}
+	if ok := NewDecoder("t", b).skipQuick(true); ok && werr != nil {
+		t.Fatalf("%q: the strict quick skip passes over what the walk refuses: %v", b, werr)
+	}
+}
+
+func TestSkipStrictQuick(t *testing.T) {
+	for _, doc := range []string{
+		`{"a": "x\"y\u00e9\ud800\ud83d\ude00", "b": ["caf` + "\xc3\xa9" + `", "\x"], "c": 1}`,
+		`["\u12G4"]`, `["` + "\xed\xa0\x80" + `"]`, `["` + "\xed\xa0\x80" + `\n"]`, `["\ud800` + "\xed\xb0\x80" + `"]`,
+		`["ok", "bad` + "\xff" + `"]`, `{"k": "v` + "\x01" + `"}`, `{"k\u0041": "v\n"}`, `{"a": [1, 2.5e3, NaN, -Infinity, true, null, {}]}`,
+		`"\\\/\b\f\n\r\t"`, `"unterminated \"`, `["a\"]`, `[` + strings.Repeat(`[`, 70) + `"\n"` + strings.Repeat(`]`, 70) + `]`,
+	} {
+		checkSkipStrict(t, []byte(doc))
+	}
+	checkSkipStrict(t, storeLikeDoc(20))
+}
+
+func FuzzSkipStrict(f *testing.F) {
+	f.Add([]byte(`{"a": "x\"y\u00e9\ud800", "b": ["caf` + "\xc3\xa9" + `", 1.5, null], "c": {"d": "\u0041"}}`))
+	f.Add([]byte(`["` + "\xed\xa0\x80" + `\n", "\ud83d\ude00"]`))
+	f.Fuzz(checkSkipStrict)
 }
