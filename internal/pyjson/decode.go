@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -304,70 +305,120 @@ func (d *Decoder) rawString() (string, error) {
 }
 
 // rawKey parses an object key, returning shared strings for the keys of
-// the store format so they are not allocated per object.
+// the store format so they are not allocated per object. A key of printable
+// ASCII without escapes (every key of a store) is read here, byte by byte
+// (keys are short); anything else is left to StrBytes from the start.
 func (d *Decoder) rawKey() (string, error) {
+	data := d.data
+	s := d.pos + 1
+	for j := s; j < len(data); j++ {
+		c := data[j]
+		if c == '"' {
+			d.pos = j + 1
+			return keyString(data[s:j]), nil
+		}
+		if c < 0x20 || c == '\\' || c >= 0x80 {
+			break
+		}
+	}
 	b, err := d.StrBytes()
 	if err != nil {
 		return "", err
 	}
-	switch string(b) {
-	case "tick":
-		return "tick", nil
-	case "ts":
-		return "ts", nil
-	case "text":
-		return "text", nil
-	case "event":
-		return "event", nil
-	case "ticket":
-		return "ticket", nil
-	case "credit":
-		return "credit", nil
-	case "delta":
-		return "delta", nil
-	case "detail":
-		return "detail", nil
-	case "source":
-		return "source", nil
-	case "evidence":
-		return "evidence", nil
-	case "cause":
-		return "cause", nil
-	case "uses":
-		return "uses", nil
-	case "last_used_tick":
-		return "last_used_tick", nil
-	case "question":
-		return "question", nil
-	case "answer":
-		return "answer", nil
-	case "kind":
-		return "kind", nil
-	case "sources":
-		return "sources", nil
-	case "energy":
-		return "energy", nil
-	case "born_cycle":
-		return "born_cycle", nil
-	case "recorded_ts":
-		return "recorded_ts", nil
-	case "last_used_cycle":
-		return "last_used_cycle", nil
-	case "lineage":
-		return "lineage", nil
-	case "id":
-		return "id", nil
+	return keyString(b), nil
+}
+
+// keyString returns b as a string, shared for the keys of the store format.
+func keyString(b []byte) string {
+	switch len(b) {
+	case 2:
+		switch string(b) {
+		case "ts":
+			return "ts"
+		case "id":
+			return "id"
+		}
+	case 4:
+		switch string(b) {
+		case "tick":
+			return "tick"
+		case "text":
+			return "text"
+		case "uses":
+			return "uses"
+		case "kind":
+			return "kind"
+		}
+	case 5:
+		switch string(b) {
+		case "event":
+			return "event"
+		case "delta":
+			return "delta"
+		case "cause":
+			return "cause"
+		}
+	case 6:
+		switch string(b) {
+		case "ticket":
+			return "ticket"
+		case "credit":
+			return "credit"
+		case "detail":
+			return "detail"
+		case "source":
+			return "source"
+		case "answer":
+			return "answer"
+		case "energy":
+			return "energy"
+		}
+	case 7:
+		switch string(b) {
+		case "sources":
+			return "sources"
+		case "lineage":
+			return "lineage"
+		}
+	case 8:
+		switch string(b) {
+		case "evidence":
+			return "evidence"
+		case "question":
+			return "question"
+		}
+	case 10:
+		if string(b) == "born_cycle" {
+			return "born_cycle"
+		}
+	case 11:
+		if string(b) == "recorded_ts" {
+			return "recorded_ts"
+		}
+	case 14:
+		if string(b) == "last_used_tick" {
+			return "last_used_tick"
+		}
+	case 15:
+		if string(b) == "last_used_cycle" {
+			return "last_used_cycle"
+		}
 	}
-	return string(b), nil
+	return string(b)
 }
 
 // plainWord reports whether none of the eight bytes of w is a quote, a
 // backslash, a control character or a non-ASCII byte (exact SWAR tests:
 // a byte b is below n <= 0x80 iff (b-n) borrows with b's top bit clear).
-func plainWord(w uint64) bool {
+func plainWord(w uint64) bool { return plainMask(w) == 0 }
+
+// plainMask is plainWord's test as a mask: its lowest set bit is the top bit
+// of the first byte of w that is not plain (a test may also flag bytes after
+// one it flags, where the borrow carries on, never before it).
+func plainMask(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
-	return (below(w^(ones*'"'), 1) | below(w^(ones*'\\'), 1) | below(w, 0x20) | w&highs) == 0
+	return below(w^(ones*'"'), 1) | below(w^(ones*'\\'), 1) | below(w, 0x20) | w&highs
 }
 
 // StrBytes parses the string token at the decoder's position (the caller
@@ -895,17 +946,25 @@ func (d *Decoder) Render(w *Writer, indent int) (string, error) {
 
 // skipPlain returns the index of the first byte at or after i that is not a
 // plain string byte (printable ASCII other than the quote and the
-// backslash), or an index a few bytes before it (at most seven; the caller
-// goes on byte by byte): eight bytes at a time for a short run, plainLen for
-// a long one.
+// backslash), or, within seven bytes of the end of data, an index a few
+// bytes before it (the caller goes on byte by byte): the first two words
+// are tested eight bytes at a time, the byte found in a word by its mask
+// (no byte-by-byte walk to it), and a longer run goes to plainLen.
 func skipPlain(data []byte, i int) int {
-	for i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
-		i += 8
-		if i+8 <= len(data) && plainWord(binary.LittleEndian.Uint64(data[i:])) {
-			return i + plainLen(data[i:])
-		}
+	if i+8 > len(data) {
+		return i
 	}
-	return i
+	if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+		return i + bits.TrailingZeros64(m)>>3 // exactly the byte
+	}
+	i += 8
+	if i+8 > len(data) {
+		return i
+	}
+	if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+		return i + bits.TrailingZeros64(m)>>3
+	}
+	return i + plainLen(data[i:])
 }
 
 // plainLen returns how many bytes at the start of b are plain string bytes:

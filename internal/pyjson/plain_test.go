@@ -47,6 +47,22 @@ func BenchmarkSkipStrictStore(b *testing.B) {
 	}
 }
 
+// BenchmarkSkipStrictIndented is BenchmarkSkipStrictStore on the document
+// as a store is written (indent=2): whitespace before most tokens.
+func BenchmarkSkipStrictIndented(b *testing.B) {
+	doc, err := Indent("x", storeLikeDoc(2000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		d := NewDecoder("x", doc)
+		if err := d.Skip(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkPlainScan(b *testing.B) {
 	s := []byte(strings.Repeat("Set the retry budget in scheduler/config.go and rerun with -count=1; the timeout is read once at start. ", 10) + `"`)
 	b.Run("words", func(b *testing.B) {

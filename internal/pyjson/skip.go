@@ -2,7 +2,12 @@ package pyjson
 
 // Skip parses the next value without keeping it, checking it as Value
 // would (escapes, UTF-8).
-func (d *Decoder) Skip() error { return d.skip(0, true) }
+func (d *Decoder) Skip() error {
+	if d.skipQuick(true) {
+		return nil
+	}
+	return d.skip(0, true)
+}
 
 // SkipFast passes over the next value like Skip, without checking what its
 // strings hold (escapes, UTF-8): for callers that only compare and copy the
@@ -72,7 +77,12 @@ const quickDepth = 64
 // in a key, a non-ASCII key, deep nesting, any error) makes it give up, so
 // the walk runs and gives its own answer, error messages included. One loop
 // without calls on the common path: most values of a store are short.
-func (d *Decoder) SkipQuick() bool {
+func (d *Decoder) SkipQuick() bool { return d.skipQuick(false) }
+
+// skipQuick is SkipQuick, and with strict the fast path of Skip: a value
+// string with an escape or a byte from 0x80 is then read by StrBytes, which
+// checks it as Skip does (giving up if it is refused).
+func (d *Decoder) skipQuick(strict bool) bool {
 	data := d.data
 	i := d.pos
 	n := len(data)
@@ -128,7 +138,7 @@ value:
 		}
 		return false
 	}
-str: // a value string at data[i]: escapes are not checked, control characters are refused
+str: // a value string at data[i]: escapes are not checked (unless strict), control characters are refused
 	for j := i + 1; ; {
 		j = skipPlain(data, j)
 		if j >= n {
@@ -138,10 +148,18 @@ str: // a value string at data[i]: escapes are not checked, control characters a
 		case b == '"':
 			i = j + 1
 			goto after
-		case b == '\\':
-			j += 2
 		case b < 0x20:
 			return false
+		case strict && (b == '\\' || b >= 0x80):
+			d.pos = i
+			if _, err := d.StrBytes(); err != nil {
+				d.pos = start
+				return false
+			}
+			i, d.pos = d.pos, start
+			goto after
+		case b == '\\':
+			j += 2
 		default:
 			j++
 		}

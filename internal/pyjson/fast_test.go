@@ -1,0 +1,111 @@
+package pyjson
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// keyByStrBytes is the general path rawKey's fast path stands for.
+func keyByStrBytes(data []byte) (string, int, error) {
+	d := NewDecoder("t", data)
+	b, err := d.StrBytes()
+	if err != nil {
+		return "", d.pos, err
+	}
+	return string(b), d.pos, nil
+}
+
+func checkKey(t *testing.T, b []byte) {
+	if len(b) == 0 || b[0] != '"' {
+		b = append([]byte{'"'}, b...)
+	}
+	want, wpos, werr := keyByStrBytes(b)
+	d := NewDecoder("t", b)
+	got, err := d.rawKey()
+	if fmt.Sprint(err) != fmt.Sprint(werr) || err == nil && (got != want || d.pos != wpos) {
+		t.Fatalf("rawKey(%q) = %q at %d (%v), StrBytes gives %q at %d (%v)", b, got, d.pos, err, want, wpos, werr)
+	}
+}
+
+// rawKey reads what StrBytes reads, with the same errors, for store keys,
+// other plain keys, and keys its fast path leaves to StrBytes.
+func TestRawKey(t *testing.T) {
+	for _, k := range []string{"tick", "ts", "text", "event", "ticket", "credit", "delta", "detail", "source", "evidence", "cause", "uses",
+		"last_used_tick", "question", "answer", "kind", "sources", "energy", "born_cycle", "recorded_ts", "last_used_cycle", "lineage", "id",
+		"", "x", "tickz", "t\\u0073", "qu\\\"estion", "\\u0069d", "caf\xc3\xa9", "caf\xc3", "a\x00b", "a\x7fb", "\\ud800", "\\x"} {
+		checkKey(t, []byte(`"`+k+`": 1`))
+		checkKey(t, []byte(`"`+k))
+		checkKey(t, []byte(`"`+k+`"`))
+	}
+}
+
+func FuzzKey(f *testing.F) {
+	f.Add([]byte(`"question": "x"`))
+	f.Add([]byte(`"last_used_cycle\u0041"`))
+	f.Add([]byte("\"caf\xc3\xa9\" x"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkKey(t, b)
+	})
+}
+
+// skipPlain finds the first byte that is not plain exactly, except within
+// seven bytes of the end of the data (where callers go on byte by byte).
+func checkSkipPlainExact(t *testing.T, b []byte) {
+	for i := 0; i <= len(b); i++ {
+		want := firstNonPlain(b, i)
+		got := skipPlain(b, i)
+		if got != want && !(got < want && got+8 > len(b) && got >= want-7) {
+			t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
+		}
+	}
+}
+
+func TestSkipPlainExact(t *testing.T) {
+	run := "abcdefgh ,.:;-_~abcdefgh ,.:;-_~abcdefgh ,.:;-_~"
+	for _, stop := range []byte{'"', '\\', 0, '\n', 0x1f, 0x7f, 0x80, 0xc3, 0xff} {
+		for n := 0; n <= len(run); n++ {
+			for _, tail := range []string{"", "x", "tail\"x and more bytes after it"} {
+				checkSkipPlainExact(t, append(append([]byte(run[:n]), stop), tail...))
+			}
+		}
+	}
+}
+
+func FuzzSkipPlainExact(f *testing.F) {
+	f.Add([]byte("question\": \"How do I\\n fix it\x01\x80\""))
+	f.Fuzz(checkSkipPlainExact)
+}
+
+// checkSkipStrict: Skip (its quick path first) gives what the decoder's walk
+// alone gives, errors and end position included.
+func checkSkipStrict(t *testing.T, b []byte) {
+	q := NewDecoder("t", b)
+	qerr := q.Skip()
+	w := NewDecoder("t", b)
+	werr := w.skip(0, true)
+	if fmt.Sprint(qerr) != fmt.Sprint(werr) || q.pos != w.pos {
+		t.Fatalf("%q: Skip %v at %d, the walk %v at %d", b, qerr, q.pos, werr, w.pos)
+	}
+	if ok := NewDecoder("t", b).skipQuick(true); ok && werr != nil {
+		t.Fatalf("%q: the strict quick skip passes over what the walk refuses: %v", b, werr)
+	}
+}
+
+func TestSkipStrictQuick(t *testing.T) {
+	for _, doc := range []string{
+		`{"a": "x\"y\u00e9\ud800\ud83d\ude00", "b": ["caf` + "\xc3\xa9" + `", "\x"], "c": 1}`,
+		`["\u12G4"]`, `["` + "\xed\xa0\x80" + `"]`, `["` + "\xed\xa0\x80" + `\n"]`, `["\ud800` + "\xed\xb0\x80" + `"]`,
+		`["ok", "bad` + "\xff" + `"]`, `{"k": "v` + "\x01" + `"}`, `{"k\u0041": "v\n"}`, `{"a": [1, 2.5e3, NaN, -Infinity, true, null, {}]}`,
+		`"\\\/\b\f\n\r\t"`, `"unterminated \"`, `["a\"]`, `[` + strings.Repeat(`[`, 70) + `"\n"` + strings.Repeat(`]`, 70) + `]`,
+	} {
+		checkSkipStrict(t, []byte(doc))
+	}
+	checkSkipStrict(t, storeLikeDoc(20))
+}
+
+func FuzzSkipStrict(f *testing.F) {
+	f.Add([]byte(`{"a": "x\"y\u00e9\ud800", "b": ["caf` + "\xc3\xa9" + `", 1.5, null], "c": {"d": "\u0041"}}`))
+	f.Add([]byte(`["` + "\xed\xa0\x80" + `\n", "\ud83d\ude00"]`))
+	f.Fuzz(checkSkipStrict)
+}
