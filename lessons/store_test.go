@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -322,7 +323,10 @@ func TestLazyHistoryMatchesFullLoad(t *testing.T) {
 			}
 			// Changed alike: a fresh lazy load (nothing rendered yet) ticked
 			// and with a lesson forgotten writes what the full load does.
-			lazy, _ = ParseWith("x", data, Options{LazyHistory: true})
+			// One clock for both: Forget and Tick stamp notes and events with it.
+			now := func() time.Time { return time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC) }
+			full, _ = ParseWith("x", data, Options{Now: now})
+			lazy, _ = ParseWith("x", data, Options{LazyHistory: true, Now: now})
 			for _, s := range []*Store{full, lazy} {
 				if living := s.Living(); len(living) > 0 {
 					s.Forget(living[0].ID)
