@@ -5,8 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-
-	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // The fast paths of the merge accept only what the decoder's walk accepts, and end where it
@@ -41,21 +39,7 @@ func TestMergeFastPathsAgreeWithParser(t *testing.T) {
 					}
 				}
 			}
-			ps := pyjson.NewDecoder("t", b)
-			sid, sraw, serr := func() (string, []byte, error) {
-				if k, err := ps.Peek(); err != nil || k != pyjson.KindObject {
-					return "", nil, err
-				}
-				return entryIDSlow(ps)
-			}()
-			pq := pyjson.NewDecoder("t", b)
-			id, ok := entryIDQuick(pq)
-			if ok && (serr != nil || sraw != nil || sid != id || pq.Pos() != ps.Pos()) {
-				t.Fatalf("entryIDQuick read %q (to %d) from %q; the decoder: %q %v at %d", id, pq.Pos(), b, sid, serr, ps.Pos())
-			}
-			if !ok && pq.Pos() != 0 {
-				t.Fatalf("entryIDQuick moved on failure: %q", b)
-			}
+			checkEntryIDQuick(t, b)
 		}
 	}
 }
