@@ -306,20 +306,13 @@ func (d *Decoder) rawString() (string, error) {
 
 // rawKey parses an object key, returning shared strings for the keys of
 // the store format so they are not allocated per object. A key of printable
-// ASCII without escapes (every key of a store) is read here, byte by byte
-// (keys are short); anything else is left to StrBytes from the start.
+// ASCII without escapes (every key of a store) is read where it stands
+// (ScanPlain); anything else is left to StrBytes from the start.
 func (d *Decoder) rawKey() (string, error) {
-	data := d.data
-	s := d.pos + 1
-	for j := s; j < len(data); j++ {
-		c := data[j]
-		if c == '"' {
-			d.pos = j + 1
-			return keyString(data[s:j]), nil
-		}
-		if c < 0x20 || c == '\\' || c >= 0x80 {
-			break
-		}
+	if end, ok := ScanPlain(d.data, d.pos); ok {
+		k := keyString(d.data[d.pos+1 : end])
+		d.pos = end + 1
+		return k, nil
 	}
 	b, err := d.StrBytes()
 	if err != nil {
