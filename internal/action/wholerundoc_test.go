@@ -136,16 +136,23 @@ func TestWholeRunDoc(t *testing.T) {
 	fmt.Fprintf(&sb, "| 100k lessons under 1 GB | %.0f MB live, %.0f MB heap | live %s, heap %s |\n", r100.live, r100.heap, met(r100.live < 1024), met(r100.heap < 1024))
 	sb.WriteString(wholeRunDocEnd)
 
-	doc, err := os.ReadFile(*wholeRunDoc)
+	writeDocBlock(t, *wholeRunDoc, wholeRunDocBegin, wholeRunDocEnd, sb.String())
+}
+
+// writeDocBlock replaces the generated block of the Markdown file path, from its begin marker
+// to its end marker (block holds both), with block.
+func writeDocBlock(t *testing.T, path, begin, end, block string) {
+	t.Helper()
+	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	i, j := bytes.Index(doc, []byte(wholeRunDocBegin)), bytes.Index(doc, []byte(wholeRunDocEnd))
+	i, j := bytes.Index(doc, []byte(begin)), bytes.Index(doc, []byte(end))
 	if i < 0 || j < i {
-		t.Fatalf("%s has no %s ... %s block", *wholeRunDoc, wholeRunDocBegin, wholeRunDocEnd)
+		t.Fatalf("%s has no %s ... %s block", path, begin, end)
 	}
-	out := append(append(append([]byte{}, doc[:i]...), sb.String()...), doc[j+len(wholeRunDocEnd):]...)
-	if err := os.WriteFile(*wholeRunDoc, out, 0o644); err != nil {
+	out := append(append(append([]byte{}, doc[:i]...), block...), doc[j+len(end):]...)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

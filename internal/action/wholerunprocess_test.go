@@ -176,18 +176,7 @@ func TestWholeRunProcess(t *testing.T) {
 	if *wholeRunProcessDoc == "" {
 		return
 	}
-	doc, err := os.ReadFile(*wholeRunProcessDoc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	i, j := bytes.Index(doc, []byte(wholeRunProcessBegin)), bytes.Index(doc, []byte(wholeRunProcessEnd))
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %s ... %s block", *wholeRunProcessDoc, wholeRunProcessBegin, wholeRunProcessEnd)
-	}
-	out := append(append(append([]byte{}, doc[:i]...), block...), doc[j+len(wholeRunProcessEnd):]...)
-	if err := os.WriteFile(*wholeRunProcessDoc, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeDocBlock(t, *wholeRunProcessDoc, wholeRunProcessBegin, wholeRunProcessEnd, block)
 }
 
 // processRunner builds cmd/darwin-memo once and runs it, through the launcher, on fresh
