@@ -389,7 +389,9 @@ func (s *Store) loadHistory() {
 	kept := s.keptHistory
 	s.keptHistory, s.keptNotes = nil, nil
 	if err := s.readHistory(pyjson.NewDecoder(s.name, kept), pyjson.NewWriter(nil, 0)); err != nil {
-		s.warn(fmt.Sprintf("$.ledger.history could not be read again (%v); ignored", err))
+		// Not reached (load checked the bytes as strictly as rendering reads them); were it
+		// reached, the store must not be written without its notes.
+		s.historyErr = fmt.Errorf("$.ledger.history, checked at load, could not be rendered: %w", err)
 	}
 }
 

@@ -15,6 +15,9 @@ func (s *Store) Marshal() ([]byte, error) {
 	}
 	w := pyjson.NewWriter(make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))), 0)
 	s.marshal(w)
+	if s.historyErr != nil {
+		return nil, s.historyErr
+	}
 	return w.Bytes(), nil
 }
 
@@ -26,6 +29,9 @@ func (s *Store) WriteTo(out io.Writer) (int64, error) {
 	}
 	w := pyjson.NewStreamWriter(out, 1<<17)
 	s.marshal(w)
+	if s.historyErr != nil {
+		return 0, s.historyErr // what was sent is cut short of the notes: the caller has an error
+	}
 	return w.Done()
 }
 
