@@ -35,7 +35,7 @@ type KeyMerger func(base, ours, theirs []byte) ([]byte, error)
 // added). custom maps top-level keys to their own merge rule. Entries without an "id" (lessons
 // added by hand) are matched by the content-derived id every load gives them.
 func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
-	doc, err := mergeDocs(base, ours, theirs, custom)
+	doc, _, err := mergeDocs(base, ours, theirs, custom)
 	if err != nil {
 		return nil, err
 	}
@@ -46,30 +46,24 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 // document out first. An error says whether the documents did not merge or the merged store
 // does not load.
 func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMerger, opts Options) (*Store, error) {
-	doc, err := mergeDocs(base, ours, theirs, custom)
+	doc, ledgerAt, err := mergeDocs(base, ours, theirs, custom)
 	if err != nil {
 		return nil, err
 	}
-	s, err := ParseWith(name, doc, opts)
+	s, err := parseAt(name, doc, opts, ledgerAt)
 	if err != nil {
 		return nil, fmt.Errorf("the merged store does not load: %w", err)
 	}
 	return s, nil
 }
 
-// mergeDocs returns the merged document, compact: each value as one of the sides spelled it.
-func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
-	b, err := storeObject(orEmptyJSON(base))
+// mergeDocs returns the merged document, compact: each value as one of the sides spelled it,
+// and the offset of its top-level "ledger" value (-1: none), which the store's reader parses
+// on another core while it reads the entries.
+func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, int, error) {
+	b, o, t, err := storeObjects(orEmptyJSON(base), ours, theirs)
 	if err != nil {
-		return nil, fmt.Errorf("merge base store: %w", err)
-	}
-	o, err := storeObject(ours)
-	if err != nil {
-		return nil, fmt.Errorf("bot branch store: %w", err)
-	}
-	t, err := storeObject(theirs)
-	if err != nil {
-		return nil, fmt.Errorf("base branch store: %w", err)
+		return nil, -1, err
 	}
 	out := newRawObj()
 	for _, k := range rawUnionKeys(o, t, b) {
@@ -88,7 +82,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 			v = pickChanged(bv, ov, tv)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("merging %q: %w", k, err)
+			return nil, -1, fmt.Errorf("merging %q: %w", k, err)
 		}
 		if v != nil {
 			out.set(k, v)
@@ -96,7 +90,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	}
 	living, dead, err := mergeEntries(b, o, t)
 	if err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	// Keep darwin-memo's key order: config, entries, graveyard first. The document is written
 	// in one buffer, the entries straight from the sides' bytes (rawObj.bytes with the entry
@@ -124,13 +118,18 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	} else {
 		buf = appendRawList(buf, dead)
 	}
+	ledgerAt := -1
 	for _, k := range out.keys {
 		if k != "config" && k != "entries" && k != "graveyard" {
 			buf = pyjson.AppendString(append(buf, ','), k)
-			buf = append(append(buf, ':'), out.vals[k]...)
+			buf = append(buf, ':')
+			if k == "ledger" {
+				ledgerAt = len(buf)
+			}
+			buf = append(buf, out.vals[k]...)
 		}
 	}
-	return append(buf, '}'), nil
+	return append(buf, '}'), ledgerAt, nil
 }
 
 func orEmptyJSON(b []byte) []byte {

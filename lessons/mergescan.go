@@ -2,6 +2,8 @@ package lessons
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -93,6 +95,33 @@ func (o *rawObj) obj(key string) *rawObj {
 		return nil
 	}
 	return o.objs[key]
+}
+
+// storeObjects reads the three sides of a merge (storeObject), on as many cores as there are
+// when the documents are large (each is read on its own; only the goroutines differ), and
+// returns the first error in the order base, ours, theirs.
+func storeObjects(base, ours, theirs []byte) (b, o, t *rawObj, err error) {
+	docs := [3][]byte{base, ours, theirs}
+	var objs [3]*rawObj
+	var errs [3]error
+	size := len(base) + len(ours) + len(theirs)
+	if size < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
+		for i, d := range docs {
+			objs[i], errs[i] = storeObject(d)
+		}
+	} else {
+		var wg sync.WaitGroup
+		for i, d := range docs {
+			wg.Go(func() { objs[i], errs[i] = storeObject(d) })
+		}
+		wg.Wait()
+	}
+	for i, what := range [3]string{"merge base store", "bot branch store", "base branch store"} {
+		if errs[i] != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", what, errs[i])
+		}
+	}
+	return objs[0], objs[1], objs[2], nil
 }
 
 // storeObject is rawObject for a store document, reading on its way (fast paths only) the

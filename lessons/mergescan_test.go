@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -157,5 +158,73 @@ func TestSameExcept(t *testing.T) {
 	last.Living()[2999].Energy += 1
 	if big.SameExcept(last, "x-record") {
 		t.Fatal("a change in the last lesson went unseen")
+	}
+}
+
+// TestMergeStoreMatchesMergeThenParse: MergeStore, which parses the merged document's ledger on
+// another core at the offset the merge wrote it, loads the store that parsing Merge's output
+// loads, on a store large enough for the concurrent reads (storeObjects, speculateLedger); and
+// a wrong offset only costs the speculation.
+func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
+	base := benchStoreBytes(t, 2000)
+	fixed := Options{Now: func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }}
+	side := func(edit func(*Store)) []byte {
+		s, err := ParseWith("x", base, fixed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edit(s)
+		b, err := s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ours := side(func(s *Store) {
+		p := s.Pending()[0]
+		if r := s.Settle(p.ID, 1, SettleOptions{Source: "ci"}); !r.Landed {
+			t.Fatalf("settle: %+v", r)
+		}
+		s.Tick(TickOptions{})
+	})
+	theirs := side(func(s *Store) {
+		s.Pin(s.Living()[7].ID)
+		s.Forget(s.Living()[9].ID)
+	})
+	doc, ledgerAt, err := mergeDocs(base, ours, theirs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc) < 1<<20 {
+		t.Fatalf("the merged document is %d bytes, below the concurrent paths' 1 MB", len(doc))
+	}
+	if ledgerAt < 0 || !bytes.HasPrefix(doc[ledgerAt:], []byte("{")) || !bytes.HasSuffix(doc[:ledgerAt], []byte(`"ledger":`)) {
+		t.Fatalf("ledger offset %d does not point at the ledger's value", ledgerAt)
+	}
+	want := func(s *Store, err error) []byte {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	merged, err := Merge(base, ours, theirs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := want(ParseWith("x", merged, fixed))
+	for name, got := range map[string][]byte{
+		"MergeStore":          want(MergeStore("x", base, ours, theirs, nil, fixed)),
+		"parseAt ledger":      want(parseAt("x", doc, fixed, ledgerAt)),
+		"parseAt wrong guess": want(parseAt("x", doc, fixed, ledgerAt-3)),
+		"parseAt no guess":    want(parseAt("x", doc, fixed, -1)),
+	} {
+		if !bytes.Equal(got, ref) {
+			t.Errorf("%s: the store differs from parsing Merge's document", name)
+		}
 	}
 }

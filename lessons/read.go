@@ -23,6 +23,13 @@ func Parse(name string, data []byte) (*Store, error) {
 
 // ParseWith is Parse with injected options.
 func ParseWith(name string, data []byte, opts Options) (*Store, error) {
+	return parseAt(name, data, opts, -1)
+}
+
+// parseAt is ParseWith where the caller may know the offset of the
+// top-level "ledger" value (ledgerAt, or -1: found as darwin-memo writes
+// it; see speculateLedger).
+func parseAt(name string, data []byte, opts Options, ledgerAt int) (*Store, error) {
 	s := New(name, opts)
 	s.sizeHint = len(data)
 	s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = false, false, false
@@ -38,7 +45,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	}
 	var haveCfg, haveEntries, haveGrave bool
 	var ledgerVal *pyjson.Value
-	spec := speculateLedger(name, data, opts)
+	spec := speculateLedger(name, data, opts, ledgerAt)
 	err := p.Object(func(key string) error {
 		switch key {
 		case "config":
@@ -276,19 +283,24 @@ type ledgerResult struct {
 // output puts the top-level key at "\n  \"ledger\": " (a raw newline can
 // only be whitespace between tokens, so the first match is normally the
 // one key; a forward search is several times faster than a backward one
-// at 100 MB); the result is used only if the sequential decoder reaches a
-// top-level "ledger" value at exactly that offset, so a wrong guess costs
-// time, never correctness.
-func speculateLedger(name string, data []byte, opts Options) *ledgerSpec {
+// at 100 MB), unless the caller knows where the value starts (at >= 0: a
+// document it wrote itself, such as the merge's compact one); the result
+// is used only if the sequential decoder reaches a top-level "ledger"
+// value at exactly that offset, so a wrong guess costs time, never
+// correctness.
+func speculateLedger(name string, data []byte, opts Options, at int) *ledgerSpec {
 	const marker = "\n  \"ledger\": "
-	if len(data) < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
+	if len(data) < 1<<20 || runtime.GOMAXPROCS(0) < 2 || at >= len(data) {
 		return nil
 	}
-	i := bytes.Index(data, []byte(marker))
-	if i < 0 {
-		return nil
+	if at < 0 {
+		i := bytes.Index(data, []byte(marker))
+		if i < 0 {
+			return nil
+		}
+		at = i + len(marker)
 	}
-	sp := &ledgerSpec{start: i + len(marker), done: make(chan ledgerResult, 1)}
+	sp := &ledgerSpec{start: at, done: make(chan ledgerResult, 1)}
 	go func() {
 		tmp := New(name, opts)
 		p := pyjson.NewDecoder(name, data)

@@ -276,7 +276,7 @@ func TestSpeculativeLedgerParse(t *testing.T) {
 	if len(data) < 1<<20 {
 		t.Fatalf("test store is only %d bytes", len(data))
 	}
-	sp := speculateLedger("x", data, Options{})
+	sp := speculateLedger("x", data, Options{}, -1)
 	if sp == nil {
 		t.Fatal("no speculation on a canonical 1 MB store")
 	}
