@@ -45,7 +45,8 @@ type Runner struct {
 	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder. It
 	// must check every author against the trusted associations (WithTrustedAssociations).
 	Encoder *encode.Encoder
-	// Render renders the store into Markdown within a byte budget; nil disables rendering.
+	// Render renders the store into Markdown within a byte budget; nil disables rendering. It
+	// runs while the store is serialised, so it must only read the store.
 	Render func(s *lessons.Store, storePath string, budget int) ([]byte, error)
 	// Now is the clock for timestamps the store writes and for wait-for-ci.
 	Now func() time.Time
