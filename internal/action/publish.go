@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -18,26 +19,33 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	// Rendering only reads the store, as serialising does: the two run at once (on a large
-	// store each is a tenth of the run).
-	var md []byte
-	var renderErr error
-	rendered := make(chan struct{})
+	// Rendering and the report only read the final store, as serialising it and comparing it
+	// with the base branch's do: they are made on another goroutine meanwhile (on a large store
+	// each of the four is a tenth of the run). The report is given the warnings the size check
+	// adds afterwards, the last ones, as if it had been built after it.
+	var (
+		md        []byte
+		renderErr error
+		rep       report.Report
+	)
+	warned := len(st.warnings)
+	done := make(chan struct{})
 	go func() {
-		defer close(rendered)
+		defer close(done)
 		if r.Render != nil && r.Config.RenderPath != "" {
 			md, renderErr = r.Render(final, r.Config.StorePath, r.Config.RenderBudget)
 		}
+		rep = r.buildReport(st, final)
 	}()
 	doc, err := final.Marshal()
-	<-rendered
+	changed := err == nil && (r.differs(st, final) || st.persist)
+	<-done
 	if err != nil {
 		return fmt.Errorf("serialising the store: %w", err)
 	}
 	if renderErr != nil {
 		return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, renderErr)
 	}
-	changed := r.differs(st, final) || st.persist
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
 		files[r.Config.RenderPath] = md
@@ -50,7 +58,8 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 			return err
 		}
 	}
-	out.Report = r.buildReport(st, final)
+	rep.Warnings = append(rep.Warnings, st.warnings[warned:]...)
+	out.Report = rep
 	switch {
 	case r.Config.DryRun:
 		out.Report.DryRun = true
