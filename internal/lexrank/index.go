@@ -139,9 +139,8 @@ func newTokeniser(words int) *tokeniser {
 
 // sizeHints estimates, from the lessons' text size, the distinct words of
 // one chunk of size lessons (for a worker's tokeniser) and of all n (for
-// the index's own, which ends up holding every term): about one per 64
-// bytes in a chunk of a few thousand lessons, one per 100 over a store of
-// 10k. The tables still grow when the estimate is short.
+// the index's own, which ends up holding every term). The tables still
+// grow when the estimate is short.
 func sizeHints(n, size int, text func(i int) (question, answer string)) (chunk, all int) {
 	for i := range n {
 		q, a := text(i)
@@ -150,8 +149,24 @@ func sizeHints(n, size int, text func(i int) (question, answer string)) (chunk, 
 		}
 		all += len(q) + len(a)
 	}
-	chunk /= 64
-	return chunk, max(chunk, all/100)
+	return distinctWords(chunk), distinctWords(all)
+}
+
+// distinctWords estimates the distinct words of a text of the given size:
+// about one per 64 bytes up to a megabyte (a few thousand lessons), then
+// growing as the square root of the size, as a vocabulary does (Heaps'
+// law; textgen's stores of 10k and 100k lessons have about a third more).
+// Too high an estimate costs more than too low a one: a word table's
+// slots move whole when it grows, but a table several times too large
+// spreads its words over more cache lines and pages than the tokeniser's
+// lookups can keep in cache (BuildForAll's chunks of 50k lessons had
+// tables five times their words).
+func distinctWords(bytes int) int {
+	const knee = 1 << 20
+	if bytes <= knee {
+		return bytes / 64
+	}
+	return int(knee / 64 * math.Sqrt(float64(bytes)/knee))
 }
 
 func (tk *tokeniser) idString(w string) uint32 {

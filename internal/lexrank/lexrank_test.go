@@ -259,3 +259,27 @@ func TestSearchLimitIsAPrefix(t *testing.T) {
 		}
 	}
 }
+
+// isASCII finds a non-ASCII byte at any place, in the 8-byte steps and
+// in the tail.
+func TestIsASCII(t *testing.T) {
+	for n := range 40 {
+		b := []byte(strings.Repeat("a", n))
+		if !isASCII(string(b)) {
+			t.Fatalf("isASCII(%q) = false", b)
+		}
+		for i := range n {
+			for _, c := range []byte{0x80, 0xc3, 0xff} {
+				b[i] = c
+				if isASCII(string(b)) {
+					t.Fatalf("isASCII(%q) = true", b)
+				}
+				b[i] = 0x7f
+				if !isASCII(string(b)) {
+					t.Fatalf("isASCII(%q) = false", b)
+				}
+				b[i] = 'a'
+			}
+		}
+	}
+}

@@ -146,11 +146,9 @@ type sink interface {
 func (st *stemmer) stems(s string, fn sink) {
 	// ASCII text (nearly all lessons) is split into words here, exactly as
 	// words does, without a call per byte; other text goes through words.
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			words(s, func(word string, _ bool) { st.word(word, hashString(word), fn) })
-			return
-		}
+	if !isASCII(s) {
+		words(s, func(word string, _ bool) { st.word(word, hashString(word), fn) })
+		return
 	}
 	i := 0
 	for i < len(s) {
@@ -182,6 +180,22 @@ func (st *stemmer) stems(s string, fn sink) {
 		st.word(s[i:j], h, fn)
 		i = j
 	}
+}
+
+// isASCII reports whether s is ASCII, testing 8 bytes at a time.
+func isASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if load64(s[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // asciiWord marks the ASCII letters and digits.
