@@ -176,3 +176,23 @@ func FuzzDict(f *testing.F) {
 		checkDict(t, d, ref, append(Tokens(text+x+y), x+"\x00", y[:len(y)/2], text))
 	})
 }
+
+func TestSortIDs(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 10))
+	for n := range 3 * insertionMax {
+		for _, span := range []int{1, 4, 1 << 20} { // many repeats, some, almost none
+			ids := make([]uint32, n)
+			for i := range ids {
+				ids[i] = uint32(r.IntN(span))
+			}
+			want := slices.Sorted(slices.Values(ids))
+			got := slices.Clone(ids)
+			if sortIDs(got); !slices.Equal(got, want) {
+				t.Fatalf("sortIDs(%v) = %v", ids, got)
+			}
+			if got := sortedSet(slices.Clone(ids)); !slices.Equal(got, slices.Compact(want)) {
+				t.Fatalf("sortedSet(%v) = %v", ids, got)
+			}
+		}
+	}
+}
