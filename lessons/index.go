@@ -2,7 +2,6 @@ package lessons
 
 import (
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
@@ -109,10 +108,7 @@ func (s *Store) ensureSets(es []*Entry) {
 		go func() {
 			defer wg.Done()
 			for _, e := range part {
-				for i, id := range e.set {
-					e.set[i] = remap[id]
-				}
-				slices.Sort(e.set)
+				textidx.RemapSet(e.set, remap)
 				e.hasSet = true
 			}
 		}()
