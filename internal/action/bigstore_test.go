@@ -2,13 +2,10 @@ package action
 
 import (
 	"bytes"
-	"crypto/sha1"
-	"fmt"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // padStore returns store grown past the contents API's 1 MB limit with JSON whitespace, so
@@ -126,62 +123,5 @@ func TestE2EStoreSizeLimits(t *testing.T) {
 				t.Fatalf("the step summary does not report the requests used:\n%s", res.summary)
 			}
 		})
-	}
-}
-
-// The base branch's store and the open bot pull request's store are downloaded at the same
-// time (each as large as the store): the first blob request is held until the second arrives.
-// The run's result is the one the reads one after the other gave; a failed download of the
-// bot branch's store stops the run with its error, whichever finished first.
-func TestE2EStoresDownloadConcurrently(t *testing.T) {
-	t.Parallel()
-	doc := bigStoreDoc(1000)
-	if len(doc) <= 1<<20 {
-		t.Fatalf("the store is %d bytes: under 1 MB it comes inline from the contents API", len(doc))
-	}
-	for _, fail := range []bool{false, true} {
-		h, living := wholeRunBotOpen(t, doc, false)
-		pr := h.merge("Fix second", h.ticketFor(living[2*len(living)/3].Question), measured(1))
-		botHead := h.git.Ref(DefaultBranch)
-		botDoc, _ := h.git.File(botHead, storePath)
-		botBlob := fmt.Sprintf("%x", sha1.Sum(append([]byte(fmt.Sprintf("blob %d\x00", len(botDoc))), botDoc...)))
-		var mu sync.Mutex
-		var blobs []string
-		second := make(chan struct{})
-		h.world.SetBefore(func(r *http.Request) (int, string) {
-			if r.Method != http.MethodGet || !strings.Contains(r.URL.Path, "/git/blobs/") {
-				return 0, ""
-			}
-			mu.Lock()
-			blobs = append(blobs, r.URL.Path)
-			n := len(blobs)
-			mu.Unlock()
-			switch n {
-			case 1:
-				select {
-				case <-second:
-				case <-time.After(10 * time.Second):
-					t.Errorf("the first store download (%s) was alone for 10 s: the stores are read one after the other", r.URL.Path)
-				}
-			case 2:
-				close(second)
-			}
-			if fail && strings.HasSuffix(r.URL.Path, "/"+botBlob) {
-				return http.StatusNotFound, `{"message":"Not Found"}`
-			}
-			return 0, ""
-		})
-		res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
-		if fail {
-			mustCode(t, res, 1)
-			if !strings.Contains(res.stdout, short(botHead)) || !strings.Contains(res.stdout, "blobs API") {
-				t.Fatalf("want the bot branch's read (at %s) named in the error:\n%s", short(botHead), res.stdout)
-			}
-			continue
-		}
-		mustCode(t, res, 0)
-		if res.outputs["result"] != "settled" || len(blobs) != 2 {
-			t.Fatalf("outputs %v, blob requests %v\n%s", res.outputs, blobs, res.stdout)
-		}
 	}
 }

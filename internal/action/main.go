@@ -11,7 +11,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
@@ -112,14 +111,8 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 		return nil, env, err
 	}
 	// Every log line passes through logsafe.Escape: log arguments quote pull requests,
-	// branch names, CI results and artifacts. Lines are written whole, one at a time: the
-	// transport logs retries from whichever goroutine made the request.
-	var logMu sync.Mutex
-	logf := func(format string, args ...any) {
-		logMu.Lock()
-		defer logMu.Unlock()
-		logsafe.Printf(out, format, args...)
-	}
+	// branch names, CI results and artifacts.
+	logf := func(format string, args ...any) { logsafe.Printf(out, format, args...) }
 	logf("darwin-memo action on %s/%s: %s", env.Owner, env.Repo, trig.Note)
 	policy := opts.Policy
 	if policy.Logf == nil {

@@ -47,38 +47,17 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if why := r.startBudget(); why != "" {
 		return nil, budgetSpent(why)
 	}
-	// The base branch's store downloads while the open bot pull request is found and its
-	// store downloads (as large, and independent of it); errors are reported in the order
-	// the reads were made one by one.
-	type fileRead struct {
-		doc   []byte
-		sha   string
-		found bool
-		err   error
+	doc, sha, found, err := r.readFileSHA(ctx, r.Config.StorePath, st.baseTip)
+	if err != nil {
+		return nil, err
 	}
-	mainRead := make(chan fileRead, 1)
-	go func() {
-		var f fileRead
-		f.doc, f.sha, f.found, f.err = r.readFileSHA(ctx, r.Config.StorePath, st.baseTip)
-		mainRead <- f
-	}()
-	open, openErr := r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base)
-	var bot *botStore
-	if openErr == nil && open != nil {
-		bot = r.readBotStore(ctx, open)
+	if found {
+		st.mainDoc, st.mainFound = doc, true
+		r.mainBlob.sha, r.mainBlob.doc = sha, doc
 	}
-	m := <-mainRead
-	if m.err != nil {
-		return nil, m.err
+	if st.open, err = r.repoAPI().FindOpen(ctx, r.Config.Branch, st.base); err != nil {
+		return nil, err
 	}
-	if m.found {
-		st.mainDoc, st.mainFound = m.doc, true
-		r.mainBlob.sha, r.mainBlob.doc = m.sha, m.doc
-	}
-	if openErr != nil {
-		return nil, openErr
-	}
-	st.open = open
 	// The base branch's store is loaded once the bot branch's is merged with it (below): the
 	// run never holds the two loaded stores and the documents the merge reads at once.
 	// It is read, compared and consulted, never written or settled: its history notes are
@@ -107,7 +86,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		}
 	}
 	if st.open != nil {
-		merged, warn, ours, err := r.mergeBotBranch(ctx, st, bot)
+		merged, warn, ours, err := r.mergeBotBranch(ctx, st)
 		if err != nil {
 			return nil, err
 		}
@@ -164,18 +143,23 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 // base branch and settles the pull requests ours records again; see carryOver). merged is nil
 // and warn empty when the branch is built on the current base: ours is used as it is. ours is
 // nil when the stores were merged.
-func (r *Runner) mergeBotBranch(ctx context.Context, st *state, bot *botStore) (merged *lessons.Store, warn string, ours []byte, err error) {
+func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons.Store, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
-	if bot.err != nil {
-		return nil, "", nil, bot.err
+	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
+	if err != nil {
+		return nil, "", nil, err
 	}
-	if !bot.found {
+	if !found {
 		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
 	}
-	if bot.commitErr != nil {
-		return nil, "", nil, bot.commitErr
+	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
+	if err != nil {
+		return nil, "", nil, botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
 	}
-	ours, parent := bot.doc, bot.parent
+	var parent string
+	if len(c.Parents) > 0 {
+		parent = c.Parents[0].GetSHA()
+	}
 	if parent == st.baseTip {
 		return nil, "", ours, nil // the branch is built on the current base: nothing to merge
 	}
@@ -196,34 +180,6 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state, bot *botStore) (
 	// not held past the merge (it is as large as the store, and the merged store is loaded
 	// while the base branch's document is still held): the rare failure reads it again.
 	return r.mergeStores(ctx, st, head, anc, ours)
-}
-
-// botStore is the store on the open bot pull request's branch and the first parent of its
-// head commit, read while the base branch's store downloads (load).
-type botStore struct {
-	doc       []byte
-	found     bool
-	err       error // reading the store
-	parent    string
-	commitErr error // reading the head commit (asked only when the store was found)
-}
-
-// readBotStore reads the store at the open bot pull request's head and that commit's parent.
-func (r *Runner) readBotStore(ctx context.Context, open *github.PullRequest) *botStore {
-	head := open.GetHead().GetSHA()
-	b := &botStore{}
-	if b.doc, b.found, b.err = r.readFile(ctx, r.Config.StorePath, head); b.err != nil || !b.found {
-		return b
-	}
-	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
-	if err != nil {
-		b.commitErr = botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
-		return b
-	}
-	if len(c.Parents) > 0 {
-		b.parent = c.Parents[0].GetSHA()
-	}
-	return b
 }
 
 // mergeStores is the three-way merge of mergeBotBranch. It takes the documents as arguments
