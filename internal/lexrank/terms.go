@@ -435,7 +435,7 @@ func undouble(w []byte) []byte {
 }
 
 // isStopword reports whether w (lower-case) carries no topic: darwin-memo's
-// 52 stopwords plus pronouns, auxiliaries and other function words.
+// 56 stopwords plus pronouns, auxiliaries and other function words.
 func isStopword(w string) bool { return stopwords[w] }
 
 var stopwords = func() map[string]bool {

@@ -10,8 +10,8 @@ import (
 //
 // It follows retrieval.py exactly: the text is lower-cased as Python's
 // str.lower does, maximal runs of [a-z0-9.*] are extracted (every other
-// character separates tokens, including -, _, / and the apostrophe), the 52
-// stopwords are dropped, and a token longer than 3 characters that ends in
+// character separates tokens, including -, _, / and the apostrophe), its
+// stopwords are dropped (56 words; its documentation says 52), and a token longer than 3 characters that ends in
 // "s" but not in "ss" loses its final "s". Stopwords are tested before
 // stemming, as in Python, so "ands" becomes the token "and".
 //
@@ -190,7 +190,8 @@ func stem(t string) string {
 	return t
 }
 
-// isStopword reports whether t is one of darwin-memo's 52 stopwords.
+// isStopword reports whether t is one of darwin-memo's stopwords: the 56 words of its
+// list (its documentation says 52).
 func isStopword(t string) bool {
 	switch t {
 	case "a", "an", "and", "are", "as", "at", "be", "by", "for", "from",
