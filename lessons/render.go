@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -10,7 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unsafe"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/leword"
 )
 
 // RenderOptions tune Render.
@@ -271,7 +271,7 @@ func collapsedAtLeast(s string) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n, i := 0, 0
 	for ; i+8 <= len(s); i += 8 {
-		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:]), 8))
+		w := leword.Uint64(s[i:])
 		low := w &^ highs
 		n += bits.OnesCount64((low + ones*0x5f) &^ (low + ones) &^ w & highs)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/leword"
 )
 
 // A Term is one query or document term.
@@ -186,7 +188,7 @@ func (st *stemmer) stems(s string, fn sink) {
 func isASCII(s string) bool {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if load64(s[i:])&0x8080808080808080 != 0 {
+		if leword.Uint64(s[i:])&0x8080808080808080 != 0 {
 			return false
 		}
 	}

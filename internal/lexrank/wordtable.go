@@ -1,5 +1,7 @@
 package lexrank
 
+import "github.com/darwin-memo/darwin-memo-action/internal/leword"
+
 // wordTable is an open-addressing hash table from words to int32: the
 // stemmer's cache of words as written (substrings of the indexed texts)
 // and the tokeniser's term ids by stem. The hash is computed while the
@@ -63,31 +65,18 @@ func packWord(w string) (k0, k1 uint64) {
 	n := len(w)
 	switch {
 	case n >= 8:
-		k0 = load64(w)
+		k0 = leword.Uint64(w)
 		if n > 8 {
-			k1 = load64(w[n-8:]) >> (8 * (16 - n))
+			k1 = leword.Uint64(w[n-8:]) >> (8 * (16 - n))
 		}
 	case n >= 4:
-		k0 = uint64(load32(w)) | uint64(load32(w[n-4:])>>(8*(8-n)))<<32
+		k0 = uint64(leword.Uint32(w)) | uint64(leword.Uint32(w[n-4:])>>(8*(8-n)))<<32
 	default:
 		for i := n - 1; i >= 0; i-- {
 			k0 = k0<<8 | uint64(w[i])
 		}
 	}
 	return k0, k1 | uint64(n)<<56
-}
-
-// load64 returns the first 8 bytes of s, little-endian (one load).
-func load64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// load32 returns the first 4 bytes of s, little-endian (one load).
-func load32(s string) uint32 {
-	_ = s[3]
-	return uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24
 }
 
 // find returns the slot of w (hash h) and true, or the empty slot where

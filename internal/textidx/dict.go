@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/leword"
 )
 
 // A Dict interns tokens as dense uint32 ids (0, 1, 2, ... in order of
@@ -151,28 +153,15 @@ func mix(a, b uint64) uint64 {
 func load16(s string) (k0, k1 uint64) {
 	switch n := len(s); {
 	case n >= 16:
-		return le64(s), le64(s[8:])
+		return leword.Uint64(s), leword.Uint64(s[8:])
 	case n >= 8:
-		return le64(s), le64(s[n-8:]) >> (8 * (16 - n))
+		return leword.Uint64(s), leword.Uint64(s[n-8:]) >> (8 * (16 - n))
 	case n >= 4:
-		return le32(s) | le32(s[n-4:])<<(8*(n-4)), 0
+		return uint64(leword.Uint32(s)) | uint64(leword.Uint32(s[n-4:]))<<(8*(n-4)), 0
 	case n > 0:
 		return uint64(s[0]) | uint64(s[n/2])<<(8*(n/2)) | uint64(s[n-1])<<(8*(n-1)), 0
 	}
 	return 0, 0
-}
-
-// le64 is s's first 8 bytes as a little-endian word (one load).
-func le64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// le32 is s's first 4 bytes as a little-endian word (one load).
-func le32(s string) uint64 {
-	_ = s[3]
-	return uint64(uint32(s[0]) | uint32(s[1])<<8 | uint32(s[2])<<16 | uint32(s[3])<<24)
 }
 
 // clone copies tok into the arena.
