@@ -131,9 +131,18 @@ func TestWholeRunDoc(t *testing.T) {
 	r10, r100 := at(10000), at(100000)
 	sb.WriteString("\n| goal (issue 11, the merge run) | measured | |\n|---|---|---|\n")
 	fmt.Fprintf(&sb, "| 10k lessons under 0.3 s | %.2f s CPU (median; least %.2f s), %.2f s wall | CPU %s, wall %s |\n", r10.cpu, r10.fastest, r10.wall, met(r10.cpu < 0.3), met(r10.wall < 0.3))
-	fmt.Fprintf(&sb, "| 10k lessons under 100 MB above baseline | %.0f MB live, %.0f MB heap | live %s, heap %s |\n", r10.live, r10.heap, met(r10.live < 100), met(r10.heap < 100))
+	// Peak live is read from the collections that ran during a run: when none did in any
+	// round (the test process's heap gives the collector room for the whole run), it was not
+	// measured, and the goal says so rather than reading 0 MB as met.
+	memory := func(r row, limit float64) string {
+		if r.live == 0 {
+			return fmt.Sprintf("live not measured (no collection ran), %.0f MB heap | heap %s", r.heap, met(r.heap < limit))
+		}
+		return fmt.Sprintf("%.0f MB live, %.0f MB heap | live %s, heap %s", r.live, r.heap, met(r.live < limit), met(r.heap < limit))
+	}
+	fmt.Fprintf(&sb, "| 10k lessons under 100 MB above baseline | %s |\n", memory(r10, 100))
 	fmt.Fprintf(&sb, "| 100k lessons under 3 s | %.2f s CPU (median; least %.2f s), %.2f s wall | CPU %s, wall %s |\n", r100.cpu, r100.fastest, r100.wall, met(r100.cpu < 3), met(r100.wall < 3))
-	fmt.Fprintf(&sb, "| 100k lessons under 1 GB | %.0f MB live, %.0f MB heap | live %s, heap %s |\n", r100.live, r100.heap, met(r100.live < 1024), met(r100.heap < 1024))
+	fmt.Fprintf(&sb, "| 100k lessons under 1 GB | %s |\n", memory(r100, 1024))
 	sb.WriteString(wholeRunDocEnd)
 
 	writeDocBlock(t, *wholeRunDoc, wholeRunDocBegin, wholeRunDocEnd, sb.String())
