@@ -778,11 +778,39 @@ func totalEnergy(s *lessons.Store) float64 {
 	return t
 }
 
-func livingIDs(s *lessons.Store) map[string]bool {
-	m := map[string]bool{}
+// bornAndDied counts the living lessons of s whose ids are not in before (born in the run) and
+// the ids of before no longer living in s (died). Living ids are unique in a store, so one pass
+// over s tells the born from the survivors, and the rest of before died.
+func bornAndDied(before map[string]struct{}, s *lessons.Store) (born, died int) {
+	survived := 0
+	for _, e := range s.Living() {
+		if !e.Alive() {
+			continue
+		}
+		if _, ok := before[e.ID]; ok {
+			survived++
+		} else {
+			born++
+		}
+	}
+	return born, len(before) - survived
+}
+
+// extinctionWarning warns of a run in which at least three lessons died, and more than half of
+// the lessons living before it; "" otherwise.
+func extinctionWarning(died, lived int) string {
+	if died >= 3 && died*2 > lived {
+		return fmt.Sprintf("mass extinction: %d of %d living lessons died in this run; check the settlements above before merging", died, lived)
+	}
+	return ""
+}
+
+// livingIDs is the set of ids of the living lessons of s (bornAndDied's before).
+func livingIDs(s *lessons.Store) map[string]struct{} {
+	m := make(map[string]struct{}, len(s.Living()))
 	for _, e := range s.Living() {
 		if e.Alive() {
-			m[e.ID] = true
+			m[e.ID] = struct{}{}
 		}
 	}
 	return m

@@ -476,17 +476,7 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	after := livingIDs(st.store)
-	for id := range after {
-		if !before[id] {
-			out.Births++
-		}
-	}
-	for id := range before {
-		if !after[id] {
-			out.Deaths++
-		}
-	}
+	out.Births, out.Deaths = bornAndDied(before, st.store)
 	switch {
 	case out.SettledTickets > 0:
 		out.Result = ResultSettled
@@ -495,8 +485,8 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	case len(out.Abstained) > 0:
 		out.Result = ResultAbstained
 	}
-	if out.Deaths >= 3 && out.Deaths*2 > len(before) {
-		st.warnings = append(st.warnings, fmt.Sprintf("mass extinction: %d of %d living lessons died in this run; check the settlements above before merging", out.Deaths, len(before)))
+	if w := extinctionWarning(out.Deaths, len(before)); w != "" {
+		st.warnings = append(st.warnings, w)
 	}
 	return out, r.publish(ctx, st, out)
 }
