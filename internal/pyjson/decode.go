@@ -944,18 +944,14 @@ func (d *Decoder) Render(w *Writer, indent int) (string, error) {
 // are tested eight bytes at a time, the byte found in a word by its mask
 // (no byte-by-byte walk to it), and a longer run goes to plainLen.
 func skipPlain(data []byte, i int) int {
-	if i+8 > len(data) {
-		return i
-	}
-	if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
-		return i + bits.TrailingZeros64(m)>>3 // exactly the byte
-	}
-	i += 8
-	if i+8 > len(data) {
-		return i
-	}
-	if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
-		return i + bits.TrailingZeros64(m)>>3
+	for range 2 {
+		if i+8 > len(data) {
+			return i
+		}
+		if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3 // exactly the byte
+		}
+		i += 8
 	}
 	return i + plainLen(data[i:])
 }
