@@ -2,6 +2,7 @@ package action
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -81,32 +82,27 @@ type processKey struct {
 	births bool
 }
 
-func (p processSizes) cpus() []time.Duration {
-	var out []time.Duration
-	for _, u := range p.runs {
-		out = append(out, u.cpu())
+// sortedBy returns f of every run, ascending.
+func sortedBy[T cmp.Ordered](p processSizes, f func(processUsage) T) []T {
+	out := make([]T, len(p.runs))
+	for i, u := range p.runs {
+		out[i] = f(u)
 	}
 	slices.Sort(out)
 	return out
 }
 
+func (p processSizes) cpus() []time.Duration { return sortedBy(p, processUsage.cpu) }
 func (p processSizes) walls() []time.Duration {
-	var out []time.Duration
-	for _, u := range p.runs {
-		out = append(out, u.Wall)
-	}
-	slices.Sort(out)
-	return out
+	return sortedBy(p, func(u processUsage) time.Duration { return u.Wall })
+}
+func (p processSizes) systems() []time.Duration {
+	return sortedBy(p, func(u processUsage) time.Duration { return u.System })
 }
 
 // rssMB is the median peak RSS in MB.
 func (p processSizes) rssMB() float64 {
-	var out []int64
-	for _, u := range p.runs {
-		out = append(out, u.MaxRSSKiB)
-	}
-	slices.Sort(out)
-	return float64(median(out)) / 1024
+	return float64(median(sortedBy(p, func(u processUsage) int64 { return u.MaxRSSKiB }))) / 1024
 }
 
 func median[T any](s []T) T { return s[len(s)/2] }
@@ -361,12 +357,7 @@ func wholeRunProcessTable(sizes []*processSizes, load string, floorMB float64) s
 		cpuModelOf(), runtime.NumCPU(), runtime.Version(), load, floorMB)
 	sb.WriteString("| lessons | run | store | runs | CPU, fastest | CPU, median | of it system, median | wall, median | peak RSS, median | above baseline |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, s := range sizes {
-		c, w := s.cpus(), s.walls()
-		var sys []time.Duration
-		for _, u := range s.runs {
-			sys = append(sys, u.System)
-		}
-		slices.Sort(sys)
+		c, w, sys := s.cpus(), s.walls(), s.systems()
 		above := fmt.Sprintf("%.0f MB", s.rssMB()-base.rssMB())
 		name := label(s.n)
 		if s == base {
