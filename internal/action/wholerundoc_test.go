@@ -45,21 +45,18 @@ func TestWholeRunDoc(t *testing.T) {
 		fastest               float64 // s: the least CPU of the rounds
 		alloc                 float64 // MB
 		storeMB               float64
-		rounds                int
 	}
 	// Rounds interleave the rows, so that a machine whose speed drifts (a shared VM) drifts
 	// for all of them; each row reports its medians and its fastest CPU.
 	type sample struct{ cpu, wall, heap, live, alloc, storeMB float64 }
-	kinds := []struct {
+	type kind struct {
 		n      int
 		merged bool
-	}{}
+	}
+	var kinds []kind
 	for _, merged := range []bool{true, false} {
 		for _, n := range []int{1000, 10000, 100000} {
-			kinds = append(kinds, struct {
-				n      int
-				merged bool
-			}{n, merged})
+			kinds = append(kinds, kind{n, merged})
 		}
 	}
 	samples := make([][]sample, len(kinds))
@@ -83,12 +80,12 @@ func TestWholeRunDoc(t *testing.T) {
 			v[i] = f(x)
 		}
 		slices.Sort(v)
-		return v[len(v)/2]
+		return median(v)
 	}
 	var rows []row
 	for k, kd := range kinds {
 		ss := samples[k]
-		rows = append(rows, row{n: kd.n, merged: kd.merged, rounds: len(ss),
+		rows = append(rows, row{n: kd.n, merged: kd.merged,
 			cpu:     med(ss, func(x sample) float64 { return x.cpu }),
 			fastest: slices.MinFunc(ss, func(a, b sample) int { return cmp.Compare(a.cpu, b.cpu) }).cpu,
 			wall:    med(ss, func(x sample) float64 { return x.wall }),
