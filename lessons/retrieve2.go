@@ -171,9 +171,7 @@ func newLexIndex(es []*Entry) *lexIndex {
 // its lexrank index is lexrank.BuildFor's, which holds only the query's
 // postings, so it answers that query alone and must not be kept.
 func newLexIndexFor(query string, es []*Entry) *lexIndex {
-	return newLexIndexWith(es, func() *lexrank.Index {
-		return lexrank.BuildFor(query, len(es), func(i int) (string, string) { return es[i].Question, es[i].Answer }, runtime.GOMAXPROCS(0))
-	})
+	return newLexIndexForAll([]string{query}, es)
 }
 
 // newLexIndexForAll is newLexIndexFor for several queries (lexrank.BuildForAll).
