@@ -18,6 +18,9 @@ import (
 // MaxBody is the budget kept under GitHub's 65,536-character pull-request body limit.
 const MaxBody = 60000
 
+// listCap is how many births, deaths and merges the report lists before "… N more".
+const listCap = 40
+
 // Marker starts every body the action writes, so people and tools can recognise it.
 const Marker = "<!-- darwin-memo-action -->"
 
@@ -322,8 +325,8 @@ func births(r Report) string {
 	if len(r.Births) > 0 {
 		fmt.Fprintf(&b, "\n### Births (%d)\n\n| Lesson | Question | Answer | From |\n|---|---|---|---|\n", len(r.Births))
 		for i, e := range r.Births {
-			if i == 40 {
-				fmt.Fprintf(&b, "| … | %d more | | |\n", len(r.Births)-40)
+			if i == listCap {
+				fmt.Fprintf(&b, "| … | %d more | | |\n", len(r.Births)-listCap)
 				break
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code(e.ID), cell(e.Question, 100), cell(e.Answer, 160), cell(strings.Join(capList(e.Sources, 3), ", "), 80))
@@ -345,8 +348,8 @@ func deaths(r Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Deaths (%d)\n\n", len(r.Deaths))
 	for i, d := range r.Deaths {
-		if i == 40 {
-			fmt.Fprintf(&b, "- … %d more\n", len(r.Deaths)-40)
+		if i == listCap {
+			fmt.Fprintf(&b, "- … %d more\n", len(r.Deaths)-listCap)
 			break
 		}
 		cause := d.Cause
@@ -380,7 +383,14 @@ func merges(r Report) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n### Merges (%d)\n\n", len(r.Merges))
-	for _, m := range r.Merges {
+	// Capped as births and deaths are: a tick of a large store merges thousands of lessons,
+	// and a list of them all would exceed the body budget and push the sections after it
+	// (trend, survivors, footer) out of the report.
+	for i, m := range r.Merges {
+		if i == listCap {
+			fmt.Fprintf(&b, "- … %d more\n", len(r.Merges)-listCap)
+			break
+		}
 		fmt.Fprintf(&b, "- %s %s ← %s (energy %s)\n", code(m.ID), cell(m.Question, 100), codes(m.Members), fmtFloat(m.Energy))
 	}
 	return b.String()

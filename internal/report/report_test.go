@@ -100,3 +100,25 @@ func FuzzBody(f *testing.F) {
 		}
 	})
 }
+
+// A tick of a large store merges thousands of lessons: the merges are listed up to the cap,
+// as births and deaths are, and the sections after them (survivors, footer) stay in the body.
+func TestManyMergesKeepLaterSections(t *testing.T) {
+	t.Parallel()
+	r := Report{StorePath: "s.json", Survivors: []Survivor{{ID: "s1", Question: "kept"}}}
+	for i := 0; i < 5000; i++ {
+		r.Merges = append(r.Merges, Merge{ID: fmt.Sprintf("m%011x", i), Question: strings.Repeat("q", 120), Members: []string{"a", "b"}, Energy: 1})
+	}
+	b := Body(r)
+	for _, want := range []string{"### Merges (5000)", "- … 4960 more\n", "### Survivors (1 living", "Merging this pull request commits the store"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("body lacks %q", want)
+		}
+	}
+	if strings.Contains(b, "cut to stay under") || strings.Contains(b, fmt.Sprintf("m%011x", listCap)) {
+		t.Errorf("merges beyond the cap listed or body cut:\n%s", b)
+	}
+	if n := strings.Count(b, " ← "); n != listCap {
+		t.Errorf("%d merges listed, want %d", n, listCap)
+	}
+}
