@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // padStore returns store grown past the contents API's 1 MB limit with JSON whitespace, so
@@ -121,6 +124,73 @@ func TestE2EStoreSizeLimits(t *testing.T) {
 			}
 			if !strings.Contains(res.summary, "GitHub API: ") || !strings.Contains(res.summary, "request(s) in this run") {
 				t.Fatalf("the step summary does not report the requests used:\n%s", res.summary)
+			}
+		})
+	}
+}
+
+// A store the commit uploads as a blob of its own (over 1 MB) is uploaded while the rendering
+// finishes: the commit then names that blob, and a run that fails after the upload started
+// (the rendering fails, the upload fails) waits for it and writes no branch.
+func TestE2EStoreBlobUploadedEarly(t *testing.T) {
+	t.Parallel()
+	doc := bigStoreDoc(1200)
+	tests := []struct {
+		name     string
+		inputs   map[string]string
+		failBlob bool // POST /git/blobs answers 503 every time
+		wantCode int
+		want     string // in the output on failure
+	}{
+		{name: "committed"},
+		{name: "rendering fails", inputs: map[string]string{InputRenderBudget: "10"}, wantCode: 1, want: "rendering "},
+		{name: "upload fails", failBlob: true, wantCode: 1, want: "creating blob for " + storePath},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, doc)
+			s, err := lessons.Parse(storePath, doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pr := h.merge("Fix it", h.ticketFor(s.Living()[7].Question), measured(1))
+			var mu sync.Mutex
+			posted := 0
+			h.world.SetBefore(func(r *http.Request) (int, string) {
+				if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/git/blobs") {
+					return 0, ""
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				posted++
+				if tt.failBlob {
+					return http.StatusServiceUnavailable, `{"message":"Service Unavailable"}`
+				}
+				return 0, ""
+			})
+			res := h.run("pull_request_target", mergedEvent(pr.Number), tt.inputs)
+			mustCode(t, res, tt.wantCode)
+			if tt.wantCode != 0 {
+				// The rendering's failure comes after the upload started: it was made and
+				// waited for (before, nothing was uploaded).
+				if !strings.Contains(res.stdout, tt.want) || h.git.Ref(DefaultBranch) != "" || posted == 0 {
+					t.Fatalf("want %q, an upload (%d) and no bot branch:\n%s", tt.want, posted, res.stdout)
+				}
+				return
+			}
+			if posted != 1 {
+				t.Fatalf("%d blob uploads, want 1 (the store)", posted)
+			}
+			got, ok := h.git.File(DefaultBranch, storePath)
+			if !ok || !botpr.NeedsBlob(got) {
+				t.Fatalf("bot branch store: found %v, %d bytes", ok, len(got))
+			}
+			if _, err := lessons.Parse(storePath, got); err != nil {
+				t.Fatalf("bot branch store does not load: %v", err)
+			}
+			if md, ok := h.git.File(DefaultBranch, DefaultRender); !ok || !bytes.Contains(md, []byte("rendered by darwin-memo")) {
+				t.Fatalf("bot branch rendering: found %v\n%s", ok, md)
 			}
 		})
 	}

@@ -42,7 +42,7 @@ func (l FileLimits) withDefaults() FileLimits {
 	return l
 }
 
-// checkSizes refuses, before anything is written, a file GitHub would refuse, and warns in the
+// checkSizes refuses, before any branch or pull request is written, a file GitHub would refuse, and warns in the
 // bot pull request about one GitHub warns about.
 func (r *Runner) checkSizes(st *state, files map[string][]byte) error {
 	l := r.FileLimits.withDefaults()

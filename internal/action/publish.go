@@ -39,11 +39,21 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	}()
 	doc, err := final.Marshal()
 	changed := err == nil && (r.differs(st, final) || st.persist)
+	// A store the commit would upload as a blob of its own is uploaded while the rendering
+	// finishes (at 100k lessons rendering outlasts serialising by about a quarter of the
+	// upload). It is only started for a commit that will be made unless rendering fails or
+	// the rendering is over GitHub's file limit; then the blob stays unreferenced, which
+	// leaves the repository as it was.
+	var early *earlyBlob
+	if changed && !r.Config.DryRun && len(doc) <= r.FileLimits.withDefaults().Max && botpr.NeedsBlob(doc) {
+		early = r.uploadEarly(ctx, doc)
+	}
 	<-done
 	if err != nil {
 		return fmt.Errorf("serialising the store: %w", err)
 	}
 	if renderErr != nil {
+		early.wait()
 		return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, renderErr)
 	}
 	files := map[string][]byte{r.Config.StorePath: doc}
@@ -55,6 +65,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	}
 	if changed {
 		if err := r.checkSizes(st, files); err != nil {
+			early.wait()
 			return err
 		}
 	}
@@ -89,8 +100,17 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	}
 	out.Store = doc
 	msg := fmt.Sprintf("darwin-memo: update lessons\n\n%s", commitSummary(out))
+	var uploaded map[string]string
+	if early != nil {
+		sha, err := early.wait()
+		if err != nil {
+			return err
+		}
+		uploaded = map[string]string{r.Config.StorePath: sha}
+		delete(files, r.Config.StorePath)
+	}
 	if _, err := r.repoAPI().Commit(ctx, botpr.CommitRequest{
-		Branch: r.Config.Branch, Parent: st.baseTip, Files: files, Message: msg, BranchExists: st.open != nil,
+		Branch: r.Config.Branch, Parent: st.baseTip, Files: files, Uploaded: uploaded, Message: msg, BranchExists: st.open != nil,
 	}); err != nil {
 		return err
 	}
@@ -109,6 +129,34 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	out.PRNumber, out.Operation = pr.GetNumber(), op
 	r.logf("%s bot pull request #%d", op, out.PRNumber)
 	return nil
+}
+
+// earlyBlob is the store's blob being uploaded while publish finishes the rendering.
+type earlyBlob struct {
+	done chan struct{}
+	sha  string
+	err  error
+}
+
+// uploadEarly starts uploading the store's bytes as a blob on its own goroutine.
+func (r *Runner) uploadEarly(ctx context.Context, doc []byte) *earlyBlob {
+	b := &earlyBlob{done: make(chan struct{})}
+	go func() {
+		defer close(b.done)
+		b.sha, b.err = r.repoAPI().UploadBlob(ctx, r.Config.StorePath, doc)
+	}()
+	return b
+}
+
+// wait returns the blob's sha once the upload is over; a nil earlyBlob (none started) returns
+// at once. Every path out of publish after an upload started waits for it, so no request
+// outlives the run.
+func (b *earlyBlob) wait() (string, error) {
+	if b == nil {
+		return "", nil
+	}
+	<-b.done
+	return b.sha, b.err
 }
 
 // recordIn keeps the record in the working store and returns the store to write: its bytes
