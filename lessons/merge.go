@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -338,58 +341,141 @@ type entryState struct {
 	raw   []byte
 }
 
-// entryIndex reads the entries and the graveyard of a document by id.
-func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) {
-	hint := 0
-	for _, l := range doc.sections {
-		hint += len(l.ids)
+// entrySide is one side's entries and graveyard by id: each id once, in the order of its first
+// appearance (the entries', then the graveyard's), with the last entry of that id (a later
+// duplicate, such as a graveyard copy of a living id, overrides; darwin-memo keeps ids unique
+// across both lists).
+type entrySide struct {
+	ids     []string
+	states  []entryState   // states[k] is the entry of ids[k]
+	nLiving int            // ids[:nLiving] first appeared in "entries"
+	pos     map[string]int // ids[pos[id]] == id
+}
+
+// find returns the index of id in s.ids, -1 when absent. guess is where id probably is: the
+// sides of a merge mostly list the same ids in the same order, and checking a guess costs a
+// string comparison where the map costs a lookup in a table larger than the caches. ids are
+// unique, so a right guess is the map's answer.
+func (s *entrySide) find(id string, guess int) int {
+	if uint(guess) < uint(len(s.ids)) && s.ids[guess] == id {
+		return guess
 	}
-	idx := make(map[string]entryState, hint)
-	var livingOrder, deadOrder []string
-	for _, sec := range []struct {
-		key   string
-		place entryPlace
-		order *[]string
-	}{{"entries", placeLiving, &livingOrder}, {"graveyard", placeDead, &deadOrder}} {
-		raw := doc.vals[sec.key]
+	if k, ok := s.pos[id]; ok {
+		return k
+	}
+	return -1
+}
+
+// indexEntries reads the entries and the graveyard of a document by id.
+func indexEntries(doc *rawObj) (*entrySide, error) {
+	var lists [2]*entryList // entries, graveyard; nil: absent
+	for i, key := range [2]string{"entries", "graveyard"} {
+		raw := doc.vals[key]
 		if raw == nil {
 			continue
 		}
-		if l := doc.sections[sec.key]; l != nil {
-			for i, id := range l.ids {
-				if _, seen := idx[id]; !seen {
-					*sec.order = append(*sec.order, id)
-				}
-				idx[id] = entryState{place: sec.place, raw: l.raws[i]}
+		l := doc.sections[key]
+		if l == nil {
+			var err error
+			if l, err = readEntryList(key, raw); err != nil {
+				return nil, err
 			}
-			continue
 		}
-		p := pyjson.NewDecoder(sec.key, raw)
-		if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
-			return nil, nil, nil, fmt.Errorf("%s is not a list", sec.key)
-		}
-		err := p.Array(func(i int) error {
-			start := p.Pos()
-			id, r, err := entryID(p)
-			if err != nil {
-				return fmt.Errorf("%s[%d]: %w", sec.key, i, err)
-			}
-			if r == nil {
-				r = raw[start:p.Pos()]
-			}
-			// A later duplicate (a graveyard copy of a living id) overrides; darwin-memo keeps
-			// ids unique across both lists.
-			if _, seen := idx[id]; !seen {
-				*sec.order = append(*sec.order, id)
-			}
-			idx[id] = entryState{place: sec.place, raw: r}
-			return nil
-		})
-		if err != nil {
-			return nil, nil, nil, err
+		lists[i] = l
+	}
+	n := 0
+	for _, l := range lists {
+		if l != nil {
+			n += len(l.ids)
 		}
 	}
-	return idx, livingOrder, deadOrder, nil
+	s := &entrySide{ids: make([]string, 0, n), states: make([]entryState, 0, n), pos: make(map[string]int, n)}
+	places := [2]entryPlace{placeLiving, placeDead}
+	// The ids of a store darwin-memo wrote are unique: index them with one map write each, and
+	// only when the map comes out short (a duplicate) index again, looking each id up first.
+	for _, l := range lists {
+		if l != nil {
+			s.ids = append(s.ids, l.ids...)
+		}
+	}
+	for k, id := range s.ids {
+		s.pos[id] = k
+	}
+	if len(s.pos) == len(s.ids) {
+		for i, l := range lists {
+			if l == nil {
+				continue
+			}
+			for _, r := range l.raws {
+				s.states = append(s.states, entryState{place: places[i], raw: r})
+			}
+			if i == 0 {
+				s.nLiving = len(s.states)
+			}
+		}
+		return s, nil
+	}
+	clear(s.pos)
+	s.ids = s.ids[:0]
+	for i, l := range lists {
+		if l == nil {
+			continue
+		}
+		for j, id := range l.ids {
+			st := entryState{place: places[i], raw: l.raws[j]}
+			if k, seen := s.pos[id]; seen {
+				s.states[k] = st
+				continue
+			}
+			s.pos[id] = len(s.ids)
+			s.ids = append(s.ids, id)
+			s.states = append(s.states, st)
+		}
+		if i == 0 {
+			s.nLiving = len(s.ids)
+		}
+	}
+	return s, nil
+}
+
+// readEntryList reads the list of entries raw (the value of key) by id, where the top-level
+// pass's fast path did not.
+func readEntryList(key string, raw []byte) (*entryList, error) {
+	p := pyjson.NewDecoder(key, raw)
+	if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
+		return nil, fmt.Errorf("%s is not a list", key)
+	}
+	l := &entryList{}
+	err := p.Array(func(i int) error {
+		start := p.Pos()
+		id, r, err := entryID(p)
+		if err != nil {
+			return fmt.Errorf("%s[%d]: %w", key, i, err)
+		}
+		if r == nil {
+			r = raw[start:p.Pos()]
+		}
+		l.ids, l.raws = append(l.ids, id), append(l.raws, r)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// entryIndex is indexEntries as a map and the orders of first appearance in the entries and
+// in the graveyard.
+func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) {
+	s, err := indexEntries(doc)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	idx := make(map[string]entryState, len(s.ids))
+	for k, id := range s.ids {
+		idx[id] = s.states[k]
+	}
+	return idx, s.ids[:s.nLiving:s.nLiving], s.ids[s.nLiving:], nil
 }
 
 // entryID reads the entry at p and returns its id, and nil bytes: the entry is as it stands.
@@ -446,64 +532,157 @@ func entryIDSlow(p *pyjson.Decoder) (string, []byte, error) {
 	return id, pyjson.Compact(v), nil
 }
 
-// mergeEntries returns the merged entries and graveyard as lists of entries' bytes.
+// mergeEntries returns the merged entries and graveyard as lists of entries' bytes, on all
+// cores when the lists are large (mergeEntriesWith).
 func mergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
-	bi, _, _, err := entryIndex(b)
-	if err != nil {
-		return nil, nil, fmt.Errorf("merge base store: %w", err)
+	w := entryWork{workers: 1, chunk: 4096}
+	size := 0
+	for _, d := range [3]*rawObj{b, o, t} {
+		size += len(d.vals["entries"]) + len(d.vals["graveyard"])
 	}
-	oi, oLiving, oDead, err := entryIndex(o)
-	if err != nil {
-		return nil, nil, fmt.Errorf("bot branch store: %w", err)
+	// Below a MB of entries (a few hundred lessons) the step takes a fraction of a millisecond:
+	// goroutines would cost about what they save.
+	if size >= 1<<20 {
+		w.workers = runtime.GOMAXPROCS(0)
 	}
-	ti, tLiving, tDead, err := entryIndex(t)
-	if err != nil {
-		return nil, nil, fmt.Errorf("base branch store: %w", err)
-	}
-	// Each id is merged once, in the order of its first appearance; the lists are then walked
-	// as indexes into the results (no map lookups per pass).
-	lists := [][]string{oLiving, oDead, tLiving, tDead}
-	n := len(oLiving) + len(oDead) + len(tLiving) + len(tDead)
-	pos := make(map[string]int, len(oLiving)+len(oDead))
-	union := make([]string, 0, len(oLiving)+len(oDead))
-	at := make([][]int, len(lists))
-	for l, ids := range lists {
-		at[l] = make([]int, len(ids))
-		for i, id := range ids {
-			j, ok := pos[id]
-			if !ok {
-				j = len(union)
-				pos[id] = j
-				union = append(union, id)
-			}
-			at[l][i] = j
-		}
-	}
-	result := make([]entryState, len(union))
-	for j, id := range union {
-		result[j] = mergeEntry(bi[id], oi[id], ti[id])
-	}
-	livingOut, deadOut := make([][]byte, 0, n/2), make([][]byte, 0, len(oDead)+len(tDead))
-	emitted := make([]bool, len(union))
-	emit := func(order []int, want entryPlace, out *[][]byte) {
-		for _, j := range order {
-			if r := result[j]; r.place == want && !emitted[j] {
-				emitted[j] = true
-				*out = append(*out, r.raw)
+	return mergeEntriesWith(b, o, t, w)
+}
+
+// entryWork is how mergeEntriesWith spreads its work: over up to workers goroutines (1: the
+// caller's alone), chunk ids at a time.
+type entryWork struct{ workers, chunk int }
+
+// mergeEntriesWith is mergeEntries with its work spread as w says. The result does not depend
+// on w: each side is indexed on its own, each id is merged on its own (mergeEntry reads its
+// arguments only) into its own slot, and the lists are put together after, in order.
+func mergeEntriesWith(b, o, t *rawObj, w entryWork) ([][]byte, [][]byte, error) {
+	docs := [3]*rawObj{b, o, t}
+	var sides [3]*entrySide
+	var errs [3]error
+	if w.workers < 2 {
+		for i, d := range docs {
+			if sides[i], errs[i] = indexEntries(d); errs[i] != nil {
+				break
 			}
 		}
+	} else {
+		var wg sync.WaitGroup
+		for i, d := range docs {
+			wg.Go(func() { sides[i], errs[i] = indexEntries(d) })
+		}
+		wg.Wait()
 	}
-	oL, oD, tL, tD := at[0], at[1], at[2], at[3]
-	emit(oL, placeLiving, &livingOut)
-	emit(tL, placeLiving, &livingOut)
-	emit(oD, placeDead, &deadOut)
-	emit(tD, placeDead, &deadOut)
+	for i, what := range [3]string{"merge base store", "bot branch store", "base branch store"} {
+		if errs[i] != nil {
+			return nil, nil, fmt.Errorf("%s: %w", what, errs[i])
+		}
+	}
+	base, ours, theirs := sides[0], sides[1], sides[2]
+	// Each id is merged once, in the order of its first appearance: ours' ids (at their index
+	// in ours.ids), then theirs' that ours lacks. tAt is where each of theirs' ids is merged,
+	// oToT which of theirs' ids (+1; 0: none) each of ours' is.
+	nO := len(ours.ids)
+	tAt, oToT := make([]int, len(theirs.ids)), make([]int, nO)
+	forChunks(len(theirs.ids), w, func(lo, hi int) {
+		delta := 0 // where the last id found in ours was, against its place in theirs
+		for i := lo; i < hi; i++ {
+			j := ours.find(theirs.ids[i], i+delta)
+			tAt[i] = j
+			if j >= 0 {
+				oToT[j] = i + 1 // ids are unique: one i per j
+				delta = j - i
+			}
+		}
+	})
+	var theirsOnly []int // theirs' index of each id after ours'
+	for i, j := range tAt {
+		if j < 0 {
+			tAt[i] = nO + len(theirsOnly)
+			theirsOnly = append(theirsOnly, i)
+		}
+	}
+	result := make([]entryState, nO+len(theirsOnly))
+	forChunks(len(result), w, func(lo, hi int) {
+		delta := 0
+		for j := lo; j < hi; j++ {
+			var id string
+			var bs, os, ts entryState
+			if j < nO {
+				id, os = ours.ids[j], ours.states[j]
+				if i := oToT[j]; i > 0 {
+					ts = theirs.states[i-1]
+				}
+			} else {
+				i := theirsOnly[j-nO]
+				id, ts = theirs.ids[i], theirs.states[i]
+			}
+			if k := base.find(id, j+delta); k >= 0 {
+				bs = base.states[k]
+				delta = k - j
+			}
+			result[j] = mergeEntry(bs, os, ts)
+		}
+	})
+	nT := len(theirs.ids)
+	livingOut := make([][]byte, 0, (nO+nT)/2)
+	deadOut := make([][]byte, 0, nO-ours.nLiving+nT-theirs.nLiving)
+	emitted := make([]bool, len(result))
+	emit := func(j int, want entryPlace, out *[][]byte) {
+		if r := result[j]; r.place == want && !emitted[j] {
+			emitted[j] = true
+			*out = append(*out, r.raw)
+		}
+	}
+	emitOurs := func(lo, hi int, want entryPlace, out *[][]byte) {
+		for j := lo; j < hi; j++ {
+			emit(j, want, out)
+		}
+	}
+	emitTheirs := func(at []int, want entryPlace, out *[][]byte) {
+		for _, j := range at {
+			emit(j, want, out)
+		}
+	}
+	tL, tD := tAt[:theirs.nLiving], tAt[theirs.nLiving:]
+	emitOurs(0, ours.nLiving, placeLiving, &livingOut)
+	emitTheirs(tL, placeLiving, &livingOut)
+	emitOurs(ours.nLiving, nO, placeDead, &deadOut)
+	emitTheirs(tD, placeDead, &deadOut)
 	// Entries that changed place (a living entry of ours that people buried) come last.
-	emit(oL, placeDead, &deadOut)
-	emit(tL, placeDead, &deadOut)
-	emit(oD, placeLiving, &livingOut)
-	emit(tD, placeLiving, &livingOut)
+	emitOurs(0, ours.nLiving, placeDead, &deadOut)
+	emitTheirs(tL, placeDead, &deadOut)
+	emitOurs(ours.nLiving, nO, placeLiving, &livingOut)
+	emitTheirs(tD, placeLiving, &livingOut)
 	return livingOut, deadOut, nil
+}
+
+// forChunks calls fn on [0, n) in chunks of w.chunk, on up to w.workers goroutines that each
+// take the next chunk when done with one (some ids cost more than others: an entry both sides
+// changed is merged field by field); on the caller's goroutine, in one call, when one chunk
+// or one worker covers n.
+func forChunks(n int, w entryWork, fn func(lo, hi int)) {
+	chunk := max(w.chunk, 1)
+	workers := min(w.workers, (n+chunk-1)/chunk)
+	if workers < 2 {
+		if n > 0 {
+			fn(0, n)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(int64(chunk))) - chunk
+				if lo >= n {
+					return
+				}
+				fn(lo, min(lo+chunk, n))
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // mergeEntry applies the entry rules of docs/merge.md.

@@ -1,0 +1,98 @@
+package lessons
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The three-way merge of a bot branch's store with the base branch's, as a run does it when a
+// person changed the store since the bot branch was built: the bot settled a ticket and ticked
+// (every living lesson's energy changed), people pinned one lesson and forgot another. Sizes as
+// the other benchmarks (100k skipped with -short). cpu-ms/op counts the process's CPU, so
+// cpu-ms/op over wall shows how many cores the merge keeps busy.
+
+// BenchmarkMerge is the whole merge (mergeDocs: the scan of the three documents, the entries,
+// the ledger, the merged document written).
+func BenchmarkMerge(b *testing.B) {
+	bySizeMerge(b, func(b *testing.B, m mergeSides) {
+		c0, runs := processCPU(), 0
+		for b.Loop() {
+			if _, _, err := mergeDocs(m.base, m.ours, m.theirs, nil); err != nil {
+				b.Fatal(err)
+			}
+			runs++
+		}
+		b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(runs), "cpu-ms/op")
+	})
+}
+
+// BenchmarkMergeEntries is the entries step of the merge alone (mergeEntries), on documents
+// already scanned.
+func BenchmarkMergeEntries(b *testing.B) {
+	bySizeMerge(b, func(b *testing.B, m mergeSides) {
+		bo, oo, to, err := storeObjects(m.base, m.ours, m.theirs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c0, runs := processCPU(), 0
+		for b.Loop() {
+			if _, _, err := mergeEntries(bo, oo, to); err != nil {
+				b.Fatal(err)
+			}
+			runs++
+		}
+		b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(runs), "cpu-ms/op")
+	})
+}
+
+// mergeSides is the three documents of a benchmarked merge.
+type mergeSides struct{ base, ours, theirs []byte }
+
+var mergeData sync.Map // n -> mergeSides
+
+func bySizeMerge(b *testing.B, fn func(*testing.B, mergeSides)) {
+	for _, n := range sizes(b) {
+		m := benchMergeSides(b, n) // generate outside the timed runs
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.SetBytes(int64(len(m.base) + len(m.ours) + len(m.theirs)))
+			fn(b, m)
+		})
+	}
+}
+
+// benchMergeSides returns the sides of a merge of n lessons (generated once per size).
+func benchMergeSides(tb testing.TB, n int) mergeSides {
+	if v, ok := mergeData.Load(n); ok {
+		return v.(mergeSides)
+	}
+	base := benchStoreBytes(tb, n)
+	fixed := Options{Now: func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }}
+	side := func(edit func(*Store)) []byte {
+		s, err := ParseWith("bench", base, fixed)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		edit(s)
+		out, err := s.Marshal()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return out
+	}
+	m := mergeSides{base: base}
+	m.ours = side(func(s *Store) {
+		p := s.Pending()[0]
+		if r := s.Settle(p.ID, 1, SettleOptions{Source: "ci"}); !r.Landed {
+			tb.Fatalf("settle: %+v", r)
+		}
+		s.Tick(TickOptions{})
+	})
+	m.theirs = side(func(s *Store) {
+		s.Pin(s.Living()[len(s.Living())/2].ID)
+		s.Forget(s.Living()[len(s.Living())/3].ID)
+	})
+	mergeData.Store(n, m)
+	return m
+}
