@@ -61,8 +61,8 @@ func BenchmarkParseEntries(b *testing.B) {
 }
 
 // BenchmarkParseStoreSpec is BenchmarkParseStore at the sizes DARWIN_MEMO_BENCH_SIZES lists
-// (comma-separated; default 10000), with the parts parsed on other cores ("auto") and all on
-// one ("sequential"), so one process compares the two.
+// (comma-separated; default 10000), with the parts parsed on other cores ("auto"), only the
+// ledger ("ledger-only") and all on one ("sequential"), so one process compares them.
 func BenchmarkParseStoreSpec(b *testing.B) {
 	ns := []int{10000}
 	if v := os.Getenv("DARWIN_MEMO_BENCH_SIZES"); v != "" {
@@ -80,7 +80,11 @@ func BenchmarkParseStoreSpec(b *testing.B) {
 		for _, mode := range []struct {
 			name string
 			h    parseHints
-		}{{"auto", unknownOffsets()}, {"sequential", parseHints{ledgerAt: -1, entryAt: -1, mode: specOff}}} {
+		}{
+			{"auto", unknownOffsets()},
+			{"ledger-only", parseHints{ledgerAt: -1, entryAt: noOffset}}, // as before the entries were
+			{"sequential", parseHints{ledgerAt: -1, entryAt: -1, mode: specOff}},
+		} {
 			b.Run(fmt.Sprintf("n=%d/%s", n, mode.name), func(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				c0, runs := processCPU(), 0
