@@ -359,3 +359,56 @@ func FuzzSpeculativeParse(f *testing.F) {
 		}
 	})
 }
+
+// mergedSeeds are three sides of a small merge: the bot's side adds and
+// edits entries on both sides of the middle, the base branch's pins one.
+func mergedSeeds() (base, ours, theirs []byte) {
+	base = specDoc(specEntries(30, nil), specTail)
+	ours = specDoc(specEntries(34, func(i int) string {
+		if i == 25 {
+			return `{"question": "q25", "answer": "a25 edited", "id": "id25"}`
+		}
+		return ""
+	}), specTail)
+	theirs = specDoc(specEntries(30, func(i int) string {
+		if i == 20 {
+			return `{"question": "q20", "answer": "a20", "pinned": true, "id": "id20"}`
+		}
+		return ""
+	}), specTail)
+	return base, ours, theirs
+}
+
+// The merged document's known offsets, forced on a small merge, give the
+// sequential parse's store, as do guesses at each of its item starts.
+func TestSpeculativeEntriesSmallMerge(t *testing.T) {
+	base, ours, theirs := mergedSeeds()
+	doc, at, err := mergeDocs(base, ours, theirs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := newSpecCheck(t, doc, Options{})
+	at.mode = specForce
+	taken, err := check.same(at)
+	if err != nil || taken.entries == 0 || !taken.ledger {
+		t.Fatalf("took %+v (error %v), want entries and the ledger", taken, err)
+	}
+	for _, s := range entryStarts(doc) {
+		check.same(parseHints{ledgerAt: at.ledgerAt, entryAt: s, mode: specForce})
+	}
+}
+
+// Any merge's document parses with its known offsets, speculation forced,
+// as it does sequentially.
+func FuzzSpeculativeMerge(f *testing.F) {
+	base, ours, theirs := mergedSeeds()
+	f.Add(base, ours, theirs)
+	f.Fuzz(func(t *testing.T, base, ours, theirs []byte) {
+		doc, at, err := mergeDocs(base, ours, theirs, nil)
+		if err != nil {
+			return
+		}
+		at.mode = specForce
+		sameAsSequential(t, doc, Options{}, at)
+	})
+}
