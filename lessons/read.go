@@ -33,9 +33,10 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 type parseHints struct {
 	// ledgerAt is the offset of the top-level "ledger" value and entryAt
 	// that of an item in the top-level "entries" array (near its middle), when
-	// the caller wrote the document (the merge's compact one), or -1: found
-	// as darwin-memo writes a store (see findMarks). They are guesses: a
-	// wrong one costs time, never correctness.
+	// the caller wrote the document (the merge's compact one), -1: found
+	// as darwin-memo writes a store (see findMarks), or noOffset: the
+	// caller knows there is none. They are guesses: a wrong one costs
+	// time, never correctness.
 	ledgerAt, entryAt int
 	mode              specMode
 }
