@@ -49,11 +49,11 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 // document out first. An error says whether the documents did not merge or the merged store
 // does not load.
 func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMerger, opts Options) (*Store, error) {
-	doc, ledgerAt, err := mergeDocs(base, ours, theirs, custom)
+	doc, at, err := mergeDocs(base, ours, theirs, custom)
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseAt(name, doc, opts, ledgerAt)
+	s, err := parseAt(name, doc, opts, at)
 	if err != nil {
 		return nil, fmt.Errorf("the merged store does not load: %w", err)
 	}
@@ -61,12 +61,13 @@ func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMer
 }
 
 // mergeDocs returns the merged document, compact: each value as one of the sides spelled it,
-// and the offset of its top-level "ledger" value (-1: none), which the store's reader parses
-// on another core while it reads the entries.
-func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, int, error) {
+// and where its top-level "ledger" value and its middle living entry start (noOffset: none),
+// which the store's reader parses on other cores while it reads the first entries.
+func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, parseHints, error) {
+	at := parseHints{ledgerAt: noOffset, entryAt: noOffset}
 	b, o, t, err := storeObjects(orEmptyJSON(base), ours, theirs)
 	if err != nil {
-		return nil, -1, err
+		return nil, at, err
 	}
 	out := newRawObj()
 	for _, k := range rawUnionKeys(o, t, b) {
@@ -85,7 +86,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 			v = pickChanged(bv, ov, tv)
 		}
 		if err != nil {
-			return nil, -1, fmt.Errorf("merging %q: %w", k, err)
+			return nil, at, fmt.Errorf("merging %q: %w", k, err)
 		}
 		if v != nil {
 			out.set(k, v)
@@ -93,7 +94,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	}
 	living, dead, err := mergeEntries(b, o, t)
 	if err != nil {
-		return nil, -1, err
+		return nil, at, err
 	}
 	// Keep darwin-memo's key order: config, entries, graveyard first. The document is written
 	// in one buffer, the entries straight from the sides' bytes (rawObj.bytes with the entry
@@ -113,6 +114,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	if v, ok := out.vals["entries"]; ok { // a custom rule's value
 		buf = append(buf, v...)
 	} else {
+		at.entryAt = middleEntry(len(buf), living)
 		buf = appendRawList(buf, living)
 	}
 	buf = append(buf, `,"graveyard":`...)
@@ -121,18 +123,32 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	} else {
 		buf = appendRawList(buf, dead)
 	}
-	ledgerAt := -1
 	for _, k := range out.keys {
 		if k != "config" && k != "entries" && k != "graveyard" {
 			buf = pyjson.AppendString(append(buf, ','), k)
 			buf = append(buf, ':')
 			if k == "ledger" {
-				ledgerAt = len(buf)
+				at.ledgerAt = len(buf)
 			}
 			buf = append(buf, out.vals[k]...)
 		}
 	}
-	return append(buf, '}'), ledgerAt, nil
+	return append(buf, '}'), at, nil
+}
+
+// middleEntry returns where appendRawList, appending items at offset from, writes the first
+// item that starts past the list's middle byte (noOffset: no items), after the spaces a side
+// may have spelled it with.
+func middleEntry(from int, items [][]byte) int {
+	half := rawListLen(items) / 2
+	off := 1 // past '['
+	for _, it := range items {
+		if off >= half {
+			return from + off + len(it) - len(bytes.TrimLeft(it, " \t\r\n"))
+		}
+		off += len(it) + 1
+	}
+	return noOffset
 }
 
 func orEmptyJSON(b []byte) []byte {

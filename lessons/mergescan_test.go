@@ -191,7 +191,8 @@ func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
 		s.Pin(s.Living()[7].ID)
 		s.Forget(s.Living()[9].ID)
 	})
-	doc, ledgerAt, err := mergeDocs(base, ours, theirs, nil)
+	doc, at, err := mergeDocs(base, ours, theirs, nil)
+	ledgerAt := at.ledgerAt
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,9 +220,11 @@ func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
 	ref := want(ParseWith("x", merged, fixed))
 	for name, got := range map[string][]byte{
 		"MergeStore":          want(MergeStore("x", base, ours, theirs, nil, fixed)),
-		"parseAt ledger":      want(parseAt("x", doc, fixed, ledgerAt)),
-		"parseAt wrong guess": want(parseAt("x", doc, fixed, ledgerAt-3)),
-		"parseAt no guess":    want(parseAt("x", doc, fixed, -1)),
+		"parseAt offsets":     want(parseAt("x", doc, fixed, at)),
+		"parseAt ledger":      want(parseAt("x", doc, fixed, parseHints{ledgerAt: ledgerAt, entryAt: noOffset})),
+		"parseAt wrong guess": want(parseAt("x", doc, fixed, parseHints{ledgerAt: ledgerAt - 3, entryAt: at.entryAt + 1})),
+		"parseAt no guess":    want(parseAt("x", doc, fixed, unknownOffsets())),
+		"parseAt sequential":  want(parseAt("x", doc, fixed, parseHints{ledgerAt: ledgerAt, entryAt: at.entryAt, mode: specOff})),
 	} {
 		if !bytes.Equal(got, ref) {
 			t.Errorf("%s: the store differs from parsing Merge's document", name)

@@ -1,6 +1,10 @@
 package lessons
 
 import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
@@ -50,8 +54,48 @@ func BenchmarkParseEntries(b *testing.B) {
 	for b.Loop() {
 		p := pyjson.NewDecoder("bench", raw)
 		n := 0
-		if err := readEntries(p, func(*Entry, int) error { n++; return nil }, newID); err != nil || n != 10000 {
+		if err := readEntries(p, func(*Entry, int) error { n++; return nil }, newID, nil); err != nil || n != 10000 {
 			b.Fatal(err, n)
+		}
+	}
+}
+
+// BenchmarkParseStoreSpec is BenchmarkParseStore at the sizes DARWIN_MEMO_BENCH_SIZES lists
+// (comma-separated; default 10000), with the parts parsed on other cores ("auto"), only the
+// ledger ("ledger-only") and all on one ("sequential"), so one process compares them.
+func BenchmarkParseStoreSpec(b *testing.B) {
+	ns := []int{10000}
+	if v := os.Getenv("DARWIN_MEMO_BENCH_SIZES"); v != "" {
+		ns = ns[:0]
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				b.Fatalf("DARWIN_MEMO_BENCH_SIZES: %v", err)
+			}
+			ns = append(ns, n)
+		}
+	}
+	for _, n := range ns {
+		data := benchStoreBytes(b, n)
+		for _, mode := range []struct {
+			name string
+			h    parseHints
+		}{
+			{"auto", unknownOffsets()},
+			{"ledger-only", parseHints{ledgerAt: -1, entryAt: noOffset}}, // as before the entries were
+			{"sequential", parseHints{ledgerAt: -1, entryAt: -1, mode: specOff}},
+		} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, mode.name), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				c0, runs := processCPU(), 0
+				for b.Loop() {
+					if _, err := parseAt("bench", data, Options{LazyHistory: true}, mode.h); err != nil {
+						b.Fatal(err)
+					}
+					runs++
+				}
+				b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(runs), "cpu-ms/op")
+			})
 		}
 	}
 }
