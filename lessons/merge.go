@@ -572,26 +572,9 @@ type entryWork struct{ workers, chunk int }
 // on w: each side is indexed on its own, each id is merged on its own (mergeEntry reads its
 // arguments only) into its own slot, and the lists are put together after, in order.
 func mergeEntriesWith(b, o, t *rawObj, w entryWork) ([][]byte, [][]byte, error) {
-	docs := [3]*rawObj{b, o, t}
-	var sides [3]*entrySide
-	var errs [3]error
-	if w.workers < 2 {
-		for i, d := range docs {
-			if sides[i], errs[i] = indexEntries(d); errs[i] != nil {
-				break
-			}
-		}
-	} else {
-		var wg sync.WaitGroup
-		for i, d := range docs {
-			wg.Go(func() { sides[i], errs[i] = indexEntries(d) })
-		}
-		wg.Wait()
-	}
-	for i, what := range [3]string{"merge base store", "bot branch store", "base branch store"} {
-		if errs[i] != nil {
-			return nil, nil, fmt.Errorf("%s: %w", what, errs[i])
-		}
+	sides, err := onSides([3]*rawObj{b, o, t}, w.workers >= 2, indexEntries)
+	if err != nil {
+		return nil, nil, err
 	}
 	base, ours, theirs := sides[0], sides[1], sides[2]
 	// Each id is merged once, in the order of its first appearance: ours' ids (at their index

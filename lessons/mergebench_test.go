@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sync"
 	"testing"
-	"time"
 )
 
 // The three-way merge of a bot branch's store with the base branch's, as a run does it when a
@@ -68,19 +67,7 @@ func benchMergeSides(tb testing.TB, n int) mergeSides {
 		return v.(mergeSides)
 	}
 	base := benchStoreBytes(tb, n)
-	fixed := Options{Now: func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }}
-	side := func(edit func(*Store)) []byte {
-		s, err := ParseWith("bench", base, fixed)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		edit(s)
-		out, err := s.Marshal()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return out
-	}
+	side := func(edit func(*Store)) []byte { return editedDoc(tb, base, edit) }
 	m := mergeSides{base: base}
 	m.ours = side(func(s *Store) {
 		p := s.Pending()[0]

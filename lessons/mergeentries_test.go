@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -97,20 +96,8 @@ func pick(r *rand.Rand, n, k int) []int {
 
 func TestMergeEntriesParallelMatchesSerial(t *testing.T) {
 	base := benchStoreBytes(t, 2000)
-	fixed := Options{Now: func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }}
 	r := rand.New(rand.NewPCG(11, 12))
-	viaStore := func(doc []byte, edit func(*Store)) []byte {
-		s, err := ParseWith("x", doc, fixed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		edit(s)
-		out, err := s.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	viaStore := func(doc []byte, edit func(*Store)) []byte { return editedDoc(t, doc, edit) }
 	// The bot settled a ticket, ticked (every living energy changed, some lessons died) and
 	// learnt lessons; people pinned and forgot lessons.
 	bot := viaStore(base, func(s *Store) {

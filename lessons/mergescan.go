@@ -101,27 +101,39 @@ func (o *rawObj) obj(key string) *rawObj {
 // when the documents are large (each is read on its own; only the goroutines differ), and
 // returns the first error in the order base, ours, theirs.
 func storeObjects(base, ours, theirs []byte) (b, o, t *rawObj, err error) {
-	docs := [3][]byte{base, ours, theirs}
-	var objs [3]*rawObj
-	var errs [3]error
 	size := len(base) + len(ours) + len(theirs)
-	if size < 1<<20 || runtime.GOMAXPROCS(0) < 2 {
-		for i, d := range docs {
-			objs[i], errs[i] = storeObject(d)
-		}
-	} else {
+	objs, err := onSides([3][]byte{base, ours, theirs}, size >= 1<<20 && runtime.GOMAXPROCS(0) >= 2, storeObject)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return objs[0], objs[1], objs[2], nil
+}
+
+// onSides applies read to the three sides of a merge (base, bot branch, base branch), each on
+// its own goroutine when concurrent, and returns the first error in that order, named by its
+// side, as reading them one by one would.
+func onSides[In, Out any](sides [3]In, concurrent bool, read func(In) (Out, error)) ([3]Out, error) {
+	var outs [3]Out
+	var errs [3]error
+	if concurrent {
 		var wg sync.WaitGroup
-		for i, d := range docs {
-			wg.Go(func() { objs[i], errs[i] = storeObject(d) })
+		for i, in := range sides {
+			wg.Go(func() { outs[i], errs[i] = read(in) })
 		}
 		wg.Wait()
+	} else {
+		for i, in := range sides {
+			if outs[i], errs[i] = read(in); errs[i] != nil {
+				break
+			}
+		}
 	}
 	for i, what := range [3]string{"merge base store", "bot branch store", "base branch store"} {
 		if errs[i] != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", what, errs[i])
+			return outs, fmt.Errorf("%s: %w", what, errs[i])
 		}
 	}
-	return objs[0], objs[1], objs[2], nil
+	return outs, nil
 }
 
 // storeObject is rawObject for a store document, reading on its way (fast paths only) the

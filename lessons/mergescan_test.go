@@ -167,19 +167,8 @@ func TestSameExcept(t *testing.T) {
 // a wrong offset only costs the speculation.
 func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
 	base := benchStoreBytes(t, 2000)
-	fixed := Options{Now: func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }}
-	side := func(edit func(*Store)) []byte {
-		s, err := ParseWith("x", base, fixed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		edit(s)
-		b, err := s.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	fixed := fixedClock()
+	side := func(edit func(*Store)) []byte { return editedDoc(t, base, edit) }
 	ours := side(func(s *Store) {
 		p := s.Pending()[0]
 		if r := s.Settle(p.ID, 1, SettleOptions{Source: "ci"}); !r.Landed {
@@ -230,4 +219,26 @@ func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
 			t.Errorf("%s: the store differs from parsing Merge's document", name)
 		}
 	}
+}
+
+// fixedClock is the options the merge's tests and benchmarks load stores with: a fixed clock,
+// so the documents they edit are the same on every run.
+func fixedClock() Options {
+	return Options{Now: func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }}
+}
+
+// editedDoc returns doc loaded with fixedClock, changed by edit and written again: one side of
+// a merge.
+func editedDoc(tb testing.TB, doc []byte, edit func(*Store)) []byte {
+	tb.Helper()
+	s, err := ParseWith("x", doc, fixedClock())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	edit(s)
+	out, err := s.Marshal()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
 }
