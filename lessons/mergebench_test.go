@@ -29,7 +29,18 @@ func BenchmarkMerge(b *testing.B) {
 
 // BenchmarkMergeEntries is the entries step of the merge alone (mergeEntries), on documents
 // already scanned.
-func BenchmarkMergeEntries(b *testing.B) {
+func BenchmarkMergeEntries(b *testing.B) { benchMergeEntries(b, mergeEntries) }
+
+// BenchmarkMergeEntriesSerial is BenchmarkMergeEntries on one goroutine (mergeEntriesWith with
+// one worker): what the spread over the cores buys.
+func BenchmarkMergeEntriesSerial(b *testing.B) {
+	benchMergeEntries(b, func(bo, oo, to *rawObj) ([][]byte, [][]byte, error) {
+		return mergeEntriesWith(bo, oo, to, entryWork{workers: 1, chunk: 4096})
+	})
+}
+
+// benchMergeEntries times step on the scanned sides of a merge at each size.
+func benchMergeEntries(b *testing.B, step func(bo, oo, to *rawObj) ([][]byte, [][]byte, error)) {
 	bySizeMerge(b, func(b *testing.B, m mergeSides) {
 		bo, oo, to, err := storeObjects(m.base, m.ours, m.theirs)
 		if err != nil {
@@ -37,7 +48,7 @@ func BenchmarkMergeEntries(b *testing.B) {
 		}
 		c0, runs := processCPU(), 0
 		for b.Loop() {
-			if _, _, err := mergeEntries(bo, oo, to); err != nil {
+			if _, _, err := step(bo, oo, to); err != nil {
 				b.Fatal(err)
 			}
 			runs++

@@ -406,22 +406,3 @@ func refMergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
 	emit(tD, placeLiving, &livingOut)
 	return livingOut, deadOut, nil
 }
-
-// BenchmarkMergeEntriesSerial is BenchmarkMergeEntries on one goroutine (mergeEntriesWith with
-// one worker): what the spread over the cores buys.
-func BenchmarkMergeEntriesSerial(b *testing.B) {
-	bySizeMerge(b, func(b *testing.B, m mergeSides) {
-		bo, oo, to, err := storeObjects(m.base, m.ours, m.theirs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c0, runs := processCPU(), 0
-		for b.Loop() {
-			if _, _, err := mergeEntriesWith(bo, oo, to, entryWork{workers: 1, chunk: 4096}); err != nil {
-				b.Fatal(err)
-			}
-			runs++
-		}
-		b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(runs), "cpu-ms/op")
-	})
-}
