@@ -163,7 +163,7 @@ func TestSameExcept(t *testing.T) {
 
 // TestMergeStoreMatchesMergeThenParse: MergeStore, which parses the merged document's ledger on
 // another core at the offset the merge wrote it, loads the store that parsing Merge's output
-// loads, on a store large enough for the concurrent reads (storeObjects, speculateLedger); and
+// loads, on a store large enough for the concurrent reads (storeObjects, speculate); and
 // a wrong offset only costs the speculation.
 func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
 	base := benchStoreBytes(t, 2000)

@@ -415,12 +415,6 @@ func (sp *speculation) entriesSpec() *entriesSpec {
 	return sp.entries
 }
 
-// speculateLedger is speculate for the ledger block alone: at is its
-// offset, or -1 to find it.
-func speculateLedger(name string, data []byte, opts Options, at int) *ledgerSpec {
-	return speculate(name, data, opts, parseHints{ledgerAt: at, entryAt: noOffset}).ledgerSpec()
-}
-
 // findMarks finds, in a document as darwin-memo writes it (json.dump with
 // indent=2), the offset of the top-level "ledger" value (returned; -1:
 // none, or not wanted) and an item past the middle of the top-level

@@ -276,11 +276,20 @@ func TestSpeculativeLedgerParse(t *testing.T) {
 	if len(data) < 1<<20 {
 		t.Fatalf("test store is only %d bytes", len(data))
 	}
-	sp := speculateLedger("x", data, Options{}, -1)
-	if sp == nil {
-		t.Fatal("no speculation on a canonical 1 MB store")
+	want, err := parseAt("x", data, Options{}, parseHints{ledgerAt: -1, entryAt: -1, mode: specOff})
+	if err != nil {
+		t.Fatal(err)
 	}
-	<-sp.done
+	got, taken, err := parseTaking("x", data, Options{}, parseHints{ledgerAt: -1, entryAt: noOffset, mode: specForce})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !taken.ledger {
+		t.Fatal("the speculative ledger of a canonical 1 MB store was not taken")
+	}
+	if got.TickCount() != want.TickCount() || !got.SameExcept(want) {
+		t.Fatal("the speculative ledger gives another store than the sequential parse")
+	}
 }
 
 // A store loaded with Options.LazyHistory is the full load's store: the same
