@@ -216,10 +216,16 @@ func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return withDerivedID(e, haveID, newID), nil
+}
+
+// withDerivedID gives an entry read without an "id" (haveID false) the content-derived id
+// every load gives it, and returns it.
+func withDerivedID(e *Entry, haveID bool, newID func(...string) string) *Entry {
 	if !haveID {
 		e.ID = newID("entry", e.Question, e.Answer)
 	}
-	return e, nil
+	return e
 }
 
 // entryFields is entry without the content-derived id of an entry that has
@@ -557,10 +563,7 @@ func (sp *entriesSpec) take(p *pyjson.Decoder, newID func(...string) string) *En
 	sp.items = sp.items[1:]
 	sp.taken++
 	p.SetPos(it.end)
-	if !it.haveID {
-		it.e.ID = newID("entry", it.e.Question, it.e.Answer)
-	}
-	return it.e
+	return withDerivedID(it.e, it.haveID, newID)
 }
 
 // ledgerSpec is a ledger block parsed concurrently with the entries.
