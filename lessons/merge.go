@@ -114,8 +114,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	if v, ok := out.vals["entries"]; ok { // a custom rule's value
 		buf = append(buf, v...)
 	} else {
-		at.entryAt = middleEntry(len(buf), living)
-		buf = appendRawList(buf, living)
+		buf, at.entryAt = appendRawListMiddle(buf, living)
 	}
 	buf = append(buf, `,"graveyard":`...)
 	if v, ok := out.vals["graveyard"]; ok {
@@ -134,21 +133,6 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 		}
 	}
 	return append(buf, '}'), at, nil
-}
-
-// middleEntry returns where appendRawList, appending items at offset from, writes the first
-// item that starts past the list's middle byte (noOffset: no items), after the spaces a side
-// may have spelled it with.
-func middleEntry(from int, items [][]byte) int {
-	half := rawListLen(items) / 2
-	off := 1 // past '['
-	for _, it := range items {
-		if off >= half {
-			return from + off + len(it) - len(bytes.TrimLeft(it, " \t\r\n"))
-		}
-		off += len(it) + 1
-	}
-	return noOffset
 }
 
 func orEmptyJSON(b []byte) []byte {
@@ -219,14 +203,27 @@ func rawListLen(items [][]byte) int {
 
 // appendRawList appends rawList(items) to buf.
 func appendRawList(buf []byte, items [][]byte) []byte {
+	buf, _ = appendRawListMiddle(buf, items)
+	return buf
+}
+
+// appendRawListMiddle is appendRawList that also returns where it wrote the first item that
+// starts past the list's middle byte, after the spaces a side may have spelled it with
+// (noOffset: no items): the merged document's reader parses its entries from there on
+// another core.
+func appendRawListMiddle(buf []byte, items [][]byte) ([]byte, int) {
+	half, mid := len(buf)+rawListLen(items)/2, noOffset
 	buf = append(buf, '[')
 	for i, it := range items {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
+		if mid == noOffset && len(buf) >= half {
+			mid = len(buf) + len(it) - len(bytes.TrimLeft(it, " \t\r\n"))
+		}
 		buf = append(buf, it...)
 	}
-	return append(buf, ']')
+	return append(buf, ']'), mid
 }
 
 // rawObject reads a JSON object's members as the bytes of their values.
