@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
@@ -57,22 +56,6 @@ func retrieveFlags(fs *flag.FlagSet) (*int, *string, *string) {
 	kind := fs.String("kind", "", "only lessons of this kind")
 	source := fs.String("source", "", "only lessons with this source label")
 	return top, kind, source
-}
-
-// quickGC turns the collector off below a 1 GiB soft memory limit until
-// the returned function restores the previous settings: decide and query
-// are short read-only runs whose garbage dies with the process, so
-// collecting it only costs time (about a tenth of decide at 10k lessons).
-// Above the limit (stores of 100k lessons and more) the runtime collects
-// as usual.
-func quickGC() (restore func()) {
-	limit := debug.SetMemoryLimit(-1)
-	pct := debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(min(limit, 1<<30))
-	return func() {
-		debug.SetGCPercent(pct)
-		debug.SetMemoryLimit(limit)
-	}
 }
 
 // retrievalFlag is --retrieval on decide and query.
@@ -130,7 +113,6 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if *register {
 		err = mutate(ctx, io, store, mustExist, decide)
 	} else {
-		defer quickGC()()
 		var s *lessons.Store
 		if s, missing, err = readAgentStore(ctx, io, store.path); err == nil {
 			err = decide(s)
@@ -199,7 +181,6 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	defer quickGC()()
 	*store = locateStore(fs, *store)
 	s, missing, err := readAgentStore(ctx, io, *store)
 	if err != nil {

@@ -50,7 +50,7 @@ type command struct {
 }
 
 // commands is the command list, in help order. Other packages' commands
-// (action, demo, bench) live in their own files and add one line each at
+// (action, demo) live in their own files and add one line each at
 // the end of this list.
 func commands() []command {
 	return []command{
@@ -72,7 +72,6 @@ func commands() []command {
 		{"doctor", "diagnose whether the store is fed with evidence", runDoctor},
 		{"mcp", "serve the store to coding agents over the Model Context Protocol (stdio, read-only)", runMCP},
 		// Commands owned by other packages go here, one line each:
-		{"bench", "run the selection-quality benchmark (ledger vs baselines on simulated PR streams)", runBench},
 		{"action", "run as the GitHub Action: settle merged PRs and update the bot PR (reads INPUT_*, GITHUB_*)", runAction},
 		{"demo", "watch selection work: the whole action against an in-process fake GitHub (no keys, no network)", runDemo},
 		{"version", "print the version, the commit and the Go version of this build (also --version)", runVersion},

@@ -68,25 +68,13 @@ func readStore(ctx context.Context, sio *IO, path string) (*lessons.Store, error
 // file gives an empty store and missing=true, so the command can say "no
 // store" rather than "nothing relevant".
 func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store, missing bool, err error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		missing = true
-	}
-	if err == nil && fi.Mode().IsRegular() {
-		// About what a consult allocates, in memory advised for huge pages.
-		hugeHeap(int(min(3*fi.Size(), 1<<30)))
 	}
 	// Consulting reads no history notes and no graveyard: they are passed over, not loaded.
 	o := opts(sio)
 	o.ConsultOnly = true
-	if err := ctx.Err(); err != nil {
-		return nil, missing, err
-	}
-	if data, ok := readLarge(path); ok {
-		s, err = lessons.ParseWith(path, data, o)
-	} else {
-		s, err = lessons.LoadOrNew(ctx, path, o)
-	}
+	s, err = lessons.LoadOrNew(ctx, path, o)
 	if err != nil {
 		return nil, missing, explainLoad(err)
 	}
