@@ -45,14 +45,20 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 	if err := lesson.Validate(); err != nil { // before touching the disk
 		return usagef("%v", err)
 	}
-	return mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
+	var id string
+	err = mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
 		e, err := s.Add(lesson)
 		if err != nil {
 			return usagef("%v", err)
 		}
-		fmt.Fprintln(sio.Stdout, e.ID)
+		id = e.ID
 		return nil
 	})
+	if err != nil {
+		return err // no id: a script must not capture one for a lesson that was not saved
+	}
+	fmt.Fprintln(sio.Stdout, id)
+	return nil
 }
 
 func runTick(ctx context.Context, sio *IO, args []string) error {

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+)
+
+// Issue 23 §1: render never writes the store or its side files, whichever path names them,
+// and a directory or stdout target gets a plain message.
+func TestRenderRefusesTheStoreAndItsSideFiles(t *testing.T) {
+	dir := t.TempDir()
+	store := fixtureStore(t)
+	if err := os.Symlink(store, filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lessons.EventsPath(store), []byte{}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := filepath.Dir(store)
+	tests := []struct {
+		name, out, stderr string
+	}{
+		{"the store", store, "is the store itself"},
+		{"another spelling", filepath.Join(sd, ".", "..", filepath.Base(sd), "lessons.json"), "is the store itself"},
+		{"a link to the store", filepath.Join(dir, "link.md"), "is the store itself"},
+		{"the lock, not there yet", store + ".lock", "lock file"},
+		{"the event log", lessons.EventsPath(store), "event log"},
+		{"a directory", dir, "is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, "render", "--store", store, "-o", tt.out)
+			if r.code != exitUsage || !strings.Contains(r.stderr, tt.stderr) || strings.Contains(r.stderr, ".tmp") {
+				t.Errorf("exit %d, stderr %q; want exit 2 saying %q (and no temporary file name)", r.code, r.stderr, tt.stderr)
+			}
+			after, err := os.ReadFile(store)
+			if err != nil || !bytes.Equal(before, after) {
+				t.Fatalf("render -o %s changed the store (%v)", tt.out, err)
+			}
+			if _, err := os.Stat(store + ".lock"); err == nil {
+				t.Errorf("render created %s.lock", store)
+			}
+		})
+	}
+	r := runCLI(t, "render", "--store", dir, "-o", "-")
+	if r.code != exitError || strings.Contains(r.stderr, "- was left untouched") || !strings.Contains(r.stderr, "nothing was rendered") {
+		t.Errorf("render of a directory to stdout: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// Issue 23 §2: a store without its write bit is left as it is by every command that changes
+// the store (root, who may write anything, included): same bytes, same file, no lock file.
+func TestReadOnlyStoreIsNotRewritten(t *testing.T) {
+	for _, args := range [][]string{
+		{"add", "q one", "a one"},
+		{"tick"},
+		{"pin", "053a99cf0a4c"},
+		{"unpin", "053a99cf0a4c"},
+		{"forget", "053a99cf0a4c"},
+		{"import", "SRC"},
+		{"decide", "--register", "are LLM benchmark arms safe in CI?"},
+		{"abandon", "a899bb29d181"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			store := fixtureStore(t)
+			src := fixtureStore(t)
+			if err := os.Chmod(store, 0o444); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(store)
+			fi0, _ := os.Stat(store)
+			argv := append([]string{args[0], "--store", store}, args[1:]...)
+			for i, a := range argv {
+				if a == "SRC" {
+					argv[i] = src
+				}
+			}
+			r := runCLI(t, argv...)
+			if r.code != exitError || !strings.Contains(r.stderr, "read-only") || !strings.Contains(r.stderr, "chmod u+w") {
+				t.Errorf("exit %d, stderr %q; want 1 and a read-only message", r.code, r.stderr)
+			}
+			after, _ := os.ReadFile(store)
+			fi1, err := os.Stat(store)
+			if err != nil || !bytes.Equal(before, after) || !os.SameFile(fi0, fi1) || fi1.Mode().Perm() != 0o444 {
+				t.Error("the read-only store was replaced")
+			}
+			for _, side := range []string{store + ".lock", lessons.EventsPath(store)} {
+				if _, err := os.Stat(side); err == nil {
+					t.Errorf("%s was created", side)
+				}
+			}
+		})
+	}
+}
+
+// Issue 23 §3: add prints the new id only once the lesson is saved. Here the save fails
+// because the run is cancelled while the lesson is being added (the clock is read then).
+func TestAddPrintsNoIDWhenTheSaveFails(t *testing.T) {
+	store := fixtureStore(t)
+	before, _ := os.ReadFile(store)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	var out, errb bytes.Buffer
+	code := run(ctx, []string{"add", "--store", store, "How do I lint?", "make lint"}, &IO{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Now: func() time.Time { once.Do(cancel); return fixed },
+	})
+	if code == exitOK {
+		t.Fatalf("add succeeded although the run was cancelled before the save; stderr %q", errb.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("add printed %q although the lesson was not saved", out.String())
+	}
+	if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
+		t.Error("the store changed")
+	}
+	if r := runCLI(t, "add", "--store", store, "How do I lint?", "make lint"); r.code != 0 || len(strings.TrimSpace(r.stdout)) != 12 {
+		t.Errorf("add: exit %d, stdout %q, want the 12-character id", r.code, r.stdout)
+	}
+}
+
+// Issue 23 §8: a store created in a .darwin-memo directory comes with a .gitignore that keeps
+// its lock and event log out of commits but not the store; an existing .gitignore is kept, and
+// a store elsewhere gets none.
+func TestNewStoreIgnoresItsSideFiles(t *testing.T) {
+	repo := t.TempDir()
+	store := filepath.Join(repo, ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "add", "--store", store, "How do I run the tests?", "go test ./..."); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	if r := runCLI(t, "tick", "--store", store); r.code != 0 {
+		t.Fatalf("tick: %d %s", r.code, r.stderr)
+	}
+	ign, err := os.ReadFile(filepath.Join(repo, ".darwin-memo", ".gitignore"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(ign), "\n") {
+		lines[l] = true
+	}
+	if !lines["lessons.json.lock"] || !lines["lessons.events.jsonl"] || lines["lessons.json"] {
+		t.Errorf(".gitignore:\n%s\nwant the lock and the event log, not the store", ign)
+	}
+	if git, err := exec.LookPath("git"); err == nil {
+		if out, err := exec.Command(git, "-C", repo, "init", "-q").CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v %s", err, out)
+		}
+		out, err := exec.Command(git, "-C", repo, "status", "--porcelain", "--untracked-files=all").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Fields(strings.ReplaceAll(string(out), "??", ""))
+		want := []string{".darwin-memo/.gitignore", ".darwin-memo/lessons.json"}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("git sees %v, want %v", got, want)
+		}
+	}
+
+	kept := filepath.Join(t.TempDir(), ".darwin-memo")
+	if err := os.MkdirAll(kept, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(kept, ".gitignore"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, "add", "--store", filepath.Join(kept, "lessons.json"), "q", "a"); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(kept, ".gitignore")); string(b) != "mine\n" {
+		t.Errorf("an existing .gitignore became %q", b)
+	}
+
+	elsewhere := t.TempDir()
+	if r := runCLI(t, "add", "--store", filepath.Join(elsewhere, "l.json"), "q", "a"); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, ".gitignore")); err == nil {
+		t.Error("a store outside .darwin-memo got a .gitignore")
+	}
+}
