@@ -16,7 +16,7 @@ import (
 func noStoreNote(path string, searched bool) string {
 	where := ""
 	if searched {
-		where = " (looked in the working directory and its parents up to the repository root)"
+		where = " (looked in the working directory and its parents up to the repository root, or up to the home directory outside a repository)"
 	}
 	return fmt.Sprintf("no store at %s%s: this repository has no lessons yet, so nothing can answer; proceed without stored guidance", path, where)
 }
@@ -107,7 +107,6 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		d, err = s.Decide(query, dopts)
 		return err
 	}
-	store.path = locateStore(fs, store.path)
 	missing := false
 	var unverifiable error
 	if *register {
@@ -181,7 +180,6 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	*store = locateStore(fs, *store)
 	s, missing, err := readAgentStore(ctx, io, *store)
 	if err != nil {
 		return err

@@ -128,7 +128,8 @@ func printHelp(w io.Writer, cmds []command) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Every lessons command takes --store PATH (default .darwin-memo/lessons.json).")
+	fmt.Fprintln(w, "Every lessons command takes --store PATH (default: the first .darwin-memo/lessons.json in the")
+	fmt.Fprintln(w, "working directory or a parent, up to the repository root).")
 	fmt.Fprintln(w, "Exit codes: 0 ok, 1 error, 2 usage, 3 abstained. Run \"darwin-memo <command> -h\" for details.")
 }
 
@@ -198,7 +199,8 @@ func newFlags(sio *IO, name, usage string) *flag.FlagSet {
 }
 
 // parseFlags parses flags that may come before or after positional
-// arguments and returns the positional arguments.
+// arguments and returns the positional arguments. A --store not given is
+// set to the store found from the working directory (locateStore).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	out := fs.Output()
@@ -215,10 +217,10 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, locateStore(fs)
 		}
 		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
+			return append(pos, rest...), locateStore(fs)
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]

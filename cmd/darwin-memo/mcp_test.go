@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/storefind"
 )
 
 // TestMCPCommandSpeaksTheProtocolOnStdio runs `darwin-memo mcp` in process
@@ -57,38 +59,10 @@ func TestMCPCommandSpeaksTheProtocolOnStdio(t *testing.T) {
 	}
 }
 
-func TestFindStoreWalksUpToTheRepositoryRoot(t *testing.T) {
-	root := t.TempDir()
-	sub := filepath.Join(root, "a", "b")
-	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, ".darwin-memo"), sub} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want := filepath.Join(root, ".darwin-memo", "lessons.json")
-	// No store yet: the path names where the repository's store belongs.
-	if got := findStore(sub); got != want {
-		t.Errorf("without a store: %q, want %q", got, want)
-	}
-	if err := os.WriteFile(want, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range []string{root, sub} {
-		if got := findStore(dir); got != want {
-			t.Errorf("findStore(%q) = %q, want %q", dir, got, want)
-		}
-	}
-	// A nested store wins over the root's, as a nested .git would.
-	nested := filepath.Join(sub, ".darwin-memo", "lessons.json")
-	if err := os.MkdirAll(filepath.Dir(nested), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(nested, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := findStore(sub); got != nested {
-		t.Errorf("nested: %q, want %q", got, nested)
-	}
+// findStore is the store storefind.Find gives a command working in dir (no home directory).
+func findStore(dir string) string {
+	p, _ := storefind.Find(dir, "")
+	return p
 }
 
 // A directory named lessons.json is not a store: the search goes on to the parents, as git

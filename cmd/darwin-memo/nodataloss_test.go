@@ -193,3 +193,68 @@ func TestNewStoreIgnoresItsSideFiles(t *testing.T) {
 		t.Error("a store outside .darwin-memo got a .gitignore")
 	}
 }
+
+// Issue 23 §4: without --store every command, reading or writing, uses the store the one
+// discovery rule finds (package storefind): from a subdirectory, the repository root's. None of
+// them says "not found" there, and none creates a second store in the subdirectory.
+func TestEveryCommandFindsTheRepositoryStore(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "pkg", "deep")
+	for _, d := range []string{filepath.Join(root, ".git"), sub} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := filepath.Join(root, ".darwin-memo", "lessons.json")
+	other := filepath.Join(root, "other.json")
+	t.Chdir(sub)
+	r := runCLI(t, "add", "Which logger do we use?", "zap, from internal/log")
+	if r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	id := strings.TrimSpace(r.stdout)
+	if _, err := os.Stat(store); err != nil {
+		t.Fatalf("add in a subdirectory did not create the repository's store: %v", err)
+	}
+	if r := runCLI(t, "add", "--store", other, "How do I lint?", "make lint"); r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	steps := []struct {
+		args   []string
+		stdout string
+	}{
+		{[]string{"stats"}, "1 living"},
+		{[]string{"top"}, id},
+		{[]string{"why", id}, id},
+		{[]string{"obituary", id}, id},
+		{[]string{"query", "which logger"}, "zap"},
+		{[]string{"decide", "which logger do we use"}, "zap"},
+		{[]string{"pin", id}, ""},
+		{[]string{"unpin", id}, ""},
+		{[]string{"tick"}, `"tick":1`},
+		{[]string{"import", other}, "imported 1 lessons"},
+		{[]string{"render", "-o", "-"}, "zap"},
+		{[]string{"doctor"}, ""},
+		{[]string{"decide", "--register", "which logger do we use"}, "darwin-memo-ticket: "},
+		{[]string{"forget", id}, ""}, // refused: the registered ticket holds it
+		{[]string{"stats", "--json"}, `"pending":1,`},
+	}
+	for _, st := range steps {
+		r := runCLI(t, st.args...)
+		if st.args[0] == "forget" {
+			if r.code != exitError || !strings.Contains(r.stderr, "pending ticket") {
+				t.Errorf("forget of an escrowed lesson: %+v", r)
+			}
+			continue
+		}
+		if r.code != 0 || !strings.Contains(r.stdout, st.stdout) {
+			t.Errorf("%v in a subdirectory: %+v", st.args, r)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sub, ".darwin-memo")); err == nil {
+		t.Fatal("a command created a second store in the subdirectory")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".darwin-memo", "LESSONS.md")); err == nil {
+		t.Error("render -o - wrote LESSONS.md")
+	}
+}

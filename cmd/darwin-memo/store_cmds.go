@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/storefind"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -20,7 +21,7 @@ import (
 
 // storeFlag adds --store to fs.
 func storeFlag(fs *flag.FlagSet) *string {
-	return fs.String("store", lessons.DefaultPath, "path of the lesson store")
+	return fs.String("store", "", storeUsage)
 }
 
 // opts are the store options of every command. Options.Config applies only
@@ -42,7 +43,7 @@ type writeTarget struct {
 // writeFlags adds --store and --lock-wait to a command that changes the store.
 func writeFlags(fs *flag.FlagSet) *writeTarget {
 	t := &writeTarget{}
-	fs.StringVar(&t.path, "store", lessons.DefaultPath, "path of the lesson store")
+	fs.StringVar(&t.path, "store", "", storeUsage)
 	fs.DurationVar(&t.wait, "lock-wait", lessons.DefaultLockWait, "how long to wait for another darwin-memo holding the store's lock (0: fail at once)")
 	return t
 }
@@ -81,28 +82,30 @@ func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store
 	return s, missing, nil
 }
 
-// locateStore is the store path of a consulting command: --store when it was
-// given, else the first .darwin-memo/lessons.json in the working directory
-// or a parent up to the repository root (findStore), so an agent working in
-// a subdirectory still finds the repository's lessons.
-func locateStore(fs *flag.FlagSet, path string) string {
-	if storeGiven(fs) {
-		return path
+// storeUsage is the help text of every command's --store flag.
+const storeUsage = "path of the lesson store (default: the first " + storefind.Name + " in the working directory or a parent, up to the repository root, or up to the home directory outside a repository; where none exists, the repository root's)"
+
+// locateStore sets fs's --store, when it was not given, to the store the
+// one discovery rule of package storefind finds from the working directory,
+// relative to it, so every command, reading or writing, uses the same store.
+func locateStore(fs *flag.FlagSet) error {
+	f := fs.Lookup("store")
+	if f == nil || storeGiven(fs) {
+		return nil
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return path
+		return fmt.Errorf("finding the store: %w (pass --store)", err)
 	}
+	home, _ := os.UserHomeDir() // unknown home: the search stops at the working directory outside a repository
+	path, _ := storefind.Find(wd, home)
 	if real, err := filepath.EvalSymlinks(wd); err == nil {
-		wd = real // findStore walks the real path; a path relative to it is relative to the process's directory
+		wd = real // Find walks the real path; a path relative to it is relative to the process's directory
 	}
-	if found := findStore(wd); found != "" {
-		if rel, err := filepath.Rel(wd, found); err == nil {
-			return rel
-		}
-		return found
+	if rel, err := filepath.Rel(wd, path); err == nil {
+		path = rel
 	}
-	return path
+	return f.Value.Set(path)
 }
 
 // storeGiven reports whether --store was given on the command line.
