@@ -51,11 +51,26 @@ func silenceReason(sio *IO, path string, searched, missing bool, d *lessons.Deci
 	}
 }
 
-func retrieveFlags(fs *flag.FlagSet) (*int, *string, *string) {
+func retrieveFlags(fs *flag.FlagSet) (*int, *kindValue, *string) {
 	top := fs.Int("top", lessons.DefaultK, "number of lessons to retrieve")
-	kind := fs.String("kind", "", "only lessons of this kind")
+	kind := new(kindValue)
+	fs.Var(kind, "kind", "only lessons of this kind: explicit, inferred, entity, cross_doc, experience, consolidated")
 	source := fs.String("source", "", "only lessons with this source label")
 	return top, kind, source
+}
+
+// kindValue is a --kind flag: one of the lesson kinds the store knows.
+type kindValue lessons.Kind
+
+func (v *kindValue) String() string { return string(*v) }
+
+func (v *kindValue) Set(s string) error {
+	// The kind rule of a new lesson, applied to the kind alone.
+	if err := (lessons.NewLesson{Question: "-", Answer: "-", Kind: lessons.Kind(s)}).Validate(); err != nil || s == "" {
+		return fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", s)
+	}
+	*v = kindValue(s)
+	return nil
 }
 
 // retrievalFlag is --retrieval on decide and query.

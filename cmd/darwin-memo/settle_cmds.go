@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
@@ -65,6 +67,19 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 	if !(*scale > 0) || math.IsInf(*scale, 0) {
 		return usagef("--scale must be a positive number")
 	}
+	if strings.TrimSpace(*source) == "" || strings.ContainsFunc(*source, unicode.IsControl) {
+		return usagef("--source %q: name who measured the delta, e.g. ci or operator", *source)
+	}
+	if *repo != "" && !validRepository(*repo) {
+		return usagef("--repository %q is not owner/name, e.g. acme/widgets", *repo)
+	}
+	if *body == "" {
+		for _, f := range []struct{ name, v string }{{"base", *base}, {"repository", *repo}, {"run", *runID}} {
+			if f.v != "" {
+				return usagef("--%s applies to --body only; a single TICKET is settled without it", f.name)
+			}
+		}
+	}
 	if *body != "" {
 		if len(pos) != 1 {
 			return usagef("with --body, give only DELTA, e.g. darwin-memo settle --body pr.md 2")
@@ -104,6 +119,12 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 		return err
 	}
 	return printSettle(sio, r)
+}
+
+// validRepository reports whether s is owner/name.
+func validRepository(s string) bool {
+	owner, name, ok := strings.Cut(s, "/")
+	return ok && owner != "" && name != "" && !strings.ContainsAny(s, " \t\n") && !strings.Contains(name, "/")
 }
 
 func evidence(repo, run string) *lessons.Evidence {

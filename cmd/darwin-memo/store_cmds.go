@@ -44,8 +44,23 @@ type writeTarget struct {
 func writeFlags(fs *flag.FlagSet) *writeTarget {
 	t := &writeTarget{}
 	fs.StringVar(&t.path, "store", "", storeUsage)
-	fs.DurationVar(&t.wait, "lock-wait", lessons.DefaultLockWait, "how long to wait for another darwin-memo holding the store's lock (0: fail at once)")
+	t.wait = lessons.DefaultLockWait
+	fs.Var((*lockWaitValue)(&t.wait), "lock-wait", "how long to wait for another darwin-memo holding the store's lock (0: fail at once)")
 	return t
+}
+
+// lockWaitValue is --lock-wait: a duration of 0 or more.
+type lockWaitValue time.Duration
+
+func (v *lockWaitValue) String() string { return time.Duration(*v).String() }
+
+func (v *lockWaitValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a duration of 0 or more, e.g. 5s or 0", s)
+	}
+	*v = lockWaitValue(d)
+	return nil
 }
 
 // storeMode says whether a changing command may create a missing store.

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 23 §5: every flag is checked before anything is read or written, the way tick --count
+// is: a bad value exits 2 with a message naming the flag, and the store is left as it was.
+func TestBadFlagValuesAreRefused(t *testing.T) {
+	tests := []struct {
+		args   []string // STORE is replaced by a fixture copy
+		stderr string
+	}{
+		{[]string{"add", "--recorded-ts", "yesterday", "q", "a"}, "-recorded-ts"},
+		{[]string{"add", "--recorded-ts", "2026-06-13", "q", "a"}, "ISO-8601"},
+		{[]string{"add", "--source", " ", "q", "a"}, "-source"},
+		{[]string{"add", "--kind", "rumour", "q", "a"}, "unknown kind"},
+		{[]string{"add", "--lock-wait", "-1s", "q", "a"}, "-lock-wait"},
+		{[]string{"import", "--probation", "-1", "SRC"}, "-probation"},
+		{[]string{"import", "--probation", "many", "SRC"}, "-probation"},
+		{[]string{"import", "--label", " ", "SRC"}, "--label is blank"},
+		{[]string{"decide", "--kind", "rumour", "which logger"}, "unknown kind"},
+		{[]string{"decide", "--register", "--kind", "rumour", "which logger"}, "unknown kind"},
+		{[]string{"query", "--kind", "rumour", "which logger"}, "unknown kind"},
+		{[]string{"tick", "--lock-wait", "soon"}, "-lock-wait"},
+		{[]string{"settle", "--source", "", "a899bb29d181", "1"}, "--source"},
+		{[]string{"settle", "--base", "STORE", "a899bb29d181", "1"}, "--base applies to --body only"},
+		{[]string{"settle", "--run", "pr#4", "a899bb29d181", "1"}, "--run applies to --body only"},
+		{[]string{"settle", "--body", "-", "--repository", "widgets", "1"}, "not owner/name"},
+		{[]string{"pin", "--lock-wait", "-5ms", "053a99cf0a4c"}, "-lock-wait"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			store := fixtureStore(t)
+			src := fixtureStore(t)
+			argv := []string{tt.args[0], "--store", store}
+			for _, a := range tt.args[1:] {
+				switch a {
+				case "SRC":
+					a = src
+				case "STORE":
+					a = store
+				}
+				argv = append(argv, a)
+			}
+			before, _ := os.ReadFile(store)
+			r := runCLI(t, argv...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit 2 mentioning %q", r.code, r.stderr, tt.stderr)
+			}
+			if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
+				t.Error("the store changed")
+			}
+			if _, err := os.Stat(store + ".lock"); err == nil {
+				t.Error("a lock file was left")
+			}
+		})
+	}
+}
+
+// --recorded-ts is stored as the store keeps timestamps: UTC to the second.
+func TestRecordedTimestampIsStoredInUTC(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "lessons.json")
+	r := runCLI(t, "add", "--store", store, "--recorded-ts", "2026-06-13T14:43:53.5+02:00", "How do I lint?", "make lint")
+	if r.code != 0 {
+		t.Fatalf("add: %+v", r)
+	}
+	data, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Entries []struct {
+			RecordedTS string `json:"recorded_ts"`
+		} `json:"entries"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || len(doc.Entries) != 1 {
+		t.Fatalf("%v %s", err, data)
+	}
+	if got := doc.Entries[0].RecordedTS; got != "2026-06-13T12:43:53+00:00" {
+		t.Errorf("recorded_ts %q, want 2026-06-13T12:43:53+00:00", got)
+	}
+}
