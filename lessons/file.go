@@ -79,7 +79,7 @@ func LoadOrNew(ctx context.Context, path string, opts Options) (*Store, error) {
 // empty store when missing). The lock is held until Close, so a whole
 // load-modify-save runs as one writer.
 func LoadLocked(ctx context.Context, path string, opts Options) (*Store, error) {
-	if err := checkWritable(path); err != nil {
+	if err := CheckWritable(path); err != nil {
 		return nil, err
 	}
 	lk, err := LockWait(ctx, path, lockWait(opts))
@@ -173,7 +173,7 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 		}
 		defer lk.Unlock()
 	}
-	if err := checkWritable(path); err != nil {
+	if err := CheckWritable(path); err != nil {
 		return err
 	}
 	_, statErr := os.Stat(path)
@@ -221,11 +221,11 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 	return nil
 }
 
-// checkWritable refuses to change a store whose file exists without its
+// CheckWritable refuses to change a store whose file exists without its
 // owner's write bit. It reads the mode bits rather than asking access(2),
 // because root may write any file: a store made read-only (chmod 444) stays
 // unchanged whoever runs the command.
-func checkWritable(path string) error {
+func CheckWritable(path string) error {
 	fi, err := os.Stat(path)
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o200 != 0 {
 		return nil // a missing file is created; a directory or an unreadable path fails where it is read

@@ -119,7 +119,7 @@ func runTick(ctx context.Context, sio *IO, args []string) error {
 	}
 	var ticks []lessons.TickStats
 	err := mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error {
-		if err := checkFinite(s); err != nil {
+		if err := s.CheckBalances(); err != nil {
 			return err
 		}
 		for i := 0; i < *count; i++ {

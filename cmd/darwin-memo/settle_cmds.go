@@ -103,7 +103,7 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 	}
 	var r lessons.SettleResult
 	err = mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error {
-		if err := checkFinite(s); err != nil {
+		if err := s.CheckBalances(); err != nil {
 			return err
 		}
 		r = s.Settle(pos[0], delta, lessons.SettleOptions{Detail: *detail, Source: *source, Scale: *scale})
@@ -167,7 +167,7 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 		Tick    *lessons.TickStats `json:"tick"`
 	}{Tickets: []outcome{}, Errors: []string{}}
 	err = mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error {
-		if err := checkFinite(s); err != nil {
+		if err := s.CheckBalances(); err != nil {
 			return err
 		}
 		// The action's rule, lessons.Store.SettleBody: verify each ticket at the base, settle

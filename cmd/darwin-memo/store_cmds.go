@@ -186,17 +186,6 @@ func mutate(ctx context.Context, sio *IO, t *writeTarget, mode storeMode, fn fun
 	return nil
 }
 
-// checkFinite refuses a store whose balances are not finite numbers before
-// a command does arithmetic on them (darwin-memo's parser accepts NaN).
-func checkFinite(s *lessons.Store) error {
-	for _, e := range s.Living() {
-		if math.IsNaN(e.Energy) || math.IsInf(e.Energy, 0) {
-			return fmt.Errorf("lesson %s has energy %v in %s, so no balance can be computed; fix the number in the file (or restore it with git) and retry; nothing was changed", e.ID, e.Energy, s.Name())
-		}
-	}
-	return nil
-}
-
 // writeJSON prints v as compact JSON followed by a newline (HTML not escaped).
 func writeJSON(sio *IO, v any) error {
 	var buf bytes.Buffer
