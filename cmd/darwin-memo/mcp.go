@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/mcpserver"
 	"github.com/darwin-memo/darwin-memo-action/internal/version"
@@ -47,17 +44,9 @@ func runMCP(ctx context.Context, sio *IO, args []string) error {
 		return usagef("--render-budget: %v", err)
 	}
 	srv := mcpserver.New(mcpserver.Options{Store: *store, Version: version.Get().Version, Now: sio.Now, RenderBudget: b})
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: readCloser{sio.Stdin}, Writer: writeCloser{sio.Stdout}})
+	err = srv.Run(ctx, &mcpserver.StdioTransport{Reader: sio.Stdin, Writer: sio.Stdout})
 	if err == nil || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return fmt.Errorf("mcp server: %w", err)
 }
-
-type readCloser struct{ io.Reader }
-
-func (readCloser) Close() error { return nil }
-
-type writeCloser struct{ io.Writer }
-
-func (writeCloser) Close() error { return nil }
