@@ -86,3 +86,40 @@ func TestRecordedTimestampIsStoredInUTC(t *testing.T) {
 		t.Errorf("recorded_ts %q, want 2026-06-13T12:43:53+00:00", got)
 	}
 }
+
+// Issue 23 §9: a rerun of settle --body for the same run changes nothing and exits 0, saying
+// why; a body whose tickets cannot land says why for each one and exits 1.
+func TestSettleBodyRerunSaysWhyAndSucceeds(t *testing.T) {
+	store := fixtureStore(t)
+	dir := filepath.Dir(store)
+	r := runCLI(t, "decide", "--store", store, "are LLM benchmark arms safe in CI?")
+	var d struct{ Ticket string }
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil || d.Ticket == "" {
+		t.Fatalf("decide: %+v", r)
+	}
+	body := filepath.Join(dir, "pr.md")
+	if err := os.WriteFile(body, []byte("Fixes CI.\n<!-- "+d.Ticket+" -->\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	settle := []string{"settle", "--store", store, "--body", body, "--source", "ci", "--repository", "acme/widgets", "--run", "pr#7", "2"}
+	if r := runCLI(t, settle...); r.code != 0 || !strings.Contains(r.stdout, `"settled":true`) {
+		t.Fatalf("first settle: %+v", r)
+	}
+	before, _ := os.ReadFile(store)
+	r = runCLI(t, settle...)
+	if r.code != exitOK || !strings.Contains(r.stdout, `"reason":"already settled for acme/widgets run pr#7`) || !strings.Contains(r.stderr, "already settled") {
+		t.Errorf("rerun: %+v; want exit 0 saying the ticket was already settled", r)
+	}
+	if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
+		t.Error("the rerun changed the store")
+	}
+
+	unknown := filepath.Join(dir, "unknown.md")
+	if err := os.WriteFile(unknown, []byte("darwin-memo-ticket: 000000000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "settle", "--store", store, "--body", unknown, "1")
+	if r.code != exitError || !strings.Contains(r.stdout, `"reason":"not pending in this store`) || !strings.Contains(r.stderr, `"reason"`) {
+		t.Errorf("unknown compat ticket: %+v; want exit 1 with the reason", r)
+	}
+}

@@ -159,6 +159,7 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 		Refused      string   `json:"refused,omitempty"`
 		Settled      bool     `json:"settled"`
 		Status       string   `json:"status,omitempty"`
+		Reason       string   `json:"reason,omitempty"` // why a ticket that was not refused did not land
 		AlreadyMoved []string `json:"already_moved,omitempty"`
 	}
 	out := struct {
@@ -166,6 +167,7 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 		Errors  []string           `json:"errors"`
 		Tick    *lessons.TickStats `json:"tick"`
 	}{Tickets: []outcome{}, Errors: []string{}}
+	replayed := 0 // tickets the replay guard dropped: already settled for this run
 	err = mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error {
 		if err := s.CheckBalances(); err != nil {
 			return err
@@ -189,6 +191,10 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 				o.Refused = (&lessons.RefusedError{Ticket: t.ID, Reason: t.Refused}).Error()
 			} else if t.Result != nil {
 				o.Settled, o.Status = t.Result.Landed, t.Result.Status
+				o.Reason = droppedReason(t, sopts.Evidence)
+				if o.Reason != "" && t.Form == lessons.FormStoreFree {
+					replayed++
+				}
 			}
 			out.Tickets = append(out.Tickets, o)
 		}
@@ -202,12 +208,29 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 		if werr := writeJSON(sio, out); werr != nil {
 			return werr
 		}
-		return fmt.Errorf("the body names tickets but none was settled (see \"refused\" and \"errors\" above); the store was not changed")
+		if replayed == len(out.Tickets) && len(out.Errors) == 0 {
+			fmt.Fprintf(sio.Stderr, "every ticket in the body was already settled for %s run %s; nothing changed\n", sopts.Evidence.Repository, sopts.Evidence.Run)
+			return nil // a rerun: idempotent, not a failure
+		}
+		return fmt.Errorf("the body names tickets but none was settled (each ticket's \"refused\" or \"reason\" above, and \"errors\", say why); the store was not changed")
 	}
 	if err != nil {
 		return err
 	}
 	return writeJSON(sio, out)
+}
+
+// droppedReason says why a verified ticket did not land ("" when it did):
+// a store-free ticket is dropped only by the replay guard (settled_runs), a
+// compat ticket when the store holds no such pending ticket.
+func droppedReason(t lessons.TicketOutcome, ev *lessons.Evidence) string {
+	if t.Result == nil || t.Result.Status != lessons.StatusDropped {
+		return ""
+	}
+	if t.Form == lessons.FormStoreFree && ev != nil {
+		return fmt.Sprintf("already settled for %s run %s (settled_runs): settling it again would count the same CI result twice", ev.Repository, ev.Run)
+	}
+	return "not pending in this store: unknown, already settled or expired"
 }
 
 // errNothingLanded aborts a body settlement that settled no ticket.
