@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -138,7 +139,9 @@ func runTick(ctx context.Context, sio *IO, args []string) error {
 	return nil
 }
 
-func idCommand(name string, do func(s *lessons.Store, id string) error) func(context.Context, *IO, []string) error {
+// idCommand is a command that changes one lesson by id; done is what it
+// prints on success.
+func idCommand(name, done string, do func(s *lessons.Store, id string) error) func(context.Context, *IO, []string) error {
 	return func(ctx context.Context, sio *IO, args []string) error {
 		fs := newFlags(sio, name, name+" [--store PATH] ID")
 		store := writeFlags(fs)
@@ -149,30 +152,49 @@ func idCommand(name string, do func(s *lessons.Store, id string) error) func(con
 		if len(pos) != 1 {
 			return usagef("need one entry ID (see darwin-memo top)")
 		}
-		return mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error { return do(s, pos[0]) })
+		if err := mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error { return do(s, pos[0]) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(sio.Stdout, done+"\n", pos[0])
+		return nil
 	}
 }
 
+// holdingTickets names the pending tickets whose provenance holds id.
+func holdingTickets(s *lessons.Store, id string) string {
+	var ids []string
+	for _, t := range s.Pending() {
+		for _, p := range t.Provenance() {
+			if p == id {
+				ids = append(ids, t.ID)
+				break
+			}
+		}
+	}
+	return strings.Join(ids, ", ")
+}
+
 var (
-	runForget = idCommand("forget", func(s *lessons.Store, id string) error {
+	runForget = idCommand("forget", "buried %s (darwin-memo why shows its obituary)", func(s *lessons.Store, id string) error {
 		switch r := s.Forget(id); r {
 		case lessons.ForgetBuried:
 			return nil
 		case lessons.ForgetPinned:
 			return fmt.Errorf("%s is pinned; unpin it first (darwin-memo unpin %s)", id, id)
 		case lessons.ForgetEscrowed:
-			return fmt.Errorf("%s is named by a pending ticket; settle or abandon that ticket first", id)
+			t := holdingTickets(s, id)
+			return fmt.Errorf("%s is named by pending ticket %s; settle or abandon it first (darwin-memo abandon %s)", id, t, strings.SplitN(t, ",", 2)[0])
 		default:
 			return fmt.Errorf("%s is not a living lesson (see darwin-memo top, or darwin-memo why %s)", id, id)
 		}
 	})
-	runPin = idCommand("pin", func(s *lessons.Store, id string) error {
+	runPin = idCommand("pin", "%s is pinned: it never starves or merges", func(s *lessons.Store, id string) error {
 		if !s.Pin(id) {
 			return fmt.Errorf("%s is not a living lesson (see darwin-memo top)", id)
 		}
 		return nil
 	})
-	runUnpin = idCommand("unpin", func(s *lessons.Store, id string) error {
+	runUnpin = idCommand("unpin", "%s is unpinned: it pays upkeep again", func(s *lessons.Store, id string) error {
 		if !s.Unpin(id) {
 			return fmt.Errorf("%s is not a living lesson (see darwin-memo top)", id)
 		}
@@ -195,6 +217,9 @@ func runImport(ctx context.Context, sio *IO, args []string) error {
 	}
 	if *label != "" && strings.TrimSpace(*label) == "" {
 		return usagef("--label is blank; pass a label such as acme/widgets, or leave it out to record SOURCE_STORE")
+	}
+	if _, err := os.Stat(pos[0]); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("SOURCE_STORE %s not found; pass the lessons.json of the store to import from; nothing was changed", pos[0])
 	}
 	from, err := loadStore(ctx, sio, pos[0])
 	if err != nil {

@@ -123,3 +123,54 @@ func TestSettleBodyRerunSaysWhyAndSucceeds(t *testing.T) {
 		t.Errorf("unknown compat ticket: %+v; want exit 1 with the reason", r)
 	}
 }
+
+// Issue 23 §12: the small things a person meets on day two.
+func TestDayTwoMessages(t *testing.T) {
+	store := fixtureStore(t)
+	dir := filepath.Dir(store)
+	tests := []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string // substrings
+		notStderr      string
+	}{
+		{"demo stray argument", []string{"demo", "extra"}, exitUsage, "", `unexpected argument "extra"`, ""},
+		{"action stray argument", []string{"action", "extra"}, exitUsage, "", `unexpected argument "extra"`, ""},
+		{"pin says so", []string{"pin", "--store", store, "053a99cf0a4c"}, exitOK, "053a99cf0a4c is pinned", "", ""},
+		{"unpin says so", []string{"unpin", "--store", store, "053a99cf0a4c"}, exitOK, "053a99cf0a4c is unpinned", "", ""},
+		{"forget names the ticket that holds the lesson", []string{"forget", "--store", store, "053a99cf0a4c"}, exitError, "", "pending ticket a899bb29d181", ""},
+		{"import of a missing store does not suggest add", []string{"import", "--store", store, filepath.Join(dir, "nonexistent.json")}, exitError, "", "SOURCE_STORE", "darwin-memo add"},
+		{"bench is gone", []string{"bench", "-h"}, exitUsage, "", "unknown command", "Usage: bench"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCLI(t, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stdout, tt.stdout) || !strings.Contains(r.stderr, tt.stderr) || tt.notStderr != "" && strings.Contains(r.stderr, tt.notStderr) {
+				t.Errorf("%+v; want exit %d, stdout with %q, stderr with %q and without %q", r, tt.code, tt.stdout, tt.stderr, tt.notStderr)
+			}
+		})
+	}
+	// forget of a lesson no ticket holds buries it and says so
+	r := runCLI(t, "stats", "--json", "--store", store)
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	r = runCLI(t, "top", "--json", "--store", store)
+	var rows []struct{ ID string }
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if row.ID == "053a99cf0a4c" {
+			continue
+		}
+		if r := runCLI(t, "forget", "--store", store, row.ID); r.code == 0 {
+			if !strings.Contains(r.stdout, "buried "+row.ID) {
+				t.Errorf("forget printed %q", r.stdout)
+			}
+			return
+		}
+	}
+	t.Fatal("no lesson could be forgotten")
+}
