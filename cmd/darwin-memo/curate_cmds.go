@@ -183,7 +183,7 @@ var (
 			return fmt.Errorf("%s is pinned; unpin it first (darwin-memo unpin %s)", id, id)
 		case lessons.ForgetEscrowed:
 			t := holdingTickets(s, id)
-			return fmt.Errorf("%s is named by pending ticket %s; settle or abandon it first (darwin-memo abandon %s)", id, t, strings.SplitN(t, ",", 2)[0])
+			return fmt.Errorf("%s is named by a pending ticket (%s); settle or abandon it first (darwin-memo abandon %s)", id, t, strings.SplitN(t, ",", 2)[0])
 		default:
 			return fmt.Errorf("%s is not a living lesson (see darwin-memo top, or darwin-memo why %s)", id, id)
 		}

@@ -139,7 +139,7 @@ func TestDayTwoMessages(t *testing.T) {
 		{"action stray argument", []string{"action", "extra"}, exitUsage, "", `unexpected argument "extra"`, ""},
 		{"pin says so", []string{"pin", "--store", store, "053a99cf0a4c"}, exitOK, "053a99cf0a4c is pinned", "", ""},
 		{"unpin says so", []string{"unpin", "--store", store, "053a99cf0a4c"}, exitOK, "053a99cf0a4c is unpinned", "", ""},
-		{"forget names the ticket that holds the lesson", []string{"forget", "--store", store, "053a99cf0a4c"}, exitError, "", "pending ticket a899bb29d181", ""},
+		{"forget names the ticket that holds the lesson", []string{"forget", "--store", store, "053a99cf0a4c"}, exitError, "", "pending ticket (a899bb29d181); settle or abandon it first (darwin-memo abandon a899bb29d181)", ""},
 		{"import of a missing store does not suggest add", []string{"import", "--store", store, filepath.Join(dir, "nonexistent.json")}, exitError, "", "SOURCE_STORE", "darwin-memo add"},
 		{"bench is gone", []string{"bench", "-h"}, exitUsage, "", "unknown command", "Usage: bench"},
 	}
