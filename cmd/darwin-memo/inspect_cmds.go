@@ -188,9 +188,9 @@ func runRender(ctx context.Context, sio *IO, args []string) error {
 	s, err := lessons.LoadWith(ctx, *store, opts(sio))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		if doc = lessons.RenderMissing(*store); len(doc) > budget {
-			return usagef("--budget %d bytes cannot hold even the one-line note for a missing store (%d bytes)", budget, len(doc))
-		}
+		// Like every command but the agents' decide and query: a missing store is an error,
+		// and nothing is written (no LESSONS.md in a repository that has no lessons).
+		return fmt.Errorf("store %s not found; nothing was rendered (check --store)", *store)
 	case err != nil && *outPath == "-":
 		return fmt.Errorf("%w\nnothing was rendered", explainLoad(err))
 	case err != nil:

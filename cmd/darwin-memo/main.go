@@ -40,6 +40,10 @@ type IO struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Now    func() time.Time
+
+	// seeFlags, when set, is shown each command's flag set as it is made: the
+	// tests generate docs/cli.md's command reference from them.
+	seeFlags func(name string, fs *flag.FlagSet)
 }
 
 // command is one subcommand.
@@ -188,6 +192,9 @@ var errSilentExit = errors.New("exit 1")
 func newFlags(sio *IO, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("darwin-memo "+name, flag.ContinueOnError)
 	fs.SetOutput(sio.Stderr)
+	if sio.seeFlags != nil {
+		sio.seeFlags(name, fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: darwin-memo %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()
