@@ -98,7 +98,7 @@ func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store
 }
 
 // storeUsage is the help text of every command's --store flag.
-const storeUsage = "path of the lesson store (default: the first " + storefind.Name + " in the working directory or a parent, up to the repository root, or up to the home directory outside a repository; where none exists, the repository root's)"
+const storeUsage = "path of the lesson store (default: the nearest " + storefind.Name + " in the working directory or a parent, up to the repository root)"
 
 // locateStore sets fs's --store, when it was not given, to the store the
 // one discovery rule of package storefind finds from the working directory,
