@@ -33,6 +33,8 @@ func TestBadFlagValuesAreRefused(t *testing.T) {
 		{[]string{"settle", "--run", "pr#4", "a899bb29d181", "1"}, "--run applies to --body only"},
 		{[]string{"settle", "--body", "-", "--repository", "widgets", "1"}, "not owner/name"},
 		{[]string{"pin", "--lock-wait", "-5ms", "053a99cf0a4c"}, "-lock-wait"},
+		{[]string{"add", "--store", "", "q", "a"}, "--store is empty"},
+		{[]string{"stats", "--store", " "}, "--store is empty"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -49,9 +51,14 @@ func TestBadFlagValuesAreRefused(t *testing.T) {
 				argv = append(argv, a)
 			}
 			before, _ := os.ReadFile(store)
+			wd := t.TempDir()
+			t.Chdir(wd)
 			r := runCLI(t, argv...)
 			if r.code != exitUsage || !strings.Contains(r.stderr, tt.stderr) {
 				t.Errorf("exit %d, stderr %q; want exit 2 mentioning %q", r.code, r.stderr, tt.stderr)
+			}
+			if entries, _ := os.ReadDir(wd); len(entries) > 0 {
+				t.Errorf("the command left %v in the working directory", entries)
 			}
 			if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
 				t.Error("the store changed")

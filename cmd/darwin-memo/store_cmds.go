@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/storefind"
@@ -105,7 +106,13 @@ const storeUsage = "path of the lesson store (default: the nearest " + storefind
 // relative to it, so every command, reading or writing, uses the same store.
 func locateStore(fs *flag.FlagSet) error {
 	f := fs.Lookup("store")
-	if f == nil || storeGiven(fs) {
+	if f == nil {
+		return nil
+	}
+	if storeGiven(fs) {
+		if strings.TrimSpace(f.Value.String()) == "" {
+			return usagef("--store is empty; pass the path of the lessons.json, or leave --store out to use %s up to the repository root", storefind.Name)
+		}
 		return nil
 	}
 	wd, err := os.Getwd()
