@@ -225,14 +225,19 @@ func runImport(ctx context.Context, sio *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	return mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
+	var n, prob int
+	err = mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
 		lbl := *label
 		if lbl == "" {
 			lbl = pos[0]
 		}
-		prob := int(probation)
-		ids := s.Import(from, lessons.ImportOptions{Label: lbl, Probation: &prob})
-		fmt.Fprintf(sio.Stdout, "imported %d lessons from %s on probation %d\n", len(ids), pos[0], prob)
+		prob = int(probation)
+		n = len(s.Import(from, lessons.ImportOptions{Label: lbl, Probation: &prob}))
 		return nil
 	})
+	if err != nil {
+		return err // nothing printed: the import was not saved
+	}
+	fmt.Fprintf(sio.Stdout, "imported %d lessons from %s on probation %d\n", n, pos[0], prob)
+	return nil
 }

@@ -106,30 +106,45 @@ func TestReadOnlyStoreIsNotRewritten(t *testing.T) {
 	}
 }
 
-// Issue 23 §3: add prints the new id only once the lesson is saved. Here the save fails
-// because the run is cancelled while the lesson is being added (the clock is read then).
-func TestAddPrintsNoIDWhenTheSaveFails(t *testing.T) {
-	store := fixtureStore(t)
-	before, _ := os.ReadFile(store)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var once sync.Once
-	var out, errb bytes.Buffer
-	code := run(ctx, []string{"add", "--store", store, "How do I lint?", "make lint"}, &IO{
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Now: func() time.Time { once.Do(cancel); return fixed },
-	})
-	if code == exitOK {
-		t.Fatalf("add succeeded although the run was cancelled before the save; stderr %q", errb.String())
-	}
-	if out.Len() != 0 {
-		t.Errorf("add printed %q although the lesson was not saved", out.String())
-	}
-	if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
-		t.Error("the store changed")
-	}
-	if r := runCLI(t, "add", "--store", store, "How do I lint?", "make lint"); r.code != 0 || len(strings.TrimSpace(r.stdout)) != 12 {
-		t.Errorf("add: exit %d, stdout %q, want the 12-character id", r.code, r.stdout)
+// Issue 23 §3: add (and import) print what they did only once it is saved. Here the save fails
+// because the run is cancelled while the change is made (the clock is read then).
+func TestNothingPrintedWhenTheSaveFails(t *testing.T) {
+	for _, args := range [][]string{{"add", "How do I lint?", "make lint"}, {"import", "SRC"}} {
+		t.Run(args[0], func(t *testing.T) {
+			store := filepath.Join(t.TempDir(), "lessons.json")
+			src := fixtureStore(t)
+			if args[0] == "add" {
+				store = fixtureStore(t)
+			}
+			before, _ := os.ReadFile(store)
+			argv := []string{args[0], "--store", store}
+			for _, a := range args[1:] {
+				if a == "SRC" {
+					a = src
+				}
+				argv = append(argv, a)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var once sync.Once
+			var out, errb bytes.Buffer
+			code := run(ctx, argv, &IO{
+				Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+				Now: func() time.Time { once.Do(cancel); return fixed },
+			})
+			if code == exitOK {
+				t.Fatalf("%s succeeded although the run was cancelled before the save; stderr %q", args[0], errb.String())
+			}
+			if out.Len() != 0 {
+				t.Errorf("%s printed %q although nothing was saved", args[0], out.String())
+			}
+			if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
+				t.Error("the store changed")
+			}
+			if r := runCLI(t, argv...); r.code != 0 || r.stdout == "" {
+				t.Errorf("%s without the cancel: exit %d, stdout %q", args[0], r.code, r.stdout)
+			}
+		})
 	}
 }
 
