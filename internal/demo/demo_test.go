@@ -75,7 +75,7 @@ func TestDemoShortHistory(t *testing.T) {
 // Issue 23 §10: the runway the demo gives a trivia lesson is the bot pull request's "Ticks to
 // starvation" for it, in the same output: one formula (lessons.Store.TicksToStarvation).
 func TestDemoRunwayMatchesTheBotPullRequest(t *testing.T) {
-	res, err := Run(context.Background(), Options{Out: io.Discard, Rounds: 20})
+	res, err := Run(context.Background(), Options{Out: io.Discard, Rounds: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
