@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -319,5 +320,44 @@ func TestProvisionalDecideMeasuresImports(t *testing.T) {
 	r := runCLI(t, "decide", "--store", store, "how do I run the integration tests")
 	if r.code != 0 || strings.Contains(r.stdout, "provisional") || !strings.Contains(r.stdout, `"answer":"make itest`) {
 		t.Fatalf("after three positive settlements the import should have graduated and decide: %+v", r)
+	}
+}
+
+// Issue 23 §7: darwin-memo mcp answers a line that is not JSON with a parse error and keeps
+// serving; it exits 0 when its stdin closes.
+func TestMCPCommandSurvivesABadLine(t *testing.T) {
+	store := fixtureStore(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan result, 1)
+	go func() {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"mcp", "--store", store}, &IO{Stdin: inR, Stdout: outW, Stderr: &stderr, Now: func() time.Time { return fixed }})
+		outW.Close()
+		done <- result{code: code, stderr: stderr.String()}
+	}()
+	replies := bufio.NewScanner(outR)
+	replies.Buffer(nil, 1<<20)
+	for _, step := range []struct{ send, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, `"id":1,"result"`},
+		{"not json at all", `"code":-32700`},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping"}`, `"id":2,"result"`},
+	} {
+		if _, err := io.WriteString(inW, step.send+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !replies.Scan() || !strings.Contains(replies.Text(), step.want) {
+			t.Fatalf("reply to %q: %q (%v); want %s", step.send, replies.Text(), replies.Err(), step.want)
+		}
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	select {
+	case r := <-done:
+		if r.code != exitOK {
+			t.Fatalf("mcp exited %d: %s", r.code, r.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcp did not exit when its stdin closed")
 	}
 }
