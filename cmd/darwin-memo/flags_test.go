@@ -181,3 +181,23 @@ func TestDayTwoMessages(t *testing.T) {
 	}
 	t.Fatal("no lesson could be forgotten")
 }
+
+// Issue 23 §9, one ticket: settling a ticket again exits 0 and says when it was settled (from
+// the event log); a ticket the store never settled is still an error.
+func TestSettleTicketRerunSucceeds(t *testing.T) {
+	store := fixtureStore(t)
+	if r := runCLI(t, "settle", "--store", store, "a899bb29d181", "1"); r.code != 0 {
+		t.Fatalf("first settle: %+v", r)
+	}
+	before, _ := os.ReadFile(store)
+	r := runCLI(t, "settle", "--store", store, "a899bb29d181", "1")
+	if r.code != exitOK || !strings.Contains(r.stderr, "already settled at tick 49") || !strings.Contains(r.stdout, `"status":"dropped"`) {
+		t.Errorf("rerun: %+v", r)
+	}
+	if after, _ := os.ReadFile(store); !bytes.Equal(before, after) {
+		t.Error("the rerun changed the store")
+	}
+	if r := runCLI(t, "settle", "--store", store, "000000000000", "1"); r.code != exitError || !strings.Contains(r.stderr, "not pending") {
+		t.Errorf("unknown ticket: %+v", r)
+	}
+}

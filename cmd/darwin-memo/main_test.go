@@ -167,11 +167,12 @@ func TestRegisteredDecideThenSettleLifecycle(t *testing.T) {
 	if r := runCLI(t, "settle", "--store", p, d.TicketID, "1"); r.code != 0 {
 		t.Fatalf("settle: %d %s", r.code, r.stderr)
 	}
-	if r := runCLI(t, "settle", "--store", p, d.TicketID, "1"); r.code != 1 {
-		t.Errorf("duplicate settle exit %d", r.code)
+	// a rerun is no failure (issue 23 §9): exit 0, saying it was settled already
+	if r := runCLI(t, "settle", "--store", p, d.TicketID, "1"); r.code != 0 || !strings.Contains(r.stderr, "already settled") {
+		t.Errorf("duplicate settle: %+v", r)
 	}
 	events, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "lessons.events.jsonl"))
-	// the failed duplicate settle changed nothing, not even the event log
+	// the duplicate settle changed nothing, not even the event log
 	if !bytes.Contains(events, []byte(`"event": "settle"`)) || bytes.Contains(events, []byte(`"event": "settle_dropped"`)) {
 		t.Errorf("event log:\n%s", events)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -111,10 +112,19 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 		case lessons.StatusRejected:
 			return fmt.Errorf("DELTA %s is not finite; nothing was settled and the ticket stays pending", pos[1])
 		case lessons.StatusDropped:
-			return fmt.Errorf("ticket %s is not pending (unknown, already settled or expired); nothing changed — check the id with darwin-memo stats --json", pos[0])
+			if tick, how, ok := settledAt(store.path, pos[0]); ok {
+				return &alreadySettled{tick, how}
+			}
+			return fmt.Errorf("ticket %s is not pending (unknown, already settled elsewhere or expired); nothing changed — check the id with darwin-memo stats --json", pos[0])
 		}
 		return nil
 	})
+	var done *alreadySettled
+	if errors.As(err, &done) {
+		// A rerun: the ticket was settled before (the event log says when), so nothing is to do.
+		fmt.Fprintf(sio.Stderr, "ticket %s was already %s at tick %d; nothing changed\n", pos[0], done.how, done.tick)
+		return printSettle(sio, r)
+	}
 	if err != nil {
 		return err
 	}
@@ -125,6 +135,40 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 func validRepository(s string) bool {
 	owner, name, ok := strings.Cut(s, "/")
 	return ok && owner != "" && name != "" && !strings.ContainsAny(s, " \t\n") && !strings.Contains(name, "/")
+}
+
+// alreadySettled stops a settle of a ticket the store settled before.
+type alreadySettled struct {
+	tick int
+	how  string // settled or abandoned
+}
+
+func (a *alreadySettled) Error() string { return fmt.Sprintf("already %s at tick %d", a.how, a.tick) }
+
+// settledAt looks the ticket up in the store's event log: the tick of the
+// settlement or abandonment that closed it, and which of the two it was.
+func settledAt(store, ticket string) (tick int, how string, ok bool) {
+	events, err := lessons.ReadEvents(lessons.EventsPath(store))
+	if err != nil {
+		return 0, "", false
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		ev := events[i]
+		if ev.Name() != "settle" && ev.Name() != "abandon" {
+			continue
+		}
+		var f struct {
+			Ticket string `json:"ticket"`
+		}
+		if json.Unmarshal([]byte(ev.JSON()), &f) == nil && f.Ticket == ticket {
+			how = "settled"
+			if ev.Name() == "abandon" {
+				how = "abandoned"
+			}
+			return ev.Tick(), how, true
+		}
+	}
+	return 0, "", false
 }
 
 func evidence(repo, run string) *lessons.Evidence {
