@@ -32,6 +32,8 @@ func TestBadFlagValuesAreRefused(t *testing.T) {
 		{[]string{"settle", "--base", "STORE", "a899bb29d181", "1"}, "--base applies to --body only"},
 		{[]string{"settle", "--run", "pr#4", "a899bb29d181", "1"}, "--run applies to --body only"},
 		{[]string{"settle", "--body", "-", "--repository", "widgets", "1"}, "not owner/name"},
+		{[]string{"settle", "--body", "-", "--repository", "acme/widgets", "1"}, "go together"},
+		{[]string{"settle", "--body", "-", "--run", "pr#4", "1"}, "go together"},
 		{[]string{"pin", "--lock-wait", "-5ms", "053a99cf0a4c"}, "-lock-wait"},
 		{[]string{"add", "--store", "", "q", "a"}, "--store is empty"},
 		{[]string{"stats", "--store", " "}, "--store is empty"},

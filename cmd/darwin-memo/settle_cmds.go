@@ -81,6 +81,9 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 			}
 		}
 	}
+	if (*repo == "") != (*runID == "") {
+		return usagef("--repository and --run go together: the replay guard records the ticket for both, e.g. --repository acme/widgets --run pr#42")
+	}
 	if *body != "" {
 		if len(pos) != 1 {
 			return usagef("with --body, give only DELTA, e.g. darwin-memo settle --body pr.md 2")
