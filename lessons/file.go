@@ -233,19 +233,19 @@ func CheckWritable(path string) error {
 	return fmt.Errorf("%s is read-only (mode %04o), so it was not changed; make it writable (chmod u+w %s) and retry: %w", path, fi.Mode().Perm(), path, ErrReadOnly)
 }
 
-// SideIgnore is the .gitignore a new store's .darwin-memo directory gets:
-// the lock sidecar, the local event log and interrupted temporary files are
-// ignored, the store itself is committed.
-func SideIgnore(store string) string {
+// sideIgnore is the .gitignore a new store's .darwin-memo directory gets:
+// the lock sidecar, the local event log (and its rotated parts) and
+// interrupted temporary files are ignored, the store itself is committed.
+func sideIgnore(store string) string {
 	base := filepath.Base(store)
 	return "# darwin-memo's side files: the lock, the local event log and temporary files.\n" +
 		"# The store itself (" + base + ") is committed.\n" +
 		base + ".lock\n" +
-		filepath.Base(EventsPath(store)) + "\n" +
+		filepath.Base(EventsPath(store)) + "*\n" +
 		"." + base + ".tmp*\n"
 }
 
-// writeSideIgnore writes SideIgnore into the directory of a store just
+// writeSideIgnore writes sideIgnore into the directory of a store just
 // created when that directory is a .darwin-memo directory without a
 // .gitignore of its own. It is best effort: the store is already saved, and
 // a .gitignore only keeps side files out of commits.
@@ -258,7 +258,7 @@ func writeSideIgnore(store string) {
 	if err != nil {
 		return // one exists (kept as it is), or the directory refuses it
 	}
-	_, werr := f.WriteString(SideIgnore(store))
+	_, werr := f.WriteString(sideIgnore(store))
 	if cerr := f.Close(); werr != nil || cerr != nil {
 		os.Remove(f.Name())
 	}
