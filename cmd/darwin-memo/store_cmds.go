@@ -72,15 +72,6 @@ const (
 	mayCreate                  // add and import start a new store
 )
 
-// readStore loads a store read-only; a missing file gives an empty store.
-func readStore(ctx context.Context, sio *IO, path string) (*lessons.Store, error) {
-	s, err := lessons.LoadOrNew(ctx, path, opts(sio))
-	if err != nil {
-		return nil, explainLoad(err)
-	}
-	return s, nil
-}
-
 // readAgentStore loads the store an agent consults, read-only; a missing
 // file gives an empty store and missing=true, so the command can say "no
 // store" rather than "nothing relevant".
