@@ -41,10 +41,41 @@ func (d *Diagnosis) HasErrors() bool {
 	return false
 }
 
+// CheckBalances refuses a store whose balances are not finite numbers: the
+// commands that compute balances (settle, tick) run it before any
+// arithmetic (the parser accepts NaN and Infinity, as darwin-memo's does),
+// and Doctor reports what it refuses.
+func (s *Store) CheckBalances() error {
+	for _, e := range s.living {
+		if math.IsNaN(e.Energy) || math.IsInf(e.Energy, 0) {
+			return fmt.Errorf("lesson %s has energy %v in %s, so no balance can be computed; fix the number in the file (or restore it with git) and retry; nothing was changed", e.ID, e.Energy, s.Name())
+		}
+	}
+	return nil
+}
+
+// Refusals are the checks by which other commands refuse a loaded store, as
+// Doctor findings: every one of them is a reason a command would stop.
+func (s *Store) refusals() []Finding {
+	var out []Finding
+	if err := s.CheckBalances(); err != nil {
+		out = append(out, Finding{"energy_not_finite", "error", err.Error(), map[string]any{}, "settle and tick refuse this store; put a number back (or restore the file with git)"})
+	}
+	if err := CheckWritable(s.Path()); err != nil {
+		out = append(out, Finding{"store_read_only", "warn", err.Error(), map[string]any{"path": s.Path()}, "commands that change the store (add, tick, settle, pin, ...) refuse it; chmod u+w it if it should change"})
+	}
+	return out
+}
+
 // Doctor diagnoses a store and its event log (semantics §9): is the economy
-// being fed with evidence, or is it ticking toward extinction?
+// being fed with evidence, or is it ticking toward extinction? It also
+// reports everything for which another command would refuse the store
+// (refusals).
 func (s *Store) Doctor(events []Event) *Diagnosis {
-	d := &Diagnosis{Findings: []Finding{}}
+	d := &Diagnosis{Findings: s.refusals()}
+	if d.Findings == nil {
+		d.Findings = []Finding{}
+	}
 	var decides, silent, settles, nonzero, expired, dropped, untracked, windowCredited, nonCI, ticks int
 	for _, ev := range events {
 		switch ev.Name() {

@@ -19,6 +19,10 @@ var ErrStale = errors.New("store changed since load; reload before writing")
 // ErrLocked is returned when another process holds the store's lock.
 var ErrLocked = errors.New("store is busy")
 
+// ErrReadOnly is returned when a command would change a store whose file is
+// read-only (no owner write bit), as git and editors respect it.
+var ErrReadOnly = errors.New("store is read-only")
+
 // DefaultPath is where a repository keeps its store.
 const DefaultPath = ".darwin-memo/lessons.json"
 
@@ -75,6 +79,9 @@ func LoadOrNew(ctx context.Context, path string, opts Options) (*Store, error) {
 // empty store when missing). The lock is held until Close, so a whole
 // load-modify-save runs as one writer.
 func LoadLocked(ctx context.Context, path string, opts Options) (*Store, error) {
+	if err := CheckWritable(path); err != nil {
+		return nil, err
+	}
 	lk, err := LockWait(ctx, path, lockWait(opts))
 	if err != nil {
 		return nil, err
@@ -166,6 +173,11 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 		}
 		defer lk.Unlock()
 	}
+	if err := CheckWritable(path); err != nil {
+		return err
+	}
+	_, statErr := os.Stat(path)
+	created := errors.Is(statErr, os.ErrNotExist)
 	if s.file != nil && s.file.path == path {
 		size, sum, err := fileSum(path, s.file.seed)
 		switch {
@@ -197,6 +209,9 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 		s.file.existed = true
 		s.file.sum, s.file.size = h.Sum64(), size
 	}
+	if created {
+		writeSideIgnore(path)
+	}
 	if len(s.events) > 0 {
 		if err := AppendEvents(EventsPath(path), s.events); err != nil {
 			return fmt.Errorf("store saved, but the event log could not be written: %w", err)
@@ -204,6 +219,49 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 		s.events = s.events[:0]
 	}
 	return nil
+}
+
+// CheckWritable refuses to change a store whose file exists without its
+// owner's write bit. It reads the mode bits rather than asking access(2),
+// because root may write any file: a store made read-only (chmod 444) stays
+// unchanged whoever runs the command.
+func CheckWritable(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o200 != 0 {
+		return nil // a missing file is created; a directory or an unreadable path fails where it is read
+	}
+	return fmt.Errorf("%s is read-only (mode %04o), so it was not changed; make it writable (chmod u+w %s) and retry: %w", path, fi.Mode().Perm(), path, ErrReadOnly)
+}
+
+// sideIgnore is the .gitignore a new store's .darwin-memo directory gets:
+// the lock sidecar, the local event log (and its rotated parts) and
+// interrupted temporary files are ignored, the store itself is committed.
+func sideIgnore(store string) string {
+	base := filepath.Base(store)
+	return "# darwin-memo's side files: the lock, the local event log and temporary files.\n" +
+		"# The store itself (" + base + ") is committed.\n" +
+		base + ".lock\n" +
+		filepath.Base(EventsPath(store)) + "*\n" +
+		"." + base + ".tmp*\n"
+}
+
+// writeSideIgnore writes sideIgnore into the directory of a store just
+// created when that directory is a .darwin-memo directory without a
+// .gitignore of its own. It is best effort: the store is already saved, and
+// a .gitignore only keeps side files out of commits.
+func writeSideIgnore(store string) {
+	dir := filepath.Dir(store)
+	if filepath.Base(dir) != filepath.Dir(DefaultPath) {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return // one exists (kept as it is), or the directory refuses it
+	}
+	_, werr := f.WriteString(sideIgnore(store))
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+	}
 }
 
 // fileSum streams a file through maphash with seed.

@@ -18,8 +18,12 @@ See docs/action.md for every input and output.`
 // runAction runs `darwin-memo action` with the process environment.
 func runAction(ctx context.Context, sio *IO, args []string) error {
 	fs := newFlags(sio, "action", actionUsage)
-	if _, err := parseFlags(fs, args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q; the action reads its inputs from INPUT_* variables", pos[0])
 	}
 	if code := action.Main(ctx, action.Options{Getenv: sio.Getenv, Stdout: sio.Stdout, Now: sio.Now}); code != action.ExitOK {
 		return errSilentExit

@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
@@ -13,16 +17,55 @@ import (
 // multi is a repeatable string flag.
 type multi []string
 
-func (m *multi) String() string     { return strings.Join(*m, ",") }
-func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
+func (m *multi) String() string { return strings.Join(*m, ",") }
+
+func (m *multi) Set(v string) error {
+	if strings.TrimSpace(v) == "" {
+		return errors.New("an empty label says nothing; pass e.g. pr#12 or path:src/x.go")
+	}
+	*m = append(*m, v)
+	return nil
+}
+
+// timestampValue is --recorded-ts: an ISO-8601 (RFC 3339) time, kept as the
+// store keeps timestamps, in UTC to the second (2026-06-13T12:43:53+00:00),
+// so that stores compare them as strings.
+type timestampValue string
+
+func (v *timestampValue) String() string { return string(*v) }
+
+func (v *timestampValue) Set(s string) error {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return fmt.Errorf("%q is not an ISO-8601 time with a zone, e.g. 2026-06-13T12:43:53Z or 2026-06-13T14:43:53+02:00", s)
+	}
+	*v = timestampValue(t.UTC().Truncate(time.Second).Format("2006-01-02T15:04:05+00:00"))
+	return nil
+}
+
+// nonNegative is an int flag that refuses negative numbers.
+type nonNegative int
+
+func (v *nonNegative) String() string { return strconv.Itoa(int(*v)) }
+
+func (v *nonNegative) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("%q is not a whole number of 0 or more", s)
+	}
+	*v = nonNegative(n)
+	return nil
+}
 
 func runAdd(ctx context.Context, sio *IO, args []string) error {
 	fs := newFlags(sio, "add", "add [--store PATH] [--kind K] [--source LABEL]... QUESTION ANSWER")
 	store := writeFlags(fs)
-	kind := fs.String("kind", "explicit", "lesson kind: explicit, inferred, entity, cross_doc, experience, consolidated")
+	kind := kindValue(lessons.KindExplicit)
+	fs.Var(&kind, "kind", "lesson kind: explicit, inferred, entity, cross_doc, experience, consolidated")
 	var sources multi
 	fs.Var(&sources, "source", "provenance label, repeatable (e.g. pr#123, path:src/x.go)")
-	ts := fs.String("recorded-ts", "", "when the lesson was recorded (UTC ISO-8601, default now)")
+	var ts timestampValue
+	fs.Var(&ts, "recorded-ts", "when the lesson was recorded: ISO-8601 with a zone (2026-06-13T12:43:53Z), stored in UTC to the second (default now)")
 	q := fs.String("question", "", "the question (instead of the first argument)")
 	a := fs.String("answer", "", "the answer (instead of the second argument)")
 	pos, err := parseFlags(fs, args)
@@ -41,18 +84,24 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 	if strings.TrimSpace(*q) == "" || strings.TrimSpace(*a) == "" {
 		return usagef("need a QUESTION and an ANSWER, e.g. darwin-memo add \"How do I run the tests?\" \"make test; it needs docker\"")
 	}
-	lesson := lessons.NewLesson{Question: *q, Answer: *a, Kind: lessons.Kind(*kind), Sources: sources, RecordedTS: *ts}
+	lesson := lessons.NewLesson{Question: *q, Answer: *a, Kind: lessons.Kind(kind), Sources: sources, RecordedTS: string(ts)}
 	if err := lesson.Validate(); err != nil { // before touching the disk
 		return usagef("%v", err)
 	}
-	return mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
+	var id string
+	err = mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
 		e, err := s.Add(lesson)
 		if err != nil {
 			return usagef("%v", err)
 		}
-		fmt.Fprintln(sio.Stdout, e.ID)
+		id = e.ID
 		return nil
 	})
+	if err != nil {
+		return err // no id: a script must not capture one for a lesson that was not saved
+	}
+	fmt.Fprintln(sio.Stdout, id)
+	return nil
 }
 
 func runTick(ctx context.Context, sio *IO, args []string) error {
@@ -71,7 +120,7 @@ func runTick(ctx context.Context, sio *IO, args []string) error {
 	}
 	var ticks []lessons.TickStats
 	err := mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error {
-		if err := checkFinite(s); err != nil {
+		if err := s.CheckBalances(); err != nil {
 			return err
 		}
 		for i := 0; i < *count; i++ {
@@ -90,7 +139,9 @@ func runTick(ctx context.Context, sio *IO, args []string) error {
 	return nil
 }
 
-func idCommand(name string, do func(s *lessons.Store, id string) error) func(context.Context, *IO, []string) error {
+// idCommand is a command that changes one lesson by id; done is what it
+// prints on success.
+func idCommand(name, done string, do func(s *lessons.Store, id string) error) func(context.Context, *IO, []string) error {
 	return func(ctx context.Context, sio *IO, args []string) error {
 		fs := newFlags(sio, name, name+" [--store PATH] ID")
 		store := writeFlags(fs)
@@ -101,30 +152,49 @@ func idCommand(name string, do func(s *lessons.Store, id string) error) func(con
 		if len(pos) != 1 {
 			return usagef("need one entry ID (see darwin-memo top)")
 		}
-		return mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error { return do(s, pos[0]) })
+		if err := mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error { return do(s, pos[0]) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(sio.Stdout, done+"\n", pos[0])
+		return nil
 	}
 }
 
+// holdingTickets names the pending tickets whose provenance holds id.
+func holdingTickets(s *lessons.Store, id string) string {
+	var ids []string
+	for _, t := range s.Pending() {
+		for _, p := range t.Provenance() {
+			if p == id {
+				ids = append(ids, t.ID)
+				break
+			}
+		}
+	}
+	return strings.Join(ids, ", ")
+}
+
 var (
-	runForget = idCommand("forget", func(s *lessons.Store, id string) error {
+	runForget = idCommand("forget", "buried %s (darwin-memo why shows its obituary)", func(s *lessons.Store, id string) error {
 		switch r := s.Forget(id); r {
 		case lessons.ForgetBuried:
 			return nil
 		case lessons.ForgetPinned:
 			return fmt.Errorf("%s is pinned; unpin it first (darwin-memo unpin %s)", id, id)
 		case lessons.ForgetEscrowed:
-			return fmt.Errorf("%s is named by a pending ticket; settle or abandon that ticket first", id)
+			t := holdingTickets(s, id)
+			return fmt.Errorf("%s is named by a pending ticket (%s); settle or abandon it first (darwin-memo abandon %s)", id, t, strings.SplitN(t, ",", 2)[0])
 		default:
 			return fmt.Errorf("%s is not a living lesson (see darwin-memo top, or darwin-memo why %s)", id, id)
 		}
 	})
-	runPin = idCommand("pin", func(s *lessons.Store, id string) error {
+	runPin = idCommand("pin", "%s is pinned: it never starves or merges", func(s *lessons.Store, id string) error {
 		if !s.Pin(id) {
 			return fmt.Errorf("%s is not a living lesson (see darwin-memo top)", id)
 		}
 		return nil
 	})
-	runUnpin = idCommand("unpin", func(s *lessons.Store, id string) error {
+	runUnpin = idCommand("unpin", "%s is unpinned: it pays upkeep again", func(s *lessons.Store, id string) error {
 		if !s.Unpin(id) {
 			return fmt.Errorf("%s is not a living lesson (see darwin-memo top)", id)
 		}
@@ -135,7 +205,8 @@ var (
 func runImport(ctx context.Context, sio *IO, args []string) error {
 	fs := newFlags(sio, "import", "import [--store PATH] [--probation N] [--label TEXT] SOURCE_STORE")
 	store := writeFlags(fs)
-	probation := fs.Int("probation", lessons.DefaultProbation, "positive settlements an import must ride along on before it may decide")
+	probation := nonNegative(lessons.DefaultProbation)
+	fs.Var(&probation, "probation", "positive settlements an import must ride along on before it may decide (0: trusted at once)")
 	label := fs.String("label", "", "imported_from label (default: SOURCE_STORE)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -144,17 +215,29 @@ func runImport(ctx context.Context, sio *IO, args []string) error {
 	if len(pos) != 1 {
 		return usagef("need the SOURCE_STORE path to import from")
 	}
+	if *label != "" && strings.TrimSpace(*label) == "" {
+		return usagef("--label is blank; pass a label such as acme/widgets, or leave it out to record SOURCE_STORE")
+	}
+	if _, err := os.Stat(pos[0]); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("SOURCE_STORE %s not found; pass the lessons.json of the store to import from; nothing was changed", pos[0])
+	}
 	from, err := loadStore(ctx, sio, pos[0])
 	if err != nil {
 		return err
 	}
-	return mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
+	var n, prob int
+	err = mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
 		lbl := *label
 		if lbl == "" {
 			lbl = pos[0]
 		}
-		ids := s.Import(from, lessons.ImportOptions{Label: lbl, Probation: probation})
-		fmt.Fprintf(sio.Stdout, "imported %d lessons from %s on probation %d\n", len(ids), pos[0], max(0, *probation))
+		prob = int(probation)
+		n = len(s.Import(from, lessons.ImportOptions{Label: lbl, Probation: &prob}))
 		return nil
 	})
+	if err != nil {
+		return err // nothing printed: the import was not saved
+	}
+	fmt.Fprintf(sio.Stdout, "imported %d lessons from %s on probation %d\n", n, pos[0], prob)
+	return nil
 }

@@ -26,8 +26,12 @@ func runDemo(ctx context.Context, sio *IO, args []string) error {
 	fs := newFlags(sio, "demo", demoUsage)
 	rounds := fs.Int("rounds", demo.DefaultRounds, "rounds of generated history (each round: features, agent fixes, lint chores; about 26 for the trivia to starve)")
 	showPR := fs.Bool("show-pr", false, "after the table, print the last bot pull request's title and body (Markdown)")
-	if _, err := parseFlags(fs, args); err != nil {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q; demo takes flags only", pos[0])
 	}
 	if *rounds < 1 || *rounds > 50 {
 		return usagef("-rounds %d: use 1 to 50", *rounds)

@@ -213,7 +213,7 @@ func TestFailedCommandsChangeNothing(t *testing.T) {
 		{"render budget NaN", []string{"render", "--store", "D/lessons.json", "-o", "D/OUT.md", "--budget", "NaN"}, 2, "not a size", false},
 		{"render max-lines 0", []string{"render", "--store", "D/lessons.json", "-o", "D/OUT.md", "--max-lines", "0"}, 2, "--max-lines", false},
 		{"render malformed", []string{"render", "--store", "D/bad.json", "-o", "D/OUT.md"}, 1, "left untouched", false},
-		{"render missing store tiny budget", []string{"render", "--store", "D/x.json", "-o", "D/OUT.md", "--budget", "10"}, 2, "cannot hold", false},
+		{"render missing store", []string{"render", "--store", "D/x.json", "-o", "D/OUT.md"}, 1, "not found; nothing was rendered", false},
 		{"render to stdout is read-only", []string{"render", "--store", "D/lessons.json", "-o", "-"}, 0, "", false},
 		// command line
 		{"unknown command", []string{"decid"}, 2, "did you mean", false},

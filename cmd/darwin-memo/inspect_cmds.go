@@ -181,13 +181,18 @@ func runRender(ctx context.Context, sio *IO, args []string) error {
 	if *outPath == "" {
 		*outPath = filepath.Join(filepath.Dir(*store), "LESSONS.md")
 	}
+	if err := checkRenderTarget(*store, *outPath); err != nil {
+		return err
+	}
 	var doc []byte
 	s, err := lessons.LoadWith(ctx, *store, opts(sio))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		if doc = lessons.RenderMissing(*store); len(doc) > budget {
-			return usagef("--budget %d bytes cannot hold even the one-line note for a missing store (%d bytes)", budget, len(doc))
-		}
+		// Like every command but the agents' decide and query: a missing store is an error,
+		// and nothing is written (no LESSONS.md in a repository that has no lessons).
+		return fmt.Errorf("store %s not found; nothing was rendered (check --store)", *store)
+	case err != nil && *outPath == "-":
+		return fmt.Errorf("%w\nnothing was rendered", explainLoad(err))
 	case err != nil:
 		return fmt.Errorf("%w\n%s was left untouched", explainLoad(err), *outPath)
 	default:
@@ -208,6 +213,56 @@ func runRender(ctx context.Context, sio *IO, args []string) error {
 	}
 	fmt.Fprintf(sio.Stdout, "rendered %s: %d bytes, %d lines\n", *outPath, len(doc), bytes.Count(doc, []byte("\n")))
 	return nil
+}
+
+// checkRenderTarget refuses an output path that render must not replace: the
+// store itself (also through a link or another spelling of its path), its
+// lock sidecar, its event log, or a directory.
+func checkRenderTarget(store, out string) error {
+	if out == "-" {
+		return nil
+	}
+	for _, side := range []struct{ path, what string }{
+		{store, "the store itself"},
+		{store + ".lock", "the store's lock file"},
+		{lessons.EventsPath(store), "the store's event log"},
+	} {
+		if samePath(out, side.path) {
+			return usagef("-o %s is %s (%s); render never writes the store or its side files: pass another file, or -o - for stdout", out, side.what, side.path)
+		}
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return usagef("-o %s is a directory; name the file to write, e.g. -o %s", out, filepath.Join(out, "LESSONS.md"))
+	}
+	return nil
+}
+
+// samePath reports whether a and b name the same file: os.SameFile when
+// both exist, else the same absolute path once the directories' links are
+// resolved.
+func samePath(a, b string) bool {
+	ai, aerr := os.Stat(a)
+	bi, berr := os.Stat(b)
+	if aerr == nil && berr == nil {
+		return os.SameFile(ai, bi)
+	}
+	return resolvedPath(a) == resolvedPath(b)
+}
+
+// resolvedPath is p made absolute, with the links of its directory (and of p
+// itself, when it is a link to an existing file) resolved.
+func resolvedPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
 }
 
 func runDoctor(ctx context.Context, sio *IO, args []string) error {

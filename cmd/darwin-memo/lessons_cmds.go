@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"runtime/debug"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
@@ -17,7 +16,7 @@ import (
 func noStoreNote(path string, searched bool) string {
 	where := ""
 	if searched {
-		where = " (looked in the working directory and its parents up to the repository root)"
+		where = " (looked in the working directory and its parents up to the repository root, or up to the home directory outside a repository)"
 	}
 	return fmt.Sprintf("no store at %s%s: this repository has no lessons yet, so nothing can answer; proceed without stored guidance", path, where)
 }
@@ -52,27 +51,26 @@ func silenceReason(sio *IO, path string, searched, missing bool, d *lessons.Deci
 	}
 }
 
-func retrieveFlags(fs *flag.FlagSet) (*int, *string, *string) {
+func retrieveFlags(fs *flag.FlagSet) (*int, *kindValue, *string) {
 	top := fs.Int("top", lessons.DefaultK, "number of lessons to retrieve")
-	kind := fs.String("kind", "", "only lessons of this kind")
+	kind := new(kindValue)
+	fs.Var(kind, "kind", "only lessons of this kind: explicit, inferred, entity, cross_doc, experience, consolidated")
 	source := fs.String("source", "", "only lessons with this source label")
 	return top, kind, source
 }
 
-// quickGC turns the collector off below a 1 GiB soft memory limit until
-// the returned function restores the previous settings: decide and query
-// are short read-only runs whose garbage dies with the process, so
-// collecting it only costs time (about a tenth of decide at 10k lessons).
-// Above the limit (stores of 100k lessons and more) the runtime collects
-// as usual.
-func quickGC() (restore func()) {
-	limit := debug.SetMemoryLimit(-1)
-	pct := debug.SetGCPercent(-1)
-	debug.SetMemoryLimit(min(limit, 1<<30))
-	return func() {
-		debug.SetGCPercent(pct)
-		debug.SetMemoryLimit(limit)
+// kindValue is a --kind flag: one of the lesson kinds the store knows.
+type kindValue lessons.Kind
+
+func (v *kindValue) String() string { return string(*v) }
+
+func (v *kindValue) Set(s string) error {
+	// The kind rule of a new lesson, applied to the kind alone.
+	if err := (lessons.NewLesson{Question: "-", Answer: "-", Kind: lessons.Kind(s)}).Validate(); err != nil || s == "" {
+		return fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", s)
 	}
+	*v = kindValue(s)
+	return nil
 }
 
 // retrievalFlag is --retrieval on decide and query.
@@ -124,13 +122,11 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		d, err = s.Decide(query, dopts)
 		return err
 	}
-	store.path = locateStore(fs, store.path)
 	missing := false
 	var unverifiable error
 	if *register {
 		err = mutate(ctx, io, store, mustExist, decide)
 	} else {
-		defer quickGC()()
 		var s *lessons.Store
 		if s, missing, err = readAgentStore(ctx, io, store.path); err == nil {
 			err = decide(s)
@@ -199,8 +195,6 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if *top < 1 {
 		return usagef("--top must be at least 1")
 	}
-	defer quickGC()()
-	*store = locateStore(fs, *store)
 	s, missing, err := readAgentStore(ctx, io, *store)
 	if err != nil {
 		return err

@@ -40,6 +40,10 @@ type IO struct {
 	Stderr io.Writer
 	Getenv func(string) string
 	Now    func() time.Time
+
+	// seeFlags, when set, is shown each command's flag set as it is made: the
+	// tests generate docs/cli.md's command reference from them.
+	seeFlags func(name string, fs *flag.FlagSet)
 }
 
 // command is one subcommand.
@@ -50,7 +54,7 @@ type command struct {
 }
 
 // commands is the command list, in help order. Other packages' commands
-// (action, demo, bench) live in their own files and add one line each at
+// (action, demo) live in their own files and add one line each at
 // the end of this list.
 func commands() []command {
 	return []command{
@@ -72,7 +76,6 @@ func commands() []command {
 		{"doctor", "diagnose whether the store is fed with evidence", runDoctor},
 		{"mcp", "serve the store to coding agents over the Model Context Protocol (stdio, read-only)", runMCP},
 		// Commands owned by other packages go here, one line each:
-		{"bench", "run the selection-quality benchmark (ledger vs baselines on simulated PR streams)", runBench},
 		{"action", "run as the GitHub Action: settle merged PRs and update the bot PR (reads INPUT_*, GITHUB_*)", runAction},
 		{"demo", "watch selection work: the whole action against an in-process fake GitHub (no keys, no network)", runDemo},
 		{"version", "print the version, the commit and the Go version of this build (also --version)", runVersion},
@@ -129,7 +132,8 @@ func printHelp(w io.Writer, cmds []command) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Every lessons command takes --store PATH (default .darwin-memo/lessons.json).")
+	fmt.Fprintln(w, "Every lessons command takes --store PATH (default: the first .darwin-memo/lessons.json in the")
+	fmt.Fprintln(w, "working directory or a parent, up to the repository root).")
 	fmt.Fprintln(w, "Exit codes: 0 ok, 1 error, 2 usage, 3 abstained. Run \"darwin-memo <command> -h\" for details.")
 }
 
@@ -188,6 +192,9 @@ var errSilentExit = errors.New("exit 1")
 func newFlags(sio *IO, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("darwin-memo "+name, flag.ContinueOnError)
 	fs.SetOutput(sio.Stderr)
+	if sio.seeFlags != nil {
+		sio.seeFlags(name, fs)
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: darwin-memo %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()
@@ -199,7 +206,8 @@ func newFlags(sio *IO, name, usage string) *flag.FlagSet {
 }
 
 // parseFlags parses flags that may come before or after positional
-// arguments and returns the positional arguments.
+// arguments and returns the positional arguments. A --store not given is
+// set to the store found from the working directory (locateStore).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	out := fs.Output()
@@ -216,10 +224,10 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, nil
+			return pos, locateStore(fs)
 		}
 		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), nil
+			return append(pos, rest...), locateStore(fs)
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]

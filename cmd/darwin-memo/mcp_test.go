@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/storefind"
 )
 
 // TestMCPCommandSpeaksTheProtocolOnStdio runs `darwin-memo mcp` in process
@@ -57,38 +60,10 @@ func TestMCPCommandSpeaksTheProtocolOnStdio(t *testing.T) {
 	}
 }
 
-func TestFindStoreWalksUpToTheRepositoryRoot(t *testing.T) {
-	root := t.TempDir()
-	sub := filepath.Join(root, "a", "b")
-	for _, d := range []string{filepath.Join(root, ".git"), filepath.Join(root, ".darwin-memo"), sub} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want := filepath.Join(root, ".darwin-memo", "lessons.json")
-	// No store yet: the path names where the repository's store belongs.
-	if got := findStore(sub); got != want {
-		t.Errorf("without a store: %q, want %q", got, want)
-	}
-	if err := os.WriteFile(want, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range []string{root, sub} {
-		if got := findStore(dir); got != want {
-			t.Errorf("findStore(%q) = %q, want %q", dir, got, want)
-		}
-	}
-	// A nested store wins over the root's, as a nested .git would.
-	nested := filepath.Join(sub, ".darwin-memo", "lessons.json")
-	if err := os.MkdirAll(filepath.Dir(nested), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(nested, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if got := findStore(sub); got != nested {
-		t.Errorf("nested: %q, want %q", got, nested)
-	}
+// findStore is the store storefind.Find gives a command working in dir (no home directory).
+func findStore(dir string) string {
+	p, _ := storefind.Find(dir, "")
+	return p
 }
 
 // A directory named lessons.json is not a store: the search goes on to the parents, as git
@@ -345,5 +320,44 @@ func TestProvisionalDecideMeasuresImports(t *testing.T) {
 	r := runCLI(t, "decide", "--store", store, "how do I run the integration tests")
 	if r.code != 0 || strings.Contains(r.stdout, "provisional") || !strings.Contains(r.stdout, `"answer":"make itest`) {
 		t.Fatalf("after three positive settlements the import should have graduated and decide: %+v", r)
+	}
+}
+
+// Issue 23 §7: darwin-memo mcp answers a line that is not JSON with a parse error and keeps
+// serving; it exits 0 when its stdin closes.
+func TestMCPCommandSurvivesABadLine(t *testing.T) {
+	store := fixtureStore(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan result, 1)
+	go func() {
+		var stderr bytes.Buffer
+		code := run(context.Background(), []string{"mcp", "--store", store}, &IO{Stdin: inR, Stdout: outW, Stderr: &stderr, Now: func() time.Time { return fixed }})
+		outW.Close()
+		done <- result{code: code, stderr: stderr.String()}
+	}()
+	replies := bufio.NewScanner(outR)
+	replies.Buffer(nil, 1<<20)
+	for _, step := range []struct{ send, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, `"id":1,"result"`},
+		{"not json at all", `"code":-32700`},
+		{`{"jsonrpc":"2.0","id":2,"method":"ping"}`, `"id":2,"result"`},
+	} {
+		if _, err := io.WriteString(inW, step.send+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !replies.Scan() || !strings.Contains(replies.Text(), step.want) {
+			t.Fatalf("reply to %q: %q (%v); want %s", step.send, replies.Text(), replies.Err(), step.want)
+		}
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	select {
+	case r := <-done:
+		if r.code != exitOK {
+			t.Fatalf("mcp exited %d: %s", r.code, r.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("mcp did not exit when its stdin closed")
 	}
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
@@ -65,6 +68,22 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 	if !(*scale > 0) || math.IsInf(*scale, 0) {
 		return usagef("--scale must be a positive number")
 	}
+	if strings.TrimSpace(*source) == "" || strings.ContainsFunc(*source, unicode.IsControl) {
+		return usagef("--source %q: name who measured the delta, e.g. ci or operator", *source)
+	}
+	if *repo != "" && !validRepository(*repo) {
+		return usagef("--repository %q is not owner/name, e.g. acme/widgets", *repo)
+	}
+	if *body == "" {
+		for _, f := range []struct{ name, v string }{{"base", *base}, {"repository", *repo}, {"run", *runID}} {
+			if f.v != "" {
+				return usagef("--%s applies to --body only; a single TICKET is settled without it", f.name)
+			}
+		}
+	}
+	if (*repo == "") != (*runID == "") {
+		return usagef("--repository and --run go together: the replay guard records the ticket for both, e.g. --repository acme/widgets --run pr#42")
+	}
 	if *body != "" {
 		if len(pos) != 1 {
 			return usagef("with --body, give only DELTA, e.g. darwin-memo settle --body pr.md 2")
@@ -88,7 +107,7 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 	}
 	var r lessons.SettleResult
 	err = mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error {
-		if err := checkFinite(s); err != nil {
+		if err := s.CheckBalances(); err != nil {
 			return err
 		}
 		r = s.Settle(pos[0], delta, lessons.SettleOptions{Detail: *detail, Source: *source, Scale: *scale})
@@ -96,14 +115,63 @@ func runSettle(ctx context.Context, sio *IO, args []string) error {
 		case lessons.StatusRejected:
 			return fmt.Errorf("DELTA %s is not finite; nothing was settled and the ticket stays pending", pos[1])
 		case lessons.StatusDropped:
-			return fmt.Errorf("ticket %s is not pending (unknown, already settled or expired); nothing changed — check the id with darwin-memo stats --json", pos[0])
+			if tick, how, ok := settledAt(store.path, pos[0]); ok {
+				return &alreadySettled{tick, how}
+			}
+			return fmt.Errorf("ticket %s is not pending (unknown, already settled elsewhere or expired); nothing changed — check the id with darwin-memo stats --json", pos[0])
 		}
 		return nil
 	})
+	var done *alreadySettled
+	if errors.As(err, &done) {
+		// A rerun: the ticket was settled before (the event log says when), so nothing is to do.
+		fmt.Fprintf(sio.Stderr, "ticket %s was already %s at tick %d; nothing changed\n", pos[0], done.how, done.tick)
+		return printSettle(sio, r)
+	}
 	if err != nil {
 		return err
 	}
 	return printSettle(sio, r)
+}
+
+// validRepository reports whether s is owner/name.
+func validRepository(s string) bool {
+	owner, name, ok := strings.Cut(s, "/")
+	return ok && owner != "" && name != "" && !strings.ContainsAny(s, " \t\n") && !strings.Contains(name, "/")
+}
+
+// alreadySettled stops a settle of a ticket the store settled before.
+type alreadySettled struct {
+	tick int
+	how  string // settled or abandoned
+}
+
+func (a *alreadySettled) Error() string { return fmt.Sprintf("already %s at tick %d", a.how, a.tick) }
+
+// settledAt looks the ticket up in the store's event log: the tick of the
+// settlement or abandonment that closed it, and which of the two it was.
+func settledAt(store, ticket string) (tick int, how string, ok bool) {
+	events, err := lessons.ReadEvents(lessons.EventsPath(store))
+	if err != nil {
+		return 0, "", false
+	}
+	for i := len(events) - 1; i >= 0; i-- {
+		ev := events[i]
+		if ev.Name() != "settle" && ev.Name() != "abandon" {
+			continue
+		}
+		var f struct {
+			Ticket string `json:"ticket"`
+		}
+		if json.Unmarshal([]byte(ev.JSON()), &f) == nil && f.Ticket == ticket {
+			how = "settled"
+			if ev.Name() == "abandon" {
+				how = "abandoned"
+			}
+			return ev.Tick(), how, true
+		}
+	}
+	return 0, "", false
 }
 
 func evidence(repo, run string) *lessons.Evidence {
@@ -138,6 +206,7 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 		Refused      string   `json:"refused,omitempty"`
 		Settled      bool     `json:"settled"`
 		Status       string   `json:"status,omitempty"`
+		Reason       string   `json:"reason,omitempty"` // why a ticket that was not refused did not land
 		AlreadyMoved []string `json:"already_moved,omitempty"`
 	}
 	out := struct {
@@ -145,8 +214,9 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 		Errors  []string           `json:"errors"`
 		Tick    *lessons.TickStats `json:"tick"`
 	}{Tickets: []outcome{}, Errors: []string{}}
+	replayed := 0 // tickets the replay guard dropped: already settled for this run
 	err = mutate(ctx, sio, store, mustExist, func(s *lessons.Store) error {
-		if err := checkFinite(s); err != nil {
+		if err := s.CheckBalances(); err != nil {
 			return err
 		}
 		// The action's rule, lessons.Store.SettleBody: verify each ticket at the base, settle
@@ -168,6 +238,10 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 				o.Refused = (&lessons.RefusedError{Ticket: t.ID, Reason: t.Refused}).Error()
 			} else if t.Result != nil {
 				o.Settled, o.Status = t.Result.Landed, t.Result.Status
+				o.Reason = droppedReason(t, sopts.Evidence)
+				if o.Reason != "" && t.Form == lessons.FormStoreFree {
+					replayed++
+				}
 			}
 			out.Tickets = append(out.Tickets, o)
 		}
@@ -181,12 +255,29 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 		if werr := writeJSON(sio, out); werr != nil {
 			return werr
 		}
-		return fmt.Errorf("the body names tickets but none was settled (see \"refused\" and \"errors\" above); the store was not changed")
+		if replayed == len(out.Tickets) && len(out.Errors) == 0 {
+			fmt.Fprintf(sio.Stderr, "every ticket in the body was already settled for %s run %s; nothing changed\n", sopts.Evidence.Repository, sopts.Evidence.Run)
+			return nil // a rerun: idempotent, not a failure
+		}
+		return fmt.Errorf("the body names tickets but none was settled (each ticket's \"refused\" or \"reason\" above, and \"errors\", say why); the store was not changed")
 	}
 	if err != nil {
 		return err
 	}
 	return writeJSON(sio, out)
+}
+
+// droppedReason says why a verified ticket did not land ("" when it did):
+// a store-free ticket is dropped only by the replay guard (settled_runs), a
+// compat ticket when the store holds no such pending ticket.
+func droppedReason(t lessons.TicketOutcome, ev *lessons.Evidence) string {
+	if t.Result == nil || t.Result.Status != lessons.StatusDropped {
+		return ""
+	}
+	if t.Form == lessons.FormStoreFree && ev != nil {
+		return fmt.Sprintf("already settled for %s run %s (settled_runs): settling it again would count the same CI result twice", ev.Repository, ev.Run)
+	}
+	return "not pending in this store: unknown, already settled or expired"
 }
 
 // errNothingLanded aborts a body settlement that settled no ticket.

@@ -10,8 +10,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/storefind"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -20,7 +22,7 @@ import (
 
 // storeFlag adds --store to fs.
 func storeFlag(fs *flag.FlagSet) *string {
-	return fs.String("store", lessons.DefaultPath, "path of the lesson store")
+	return fs.String("store", "", storeUsage)
 }
 
 // opts are the store options of every command. Options.Config applies only
@@ -42,9 +44,24 @@ type writeTarget struct {
 // writeFlags adds --store and --lock-wait to a command that changes the store.
 func writeFlags(fs *flag.FlagSet) *writeTarget {
 	t := &writeTarget{}
-	fs.StringVar(&t.path, "store", lessons.DefaultPath, "path of the lesson store")
-	fs.DurationVar(&t.wait, "lock-wait", lessons.DefaultLockWait, "how long to wait for another darwin-memo holding the store's lock (0: fail at once)")
+	fs.StringVar(&t.path, "store", "", storeUsage)
+	t.wait = lessons.DefaultLockWait
+	fs.Var((*lockWaitValue)(&t.wait), "lock-wait", "how long to wait for another darwin-memo holding the store's lock (0: fail at once)")
 	return t
+}
+
+// lockWaitValue is --lock-wait: a duration of 0 or more.
+type lockWaitValue time.Duration
+
+func (v *lockWaitValue) String() string { return time.Duration(*v).String() }
+
+func (v *lockWaitValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a duration of 0 or more, e.g. 5s or 0", s)
+	}
+	*v = lockWaitValue(d)
+	return nil
 }
 
 // storeMode says whether a changing command may create a missing store.
@@ -55,66 +72,53 @@ const (
 	mayCreate                  // add and import start a new store
 )
 
-// readStore loads a store read-only; a missing file gives an empty store.
-func readStore(ctx context.Context, sio *IO, path string) (*lessons.Store, error) {
-	s, err := lessons.LoadOrNew(ctx, path, opts(sio))
-	if err != nil {
-		return nil, explainLoad(err)
-	}
-	return s, nil
-}
-
 // readAgentStore loads the store an agent consults, read-only; a missing
 // file gives an empty store and missing=true, so the command can say "no
 // store" rather than "nothing relevant".
 func readAgentStore(ctx context.Context, sio *IO, path string) (s *lessons.Store, missing bool, err error) {
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		missing = true
-	}
-	if err == nil && fi.Mode().IsRegular() {
-		// About what a consult allocates, in memory advised for huge pages.
-		hugeHeap(int(min(3*fi.Size(), 1<<30)))
 	}
 	// Consulting reads no history notes and no graveyard: they are passed over, not loaded.
 	o := opts(sio)
 	o.ConsultOnly = true
-	if err := ctx.Err(); err != nil {
-		return nil, missing, err
-	}
-	if data, ok := readLarge(path); ok {
-		s, err = lessons.ParseWith(path, data, o)
-	} else {
-		s, err = lessons.LoadOrNew(ctx, path, o)
-	}
+	s, err = lessons.LoadOrNew(ctx, path, o)
 	if err != nil {
 		return nil, missing, explainLoad(err)
 	}
 	return s, missing, nil
 }
 
-// locateStore is the store path of a consulting command: --store when it was
-// given, else the first .darwin-memo/lessons.json in the working directory
-// or a parent up to the repository root (findStore), so an agent working in
-// a subdirectory still finds the repository's lessons.
-func locateStore(fs *flag.FlagSet, path string) string {
+// storeUsage is the help text of every command's --store flag.
+const storeUsage = "path of the lesson store (default: the nearest " + storefind.Name + " in the working directory or a parent, up to the repository root)"
+
+// locateStore sets fs's --store, when it was not given, to the store the
+// one discovery rule of package storefind finds from the working directory,
+// relative to it, so every command, reading or writing, uses the same store.
+func locateStore(fs *flag.FlagSet) error {
+	f := fs.Lookup("store")
+	if f == nil {
+		return nil
+	}
 	if storeGiven(fs) {
-		return path
+		if strings.TrimSpace(f.Value.String()) == "" {
+			return usagef("--store is empty; pass the path of the lessons.json, or leave --store out to use %s up to the repository root", storefind.Name)
+		}
+		return nil
 	}
 	wd, err := os.Getwd()
 	if err != nil {
-		return path
+		return fmt.Errorf("finding the store: %w (pass --store)", err)
 	}
+	home, _ := os.UserHomeDir() // unknown home: the search stops at the working directory outside a repository
+	path, _ := storefind.Find(wd, home)
 	if real, err := filepath.EvalSymlinks(wd); err == nil {
-		wd = real // findStore walks the real path; a path relative to it is relative to the process's directory
+		wd = real // Find walks the real path; a path relative to it is relative to the process's directory
 	}
-	if found := findStore(wd); found != "" {
-		if rel, err := filepath.Rel(wd, found); err == nil {
-			return rel
-		}
-		return found
+	if rel, err := filepath.Rel(wd, path); err == nil {
+		path = rel
 	}
-	return path
+	return f.Value.Set(path)
 }
 
 // storeGiven reports whether --store was given on the command line.
@@ -176,17 +180,6 @@ func mutate(ctx context.Context, sio *IO, t *writeTarget, mode storeMode, fn fun
 	defer s.Close()
 	if err := s.Save(ctx); err != nil {
 		return fmt.Errorf("could not save %s: %w", t.path, err)
-	}
-	return nil
-}
-
-// checkFinite refuses a store whose balances are not finite numbers before
-// a command does arithmetic on them (darwin-memo's parser accepts NaN).
-func checkFinite(s *lessons.Store) error {
-	for _, e := range s.Living() {
-		if math.IsNaN(e.Energy) || math.IsInf(e.Energy, 0) {
-			return fmt.Errorf("lesson %s has energy %v in %s, so no balance can be computed; fix the number in the file (or restore it with git) and retry; nothing was changed", e.ID, e.Energy, s.Name())
-		}
 	}
 	return nil
 }

@@ -14,10 +14,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -156,7 +156,10 @@ type Fate struct {
 	Origin string
 	Alive  bool
 	Energy float64
-	Uses   int
+	// TicksToStarvation is a living lesson's runway, by the formula the bot pull request's
+	// survivors table uses (lessons.Store.TicksToStarvation); nil for a pinned or dead one.
+	TicksToStarvation *float64
+	Uses              int
 	// Cause is executed, starved or merged for dead lessons.
 	Cause string
 	// Heir is the consolidated lesson a merged one lives on in.
@@ -393,7 +396,11 @@ func (r *Result) NotYet() []string {
 		}
 		switch f.Role {
 		case RoleTrivia:
-			out = append(out, fmt.Sprintf("trivia %s starves in %.0f more ticks", f.ID, math.Ceil(f.Energy/lessons.DefaultUpkeep-1e-9)))
+			if f.TicksToStarvation == nil {
+				out = append(out, fmt.Sprintf("trivia %s is pinned and cannot starve", f.ID))
+				break
+			}
+			out = append(out, fmt.Sprintf("trivia %s starves in %s more ticks", f.ID, strconv.FormatFloat(*f.TicksToStarvation, 'f', 1, 64)))
 		case RolePoison:
 			out = append(out, fmt.Sprintf("poisoned lesson %s is down to %.3f and not executed yet", f.ID, f.Energy))
 		case RoleDuplicate:
@@ -534,7 +541,7 @@ func fates(s *lessons.Store, roles map[string]seed) []Fate {
 			}
 			f := Fate{Role: r.role, ID: id, Question: r.question, Origin: "seed"}
 			if e, ok := s.Entry(id); ok {
-				f.Alive, f.Energy, f.Uses = e.Alive(), e.Energy, e.Uses
+				f.Alive, f.Energy, f.Uses, f.TicksToStarvation = e.Alive(), e.Energy, e.Uses, s.TicksToStarvation(e)
 			} else if e, ok := s.Dead(id); ok {
 				f.Energy, f.Uses = e.Energy, e.Uses
 				f.Cause = cause(id)
@@ -559,7 +566,7 @@ func fates(s *lessons.Store, roles map[string]seed) []Fate {
 				f.Origin = "merge of " + strings.Join(members, "+")
 			}
 			if live, ok := s.Entry(e.ID); ok && live == e {
-				f.Alive = e.Alive()
+				f.Alive, f.TicksToStarvation = e.Alive(), s.TicksToStarvation(e)
 			} else {
 				f.Cause, f.Heir = cause(e.ID), heir[e.ID]
 			}

@@ -3,6 +3,9 @@ package demo
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -66,5 +69,33 @@ func TestDemoShortHistory(t *testing.T) {
 	}
 	if len(res.NotYet()) == 0 || strings.Contains(out.String(), "UNEXPECTED") || !strings.Contains(out.String(), "selection has not finished") {
 		t.Errorf("not-yet fates %v, output:\n%s", res.NotYet(), out.String())
+	}
+}
+
+// Issue 23 §10: the runway the demo gives a trivia lesson is the bot pull request's "Ticks to
+// starvation" for it, in the same output: one formula (lessons.Store.TicksToStarvation).
+func TestDemoRunwayMatchesTheBotPullRequest(t *testing.T) {
+	res, err := Run(context.Background(), Options{Out: io.Discard, Rounds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared := 0
+	for _, line := range res.NotYet() {
+		var id, ticks string
+		if n, _ := fmt.Sscanf(line, "trivia %s starves in %s more ticks", &id, &ticks); n != 2 {
+			continue
+		}
+		row := regexp.MustCompile("(?m)^\\| `" + id + "` \\|.*\\| ([0-9.]+) \\| [0-9]+ \\|$").FindStringSubmatch(res.LastBotPR)
+		if row == nil {
+			t.Errorf("the bot pull request has no survivors row for %s:\n%s", id, res.LastBotPR)
+			continue
+		}
+		if row[1] != ticks {
+			t.Errorf("the demo says %q, the bot pull request says %s ticks to starvation", line, row[1])
+		}
+		compared++
+	}
+	if compared == 0 {
+		t.Fatalf("no trivia runway to compare in %v", res.NotYet())
 	}
 }

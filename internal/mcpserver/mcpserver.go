@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
@@ -39,7 +40,7 @@ type Options struct {
 }
 
 // New returns an MCP server over the store named by opts. Run it with
-// (*mcp.Server).Run and a transport, such as &mcp.StdioTransport{}.
+// (*mcp.Server).Run and a transport, such as StdioTransport.
 func New(opts Options) *mcp.Server {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -321,7 +322,9 @@ func (h *handlers) render(ctx context.Context, req *mcp.ReadResourceRequest) (*m
 		md, err = lessons.RenderMissing(h.src.path), nil
 	}
 	if err != nil {
-		return nil, err
+		// A JSON-RPC error needs a code: the SDK sends a plain error as code 0, which no
+		// client can classify. The server could not produce the resource: an internal error.
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/markdown", Text: string(md)}}}, nil
 }

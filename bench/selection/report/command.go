@@ -102,8 +102,8 @@ func SeedRange(first uint64, n int) []uint64 {
 }
 
 // Command runs the selection benchmark with command-line args (without the
-// program name) and reports to stdout. It is the body of both
-// `go run ./bench/selection` and `darwin-memo bench`.
+// program name) and reports to stdout. It is the body of
+// `go run ./bench/selection`.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -120,7 +120,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: bench [flags]\n\nRuns the selection-quality benchmark (issue 6): the ledger against every baseline arm on simulated merged-PR streams.\n\nEXAMPLES\n  %s\n  darwin-memo bench -quick -require kill\n\nFLAGS\n", RegenCommand)
+		fmt.Fprintf(stderr, "Usage: go run ./bench/selection [flags]\n\nRuns the selection-quality benchmark (issue 6): the ledger against every baseline arm on simulated merged-PR streams.\n\nEXAMPLES\n  %s\n  go run ./bench/selection -quick -require kill\n\nFLAGS\n", RegenCommand)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
