@@ -831,3 +831,74 @@ func TestSettleScaleOverridesOnlyThisSettlement(t *testing.T) {
 		t.Errorf("persisted scale %v, want 2", c.ResourceScale)
 	}
 }
+
+// Given a living lesson, when it is pinned and then unpinned, then its notes
+// carry darwin-memo's events "pinned" and "unpinned" (the event log keeps
+// "pin" and "unpin", as darwin-memo's does).
+func TestCaseCompatPinNotes(t *testing.T) {
+	s := newTestStore()
+	e := mustAdd(t, s, "vendored dependencies policy", "never edit vendor/")
+	for _, step := range []struct {
+		do        func(string) bool
+		note, log string
+	}{{s.Pin, "pinned", "pin"}, {s.Unpin, "unpinned", "unpin"}} {
+		step.do(e.ID)
+		if n := lastNote(s, e.ID); n.Event() != step.note {
+			t.Errorf("note %s, want event %q", n.JSON(), step.note)
+		}
+		if ev := lastEvent(s); ev.Name() != step.log {
+			t.Errorf("log event %s, want %q", ev.JSON(), step.log)
+		}
+	}
+}
+
+// Given a lesson a settlement drains below zero (executed) and one a
+// zero-delta settle finds starved, when the ticket settles, then each
+// burial note is darwin-memo's {"event": "buried", "via": "settle",
+// "cause": ...}, "via" before "cause".
+func TestCaseCompatBuriedOnSettleNote(t *testing.T) {
+	for _, tc := range []struct {
+		energy, delta float64
+		cause         string
+	}{{0.1, -1, "executed"}, {0, 0, "starved"}} {
+		s := newTestStore()
+		e := mustAdd(t, s, "q", "a")
+		e.Energy = tc.energy
+		s.Settle(pend(s, e.ID), tc.delta, SettleOptions{})
+		if _, ok := s.Dead(e.ID); !ok {
+			t.Fatalf("%s: not buried", tc.cause)
+		}
+		want := `"event": "buried", "via": "settle", "cause": "` + tc.cause + `"`
+		if n := lastNote(s, e.ID); !strings.Contains(n.JSON(), want) {
+			t.Errorf("%s: note %s, want it to contain %s", tc.cause, n.JSON(), want)
+		}
+	}
+}
+
+// Given a juvenile lesson named by two pending tickets, when a settlement of
+// -1 on the first denies it admission (buried although the second escrows
+// it) and the second is then abandoned, then darwin-memo's abandon note is
+// still written on the buried entry: event "abandon", the ticket, and the
+// "abandoned: not acted on" detail.
+func TestCaseCompatAbandonNotesBuriedDecider(t *testing.T) {
+	s := newTestStore()
+	c := s.Config()
+	c.AdmissionWindow = 3
+	s.SetConfig(c)
+	d := mustAdd(t, s, "q", "a")
+	first, second := pend(s, d.ID), pend(s, d.ID)
+	s.Settle(first, -1, SettleOptions{})
+	if _, ok := s.Dead(d.ID); !ok {
+		t.Fatal("decider not buried by the denied admission")
+	}
+	if !s.Abandon(second).Landed {
+		t.Fatal("abandon did not land")
+	}
+	n := lastNote(s, d.ID)
+	if n.Event() != "abandon" || !strings.Contains(n.JSON(), `"ticket": "`+second+`"`) || !strings.Contains(n.JSON(), `"detail": "abandoned: not acted on"`) {
+		t.Errorf("last note %s, want the abandon note of ticket %s", n.JSON(), second)
+	}
+	if g, _ := s.Dead(d.ID); g.Uses != 1 {
+		t.Errorf("uses %d, want 1 (abandon counts no use)", g.Uses)
+	}
+}
