@@ -7,6 +7,7 @@ package lessons
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"slices"
@@ -900,5 +901,41 @@ func TestCaseCompatAbandonNotesBuriedDecider(t *testing.T) {
 	}
 	if g, _ := s.Dead(d.ID); g.Uses != 1 {
 		t.Errorf("uses %d, want 1 (abandon counts no use)", g.Uses)
+	}
+}
+
+// Given 20 lessons at darwin-memo's upkeep of 0.05, when the store ticks,
+// then the tick record marshals its energies as darwin-memo prints them,
+// Python floats: "total_energy": 19.0 and "upkeep_charged": 1.0.
+func TestCaseCompatTickRecordFloats(t *testing.T) {
+	s := newTestStore()
+	for i := range 20 {
+		mustAdd(t, s, "question "+strings.Repeat("x", i+1), "answer")
+	}
+	out, err := json.Marshal(s.Tick(TickOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"tick":1,"population":20,"deaths":0,"merges":0,"pending":0,"expired":0,"total_energy":19.0,"upkeep_charged":1.0}`; string(out) != want {
+		t.Errorf("tick record %s, want %s", out, want)
+	}
+}
+
+// Given a store whose every settlement came from an operator, when the
+// doctor reports it as JSON, then the share of settlements not from CI is
+// written as darwin-memo writes it, a Python float ("share": 1.0).
+func TestCaseCompatDoctorFloats(t *testing.T) {
+	s := newTestStore()
+	e := mustAdd(t, s, "q", "a")
+	e.Energy = 5
+	for range 5 {
+		s.Settle(pend(s, e.ID), 1, SettleOptions{Source: "operator"})
+	}
+	out, err := json.Marshal(s.Doctor(s.Events()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"share":1.0`) {
+		t.Errorf("doctor JSON %s, want \"share\":1.0", out)
 	}
 }

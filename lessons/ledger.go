@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -593,6 +594,18 @@ type TickStats struct {
 	TotalEnergy   float64  `json:"total_energy"`
 	UpkeepCharged float64  `json:"upkeep_charged"`
 	DeadEntries   []string `json:"-"`
+}
+
+// MarshalJSON writes the stats as darwin-memo prints its tick record: the
+// energies are floats, written as Python writes them ("upkeep_charged":
+// 50.0, not 50).
+func (st TickStats) MarshalJSON() ([]byte, error) {
+	type plain TickStats // without this method
+	return json.Marshal(struct {
+		plain
+		TotalEnergy   pyjson.JSONFloat `json:"total_energy"`
+		UpkeepCharged pyjson.JSONFloat `json:"upkeep_charged"`
+	}{plain(st), pyjson.JSONFloat(st.TotalEnergy), pyjson.JSONFloat(st.UpkeepCharged)})
 }
 
 // Tick advances time by one tick: expiry, upkeep and deaths, and every
