@@ -554,7 +554,7 @@ func TestCase24RoundTrip(t *testing.T) {
 	if strings.HasSuffix(string(out), "\n") {
 		t.Error("trailing newline")
 	}
-	if strings.Count(string(out), `"pinned"`) != 1 || strings.Count(string(out), `"probation"`) != 1 || strings.Contains(string(out), `"juvenile"`) || strings.Contains(string(out), `"imported_from"`) {
+	if strings.Count(string(out), `"pinned": true`) != 1 || strings.Count(string(out), `"probation"`) != 1 || strings.Contains(string(out), `"juvenile"`) || strings.Contains(string(out), `"imported_from"`) {
 		t.Errorf("trust fields not written only when non-default:\n%s", out)
 	}
 	s2, err := Parse("x", out)
@@ -937,5 +937,42 @@ func TestCaseCompatDoctorFloats(t *testing.T) {
 	}
 	if !strings.Contains(string(out), `"share":1.0`) {
 		t.Errorf("doctor JSON %s, want \"share\":1.0", out)
+	}
+}
+
+// Given a store without ledger.config (darwin-memo's supporting_share 0.25)
+// ranked by the default ranking, holding a lesson that answers the question
+// and one darwin-memo's retrieval also returns for it, when the question is
+// decided, then the ticket names the second lesson as supporter, as
+// darwin-memo's does; the ticket verifies at the same store, and settling it
+// at delta +1, scale 1, leaves the supporter at 1 + 0.25·0.6·tanh(1) =
+// 1.114239 (darwin-memo's value on the same sequence), not 1.0.
+func TestCaseCompatDefaultRankingNamesSupporters(t *testing.T) {
+	s := New("lessons.json", Options{Now: func() time.Time { return t0 }})
+	if s.Retrieval() == RetrievalDarwinMemo {
+		t.Fatal("the default ranking is darwin-memo's; this case is about another one")
+	}
+	d := mustAdd(t, s, "How do I run the integration tests?", "make integration; start docker first")
+	sup := mustAdd(t, s, "Which port do the integration tests use?", "port 8080")
+	dec, err := s.Decide("how do I run the integration tests", DecideOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dec.Decider != d.ID || !slices.Equal(dec.Supporting, []string{sup.ID}) {
+		t.Fatalf("decider %s supporters %v, want %s and [%s]", dec.Decider, dec.Supporting, d.ID, sup.ID)
+	}
+	ft := dec.FreeTicket()
+	if err := s.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}, VerifyOptions{}); err != nil {
+		t.Fatalf("the ticket does not verify at the store that minted it: %v", err)
+	}
+	other := mustAdd(t, s, "How do I deploy the docs site?", "push to the gh-pages branch")
+	forged := ft
+	forged.Supporting = []string{other.ID}
+	if err := s.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: forged.ID(), Free: forged}, VerifyOptions{}); err == nil {
+		t.Error("a ticket naming a supporter no ranking retrieves for its query verified")
+	}
+	s.SettleFree(ft, 1, SettleOptions{Scale: 1})
+	if got := round6(sup.Energy); got != 1.114239 {
+		t.Errorf("supporter energy %v, want 1.114239", sup.Energy)
 	}
 }
