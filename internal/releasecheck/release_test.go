@@ -246,18 +246,20 @@ func TestReleaseTagFilter(t *testing.T) {
 }
 
 // The major tag of the action repository (uses: ...@v1) moves to a release after its image and
-// binaries are published, never for a pre-release, with write access.
+// binaries are published and its release commit is made, never for a pre-release, with write
+// access.
 func TestReleaseMovesMajorTag(t *testing.T) {
 	w := loadWorkflow(t, releaseYML)
 	_, imageName := metadataStep(t, w)
 	var binName, moverName string
+	var moverStep step
 	for name, j := range w.Jobs {
 		for _, s := range j.Steps {
 			if strings.Contains(s.Run, ".ci/release-binaries.sh") {
 				binName = name
 			}
-			if strings.Contains(s.Run, "git tag --force") && strings.Contains(s.Run, "git push --force") {
-				moverName = name
+			if strings.Contains(s.Run, `git tag --force "$major"`) && strings.Contains(s.Run, "git push --force") {
+				moverName, moverStep = name, s
 			}
 		}
 	}
@@ -273,8 +275,16 @@ func TestReleaseMovesMajorTag(t *testing.T) {
 	if mover.Permissions["contents"] != "write" {
 		t.Errorf("%s: job %s needs permissions contents: write to push a tag", releaseYML, moverName)
 	}
-	if !strings.Contains(mover.If, "!contains(github.ref_name, '-')") {
-		t.Errorf("%s: job %s must skip pre-releases (if: ... !contains(github.ref_name, '-'))", releaseYML, moverName)
+	if !strings.Contains(mover.If+moverStep.If, "!contains(github.ref_name, '-')") {
+		t.Errorf("%s: job %s must skip pre-releases when it moves the major tag (if: ... !contains(github.ref_name, '-'))", releaseYML, moverName)
+	}
+	// The major tag moves to the release commit (HEAD after the rewrite), not to the tagged
+	// source commit, whose action.yml would build the Dockerfile on every run.
+	if !strings.Contains(moverStep.Run, `git tag --force "$major" HEAD`) || strings.Contains(moverStep.Run, `"$major" "$GITHUB_SHA"`) {
+		t.Errorf("%s: job %s must move the major tag to the release commit (git tag --force \"$major\" HEAD)", releaseYML, moverName)
+	}
+	if mover.Steps[len(mover.Steps)-1].Run != moverStep.Run || !strings.Contains(strings.Join(stepRuns(mover), "\n"), ".ci/release-action.sh") {
+		t.Errorf("%s: job %s must move the major tag last, after the release commit (.ci/release-action.sh)", releaseYML, moverName)
 	}
 	if w.Jobs[binName].Permissions["contents"] != "write" {
 		t.Errorf("%s: job %s needs permissions contents: write to create the GitHub release", releaseYML, binName)
@@ -308,4 +318,12 @@ func TestReleaseBinaries(t *testing.T) {
 		t.Fatalf("%s: no pkg= line naming the package of the -X flags", script)
 	}
 	checkVersionVars(t, script, strings.ReplaceAll(src, "${pkg}", pkg[1]))
+}
+
+func stepRuns(j job) []string {
+	var out []string
+	for _, s := range j.Steps {
+		out = append(out, s.Run)
+	}
+	return out
 }
