@@ -132,7 +132,8 @@ func TestReleaseImageTags(t *testing.T) {
 	if want := "ghcr.io/${{ github.repository }}"; strings.TrimSpace(meta.With["images"]) != want {
 		t.Errorf("%s: metadata-action images = %q, want %q", releaseYML, meta.With["images"], want)
 	}
-	reRef := regexp.MustCompile(`docker://(ghcr\.io/[^\s:@]+):([^\s` + "`" + `]+)`)
+	// docker://IMAGE:TAG, or IMAGE:TAG@sha256:... as a release commit's action.yml names it.
+	reRef := regexp.MustCompile(`docker://(ghcr\.io/[^\s:@]+):([^\s@` + "`" + `]+)`)
 	var refs [][]string
 	for _, doc := range []string{"README.md", "docs/action.md"} {
 		for _, m := range reRef.FindAllStringSubmatch(readFile(t, doc), -1) {
