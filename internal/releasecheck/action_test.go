@@ -257,3 +257,24 @@ func TestDocsDescribeBothImagePaths(t *testing.T) {
 		t.Error("README.md: does not say how to verify a release binary (gh attestation verify darwin-memo_... --owner darwin-memo)")
 	}
 }
+
+var reUsesLine = regexp.MustCompile(`(?m)^\s*(?:-\s+)?uses:\s*(\S+)(.*)$`)
+
+// The release jobs hold write tokens and sign attestations: every action they run is pinned by
+// full commit SHA, with the version it stands for in a comment (for people and Dependabot).
+func TestReleaseActionsPinnedBySHA(t *testing.T) {
+	src := readFile(t, releaseYML)
+	pinned := regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]+@[0-9a-f]{40}$`)
+	n := 0
+	for _, m := range reUsesLine.FindAllStringSubmatch(src, -1) {
+		n++
+		if !pinned.MatchString(m[1]) {
+			t.Errorf("%s: uses: %s is not pinned by a full commit SHA", releaseYML, m[1])
+		} else if !regexp.MustCompile(`^\s+# v\d+(\.\d+){0,2}\s*$`).MatchString(m[2]) {
+			t.Errorf("%s: uses: %s has no # vX.Y.Z comment naming the version", releaseYML, m[1])
+		}
+	}
+	if n == 0 {
+		t.Fatalf("%s: no uses: lines", releaseYML)
+	}
+}
