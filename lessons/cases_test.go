@@ -493,11 +493,16 @@ func TestCase21ImportIdempotence(t *testing.T) {
 	}
 }
 
+// admissionWindow sets the store's admission_window: lessons added after are juvenile for n settlements.
+func admissionWindow(s *Store, n int) {
+	c := s.Config()
+	c.AdmissionWindow = n
+	s.SetConfig(c)
+}
+
 func TestCase22JuvenileDenial(t *testing.T) {
 	s := newTestStore()
-	c := s.Config()
-	c.AdmissionWindow = 3
-	s.SetConfig(c)
+	admissionWindow(s, 3)
 	d := mustAdd(t, s, "q", "a")
 	if d.Juvenile != 3 {
 		t.Fatalf("juvenile %d", d.Juvenile)
@@ -781,9 +786,7 @@ func TestCaseCompatAddWritesBirthNote(t *testing.T) {
 	} {
 		s := newTestStore()
 		s.tick = 4
-		c := s.Config()
-		c.AdmissionWindow = tc.window
-		s.SetConfig(c)
+		admissionWindow(s, tc.window)
 		e, err := s.Add(NewLesson{Question: "q", Answer: "a", Sources: []string{"pr#12"}})
 		if err != nil {
 			t.Fatal(err)
@@ -883,9 +886,7 @@ func TestCaseCompatBuriedOnSettleNote(t *testing.T) {
 // "abandoned: not acted on" detail.
 func TestCaseCompatAbandonNotesBuriedDecider(t *testing.T) {
 	s := newTestStore()
-	c := s.Config()
-	c.AdmissionWindow = 3
-	s.SetConfig(c)
+	admissionWindow(s, 3)
 	d := mustAdd(t, s, "q", "a")
 	first, second := pend(s, d.ID), pend(s, d.ID)
 	s.Settle(first, -1, SettleOptions{})
