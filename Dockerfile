@@ -3,7 +3,11 @@
 # (linux/amd64, linux/arm64) needs no emulation; the run stage has no RUN step at all.
 # No "# syntax=" line: it would make every action run pull a BuildKit frontend image from
 # Docker Hub for nothing this file uses.
-FROM --platform=$BUILDPLATFORM golang:1.26 AS build
+# BuildKit sets BUILDPLATFORM (and TARGETOS/TARGETARCH); the classic builder (DOCKER_BUILDKIT=0,
+# older engines on self-hosted runners and GHES) sets none of them, and "--platform=" with an
+# empty value fails there. "linux" alone names the daemon's own architecture, and an empty
+# GOARCH builds for the toolchain's, so the same file builds natively without BuildKit.
+FROM --platform=${BUILDPLATFORM:-linux} golang:1.26 AS build
 ARG TARGETOS
 ARG TARGETARCH
 # Set by the release workflow; empty for the runner's build of `uses: darwin-memo/darwin-memo-action@v1`.

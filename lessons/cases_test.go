@@ -7,6 +7,7 @@ package lessons
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"os"
 	"slices"
@@ -492,11 +493,16 @@ func TestCase21ImportIdempotence(t *testing.T) {
 	}
 }
 
+// admissionWindow sets the store's admission_window: lessons added after are juvenile for n settlements.
+func admissionWindow(s *Store, n int) {
+	c := s.Config()
+	c.AdmissionWindow = n
+	s.SetConfig(c)
+}
+
 func TestCase22JuvenileDenial(t *testing.T) {
 	s := newTestStore()
-	c := s.Config()
-	c.AdmissionWindow = 3
-	s.SetConfig(c)
+	admissionWindow(s, 3)
 	d := mustAdd(t, s, "q", "a")
 	if d.Juvenile != 3 {
 		t.Fatalf("juvenile %d", d.Juvenile)
@@ -553,7 +559,7 @@ func TestCase24RoundTrip(t *testing.T) {
 	if strings.HasSuffix(string(out), "\n") {
 		t.Error("trailing newline")
 	}
-	if strings.Count(string(out), `"pinned"`) != 1 || strings.Count(string(out), `"probation"`) != 1 || strings.Contains(string(out), `"juvenile"`) || strings.Contains(string(out), `"imported_from"`) {
+	if strings.Count(string(out), `"pinned": true`) != 1 || strings.Count(string(out), `"probation"`) != 1 || strings.Contains(string(out), `"juvenile"`) || strings.Contains(string(out), `"imported_from"`) {
 		t.Errorf("trust fields not written only when non-default:\n%s", out)
 	}
 	s2, err := Parse("x", out)
@@ -780,9 +786,7 @@ func TestCaseCompatAddWritesBirthNote(t *testing.T) {
 	} {
 		s := newTestStore()
 		s.tick = 4
-		c := s.Config()
-		c.AdmissionWindow = tc.window
-		s.SetConfig(c)
+		admissionWindow(s, tc.window)
 		e, err := s.Add(NewLesson{Question: "q", Answer: "a", Sources: []string{"pr#12"}})
 		if err != nil {
 			t.Fatal(err)
@@ -829,5 +833,147 @@ func TestSettleScaleOverridesOnlyThisSettlement(t *testing.T) {
 	}
 	if c := s.Config(); c.ResourceScale == nil || *c.ResourceScale != 2 {
 		t.Errorf("persisted scale %v, want 2", c.ResourceScale)
+	}
+}
+
+// Given a living lesson, when it is pinned and then unpinned, then its notes
+// carry darwin-memo's events "pinned" and "unpinned" (the event log keeps
+// "pin" and "unpin", as darwin-memo's does).
+func TestCaseCompatPinNotes(t *testing.T) {
+	s := newTestStore()
+	e := mustAdd(t, s, "vendored dependencies policy", "never edit vendor/")
+	for _, step := range []struct {
+		do        func(string) bool
+		note, log string
+	}{{s.Pin, "pinned", "pin"}, {s.Unpin, "unpinned", "unpin"}} {
+		step.do(e.ID)
+		if n := lastNote(s, e.ID); n.Event() != step.note {
+			t.Errorf("note %s, want event %q", n.JSON(), step.note)
+		}
+		if ev := lastEvent(s); ev.Name() != step.log {
+			t.Errorf("log event %s, want %q", ev.JSON(), step.log)
+		}
+	}
+}
+
+// Given a lesson a settlement drains below zero (executed) and one a
+// zero-delta settle finds starved, when the ticket settles, then each
+// burial note is darwin-memo's {"event": "buried", "via": "settle",
+// "cause": ...}, "via" before "cause".
+func TestCaseCompatBuriedOnSettleNote(t *testing.T) {
+	for _, tc := range []struct {
+		energy, delta float64
+		cause         string
+	}{{0.1, -1, "executed"}, {0, 0, "starved"}} {
+		s := newTestStore()
+		e := mustAdd(t, s, "q", "a")
+		e.Energy = tc.energy
+		s.Settle(pend(s, e.ID), tc.delta, SettleOptions{})
+		if _, ok := s.Dead(e.ID); !ok {
+			t.Fatalf("%s: not buried", tc.cause)
+		}
+		want := `"event": "buried", "via": "settle", "cause": "` + tc.cause + `"`
+		if n := lastNote(s, e.ID); !strings.Contains(n.JSON(), want) {
+			t.Errorf("%s: note %s, want it to contain %s", tc.cause, n.JSON(), want)
+		}
+	}
+}
+
+// Given a juvenile lesson named by two pending tickets, when a settlement of
+// -1 on the first denies it admission (buried although the second escrows
+// it) and the second is then abandoned, then darwin-memo's abandon note is
+// still written on the buried entry: event "abandon", the ticket, and the
+// "abandoned: not acted on" detail.
+func TestCaseCompatAbandonNotesBuriedDecider(t *testing.T) {
+	s := newTestStore()
+	admissionWindow(s, 3)
+	d := mustAdd(t, s, "q", "a")
+	first, second := pend(s, d.ID), pend(s, d.ID)
+	s.Settle(first, -1, SettleOptions{})
+	if _, ok := s.Dead(d.ID); !ok {
+		t.Fatal("decider not buried by the denied admission")
+	}
+	if !s.Abandon(second).Landed {
+		t.Fatal("abandon did not land")
+	}
+	n := lastNote(s, d.ID)
+	if n.Event() != "abandon" || !strings.Contains(n.JSON(), `"ticket": "`+second+`"`) || !strings.Contains(n.JSON(), `"detail": "abandoned: not acted on"`) {
+		t.Errorf("last note %s, want the abandon note of ticket %s", n.JSON(), second)
+	}
+	if g, _ := s.Dead(d.ID); g.Uses != 1 {
+		t.Errorf("uses %d, want 1 (abandon counts no use)", g.Uses)
+	}
+}
+
+// Given 20 lessons at darwin-memo's upkeep of 0.05, when the store ticks,
+// then the tick record marshals its energies as darwin-memo prints them,
+// Python floats: "total_energy": 19.0 and "upkeep_charged": 1.0.
+func TestCaseCompatTickRecordFloats(t *testing.T) {
+	s := newTestStore()
+	for i := range 20 {
+		mustAdd(t, s, "question "+strings.Repeat("x", i+1), "answer")
+	}
+	out, err := json.Marshal(s.Tick(TickOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"tick":1,"population":20,"deaths":0,"merges":0,"pending":0,"expired":0,"total_energy":19.0,"upkeep_charged":1.0}`; string(out) != want {
+		t.Errorf("tick record %s, want %s", out, want)
+	}
+}
+
+// Given a store whose every settlement came from an operator, when the
+// doctor reports it as JSON, then the share of settlements not from CI is
+// written as darwin-memo writes it, a Python float ("share": 1.0).
+func TestCaseCompatDoctorFloats(t *testing.T) {
+	s := newTestStore()
+	e := mustAdd(t, s, "q", "a")
+	e.Energy = 5
+	for range 5 {
+		s.Settle(pend(s, e.ID), 1, SettleOptions{Source: "operator"})
+	}
+	out, err := json.Marshal(s.Doctor(s.Events()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"share":1.0`) {
+		t.Errorf("doctor JSON %s, want \"share\":1.0", out)
+	}
+}
+
+// Given a store without ledger.config (darwin-memo's supporting_share 0.25)
+// ranked by the default ranking, holding a lesson that answers the question
+// and one darwin-memo's retrieval also returns for it, when the question is
+// decided, then the ticket names the second lesson as supporter, as
+// darwin-memo's does; the ticket verifies at the same store, and settling it
+// at delta +1, scale 1, leaves the supporter at 1 + 0.25·0.6·tanh(1) =
+// 1.114239 (darwin-memo's value on the same sequence), not 1.0.
+func TestCaseCompatDefaultRankingNamesSupporters(t *testing.T) {
+	s := New("lessons.json", Options{Now: func() time.Time { return t0 }})
+	if s.Retrieval() == RetrievalDarwinMemo {
+		t.Fatal("the default ranking is darwin-memo's; this case is about another one")
+	}
+	d := mustAdd(t, s, "How do I run the integration tests?", "make integration; start docker first")
+	sup := mustAdd(t, s, "Which port do the integration tests use?", "port 8080")
+	dec, err := s.Decide("how do I run the integration tests", DecideOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dec.Decider != d.ID || !slices.Equal(dec.Supporting, []string{sup.ID}) {
+		t.Fatalf("decider %s supporters %v, want %s and [%s]", dec.Decider, dec.Supporting, d.ID, sup.ID)
+	}
+	ft := dec.FreeTicket()
+	if err := s.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}, VerifyOptions{}); err != nil {
+		t.Fatalf("the ticket does not verify at the store that minted it: %v", err)
+	}
+	other := mustAdd(t, s, "How do I deploy the docs site?", "push to the gh-pages branch")
+	forged := ft
+	forged.Supporting = []string{other.ID}
+	if err := s.VerifyTicket(BodyTicket{Form: FormStoreFree, ID: forged.ID(), Free: forged}, VerifyOptions{}); err == nil {
+		t.Error("a ticket naming a supporter no ranking retrieves for its query verified")
+	}
+	s.SettleFree(ft, 1, SettleOptions{Scale: 1})
+	if got := round6(sup.Energy); got != 1.114239 {
+		t.Errorf("supporter energy %v, want 1.114239", sup.Energy)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // Finding is one doctor diagnosis.
@@ -174,7 +176,7 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 			add("ticking_without_evidence", "warn",
 				fmt.Sprintf("no credited settlement for %d ticks (last at tick %d), longer than the longest runway of %.1f ticks", quiet, lastCredited, runway),
 				"the store is ticking without evidence and will go extinct; check that merged PRs carry tickets and that settle measures a non-zero delta",
-				map[string]any{"last_credited": lastCredited, "tick_count": s.tick, "quiet": quiet, "runway": runway})
+				map[string]any{"last_credited": lastCredited, "tick_count": s.tick, "quiet": quiet, "runway": pyjson.JSONFloat(runway)})
 		}
 	}
 	stale := 0
@@ -200,7 +202,7 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 		share := math.Round(float64(nonCI)/float64(settles)*100) / 100
 		add("operator_settled", "warn", fmt.Sprintf("%d of %d settlements (%.2f) did not come from CI", nonCI, settles, share),
 			"settle from CI (the darwin-memo action) so outcomes are measured, not claimed",
-			map[string]any{"settles": settles, "not_ci": nonCI, "share": share})
+			map[string]any{"settles": settles, "not_ci": nonCI, "share": pyjson.JSONFloat(share)})
 	}
 	if len(s.warnings) > 0 {
 		add("load_dropped_fields", "warn", fmt.Sprintf("%d ledger fields were malformed and dropped or defaulted on load", len(s.warnings)),

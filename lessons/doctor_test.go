@@ -3,6 +3,8 @@ package lessons
 import (
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 func codes(d *Diagnosis) []string {
@@ -63,7 +65,7 @@ func TestCase40OperatorSettled(t *testing.T) {
 		t.Errorf("2 of 3 operator: %v", codes(d))
 	}
 	for _, f := range d.Findings {
-		if f.Code == "operator_settled" && f.Evidence["share"] != 0.67 {
+		if f.Code == "operator_settled" && f.Evidence["share"] != pyjson.JSONFloat(0.67) {
 			t.Errorf("share %v", f.Evidence["share"])
 		}
 	}

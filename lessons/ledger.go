@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -456,16 +457,15 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 			continue
 		}
 		e, ok := s.byID[id]
-		if !ok {
-			continue
-		}
-		if event == StatusSettled {
+		if event == StatusSettled && ok {
 			e.Uses++
 			e.LastUsedCycle = s.tick
 			text := fmt.Sprintf("tick %d: outcome moved no credit (%s delta %s%s)", s.tick, srcLabel, pyG(delta), detail)
 			s.note(id, s.structured(text, "settle", pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("credit", pyjson.Float(0)), pyjson.Pair("delta", pyjson.Float(delta)),
 				pyjson.Pair("detail", pyjson.String(opts.Detail)), pyjson.Pair("source", pyjson.String(opts.Source)), pyjson.Pair("evidence", opts.Evidence.value())))
-		} else {
+		} else if event != StatusSettled {
+			// darwin-memo notes an abandoned or expired ticket on every entry it names,
+			// buried ones included (a juvenile decider denied admission by another ticket).
 			text := fmt.Sprintf("tick %d: no outcome observed (%s%s)", s.tick, event, detail)
 			s.note(id, s.structured(text, event, pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("detail", pyjson.String(opts.Detail))))
 		}
@@ -519,7 +519,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 		}
 		if !e.Alive() && (!escrow[id] || denied[id]) {
 			cause := s.cause(id)
-			s.note(id, s.structured(fmt.Sprintf("buried at tick %d on settle", s.tick), "buried", pyjson.Pair("cause", pyjson.String(cause)),
+			s.note(id, s.structured(fmt.Sprintf("buried at tick %d on settle", s.tick), "buried", pyjson.Pair("via", pyjson.String("settle")), pyjson.Pair("cause", pyjson.String(cause)),
 				pyjson.Pair("uses", pyjson.Int(e.Uses)), pyjson.Pair("last_used_tick", pyjson.Int(e.LastUsedCycle))))
 			dead = append(dead, e)
 			e.dead = true // keep duplicates in prov from double-burying
@@ -594,6 +594,18 @@ type TickStats struct {
 	TotalEnergy   float64  `json:"total_energy"`
 	UpkeepCharged float64  `json:"upkeep_charged"`
 	DeadEntries   []string `json:"-"`
+}
+
+// MarshalJSON writes the stats as darwin-memo prints its tick record: the
+// energies are floats, written as Python writes them ("upkeep_charged":
+// 50.0, not 50).
+func (st TickStats) MarshalJSON() ([]byte, error) {
+	type plain TickStats // without this method
+	return json.Marshal(struct {
+		plain
+		TotalEnergy   pyjson.JSONFloat `json:"total_energy"`
+		UpkeepCharged pyjson.JSONFloat `json:"upkeep_charged"`
+	}{plain(st), pyjson.JSONFloat(st.TotalEnergy), pyjson.JSONFloat(st.UpkeepCharged)})
 }
 
 // Tick advances time by one tick: expiry, upkeep and deaths, and every
@@ -689,13 +701,14 @@ func (s *Store) setPinned(id string, pin bool) bool {
 		return true
 	}
 	e.Pinned = pin
-	ev := "pin"
+	// darwin-memo's note events are "pinned" / "unpinned", its log events "pin" / "unpin".
+	ev, noteEv := "pin", "pinned"
 	text := fmt.Sprintf("tick %d: pinned by an operator", s.tick)
 	if !pin {
-		ev = "unpin"
+		ev, noteEv = "unpin", "unpinned"
 		text = fmt.Sprintf("tick %d: unpinned by an operator", s.tick)
 	}
-	s.note(id, s.structured(text, ev))
+	s.note(id, s.structured(text, noteEv))
 	s.log(ev, pyjson.Pair("entry", pyjson.String(id)))
 	return true
 }

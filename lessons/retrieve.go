@@ -228,10 +228,8 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 		}
 	} else {
 		d.Decider = decider.ID
-		for _, h := range hits {
-			if h.Entry != decider {
-				d.Supporting = append(d.Supporting, h.Entry.ID)
-			}
+		if d.Supporting, err = s.ticketSupporters(query, decider, hits, opts.RetrieveOptions); err != nil {
+			return nil, err
 		}
 		if opts.Retrieval == RetrievalV2 || opts.Retrieval == RetrievalV3 {
 			// v2 and v3 resolved conflicts by supersession: the decider speaks alone.

@@ -308,10 +308,12 @@ func (s *Store) VerifyTicket(t BodyTicket, opts VerifyOptions) error {
 	for i, h := range hits {
 		rank[h.Entry.ID] = i
 	}
-	for _, id := range named {
-		if _, ok := rank[id]; !ok {
-			return refuse("its query does not retrieve entry %s at the PR's base", id)
-		}
+	missing, err := s.unretrieved(f, rank, opts.Once)
+	if err != nil {
+		return refuse("query could not be re-run: %v", err)
+	}
+	if missing != "" {
+		return refuse("its query does not retrieve entry %s at the PR's base", missing)
 	}
 	if f.Decider != "" {
 		d := hits[rank[f.Decider]].Entry
@@ -319,12 +321,74 @@ func (s *Store) VerifyTicket(t BodyTicket, opts VerifyOptions) error {
 			return refuse("decider %s is on probation and may not decide", f.Decider)
 		}
 		for _, id := range f.Supporting {
-			if e := hits[rank[id]].Entry; e.MayDecide() && rank[id] < rank[f.Decider] {
+			if r, ok := rank[id]; ok && hits[r].Entry.MayDecide() && r < rank[f.Decider] {
 				return refuse("supporter %s ranks above decider %s for this query", id, f.Decider)
 			}
 		}
 	}
 	return nil
+}
+
+// Supporters. Whatever ranking chose a ticket's decider, the ticket names
+// its supporters by darwin-memo's rule (semantics §4.3): every other hit of
+// darwin-memo's retrieval for the query (top k over the 0.25 coverage
+// floor), in its rank order, probationary ones included. A ranking that
+// keeps only the decider (v3 cuts hits under 0.75 of the best and drops
+// superseded lessons) would otherwise name none, and the lessons darwin-memo
+// credits with supporting_share would earn nothing. A ticket is verified the
+// same way: its decider must be retrieved by its own ranking, each supporter
+// by its ranking or by darwin-memo's.
+
+// ticketSupporters returns the supporters a ticket names beside decider:
+// darwin-memo's hits for query under opts (its filters and k) other than
+// decider. hits are the ranking's (opts.Retrieval's); with darwin-memo's
+// ranking they are darwin-memo's hits already.
+func (s *Store) ticketSupporters(query string, decider *Entry, hits []Hit, opts RetrieveOptions) ([]string, error) {
+	if s.resolveRetrieval(opts.Retrieval) != RetrievalDarwinMemo {
+		opts.Retrieval = RetrievalDarwinMemo
+		var err error
+		if hits, err = s.Retrieve(query, opts); err != nil {
+			return nil, err
+		}
+	}
+	out := []string{}
+	for _, h := range hits {
+		if h.Entry != decider {
+			out = append(out, h.Entry.ID)
+		}
+	}
+	return out, nil
+}
+
+// unretrieved returns the first entry f names that its query does not
+// retrieve at this store ("" if none): the decider must be among its
+// ranking's hits (rank, id to position), a supporter among those or among
+// darwin-memo's hits (ticketSupporters), which are computed only when a
+// supporter is not in rank.
+func (s *Store) unretrieved(f FreeTicket, rank map[string]int, once bool) (string, error) {
+	if _, ok := rank[f.Decider]; f.Decider != "" && !ok {
+		return f.Decider, nil
+	}
+	var dm map[string]bool
+	for _, id := range f.Supporting {
+		if _, ok := rank[id]; ok {
+			continue
+		}
+		if dm == nil {
+			hits, err := s.Retrieve(f.Query, RetrieveOptions{K: max(DefaultK, len(f.Named())), Retrieval: RetrievalDarwinMemo, Once: once})
+			if err != nil {
+				return "", err
+			}
+			dm = make(map[string]bool, len(hits))
+			for _, h := range hits {
+				dm[h.Entry.ID] = true
+			}
+		}
+		if !dm[id] {
+			return id, nil
+		}
+	}
+	return "", nil
 }
 
 // SettleFree applies a delta to a verified store-free ticket's entries, with

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/storefind"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
@@ -196,12 +196,6 @@ func writeJSON(sio *IO, v any) error {
 	return err
 }
 
-// jsonFloat marshals non-finite floats as null instead of failing.
-type jsonFloat float64
-
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(f))
-}
+// jsonFloat is a float of the JSON output: written as darwin-memo (Python)
+// writes it (50.0, not 50), non-finite ones as null.
+type jsonFloat = pyjson.JSONFloat

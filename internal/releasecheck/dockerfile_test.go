@@ -86,7 +86,7 @@ func (s stage) args() map[string]bool {
 	return out
 }
 
-var reBuildPlatform = regexp.MustCompile(`--platform=\$(BUILDPLATFORM|\{BUILDPLATFORM\})(\s|$)`)
+var reBuildPlatform = regexp.MustCompile(`--platform=\$(BUILDPLATFORM|\{BUILDPLATFORM(:-[a-z]+)?\})(\s|$)`)
 
 // The release builds linux/amd64 and linux/arm64 on an x64 runner without QEMU, and the runner
 // builds the action's image on every run: no syntax directive, and every stage that runs
@@ -156,7 +156,7 @@ func TestParseDockerfile(t *testing.T) {
 	if a := stages[0].args(); a["TARGETOS"] || !a["TARGETARCH"] {
 		t.Errorf("args = %v", a)
 	}
-	if !reBuildPlatform.MatchString(stages[0].from.args) || reBuildPlatform.MatchString("--platform=linux/amd64 golang") {
+	if !reBuildPlatform.MatchString(stages[0].from.args) || !reBuildPlatform.MatchString("--platform=${BUILDPLATFORM:-linux} golang") || reBuildPlatform.MatchString("--platform=linux/amd64 golang") {
 		t.Error("reBuildPlatform")
 	}
 	if _, _, err := parseDockerfile("# just a comment\n"); err == nil {
@@ -187,5 +187,155 @@ func checkVersionVars(t *testing.T, file, text string) {
 		if v != "Version" && v != "Commit" {
 			t.Errorf("%s: -X %s.%s: internal/version has Version and Commit only", file, version.ImportPath, v)
 		}
+	}
+}
+
+// platformArgs are the ARGs BuildKit sets by itself; the classic builder sets none of them.
+var platformArgs = []string{"BUILDPLATFORM", "BUILDOS", "BUILDARCH", "BUILDVARIANT", "TARGETPLATFORM", "TARGETOS", "TARGETARCH", "TARGETVARIANT"}
+
+var reVar = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+])([^}]*))?\}|([A-Za-z_][A-Za-z0-9_]*))`)
+
+// expand substitutes $NAME, ${NAME}, ${NAME:-word}, ${NAME-word}, ${NAME:+word} and
+// ${NAME+word} the way the Dockerfile's shell lexer does for an ARG that is set (in env) or not.
+func expand(s string, env map[string]string) string {
+	return reVar.ReplaceAllStringFunc(s, func(m string) string {
+		g := reVar.FindStringSubmatch(m)
+		name, op, word := g[1], g[2], g[3]
+		if name == "" {
+			name = g[4]
+		}
+		v, set := env[name]
+		switch op {
+		case ":-":
+			if v == "" {
+				return word
+			}
+		case "-":
+			if !set {
+				return word
+			}
+		case ":+":
+			if v != "" {
+				return word
+			}
+			return ""
+		case "+":
+			if set {
+				return word
+			}
+			return ""
+		}
+		return v
+	})
+}
+
+// globalArgs returns the ARGs declared before the first FROM with their defaults (the only
+// variables a FROM line may use besides BuildKit's platform ARGs).
+func globalArgs(src string) map[string]string {
+	out := map[string]string{}
+	for _, l := range strings.Split(src, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if strings.EqualFold(f[0], "FROM") {
+			break
+		}
+		if strings.EqualFold(f[0], "ARG") {
+			for _, a := range f[1:] {
+				name, def, _ := strings.Cut(a, "=")
+				out[name] = strings.Trim(def, `"`)
+			}
+		}
+	}
+	return out
+}
+
+var rePlatformFlag = regexp.MustCompile(`--platform=(\S*)`)
+
+// Self-hosted runners and GHES may build the action's image with the classic builder
+// (DOCKER_BUILDKIT=0, older engines), which sets no $BUILDPLATFORM: "FROM --platform=" with an
+// empty value fails there ("failed to parse platform"). Every FROM must expand, with the
+// platform ARGs unset, to a platform the classic builder parses and that means the machine's own
+// ("linux": containerd fills in the daemon's architecture), and, with BuildKit's values, to
+// $BUILDPLATFORM as before.
+func TestDockerfileBuildsWithoutBuildKit(t *testing.T) {
+	const file = "Dockerfile"
+	src := readFile(t, file)
+	_, stages, err := parseDockerfile(src)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	for _, p := range classicProblems(file, src, stages) {
+		t.Error(p)
+	}
+}
+
+func classicProblems(file, src string, stages []stage) []string {
+	var problems []string
+	classic := globalArgs(src)
+	for _, a := range platformArgs {
+		if _, declared := classic[a]; declared && classic[a] != "" {
+			problems = append(problems, fmt.Sprintf("%s: global ARG %s=%s overrides the platform BuildKit sets", file, a, classic[a]))
+		}
+	}
+	buildkit := map[string]string{}
+	for k, v := range classic {
+		buildkit[k] = v
+	}
+	for k, v := range map[string]string{"BUILDPLATFORM": "linux/arm64", "BUILDOS": "linux", "BUILDARCH": "arm64", "TARGETPLATFORM": "linux/amd64", "TARGETOS": "linux", "TARGETARCH": "amd64"} {
+		buildkit[k] = v
+	}
+	for _, st := range stages {
+		from := st.from.args
+		for _, m := range reVar.FindAllStringSubmatch(from, -1) {
+			name := m[1] + m[4]
+			if _, global := classic[name]; !global && !slices.Contains(platformArgs, name) {
+				problems = append(problems, fmt.Sprintf("%s:%d: FROM uses $%s, which is neither a global ARG nor a platform ARG: it is empty there", file, st.from.line, name))
+			}
+		}
+		c := expand(from, classic)
+		if strings.Contains(c, "$") {
+			problems = append(problems, fmt.Sprintf("%s:%d: FROM %s expands to %q: a substitution this check does not model", file, st.from.line, from, c))
+			continue
+		}
+		if m := rePlatformFlag.FindStringSubmatch(c); m != nil && !regexp.MustCompile(`^linux(/[a-z0-9]+(/v[0-9]+)?)?$`).MatchString(m[1]) {
+			problems = append(problems, fmt.Sprintf("%s:%d: without BuildKit FROM %s becomes %q: --platform=%q does not parse (give the ARG a default, e.g. ${BUILDPLATFORM:-linux})", file, st.from.line, from, c, m[1]))
+		} else if m != nil && strings.Contains(m[1], "/") {
+			problems = append(problems, fmt.Sprintf("%s:%d: without BuildKit FROM %s becomes %q: a fixed architecture, so a runner of another one would build under emulation or fail; use linux (the daemon's own)", file, st.from.line, from, c))
+		}
+		if image := strings.Fields(rePlatformFlag.ReplaceAllString(c, "")); len(image) == 0 || image[0] == "" {
+			problems = append(problems, fmt.Sprintf("%s:%d: without BuildKit FROM %s names no image", file, st.from.line, from))
+		}
+		if m := rePlatformFlag.FindStringSubmatch(expand(from, buildkit)); m != nil && reBuildPlatform.MatchString(from) && m[1] != buildkit["BUILDPLATFORM"] {
+			problems = append(problems, fmt.Sprintf("%s:%d: with BuildKit FROM %s runs on %q, want $BUILDPLATFORM (%s)", file, st.from.line, from, m[1], buildkit["BUILDPLATFORM"]))
+		}
+	}
+	return problems
+}
+
+// classicProblems finds the forms that fail or misbuild without BuildKit.
+func TestCheckClassicModel(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		fail bool
+	}{
+		{"FROM --platform=${BUILDPLATFORM:-linux} golang:1.26 AS build\nFROM scratch\n", false},
+		{"ARG GO=1.26\nFROM --platform=${BUILDPLATFORM:-linux} golang:$GO AS build\n", false},
+		{"FROM --platform=$BUILDPLATFORM golang:1.26 AS build\n", true},           // empty --platform
+		{"FROM --platform=${BUILDPLATFORM:-linux/amd64} golang AS build\n", true}, // arm64 runners
+		{"ARG BUILDPLATFORM=linux/amd64\nFROM --platform=$BUILDPLATFORM golang\n", true},
+		{"FROM golang:$GO\n", true}, // $GO is not a global ARG
+	} {
+		_, stages, err := parseDockerfile(tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := classicProblems("Dockerfile", tc.src, stages); (len(got) > 0) != tc.fail {
+			t.Errorf("%q: problems %q, want some: %v", tc.src, got, tc.fail)
+		}
+	}
+	if got := expand("a${X:-d}b${Y:-d}c$X${Z-e}", map[string]string{"X": "x", "Y": ""}); got != "axbdcxe" {
+		t.Errorf("expand = %q", got)
 	}
 }

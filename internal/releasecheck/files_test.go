@@ -51,14 +51,18 @@ type job struct {
 	Needs       yaml.Node         `yaml:"needs"`
 	If          string            `yaml:"if"`
 	Permissions map[string]string `yaml:"permissions"`
+	Outputs     map[string]string `yaml:"outputs"`
 	Steps       []step            `yaml:"steps"`
 }
 
 type step struct {
+	ID   string            `yaml:"id"`
 	Name string            `yaml:"name"`
+	If   string            `yaml:"if"`
 	Uses string            `yaml:"uses"`
 	Run  string            `yaml:"run"`
 	With map[string]string `yaml:"with"`
+	Env  map[string]string `yaml:"env"`
 }
 
 // needs returns the job's needs, a string or a list.

@@ -132,7 +132,8 @@ func TestReleaseImageTags(t *testing.T) {
 	if want := "ghcr.io/${{ github.repository }}"; strings.TrimSpace(meta.With["images"]) != want {
 		t.Errorf("%s: metadata-action images = %q, want %q", releaseYML, meta.With["images"], want)
 	}
-	reRef := regexp.MustCompile(`docker://(ghcr\.io/[^\s:@]+):([^\s` + "`" + `]+)`)
+	// docker://IMAGE:TAG, or IMAGE:TAG@sha256:... as a release commit's action.yml names it.
+	reRef := regexp.MustCompile(`docker://(ghcr\.io/[^\s:@]+):([^\s@` + "`" + `]+)`)
 	var refs [][]string
 	for _, doc := range []string{"README.md", "docs/action.md"} {
 		for _, m := range reRef.FindAllStringSubmatch(readFile(t, doc), -1) {
@@ -246,18 +247,20 @@ func TestReleaseTagFilter(t *testing.T) {
 }
 
 // The major tag of the action repository (uses: ...@v1) moves to a release after its image and
-// binaries are published, never for a pre-release, with write access.
+// binaries are published and its release commit is made, never for a pre-release, with write
+// access.
 func TestReleaseMovesMajorTag(t *testing.T) {
 	w := loadWorkflow(t, releaseYML)
 	_, imageName := metadataStep(t, w)
 	var binName, moverName string
+	var moverStep step
 	for name, j := range w.Jobs {
 		for _, s := range j.Steps {
 			if strings.Contains(s.Run, ".ci/release-binaries.sh") {
 				binName = name
 			}
-			if strings.Contains(s.Run, "git tag --force") && strings.Contains(s.Run, "git push --force") {
-				moverName = name
+			if strings.Contains(s.Run, `git tag --force "$major"`) && strings.Contains(s.Run, "git push --force") {
+				moverName, moverStep = name, s
 			}
 		}
 	}
@@ -273,8 +276,16 @@ func TestReleaseMovesMajorTag(t *testing.T) {
 	if mover.Permissions["contents"] != "write" {
 		t.Errorf("%s: job %s needs permissions contents: write to push a tag", releaseYML, moverName)
 	}
-	if !strings.Contains(mover.If, "!contains(github.ref_name, '-')") {
-		t.Errorf("%s: job %s must skip pre-releases (if: ... !contains(github.ref_name, '-'))", releaseYML, moverName)
+	if !strings.Contains(mover.If+moverStep.If, "!contains(github.ref_name, '-')") {
+		t.Errorf("%s: job %s must skip pre-releases when it moves the major tag (if: ... !contains(github.ref_name, '-'))", releaseYML, moverName)
+	}
+	// The major tag moves to the release commit (HEAD after the rewrite), not to the tagged
+	// source commit, whose action.yml would build the Dockerfile on every run.
+	if !strings.Contains(moverStep.Run, `git tag --force "$major" HEAD`) || strings.Contains(moverStep.Run, `"$major" "$GITHUB_SHA"`) {
+		t.Errorf("%s: job %s must move the major tag to the release commit (git tag --force \"$major\" HEAD)", releaseYML, moverName)
+	}
+	if mover.Steps[len(mover.Steps)-1].Run != moverStep.Run || !strings.Contains(strings.Join(stepRuns(mover), "\n"), ".ci/release-action.sh") {
+		t.Errorf("%s: job %s must move the major tag last, after the release commit (.ci/release-action.sh)", releaseYML, moverName)
 	}
 	if w.Jobs[binName].Permissions["contents"] != "write" {
 		t.Errorf("%s: job %s needs permissions contents: write to create the GitHub release", releaseYML, binName)
@@ -308,4 +319,12 @@ func TestReleaseBinaries(t *testing.T) {
 		t.Fatalf("%s: no pkg= line naming the package of the -X flags", script)
 	}
 	checkVersionVars(t, script, strings.ReplaceAll(src, "${pkg}", pkg[1]))
+}
+
+func stepRuns(j job) []string {
+	var out []string
+	for _, s := range j.Steps {
+		out = append(out, s.Run)
+	}
+	return out
 }
