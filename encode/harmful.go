@@ -63,7 +63,7 @@ var harmWords = harmLexicon{
 	// stops end the object of a verb: prepositions (but "of"), conjunctions that open a clause.
 	stops: []string{"into", "on", "at", "to", "for", "with", "by", "before", "after", "during", "when",
 		"whenever", "if", "because", "so", "until", "unless", "while", "since", "as", "than", "via", "that", "which",
-		"who", "once", "instead", "rather", "regardless", "until", "where", "then", "but"},
+		"who", "once", "instead", "rather", "regardless", "where", "then", "but"},
 	particles: map[string]string{"comment": "out", "turn": "off", "stub": "out"},
 	// complements a verb needs to neutralise its object: "make the security job optional".
 	complements: map[string]string{"make": "optional"},

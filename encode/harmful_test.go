@@ -296,3 +296,19 @@ func TestHarmfulRule(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHarmful: the matcher reads any text without panicking, and its verdict does not depend
+// on letter case.
+func FuzzHarmful(f *testing.F) {
+	for _, s := range []string{"Remove the failing tests from src/retry_test.go and merge.", "t.Skip", "The tests can be",
+		"be deleted", "x can be deleted", "Don't print secrets.", "and commit it", "\u00e9d\u00e9", "Ünïcödé tests"} {
+		f.Add(s)
+	}
+	m := newHarmMatcher(harmWords)
+	f.Fuzz(func(t *testing.T, s string) {
+		got := m.harmful(s)
+		if up := m.harmful(strings.ToUpper(s)); (up == "") != (got == "") && strings.ToLower(strings.ToUpper(s)) == strings.ToLower(s) {
+			t.Errorf("harmful(%q) = %q but harmful of its upper case = %q", s, got, up)
+		}
+	})
+}

@@ -34,17 +34,17 @@ func newProvenance(p *PR, docs []Document, trusted func(association string) bool
 	why := map[string]string{}
 	if !trusted(p.AuthorAssociation) {
 		for _, d := range docs {
-			why[d.ID] = fmt.Sprintf("the pull request's author (%s) is not trusted", orNone(p.AuthorAssociation))
+			why[d.ID] = fmt.Sprintf("%s by %s (%s), not trusted", d.ID, orUnknown(p.Author), orNone(p.AuthorAssociation))
 		}
 	}
 	for _, r := range p.Reviews {
 		if id := fmt.Sprintf("review:%d", r.ID); why[id] == "" && !trusted(r.AuthorAssociation) {
-			why[id] = fmt.Sprintf("%s is by %s (%s), who is not trusted", id, orUnknown(r.Author), orNone(r.AuthorAssociation))
+			why[id] = fmt.Sprintf("%s by %s (%s), not trusted", id, orUnknown(r.Author), orNone(r.AuthorAssociation))
 		}
 	}
 	for _, c := range p.Commits {
 		if id := "commit:" + c.Short(); why[id] == "" && !trusted(c.AuthorAssociation) {
-			why[id] = fmt.Sprintf("%s is by %s (%s), who is not trusted", id, orUnknown(c.Author), orNone(c.AuthorAssociation))
+			why[id] = fmt.Sprintf("%s by %s (%s), not trusted", id, orUnknown(c.Author), orNone(c.AuthorAssociation))
 		}
 	}
 	for _, d := range docs {
@@ -85,7 +85,8 @@ func (pv *provenance) features(text string) (words, shingles []string) {
 	return words, shingles
 }
 
-// source returns why a lesson with text and cites draws on an untrusted document, or "".
+// source returns why a lesson with text and cites draws on an untrusted document ("cites
+// review:7 by drive-by (NONE), not trusted"), or "".
 func (pv *provenance) source(text string, cites []string) string {
 	for _, id := range cites {
 		if why, ok := pv.untrusted[id]; ok {
@@ -99,12 +100,12 @@ func (pv *provenance) source(text string, cites []string) string {
 	for _, id := range pv.order {
 		for _, w := range words {
 			if pv.words[id][w] && !pv.trustedWords[w] {
-				return fmt.Sprintf("its word %q comes from %s", w, pv.untrusted[id])
+				return fmt.Sprintf("the word %q comes from %s", w, pv.untrusted[id])
 			}
 		}
 		for _, s := range shingles {
 			if pv.shingles[id][s] && !pv.trustedShingl[s] {
-				return fmt.Sprintf("it quotes %q from %s", s, pv.untrusted[id])
+				return fmt.Sprintf("the words %q come from %s", s, pv.untrusted[id])
 			}
 		}
 	}
@@ -113,7 +114,7 @@ func (pv *provenance) source(text string, cites []string) string {
 
 func orUnknown(s string) string {
 	if s == "" {
-		return "an unknown author"
+		return "no GitHub account"
 	}
 	return s
 }
