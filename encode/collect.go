@@ -3,6 +3,7 @@ package encode
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -82,7 +83,7 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, num
 			return nil, fmt.Errorf("encode: list commits of %s (page %d): %w", where, lo.Page, err)
 		}
 		for _, c := range commits {
-			pr.Commits = append(pr.Commits, Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage()})
+			pr.Commits = append(pr.Commits, Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Author: c.GetAuthor().GetLogin()})
 			t := c.GetCommit().GetCommitter().GetDate().Time
 			if t.IsZero() {
 				t = c.GetCommit().GetAuthor().GetDate().Time
@@ -119,7 +120,28 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, num
 		}
 		co.Page = resp.NextPage
 	}
+	pr.commitAssociations()
 	return pr.Normalize(), nil
+}
+
+// commitAssociations gives each commit its author's author_association: GitHub reports none
+// for commits, so it is the one the pull request or a review comment shows for the same login.
+// A commit by anyone else, or by no GitHub account, keeps "" and is not trusted.
+func (p *PR) commitAssociations() {
+	known := map[string]string{}
+	for _, r := range p.Reviews {
+		if r.Author != "" {
+			known[strings.ToLower(r.Author)] = r.AuthorAssociation
+		}
+	}
+	if p.Author != "" {
+		known[strings.ToLower(p.Author)] = p.AuthorAssociation
+	}
+	for i := range p.Commits {
+		if c := &p.Commits[i]; c.Author != "" && c.AuthorAssociation == "" {
+			c.AuthorAssociation = known[strings.ToLower(c.Author)]
+		}
+	}
 }
 
 // laterCommit reports whether any commit time is after t.

@@ -141,6 +141,11 @@ func TestCollectMergedPR(t *testing.T) {
 	if !addressed[10] || addressed[11] || addressed[12] || addressed[13] {
 		t.Errorf("addressed = %v, want only 10", addressed)
 	}
+	for _, c := range pr.Commits {
+		if c.Author != "octocat" || c.AuthorAssociation != "OWNER" {
+			t.Errorf("commit %s author %q %q, want octocat OWNER (the pull request's author)", c.Short(), c.Author, c.AuthorAssociation)
+		}
+	}
 	var ids []string
 	for _, d := range pr.Documents() {
 		ids = append(ids, d.ID)

@@ -55,6 +55,7 @@ const (
 	reasonMarkup      = "markup"
 	reasonCommand     = "shell command"
 	reasonInstruction = "instruction to agents"
+	reasonHarmful     = "harmful advice"
 	reasonSecret      = "secret-like string"
 	reasonEncoded     = "encoded payload"
 	reasonScript      = "mixed-script word"
@@ -134,6 +135,7 @@ type checker struct {
 	paths     map[string]bool
 	diff      string // normalised text of every patch, for the command allowlist
 	framing   map[string]bool
+	harm      *harmMatcher
 }
 
 func newChecker(docs []Document) *checker {
@@ -142,6 +144,7 @@ func newChecker(docs []Document) *checker {
 		docTokens: map[string]map[string]bool{},
 		paths:     map[string]bool{},
 		framing:   map[string]bool{},
+		harm:      newHarmMatcher(harmWords),
 	}
 	var diff strings.Builder
 	for _, d := range docs {
@@ -259,6 +262,10 @@ func (c *checker) check(l RawLesson) string {
 	}
 	if m := instructionPattern.FindString(normalizeWords(text)); m != "" {
 		return fmt.Sprintf("%s: %q", reasonInstruction, m)
+	}
+	// 7b. advice to weaken tests, expose secrets or disable security checks (harmful.go)
+	if why := c.harm.harmful(q + "\n" + a); why != "" {
+		return fmt.Sprintf("%s: %s", reasonHarmful, why)
 	}
 	// 8. secrets and encoded payloads
 	if m := secretPattern.FindString(text); m != "" {

@@ -69,10 +69,14 @@ type Candidate struct {
 	// From names the provider that produced the lesson ("none" for the
 	// deterministic encoder).
 	From string
-	// Proposed is true when the lesson passed every rule but comes from an
-	// author (or cites a reviewer) who is not OWNER, MEMBER or
-	// COLLABORATOR: list it in the bot PR body, do not add it.
+	// Proposed is true when the lesson passed every rule but draws on a
+	// source whose author is not OWNER, MEMBER or COLLABORATOR (the pull
+	// request's, a review comment's or a commit's): it cites that source,
+	// or uses a word or a run of words that only that source has. List it
+	// in the bot PR body, do not add it.
 	Proposed bool
+	// Untrusted says why the lesson is Proposed.
+	Untrusted string
 	// Rejected is the rule the lesson broke, "" when it passed.
 	Rejected string
 	// DuplicateOf is the id of the living (or earlier new) lesson whose
@@ -157,6 +161,7 @@ func (e *Encoder) EncodeKnown(ctx context.Context, pr *PR, living Known) (*Resul
 	req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens, Seed: defaultSeed, PR: p}
 	res := &Result{PR: p.Number, AuthorAssociation: p.AuthorAssociation, Requested: e.provider.Name()}
 	chk := newChecker(docs)
+	pv := newProvenance(p, docs, e.cfg.isTrusted, chk.framing)
 
 	var cands []Candidate
 	callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
@@ -168,7 +173,7 @@ func (e *Encoder) EncodeKnown(ctx context.Context, pr *PR, living Known) (*Resul
 		}
 		res.Fallback = redactSecrets(err.Error())
 	} else {
-		cands = e.validate(p, chk, raws, e.provider.Name())
+		cands = e.validate(p, chk, pv, raws, e.provider.Name())
 		if len(cands) > 0 && !anyPassed(cands) && e.provider.Name() != "none" {
 			res.Fallback = fmt.Sprintf("%s: every lesson the model wrote was rejected", e.provider.Name())
 		}
@@ -179,7 +184,7 @@ func (e *Encoder) EncodeKnown(ctx context.Context, pr *PR, living Known) (*Resul
 		if err != nil {
 			return nil, fmt.Errorf("encode PR #%d: deterministic encoder: %w", p.Number, err)
 		}
-		cands = append(cands, e.validate(p, chk, raws, "none")...)
+		cands = append(cands, e.validate(p, chk, pv, raws, "none")...)
 	}
 	e.dedup(cands, living)
 	limit(cands)
@@ -226,12 +231,7 @@ func (e *Encoder) reflect(ctx context.Context, p Provider, req Request) ([]RawLe
 }
 
 // validate checks every raw lesson and fills in birth data.
-func (e *Encoder) validate(p *PR, chk *checker, raws []RawLesson, from string) []Candidate {
-	trustedAuthor := e.cfg.isTrusted(p.AuthorAssociation)
-	reviewers := map[string]string{}
-	for _, r := range p.Reviews {
-		reviewers[fmt.Sprintf("review:%d", r.ID)] = r.AuthorAssociation
-	}
+func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson, from string) []Candidate {
 	out := make([]Candidate, 0, len(raws))
 	for _, raw := range raws {
 		c := Candidate{
@@ -250,13 +250,8 @@ func (e *Encoder) validate(p *PR, chk *checker, raws []RawLesson, from string) [
 			c.RecordedTS = ""
 		}
 		c.Sources = lessonSources(p.Number, c, chk)
-		trusted := trustedAuthor
-		for _, id := range c.Cites {
-			if assoc, ok := reviewers[id]; ok && !e.cfg.isTrusted(assoc) {
-				trusted = false
-			}
-		}
-		c.Proposed = !trusted
+		c.Untrusted = pv.source(c.Question+"\n"+c.Answer, c.Cites)
+		c.Proposed = c.Untrusted != ""
 		out = append(out, c)
 	}
 	return out

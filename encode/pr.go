@@ -66,6 +66,12 @@ type ReviewComment struct {
 // Commit is one commit of a PR.
 type Commit struct {
 	SHA string
+	// Author is the GitHub login of the commit's author ("" when GitHub
+	// links the commit to no account), and AuthorAssociation that login's
+	// author_association with the repository as the pull request and its
+	// review comments show it ("" when they do not show it: not trusted).
+	Author            string
+	AuthorAssociation string
 	// Message is the full commit message; documents keep its subject line
 	// and its Lesson: lines.
 	Message string
@@ -182,6 +188,8 @@ func (p *PR) Normalize() *PR {
 			break
 		}
 		c.SHA = strings.ToLower(oneLine(Sanitize(c.SHA)))
+		c.Author = capText(oneLine(Sanitize(c.Author)), maxAuthor)
+		c.AuthorAssociation = strings.ToUpper(oneLine(Sanitize(c.AuthorAssociation)))
 		q.flag("commit:"+c.Short(), true, c.Message)
 		c.Message = commitText(Sanitize(c.Message))
 		if c.SHA == "" {

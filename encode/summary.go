@@ -31,7 +31,7 @@ func (r *Result) Summary() string {
 		case c.DuplicateOf != "":
 			status, note = "duplicate", fmt.Sprintf("matches %s (Jaccard %.2f)", c.DuplicateOf, c.Similarity)
 		case c.Proposed:
-			status, note = "proposed", fmt.Sprintf("author association %s is not OWNER, MEMBER or COLLABORATOR", orNone(r.AuthorAssociation))
+			status, note = "proposed", "untrusted source: "+c.Untrusted
 		}
 		fmt.Fprintf(&b, "| %s | Q: %s<br>A: %s | %s | %s |\n", status,
 			escapeMarkdown(c.Question, 200), escapeMarkdown(c.Answer, 400),

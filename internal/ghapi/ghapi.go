@@ -1,7 +1,7 @@
 // Package ghapi builds the go-github client every part of the action uses:
 // pointed at GITHUB_API_URL (GitHub Enterprise Server works through
-// WithEnterpriseURLs), authenticated with an oauth2 static token, and
-// carried by a Transport that retries 5xx and rate-limit answers with capped
+// WithEnterpriseURLs), authenticated with a bearer token that only the API
+// host (scheme, host and port) ever receives, and carried by a Transport that retries 5xx and rate-limit answers with capped
 // backoff inside a bounded time budget, counts requests, and never logs the
 // token.
 package ghapi
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
-	"golang.org/x/oauth2"
 )
 
 // DefaultAPIURL is the API root of github.com.
@@ -26,8 +25,9 @@ type Options struct {
 	// APIURL is GITHUB_API_URL. Empty means DefaultAPIURL. Any other value
 	// is passed to WithEnterpriseURLs (GHES, or an httptest fake).
 	APIURL string
-	// Token authenticates every API request (Authorization: Bearer). It is
-	// never logged and never sent by the download client.
+	// Token authenticates every request to the API's origin (Authorization:
+	// Bearer). It is never logged, never sent by the download client and
+	// never sent to another origin, not even across a redirect.
 	Token string
 	// UserAgent overrides go-github's default user agent.
 	UserAgent string
@@ -45,24 +45,24 @@ func NewClient(opts Options) (*github.Client, *Transport, error) {
 	if base == nil {
 		base = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	var inner http.RoundTripper = base
+	api := strings.TrimSpace(opts.APIURL)
+	if api == "" {
+		api = DefaultAPIURL
+	}
+	u, err := url.Parse(api)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, nil, fmt.Errorf("ghapi: GITHUB_API_URL %q is not an absolute URL (want e.g. https://ghes.example.com/api/v3)", api)
+	}
+	var inner http.RoundTripper = stripAuth{base}
 	if opts.Token != "" {
-		inner = &oauth2.Transport{
-			Source: oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token, TokenType: "Bearer"}),
-			Base:   base,
-		}
+		inner = bearer{token: opts.Token, origin: originOf(u), next: base}
 	}
 	tr := NewTransport(inner, opts.Policy)
 	c := github.NewClient(&http.Client{Transport: tr})
 	if opts.UserAgent != "" {
 		c.UserAgent = opts.UserAgent
 	}
-	api := strings.TrimSpace(opts.APIURL)
-	if api != "" && strings.TrimSuffix(api, "/") != DefaultAPIURL {
-		u, err := url.Parse(api)
-		if err != nil || u.Scheme == "" || u.Host == "" {
-			return nil, nil, fmt.Errorf("ghapi: GITHUB_API_URL %q is not an absolute URL (want e.g. https://ghes.example.com/api/v3)", api)
-		}
+	if strings.TrimSuffix(api, "/") != DefaultAPIURL {
 		c, err = c.WithEnterpriseURLs(api, api)
 		if err != nil {
 			return nil, nil, fmt.Errorf("ghapi: GITHUB_API_URL %q: %w", api, err)
@@ -108,6 +108,40 @@ func (s stripAuth) RoundTrip(req *http.Request) (*http.Response, error) {
 		req.Header.Del("Authorization")
 	}
 	return s.next.RoundTrip(req)
+}
+
+// bearer sends the token to the API's origin and to no other: every request passes through it,
+// the first and each hop of a redirect, whether net/http follows the redirect or go-github does
+// (DownloadArtifact sends the Location of a 301 straight to the transport). A request for
+// another origin leaves without an Authorization header, even one its caller set.
+type bearer struct {
+	token  string
+	origin string // originOf the API URL
+	next   http.RoundTripper
+}
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if originOf(req.URL) != b.origin {
+		return stripAuth{b.next}.RoundTrip(req)
+	}
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(req)
+}
+
+// originOf is u's scheme, lower-case host name and port (the scheme's default port when u
+// names none): two URLs share the token only when all three match.
+func originOf(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch strings.ToLower(u.Scheme) {
+		case "https":
+			port = "443"
+		case "http":
+			port = "80"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // defaultTimeout is the per-attempt timeout when Policy.AttemptTimeout is 0;
