@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -247,6 +248,10 @@ type measurer struct {
 
 	pr      *github.PullRequest
 	commits map[string]*github.Commit
+	// repoCommits are commits with their files (repoCommit) and changes their comparable
+	// changes, by sha.
+	repoCommits map[string]*github.RepositoryCommit
+	changes     map[string]change
 	sides   map[string]*sideCI
 }
 
@@ -498,39 +503,46 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 	if err != nil {
 		return baseCandidate{}, err
 	}
-	if len(prCommits) != n || !sameCommit(c, prCommits[n-1]) {
-		return baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of squashed commit %s (squash)", short(mc))}, nil
+	squash := baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of squashed commit %s (squash)", short(mc))}
+	if len(prCommits) != n {
+		return squash, nil
 	}
-	// Rebase: the base branch moved through n rebased commits; walk n-1
-	// more first parents, checking each matches the PR's commit.
-	cur := c
+	if same, err := m.sameChange(ctx, mc, prCommits[n-1]); err != nil || !same {
+		return squash, err
+	}
+	// Rebase: the base branch moved through n rebased commits; walk n-1 more first parents,
+	// each of which must replay the matching pull request commit.
+	cur := m.repoCommits[mc]
 	for k := n - 2; k >= 0; k-- {
 		p := cur.Parents[0].GetSHA()
-		next, err := m.getCommit(ctx, p)
+		same, err := m.sameChange(ctx, p, prCommits[k])
 		if err != nil {
-			return baseCandidate{}, apiErr("walk rebased commits at "+short(p), err)
+			return baseCandidate{}, err
 		}
-		if len(next.Parents) != 1 || !sameCommit(next, prCommits[k]) {
+		next := m.repoCommits[p]
+		if !same || len(next.Parents) != 1 {
 			m.note("rebased commits of #%d diverge at %s; using base.sha", m.pr.GetNumber(), short(p))
 			return baseCandidate{}, nil
 		}
 		cur = next
 	}
-	if len(cur.Parents) == 0 {
+	if len(cur.Parents) != 1 {
+		return baseCandidate{}, nil
+	}
+	// Commits the base branch held before the merge can be copied, change and all, into the
+	// pull request's first commits: the run is the pull request's only if GitHub says its oldest
+	// commit was introduced by this pull request (every commit above it on the first-parent
+	// chain then was too).
+	prs, err := m.mergedPRsOf(ctx, cur.GetSHA())
+	if err != nil {
+		return baseCandidate{}, err
+	}
+	if !slices.Contains(prs, m.pr.GetNumber()) {
+		m.note("the oldest of the %d commits replaying #%d's, %s, was not introduced by #%d (GitHub names %s); using base.sha",
+			n, m.pr.GetNumber(), short(cur.GetSHA()), m.pr.GetNumber(), prList(prs))
 		return baseCandidate{}, nil
 	}
 	return baseCandidate{cur.Parents[0].GetSHA(), fmt.Sprintf("parent of the %d rebased commits ending at %s (rebase)", n, short(mc))}, nil
-}
-
-// sameCommit compares a git commit with a PR commit by message and author,
-// which survive a rebase while the SHA does not.
-func sameCommit(c *github.Commit, pc *github.RepositoryCommit) bool {
-	pcm := pc.GetCommit()
-	if pcm == nil {
-		return false
-	}
-	return strings.TrimSpace(c.GetMessage()) == strings.TrimSpace(pcm.GetMessage()) &&
-		c.GetAuthor().GetName() == pcm.GetAuthor().GetName()
 }
 
 // prCommits lists the PR's commits (oldest first), at most 250 as GitHub
@@ -603,6 +615,17 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 		}
 		if len(commit.Parents) == 0 {
 			return chosen{}, nil
+		}
+		// Stepping past sha puts its change inside the measured interval: never another
+		// merged pull request's (its fix would count as this one's). A commit no pull request
+		// brought was pushed by someone with write access.
+		prs, err := m.mergedPRsOf(ctx, sha)
+		if err != nil {
+			return chosen{}, err
+		}
+		if other := m.otherMerged(prs); other != 0 {
+			return chosen{}, abstain("no CI at %s (%s), and the nearest commit below it with CI would count #%d's changes, merged at %s, as #%d's",
+				short(c.sha), c.why, other, short(sha), m.pr.GetNumber())
 		}
 		skipped = append(skipped, short(sha))
 		sha = commit.Parents[0].GetSHA()

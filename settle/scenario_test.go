@@ -42,8 +42,8 @@ func graph(kind string) ([]ghfake.Commit, ghfake.PullRequest) {
 	commits := []ghfake.Commit{
 		{SHA: b0, Message: "base zero"},
 		{SHA: b1, Parents: []string{b0}, Message: "base one"},
-		{SHA: c1, Parents: []string{b0}, Message: "first change"},
-		{SHA: head, Parents: []string{c1}, Message: "second change"},
+		{SHA: c1, Parents: []string{b0}, Message: "first change", Change: map[string]string{"a.go": "first"}},
+		{SHA: head, Parents: []string{c1}, Message: "second change", Change: map[string]string{"b.go": "second"}},
 	}
 	pr := ghfake.PullRequest{Number: prNumber, Title: "Fix it", Merged: true, HeadSHA: head, BaseSHA: b0,
 		MergeCommitSHA: merge, CommitSHAs: []string{c1, head}}
@@ -54,12 +54,13 @@ func graph(kind string) ([]ghfake.Commit, ghfake.PullRequest) {
 		commits = append(commits, ghfake.Commit{SHA: merge, Parents: []string{b1}, Message: "Fix it (#7)\n\n* first change\n* second change"})
 	case "rebase":
 		commits = append(commits,
-			ghfake.Commit{SHA: r1, Parents: []string{b1}, Message: "first change"},
-			ghfake.Commit{SHA: merge, Parents: []string{r1}, Message: "second change"})
+			ghfake.Commit{SHA: r1, Parents: []string{b1}, Message: "first change", Change: map[string]string{"a.go": "first"}},
+			ghfake.Commit{SHA: merge, Parents: []string{r1}, Message: "second change", Change: map[string]string{"b.go": "second"}})
+		pr.Replayed = []string{r1, merge}
 	case "rebase-diverged":
 		commits = append(commits,
 			ghfake.Commit{SHA: r1, Parents: []string{b1}, Message: "something else"},
-			ghfake.Commit{SHA: merge, Parents: []string{r1}, Message: "second change"})
+			ghfake.Commit{SHA: merge, Parents: []string{r1}, Message: "second change", Change: map[string]string{"b.go": "second"}})
 	}
 	return commits, pr
 }

@@ -1,0 +1,151 @@
+package settle
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
+	"github.com/google/go-github/v62/github"
+)
+
+// This file holds what the base walk asks of a commit beyond its parents: whether a commit on
+// the base branch replays a pull request's commit (the same change, not the same words), and
+// which merged pull requests GitHub says introduced a commit.
+
+// sameChange reports whether the commit sha on the base branch replays the pull request's
+// commit pc: the same message and author name, and the same change against its parent
+// (changeText). A message and an author name can be copied from any commit; a change that
+// differs cannot pass for the pull request's. Whatever cannot be compared (GitHub gives no file
+// list, or pages it) is not the same.
+func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.RepositoryCommit) (bool, error) {
+	c, err := m.repoCommit(ctx, sha)
+	if err != nil || c == nil {
+		return false, err
+	}
+	pcm := pc.GetCommit()
+	if pcm == nil || strings.TrimSpace(c.GetCommit().GetMessage()) != strings.TrimSpace(pcm.GetMessage()) ||
+		c.GetCommit().GetAuthor().GetName() != pcm.GetAuthor().GetName() {
+		return false, nil
+	}
+	p, err := m.repoCommit(ctx, pc.GetSHA())
+	if err != nil || p == nil {
+		return false, err
+	}
+	ours, ok := m.changes[c.GetSHA()].text, m.changes[c.GetSHA()].ok
+	theirs, ok2 := m.changes[p.GetSHA()].text, m.changes[p.GetSHA()].ok
+	return ok && ok2 && ours == theirs, nil
+}
+
+// repoCommit fetches (once) a commit with its changed files (GET
+// /repos/{owner}/{repo}/commits/{ref}) and keeps its change for sameChange: for each file, in
+// name order, its name, status and former name, and its patch with the line numbers of the hunk
+// headers left out (git's patch id ignores them too, so a change replayed a few lines away is the
+// same), or, where GitHub gives no patch (binary or large files), the blob it leaves. The change
+// is not comparable when it cannot be read whole: the description does not promise "files", and
+// GitHub pages a commit's files past 300. nil when GitHub has no such commit.
+func (m *measurer) repoCommit(ctx context.Context, sha string) (*github.RepositoryCommit, error) {
+	if rc, ok := m.repoCommits[sha]; ok {
+		return rc, nil
+	}
+	m.calls++
+	rc, resp, err := m.gh.Repositories.GetCommit(ctx, m.req.Owner, m.req.Repo, sha, &github.ListOptions{PerPage: 300})
+	if err != nil {
+		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
+			rc = nil
+		} else {
+			return nil, apiErr("get commit "+short(sha)+" with its files", err)
+		}
+	}
+	if m.repoCommits == nil {
+		m.repoCommits, m.changes = map[string]*github.RepositoryCommit{}, map[string]change{}
+	}
+	m.repoCommits[sha] = rc
+	if rc != nil {
+		text, ok := changeText(rc.Files)
+		m.changes[rc.GetSHA()] = change{text, ok && resp.NextPage == 0}
+	}
+	return rc, nil
+}
+
+// change is a commit's change as changeOf compares it.
+type change struct {
+	text string
+	ok   bool
+}
+
+// changeText renders the files of a commit for comparison; ok is false when there is no file
+// list, or a file has neither a patch nor a blob sha.
+func changeText(files []*github.CommitFile) (string, bool) {
+	if files == nil {
+		return "", false
+	}
+	lines := make([]string, 0, len(files))
+	for _, f := range files {
+		body := ""
+		switch {
+		case f.GetPatch() != "":
+			body = "patch " + patchID(f.GetPatch())
+		case f.GetSHA() != "":
+			body = "blob " + f.GetSHA()
+		default:
+			return "", false
+		}
+		lines = append(lines, fmt.Sprintf("%q %q %q %s", f.GetFilename(), f.GetStatus(), f.GetPreviousFilename(), body))
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n"), true
+}
+
+// patchID is a patch with the line numbers of its hunk headers dropped ("@@ -3,4 +3,5 @@ func"
+// becomes "@@"), so the same hunks applied at other lines compare equal.
+func patchID(patch string) string {
+	lines := strings.Split(patch, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "@@") {
+			lines[i] = "@@"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// mergedPRsOf lists the merged pull requests GitHub says introduced a commit on the base branch
+// (GET /repos/{owner}/{repo}/commits/{sha}/pulls, first page).
+func (m *measurer) mergedPRsOf(ctx context.Context, sha string) ([]int, error) {
+	m.calls++
+	prs, _, err := m.gh.PullRequests.ListPullRequestsWithCommit(ctx, m.req.Owner, m.req.Repo, sha, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, apiErr("list the pull requests of "+short(sha), err)
+	}
+	var out []int
+	for _, pr := range prs {
+		if isMerged(pr) {
+			out = append(out, pr.GetNumber())
+		}
+	}
+	return out, nil
+}
+
+// otherMerged returns the first of prs that is not the measured pull request, or 0.
+func (m *measurer) otherMerged(prs []int) int {
+	for _, n := range prs {
+		if n != m.pr.GetNumber() {
+			return n
+		}
+	}
+	return 0
+}
+
+// prList names pull request numbers for a note ("#3, #5"; "none").
+func prList(prs []int) string {
+	if len(prs) == 0 {
+		return "none"
+	}
+	s := make([]string, len(prs))
+	for i, n := range prs {
+		s[i] = fmt.Sprintf("#%d", n)
+	}
+	return strings.Join(s, ", ")
+}
