@@ -624,8 +624,8 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 			return chosen{}, err
 		}
 		if other := m.otherMerged(prs); other != 0 {
-			return chosen{}, abstain("no CI at %s (%s), and the nearest commit below it with CI would count #%d's changes, merged at %s, as #%d's",
-				short(c.sha), c.why, other, short(sha), m.pr.GetNumber())
+			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's",
+				short(c.sha), c.why, short(sha), other, m.pr.GetNumber())
 		}
 		skipped = append(skipped, short(sha))
 		sha = commit.Parents[0].GetSHA()

@@ -1,0 +1,154 @@
+package action
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+)
+
+// Issue 22 (round two), the base walk: a pull request author cannot move the "before" commit of
+// the pass delta below someone else's fix, by the words of its commits or by a gap in CI.
+
+var (
+	redSuite   = map[string]bool{"app::TestA": true, "app::TestB": false, "app::TestC": false}
+	greenSuite = map[string]bool{"app::TestA": true, "app::TestB": true, "app::TestC": true}
+)
+
+// mergeFix merges, without a ticket, alice's pull request that makes the red suite green and
+// returns it.
+func (h *harness) mergeFix() *ghfake.GitPull {
+	h.t.Helper()
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix B and C", Body: "Fixes the failing tests.", User: "alice",
+		Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
+	addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+	return pr
+}
+
+// A squash merge disguised as a rebase: the pull request's first commit copies the message and
+// author of the newest commit on main (alice's fix), its last the message GitHub writes for the
+// squash ("Title (#N)"). Read by words, the walk took the squash for a rebase of two commits and
+// measured from below alice's fix: +2 for a README change. The replayed commits must make the
+// pull request's changes, and the oldest must be the pull request's; otherwise the squash
+// measures from what it was merged onto.
+func TestE2EBaseWalkSquashDisguisedAsRebase(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// copied is the change of the first commit; from starts the branch below the fix.
+		copied      map[string][]byte
+		belowTheFix bool
+	}{
+		{name: "copied words, empty commit"},
+		{name: "copied words and change", copied: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}, belowTheFix: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			store, es := seedStore(t)
+			h := newHarness(t, store)
+			red := h.git.Ref("main")
+			addCI(h.world, red, "completed", redSuite)
+			fix := h.mergeFix()
+			addCI(h.world, fix.MergeCommitSHA, "completed", greenSuite)
+			mustCode(t, h.runReal("workflow_dispatch", `{"inputs":{}}`), 0)
+
+			spec := ghfake.MergeSpec{Title: "Tidy readme", Body: h.ticketFor("how do I run the integration tests"), User: "mallory",
+				BranchCommits: []ghfake.BranchCommit{
+					{Message: "Fix B and C (#1)", Author: "alice", Files: tc.copied},
+					{Message: "Tidy readme (#2)", Files: map[string][]byte{"README.md": []byte("# demo, tidied\n")}},
+				}}
+			if tc.belowTheFix {
+				spec.From = red
+			}
+			pr := h.git.MergePull(spec)
+			if got := h.git.Parents(pr.MergeCommitSHA); len(got) != 1 || got[0] != fix.MergeCommitSHA {
+				t.Fatalf("the squash commit's parents %v, want the fix %s", got, fix.MergeCommitSHA)
+			}
+			addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+			res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
+			mustCode(t, res, 0)
+			rec := h.record(DefaultBranch)
+			last := rec.Processed[len(rec.Processed)-1]
+			if last.PR != pr.Number || last.Before != fix.MergeCommitSHA || last.Delta == nil || *last.Delta != 0 {
+				t.Fatalf("#%d settled %+v (delta %v), want it measured from the fix %.7s with delta 0, not from %.7s below it\n%s",
+					pr.Number, last, deref(last.Delta), fix.MergeCommitSHA, red, res.stdout)
+			}
+			if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Energy > 1.0 {
+				t.Fatalf("a README change earned the lesson energy: %+v", e)
+			}
+		})
+	}
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// Walking back for a commit with CI across another pull request's fix: #1 fixes the tests and
+// its merge commit gets no push CI ([skip ci], a path filter, nightly-only CI); #2, a typo fix
+// with a ticket, was measured from the commit below #1 and settled +2. The measured interval
+// must not hold another merged pull request's changes: #2 abstains and says why, naming #1.
+// Commits no pull request brought (pushed by someone with write access) may still be walked
+// past.
+func TestE2EBaseWalkNeverCrossesAnotherPR(t *testing.T) {
+	t.Parallel()
+	t.Run("another pull request's merge without CI", func(t *testing.T) {
+		t.Parallel()
+		store, es := seedStore(t)
+		h := newHarness(t, store)
+		addCI(h.world, h.git.Ref("main"), "completed", redSuite)
+		fix := h.mergeFix() // no CI on its merge commit
+		pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix typo", Body: h.ticketFor("how do I run the integration tests"),
+			Files: map[string][]byte{"README.md": []byte("# demo, no typo\n")}})
+		addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+		res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
+		mustCode(t, res, 0)
+		if res.outputs["settled-tickets"] != "0" || res.outputs["result"] != "abstained" {
+			t.Fatalf("#%d was settled across #%d's fix: %v\n%s", pr.Number, fix.Number, res.outputs, res.stdout)
+		}
+		want := "which #\u200b1 merged, and count its changes as #\u200b2's" // as the bot pull request escapes it
+		if !strings.Contains(res.summary, want) {
+			t.Fatalf("the abstention does not name #%d (%q):\n%s", fix.Number, want, res.summary)
+		}
+		if s := h.botStoreIfAny(DefaultBranch); s != nil {
+			if e, _ := s.Entry(es[0].ID); e != nil && e.Uses != 0 {
+				t.Fatalf("the lesson was settled: %+v", e)
+			}
+			if body := h.openBotPRs()[0].Body; !strings.Contains(body, want) {
+				t.Fatalf("the bot pull request does not say why #%d abstained:\n%s", pr.Number, body)
+			}
+		}
+	})
+	t.Run("a direct push without CI", func(t *testing.T) {
+		t.Parallel()
+		store, _ := seedStore(t)
+		h := newHarness(t, store)
+		red := h.git.Ref("main")
+		addCI(h.world, red, "completed", redSuite)
+		h.git.CommitFiles("main", "maintainer", "Bump version [skip ci]", map[string][]byte{"VERSION": []byte("1.2.4\n")})
+		pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix B and C", Body: h.ticketFor("how do I run the integration tests"),
+			Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
+		addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+		res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
+		mustCode(t, res, 0)
+		if res.outputs["result"] != "settled" || res.outputs["delta"] != "2" {
+			t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+		}
+		if last := h.record(DefaultBranch).Processed; last[len(last)-1].Before != red {
+			t.Fatalf("measured from %.7s, want %.7s", last[len(last)-1].Before, red)
+		}
+	})
+}
+
+// botStoreIfAny parses the store on branch, or returns nil when the branch has none.
+func (h *harness) botStoreIfAny(branch string) *lessons.Store {
+	h.t.Helper()
+	if _, ok := h.git.File(branch, storePath); !ok {
+		return nil
+	}
+	return h.botStore(branch)
+}
