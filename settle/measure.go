@@ -252,7 +252,7 @@ type measurer struct {
 	// changes, by sha.
 	repoCommits map[string]*github.RepositoryCommit
 	changes     map[string]change
-	sides   map[string]*sideCI
+	sides       map[string]*sideCI
 }
 
 func (m *measurer) note(format string, args ...any) {
