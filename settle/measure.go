@@ -545,7 +545,7 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 	return baseCandidate{cur.Parents[0].GetSHA(), fmt.Sprintf("parent of the %d rebased commits ending at %s (rebase)", n, short(mc))}, nil
 }
 
-// prCommits lists the PR's commits (oldest first), at most 250 as GitHub
+// prCommits lists the PR's commits (oldest first), at most MaxListedCommits as GitHub
 // serves.
 func (m *measurer) prCommits(ctx context.Context, n int) ([]*github.RepositoryCommit, error) {
 	opts := &github.ListOptions{PerPage: 100}

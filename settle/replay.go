@@ -149,3 +149,21 @@ func prList(prs []int) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// MaxListedCommits is the most commits GitHub lists for a pull request; a longer one cannot be
+// recognised as rebased and is read as a squash.
+const MaxListedCommits = 250
+
+// WalkRequests bounds the requests the walk to the commit a merged pull request of commits
+// commits landed on may make beyond the common case (MergedOnto, and Measure after it, within
+// one run whose client remembers immutable reads, ghapi.Policy.Memo): for a rebase it lists the
+// pull request's commits (100 a page), reads each replayed commit and each pull request commit
+// with its files, and asks twice which pull request introduced the oldest. A pull request of one
+// commit walks nothing.
+func WalkRequests(commits int) int {
+	n := min(commits, MaxListedCommits)
+	if n <= 1 {
+		return 0
+	}
+	return (n+99)/100 + 2*n + 2
+}

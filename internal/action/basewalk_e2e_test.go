@@ -2,10 +2,13 @@ package action
 
 import (
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // Issue 22 (round two), the base walk: a pull request author cannot move the "before" commit of
@@ -151,4 +154,49 @@ func (h *harness) botStoreIfAny(branch string) *lessons.Store {
 		return nil
 	}
 	return h.botStore(branch)
+}
+
+// A rebase merge of 100 commits (GitHub's most) needs over a hundred requests to walk back to
+// the commit it was merged onto; with fewer left in the hour, the run used to start the walk and
+// exit 1 on the rate limit. The per-pull-request guard budgets the walk before starting it: the
+// pull request waits for a later run, the run exits 0, and the next hour settles it.
+func TestE2EBaseWalkWithinRateLimit(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	var mu sync.Mutex
+	now := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	base := h.git.Ref("main")
+	addCI(h.world, base, "completed", redSuite)
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix B and C", Body: h.ticketFor("how do I run the integration tests"),
+		Method: "rebase", Commits: 100, Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
+	addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+
+	h.world.SetRateLimit(100, clock) // about 90 left when the pull request's turn comes
+	res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
+	mustCode(t, res, 0)
+	if got := h.world.RateLimited(); got != 0 {
+		t.Fatalf("%d request(s) refused for the rate limit\n%s", got, res.stdout)
+	}
+	if res.outputs["result"] != "pending" || !strings.Contains(res.stdout, "GitHub API budget") {
+		t.Fatalf("outputs %v without a budget notice\n%s", res.outputs, res.stdout)
+	}
+
+	mu.Lock()
+	now = now.Add(61 * time.Minute)
+	mu.Unlock()
+	h.world.SetRateLimit(1000, clock)
+	t0 := h.world.Total()
+	res = h.runReal("workflow_dispatch", `{"inputs":{}}`)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "settled" || res.outputs["delta"] != "2" || h.world.RateLimited() != 0 {
+		t.Fatalf("outputs %v, %d refused\n%s", res.outputs, h.world.RateLimited(), res.stdout)
+	}
+	if last := h.record(DefaultBranch).Processed; last[len(last)-1].Before != base {
+		t.Fatalf("measured from %.7s, want the commit below the 100 rebased ones %.7s", last[len(last)-1].Before, base)
+	}
+	if n, bound := h.world.Total()-t0, RequestsPerRun+RequestsPerPR+settle.WalkRequests(100); n > bound {
+		t.Errorf("settling the 100-commit rebase took %d requests, over the budgeted %d", n, bound)
+	}
 }

@@ -448,6 +448,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: its %d ticket(s) are refused: %s", n, len(tickets), edited))
 		r.logf("#%d: %d ticket(s) refused: %s", n, len(tickets), edited)
 	} else if len(tickets) > 0 {
+		if why, err := r.walkBudget(ctx, pr); err != nil || why != "" {
+			if err != nil {
+				return err
+			}
+			return budgetQueued(why)
+		}
 		baseSHA, baseStore, unreadable, err := r.storeAtBase(ctx, st, pr)
 		if err != nil {
 			return err
