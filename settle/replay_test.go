@@ -1,0 +1,49 @@
+package settle
+
+import (
+	"testing"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// changeText is what sameChange compares: hunks moved to other lines are the same change, other
+// hunks, files or statuses are not, a file without a patch is compared by the blob it leaves,
+// and a change that cannot be read (no file list, a file with neither patch nor blob) is not
+// comparable.
+func TestChangeText(t *testing.T) {
+	file := func(name, status, patch, sha string) *github.CommitFile {
+		f := &github.CommitFile{Filename: github.String(name), Status: github.String(status)}
+		if patch != "" {
+			f.Patch = github.String(patch)
+		}
+		if sha != "" {
+			f.SHA = github.String(sha)
+		}
+		return f
+	}
+	base := []*github.CommitFile{file("a.go", "modified", "@@ -3,2 +3,3 @@ func A\n x\n+y", "b1"), file("b.png", "added", "", "b2")}
+	tests := []struct {
+		name     string
+		files    []*github.CommitFile
+		same, ok bool
+	}{
+		{"the same files in another order", []*github.CommitFile{base[1], base[0]}, true, true},
+		{"the hunk at other lines", []*github.CommitFile{file("a.go", "modified", "@@ -30,2 +30,3 @@ func A\n x\n+y", "other blob"), base[1]}, true, true},
+		{"another hunk", []*github.CommitFile{file("a.go", "modified", "@@ -3,2 +3,3 @@ func A\n x\n+z", "b1"), base[1]}, false, true},
+		{"another status", []*github.CommitFile{file("a.go", "added", "@@ -3,2 +3,3 @@ func A\n x\n+y", "b1"), base[1]}, false, true},
+		{"another blob without a patch", []*github.CommitFile{base[0], file("b.png", "added", "", "b3")}, false, true},
+		{"a file fewer", base[:1], false, true},
+		{"no file list", nil, false, false},
+		{"a file with neither patch nor blob", []*github.CommitFile{base[0], file("b.png", "added", "", "")}, false, false},
+	}
+	want, ok := changeText(base)
+	if !ok {
+		t.Fatal("the base change is not comparable")
+	}
+	for _, tt := range tests {
+		got, ok := changeText(tt.files)
+		if ok != tt.ok || ok && (got == want) != tt.same {
+			t.Errorf("%s: same %v comparable %v, want %v %v", tt.name, got == want, ok, tt.same, tt.ok)
+		}
+	}
+}
