@@ -521,8 +521,10 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 		}
 		next := m.repoCommits[p]
 		if !same || len(next.Parents) != 1 {
-			m.note("rebased commits of #%d diverge at %s; using base.sha", m.pr.GetNumber(), short(p))
-			return baseCandidate{}, nil
+			// Either a squash whose last commit matches, or commits copied: in doubt, abstain
+			// (base.sha may be older than the commit the pull request was merged onto).
+			return baseCandidate{}, abstain("%s replays #%d's last commit, but %s, below it, does not replay its commit %s: cannot tell a squash from a rebase, so not what #%d was merged onto",
+				short(mc), m.pr.GetNumber(), short(p), short(prCommits[k].GetSHA()), m.pr.GetNumber())
 		}
 		cur = next
 	}
@@ -538,9 +540,8 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 		return baseCandidate{}, err
 	}
 	if !slices.Contains(prs, m.pr.GetNumber()) {
-		m.note("the oldest of the %d commits replaying #%d's, %s, was not introduced by #%d (GitHub names %s); using base.sha",
-			n, m.pr.GetNumber(), short(cur.GetSHA()), m.pr.GetNumber(), prList(prs))
-		return baseCandidate{}, nil
+		return baseCandidate{}, abstain("the %d commits ending at %s replay #%d's, but GitHub says the oldest, %s, was introduced by %s, not #%d: not what #%d was merged onto",
+			n, short(mc), m.pr.GetNumber(), short(cur.GetSHA()), prList(prs), m.pr.GetNumber(), m.pr.GetNumber())
 	}
 	return baseCandidate{cur.Parents[0].GetSHA(), fmt.Sprintf("parent of the %d rebased commits ending at %s (rebase)", n, short(mc))}, nil
 }
@@ -647,6 +648,17 @@ func short(sha string) string {
 	return sha
 }
 
+// BaseError is MergedOnto's answer when it cannot say what the pull request was merged onto:
+// Outcome is Abstained when the commits below the merge commit cannot be told to be the pull
+// request's own (measuring abstains for the same reason), Pending when GitHub could not answer
+// in time.
+type BaseError struct {
+	Outcome Outcome
+	Reason  string
+}
+
+func (e *BaseError) Error() string { return string(e.Outcome) + ": " + e.Reason }
+
 // MergedOnto returns the commit a merged pull request landed on, by the rule Measure uses for
 // its before side: the first parent of a merge commit, the parent of a squashed commit, the
 // parent of the run of rebased commits (a rebase of n commits lands n first parents below the
@@ -657,7 +669,7 @@ func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, 
 	if err != nil {
 		var oe *outcomeError
 		if errors.As(err, &oe) {
-			return "", "", errors.New(oe.reason)
+			return "", "", &BaseError{Outcome: oe.outcome, Reason: oe.reason}
 		}
 		return "", "", err
 	}

@@ -41,8 +41,8 @@ func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.Reposi
 
 // repoCommit fetches (once) a commit with its changed files (GET
 // /repos/{owner}/{repo}/commits/{ref}) and keeps its change for sameChange: for each file, in
-// name order, its name, status and former name, and its patch with the line numbers of the hunk
-// headers left out (git's patch id ignores them too, so a change replayed a few lines away is the
+// name order, its name, status and former name, and what its patch removes and adds (patchID:
+// like git's patch id, line numbers do not count, so a change replayed a few lines away is the
 // same), or, where GitHub gives no patch (binary or large files), the blob it leaves. The change
 // is not comparable when it cannot be read whole: the description does not promise "files", and
 // GitHub pages a commit's files past 300. nil when GitHub has no such commit.
@@ -99,16 +99,20 @@ func changeText(files []*github.CommitFile) (string, bool) {
 	return strings.Join(lines, "\n"), true
 }
 
-// patchID is a patch with the line numbers of its hunk headers dropped ("@@ -3,4 +3,5 @@ func"
-// becomes "@@"), so the same hunks applied at other lines compare equal.
+// patchID is what a patch changes: its hunks' removed and added lines, each hunk opened by "@@"
+// without its line numbers, and without the context lines around them, so the same hunks
+// replayed at other lines, or next to lines the base branch changed meanwhile, compare equal.
 func patchID(patch string) string {
-	lines := strings.Split(patch, "\n")
-	for i, l := range lines {
-		if strings.HasPrefix(l, "@@") {
-			lines[i] = "@@"
+	var out []string
+	for _, l := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			out = append(out, "@@")
+		case strings.HasPrefix(l, "+"), strings.HasPrefix(l, "-"), strings.HasPrefix(l, "\\"):
+			out = append(out, l)
 		}
 	}
-	return strings.Join(lines, "\n")
+	return strings.Join(out, "\n")
 }
 
 // mergedPRsOf lists the merged pull requests GitHub says introduced a commit on the base branch

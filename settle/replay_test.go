@@ -29,6 +29,7 @@ func TestChangeText(t *testing.T) {
 	}{
 		{"the same files in another order", []*github.CommitFile{base[1], base[0]}, true, true},
 		{"the hunk at other lines", []*github.CommitFile{file("a.go", "modified", "@@ -30,2 +30,3 @@ func A\n x\n+y", "other blob"), base[1]}, true, true},
+		{"the hunk next to other context", []*github.CommitFile{file("a.go", "modified", "@@ -3,2 +3,3 @@ func B\n w\n+y", "b1"), base[1]}, true, true},
 		{"another hunk", []*github.CommitFile{file("a.go", "modified", "@@ -3,2 +3,3 @@ func A\n x\n+z", "b1"), base[1]}, false, true},
 		{"another status", []*github.CommitFile{file("a.go", "added", "@@ -3,2 +3,3 @@ func A\n x\n+y", "b1"), base[1]}, false, true},
 		{"another blob without a patch", []*github.CommitFile{base[0], file("b.png", "added", "", "b3")}, false, true},

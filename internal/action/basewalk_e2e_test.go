@@ -32,19 +32,21 @@ func (h *harness) mergeFix() *ghfake.GitPull {
 // A squash merge disguised as a rebase: the pull request's first commit copies the message and
 // author of the newest commit on main (alice's fix), its last the message GitHub writes for the
 // squash ("Title (#N)"). Read by words, the walk took the squash for a rebase of two commits and
-// measured from below alice's fix: +2 for a README change. The replayed commits must make the
-// pull request's changes, and the oldest must be the pull request's; otherwise the squash
-// measures from what it was merged onto.
+// measured (and verified the tickets) from below alice's fix: +2 for a README change. A replayed
+// commit must make the pull request commit's change, and GitHub must say the pull request
+// introduced the oldest; in doubt, the pull request abstains, saying why.
 func TestE2EBaseWalkSquashDisguisedAsRebase(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		// copied is the change of the first commit; from starts the branch below the fix.
+		// copied is the change of the first commit; belowTheFix starts the branch below the fix.
 		copied      map[string][]byte
 		belowTheFix bool
+		why         string // in the step summary, as the bot pull request escapes it
 	}{
-		{name: "copied words, empty commit"},
-		{name: "copied words and change", copied: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}, belowTheFix: true},
+		{name: "copied words, empty commit", why: "does not replay its commit"},
+		{name: "copied words and change", copied: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}, belowTheFix: true,
+			why: "was introduced by #\u200b1, not #\u200b2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -71,24 +73,16 @@ func TestE2EBaseWalkSquashDisguisedAsRebase(t *testing.T) {
 			addCI(h.world, pr.HeadSHA, "completed", greenSuite)
 			res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
 			mustCode(t, res, 0)
-			rec := h.record(DefaultBranch)
-			last := rec.Processed[len(rec.Processed)-1]
-			if last.PR != pr.Number || last.Before != fix.MergeCommitSHA || last.Delta == nil || *last.Delta != 0 {
-				t.Fatalf("#%d settled %+v (delta %v), want it measured from the fix %.7s with delta 0, not from %.7s below it\n%s",
-					pr.Number, last, deref(last.Delta), fix.MergeCommitSHA, red, res.stdout)
+			if res.outputs["settled-tickets"] != "0" || res.outputs["result"] != "abstained" || !strings.Contains(res.summary, tc.why) {
+				t.Fatalf("#%d, a README change, was not abstained on with %q: %v\n%s", pr.Number, tc.why, res.outputs, res.summary)
 			}
-			if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Energy > 1.0 {
-				t.Fatalf("a README change earned the lesson energy: %+v", e)
+			if s := h.botStoreIfAny(DefaultBranch); s != nil {
+				if e, _ := s.Entry(es[0].ID); e == nil || e.Uses != 0 {
+					t.Fatalf("the lesson was settled: %+v", e)
+				}
 			}
 		})
 	}
-}
-
-func deref(p *float64) any {
-	if p == nil {
-		return nil
-	}
-	return *p
 }
 
 // Walking back for a commit with CI across another pull request's fix: #1 fixes the tests and

@@ -455,7 +455,20 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			return budgetQueued(why)
 		}
 		baseSHA, baseStore, unreadable, err := r.storeAtBase(ctx, st, pr)
-		if err != nil {
+		var nobase *settle.BaseError
+		switch {
+		case errors.As(err, &nobase) && nobase.Outcome == Pending:
+			out.Queued = append(out.Queued, n)
+			st.rec.queue(n)
+			st.rec.hold(n, tickets)
+			r.logf("#%d: %s; queued", n, nobase.Reason)
+			return nil
+		case errors.As(err, &nobase):
+			// What it was merged onto cannot be told: neither verified nor measured.
+			out.Abstained = append(out.Abstained, n)
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: %s; its tickets stay unsettled", n, nobase.Reason))
+			return nil
+		case err != nil:
 			return err
 		}
 		if unreadable != nil {
