@@ -1,6 +1,8 @@
 package action
 
 import (
+	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -192,5 +194,39 @@ func TestE2EBaseWalkWithinRateLimit(t *testing.T) {
 	}
 	if n, bound := h.world.Total()-t0, RequestsPerRun+RequestsPerPR+settle.WalkRequests(100); n > bound {
 		t.Errorf("settling the 100-commit rebase took %d requests, over the budgeted %d", n, bound)
+	}
+}
+
+// commitRead matches GET /repos/{owner}/{repo}/commits/{sha}, a commit with its files.
+var commitRead = regexp.MustCompile(`/repos/[^/]+/[^/]+/commits/[0-9a-f]{40}$`)
+
+// GitHub failing to answer during the walk to the base (here every read of a commit with its
+// files answers 502) leaves the pull request queued with its tickets held, as pending CI does,
+// instead of failing the run; the next run settles it.
+func TestE2EBaseWalkOutageQueues(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	base := h.git.Ref("main")
+	addCI(h.world, base, "completed", redSuite)
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix B and C", Body: h.ticketFor("how do I run the integration tests"),
+		Method: "rebase", Commits: 2, Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
+	addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+	h.world.SetBefore(func(r *http.Request) (int, string) {
+		if commitRead.MatchString(r.URL.Path) {
+			return http.StatusBadGateway, `{"message":"Server Error"}`
+		}
+		return 0, ""
+	})
+	res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "pending" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	h.world.SetBefore(nil)
+	res = h.runReal("workflow_dispatch", `{"inputs":{}}`)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "settled" || res.outputs["delta"] != "2" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
 	}
 }
