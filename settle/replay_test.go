@@ -1,6 +1,7 @@
 package settle
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
@@ -47,4 +48,27 @@ func TestChangeText(t *testing.T) {
 			t.Errorf("%s: same %v comparable %v, want %v %v", tt.name, got == want, ok, tt.same, tt.ok)
 		}
 	}
+}
+
+// patchID reads patches GitHub serves for a pull request author's commits: whatever the text,
+// it is stable (its own patch id) and blind to the numbers of hunk headers.
+func FuzzPatchID(f *testing.F) {
+	f.Add("@@ -3,2 +3,3 @@ func A\n x\n+y")
+	f.Add("@@ -0,0 +1 @@\n+new\n\\ No newline at end of file")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, patch string) {
+		id := patchID(patch)
+		if patchID(id) != id {
+			t.Fatalf("patchID(%q) = %q, whose own patch id differs", patch, id)
+		}
+		lines := strings.Split(patch, "\n")
+		for i, l := range lines {
+			if strings.HasPrefix(l, "@@") {
+				lines[i] = "@@ -1,1 +1,1 @@"
+			}
+		}
+		if got := patchID(strings.Join(lines, "\n")); got != id {
+			t.Fatalf("renumbering the hunks of %q changed its patch id: %q, want %q", patch, got, id)
+		}
+	})
 }
