@@ -21,6 +21,27 @@ var (
 	greenSuite = map[string]bool{"app::TestA": true, "app::TestB": true, "app::TestC": true}
 )
 
+// redMain is a repository with the seeded store whose main branch's tip has CI with two of
+// three tests failing; it returns the tip.
+func redMain(t *testing.T) (*harness, []*lessons.Entry, string) {
+	t.Helper()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	red := h.git.Ref("main")
+	addCI(h.world, red, "completed", redSuite)
+	return h, es, red
+}
+
+// mergeTicketed merges a pull request that carries a ticket for the integration-test lesson and
+// gives its head a green suite.
+func (h *harness) mergeTicketed(spec ghfake.MergeSpec) *ghfake.GitPull {
+	h.t.Helper()
+	spec.Body = h.ticketFor("how do I run the integration tests")
+	pr := h.git.MergePull(spec)
+	addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+	return pr
+}
+
 // mergeFix merges, without a ticket, alice's pull request that makes the red suite green and
 // returns it.
 func (h *harness) mergeFix() *ghfake.GitPull {
@@ -52,10 +73,7 @@ func TestE2EBaseWalkSquashDisguisedAsRebase(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			store, es := seedStore(t)
-			h := newHarness(t, store)
-			red := h.git.Ref("main")
-			addCI(h.world, red, "completed", redSuite)
+			h, es, red := redMain(t)
 			fix := h.mergeFix()
 			addCI(h.world, fix.MergeCommitSHA, "completed", greenSuite)
 			mustCode(t, h.runReal("workflow_dispatch", `{"inputs":{}}`), 0)
@@ -97,13 +115,9 @@ func TestE2EBaseWalkNeverCrossesAnotherPR(t *testing.T) {
 	t.Parallel()
 	t.Run("another pull request's merge without CI", func(t *testing.T) {
 		t.Parallel()
-		store, es := seedStore(t)
-		h := newHarness(t, store)
-		addCI(h.world, h.git.Ref("main"), "completed", redSuite)
+		h, es, _ := redMain(t)
 		fix := h.mergeFix() // no CI on its merge commit
-		pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix typo", Body: h.ticketFor("how do I run the integration tests"),
-			Files: map[string][]byte{"README.md": []byte("# demo, no typo\n")}})
-		addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+		pr := h.mergeTicketed(ghfake.MergeSpec{Title: "Fix typo", Files: map[string][]byte{"README.md": []byte("# demo, no typo\n")}})
 		res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
 		mustCode(t, res, 0)
 		if res.outputs["settled-tickets"] != "0" || res.outputs["result"] != "abstained" {
@@ -124,14 +138,9 @@ func TestE2EBaseWalkNeverCrossesAnotherPR(t *testing.T) {
 	})
 	t.Run("a direct push without CI", func(t *testing.T) {
 		t.Parallel()
-		store, _ := seedStore(t)
-		h := newHarness(t, store)
-		red := h.git.Ref("main")
-		addCI(h.world, red, "completed", redSuite)
+		h, _, red := redMain(t)
 		h.git.CommitFiles("main", "maintainer", "Bump version [skip ci]", map[string][]byte{"VERSION": []byte("1.2.4\n")})
-		pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix B and C", Body: h.ticketFor("how do I run the integration tests"),
-			Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
-		addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+		h.mergeTicketed(ghfake.MergeSpec{Title: "Fix B and C", Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
 		res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
 		mustCode(t, res, 0)
 		if res.outputs["result"] != "settled" || res.outputs["delta"] != "2" {
@@ -158,16 +167,12 @@ func (h *harness) botStoreIfAny(branch string) *lessons.Store {
 // pull request waits for a later run, the run exits 0, and the next hour settles it.
 func TestE2EBaseWalkWithinRateLimit(t *testing.T) {
 	t.Parallel()
-	store, _ := seedStore(t)
-	h := newHarness(t, store)
+	h, _, base := redMain(t)
 	var mu sync.Mutex
 	now := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	base := h.git.Ref("main")
-	addCI(h.world, base, "completed", redSuite)
-	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix B and C", Body: h.ticketFor("how do I run the integration tests"),
-		Method: "rebase", Commits: 100, Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
-	addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+	h.mergeTicketed(ghfake.MergeSpec{Title: "Fix B and C", Method: "rebase", Commits: 100,
+		Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
 
 	h.world.SetRateLimit(100, clock) // about 90 left when the pull request's turn comes
 	res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
@@ -205,13 +210,9 @@ var commitRead = regexp.MustCompile(`/repos/[^/]+/[^/]+/commits/[0-9a-f]{40}$`)
 // instead of failing the run; the next run settles it.
 func TestE2EBaseWalkOutageQueues(t *testing.T) {
 	t.Parallel()
-	store, _ := seedStore(t)
-	h := newHarness(t, store)
-	base := h.git.Ref("main")
-	addCI(h.world, base, "completed", redSuite)
-	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix B and C", Body: h.ticketFor("how do I run the integration tests"),
-		Method: "rebase", Commits: 2, Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
-	addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+	h, _, base := redMain(t)
+	h.mergeTicketed(ghfake.MergeSpec{Title: "Fix B and C", Method: "rebase", Commits: 2,
+		Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
 	h.world.SetBefore(func(r *http.Request) (int, string) {
 		if commitRead.MatchString(r.URL.Path) {
 			return http.StatusBadGateway, `{"message":"Server Error"}`
@@ -228,5 +229,8 @@ func TestE2EBaseWalkOutageQueues(t *testing.T) {
 	mustCode(t, res, 0)
 	if res.outputs["result"] != "settled" || res.outputs["delta"] != "2" {
 		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if last := h.record(DefaultBranch).Processed; last[len(last)-1].Before != base {
+		t.Fatalf("measured from %.7s, want the commit below the rebased ones %.7s", last[len(last)-1].Before, base)
 	}
 }
