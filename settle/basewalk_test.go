@@ -41,7 +41,23 @@ func TestBaseWalkRules(t *testing.T) {
 				r.Pulls = append(r.Pulls, ghfake.PullRequest{Number: 6, Merged: true, MergedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 					HeadSHA: ghfake.SHA("pr6-head"), BaseSHA: b0, MergeCommitSHA: b1})
 			},
-			reason: "would pass " + b1[:12] + ", which #6 merged, and count its changes as #7's"},
+			reason: "would pass " + b1[:12] + ", which #6 merged, and count its changes as #7's (the head " + ghfake.SHA("pr6-head")[:12] + " of #6 has no commit GitHub knows)"},
+		{name: "walk for CI measures from another pull request's head that holds the same tree", kind: "merge",
+			edit: func(r *ghfake.Repo) {
+				r.CheckRuns = append(dropSHA(r.CheckRuns, b1), job(ghfake.SHA("pr6-head"), "test", "failure"))
+				r.Commits = append(r.Commits, ghfake.Commit{SHA: ghfake.SHA("pr6-head"), Parents: []string{b0}, Tree: ghfake.SHA("tree:" + b1)})
+				r.Pulls = append(r.Pulls, ghfake.PullRequest{Number: 6, Merged: true, MergedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+					HeadSHA: ghfake.SHA("pr6-head"), BaseSHA: b0, MergeCommitSHA: b1})
+			},
+			wantBefore: ghfake.SHA("pr6-head"), whyBefore: "which #6 merged; its head " + ghfake.SHA("pr6-head")[:12] + " holds the same tree and has CI"},
+		{name: "walk for CI stops at another pull request's merge whose head tested another tree", kind: "merge",
+			edit: func(r *ghfake.Repo) {
+				r.CheckRuns = append(dropSHA(r.CheckRuns, b1), job(ghfake.SHA("pr6-head"), "test", "failure"))
+				r.Commits = append(r.Commits, ghfake.Commit{SHA: ghfake.SHA("pr6-head"), Parents: []string{b0}})
+				r.Pulls = append(r.Pulls, ghfake.PullRequest{Number: 6, Merged: true, MergedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+					HeadSHA: ghfake.SHA("pr6-head"), BaseSHA: b0, MergeCommitSHA: b1})
+			},
+			reason: "count its changes as #7's (the head " + ghfake.SHA("pr6-head")[:12] + " of #6 has another tree)"},
 		{name: "walk for CI passes a commit no pull request brought", kind: "merge",
 			edit:       func(r *ghfake.Repo) { r.CheckRuns = dropSHA(r.CheckRuns, b1) },
 			wantBefore: b0, whyBefore: "walked 1 first parent"},

@@ -539,7 +539,7 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 	if err != nil {
 		return baseCandidate{}, err
 	}
-	if !slices.Contains(prs, m.pr.GetNumber()) {
+	if !slices.ContainsFunc(prs, func(pr *github.PullRequest) bool { return pr.GetNumber() == m.pr.GetNumber() }) {
 		return baseCandidate{}, abstain("the %d commits ending at %s replay #%d's, but GitHub says the oldest, %s, was introduced by %s, not #%d: not what #%d was merged onto",
 			n, short(mc), m.pr.GetNumber(), short(cur.GetSHA()), prList(prs), m.pr.GetNumber(), m.pr.GetNumber())
 	}
@@ -624,9 +624,18 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 		if err != nil {
 			return chosen{}, err
 		}
-		if other := m.otherMerged(prs); other != 0 {
-			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's",
-				short(c.sha), c.why, short(sha), other, m.pr.GetNumber())
+		if other := m.otherMerged(prs); other != nil {
+			// That pull request's own head may have tested exactly the code sha holds.
+			got, err := m.sameTreeHead(ctx, commit, other)
+			if err != nil || got.sha != "" {
+				got.why = c.why + "; " + got.why
+				if len(skipped) > 0 {
+					got.why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
+				}
+				return got, err
+			}
+			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's (the head %s of #%d has %s)",
+				short(c.sha), c.why, short(sha), other.GetNumber(), m.pr.GetNumber(), short(other.GetHead().GetSHA()), other.GetNumber(), got.why)
 		}
 		skipped = append(skipped, short(sha))
 		sha = commit.Parents[0].GetSHA()

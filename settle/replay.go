@@ -117,39 +117,69 @@ func patchID(patch string) string {
 
 // mergedPRsOf lists the merged pull requests GitHub says introduced a commit on the base branch
 // (GET /repos/{owner}/{repo}/commits/{sha}/pulls, first page).
-func (m *measurer) mergedPRsOf(ctx context.Context, sha string) ([]int, error) {
+func (m *measurer) mergedPRsOf(ctx context.Context, sha string) ([]*github.PullRequest, error) {
 	m.calls++
 	prs, _, err := m.gh.PullRequests.ListPullRequestsWithCommit(ctx, m.req.Owner, m.req.Repo, sha, &github.ListOptions{PerPage: 100})
 	if err != nil {
 		return nil, apiErr("list the pull requests of "+short(sha), err)
 	}
-	var out []int
+	var out []*github.PullRequest
 	for _, pr := range prs {
 		if isMerged(pr) {
-			out = append(out, pr.GetNumber())
+			out = append(out, pr)
 		}
 	}
 	return out, nil
 }
 
-// otherMerged returns the first of prs that is not the measured pull request, or 0.
-func (m *measurer) otherMerged(prs []int) int {
-	for _, n := range prs {
-		if n != m.pr.GetNumber() {
-			return n
+// otherMerged returns the first of prs that is not the measured pull request, or nil.
+func (m *measurer) otherMerged(prs []*github.PullRequest) *github.PullRequest {
+	for _, pr := range prs {
+		if pr.GetNumber() != m.pr.GetNumber() {
+			return pr
 		}
 	}
-	return 0
+	return nil
 }
 
-// prList names pull request numbers for a note ("#3, #5"; "none").
-func prList(prs []int) string {
+// sameTreeHead offers the head of another merged pull request, which introduced the commit c
+// (without CI), as the before side: when the head holds c's tree and has CI, that CI tested
+// exactly the code c holds (as for a pull request kept up to date with its base), so nothing of
+// the other pull request's falls inside the measured interval. Otherwise the returned why says
+// what the head lacks and sha is empty.
+func (m *measurer) sameTreeHead(ctx context.Context, c *github.Commit, pr *github.PullRequest) (chosen, error) {
+	head := pr.GetHead().GetSHA()
+	if head == "" {
+		return chosen{why: "no head"}, nil
+	}
+	hc, err := m.getCommit(ctx, head)
+	if err != nil {
+		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
+			return chosen{why: "no commit GitHub knows"}, nil
+		}
+		return chosen{}, apiErr("get the head "+short(head)+" of #"+fmt.Sprint(pr.GetNumber()), err)
+	}
+	if hc.GetTree().GetSHA() == "" || hc.GetTree().GetSHA() != c.GetTree().GetSHA() {
+		return chosen{why: "another tree"}, nil
+	}
+	ci, err := m.ciAt(ctx, head)
+	if err != nil {
+		return chosen{}, err
+	}
+	if !ci.hasCI() {
+		return chosen{why: "the same tree but no CI"}, nil
+	}
+	return chosen{head, fmt.Sprintf("no CI at %s, which #%d merged; its head %s holds the same tree and has CI", short(c.GetSHA()), pr.GetNumber(), short(head)), ci}, nil
+}
+
+// prList names pull requests for a reason ("#3, #5"; "none").
+func prList(prs []*github.PullRequest) string {
 	if len(prs) == 0 {
 		return "none"
 	}
 	s := make([]string, len(prs))
-	for i, n := range prs {
-		s[i] = fmt.Sprintf("#%d", n)
+	for i, pr := range prs {
+		s[i] = fmt.Sprintf("#%d", pr.GetNumber())
 	}
 	return strings.Join(s, ", ")
 }

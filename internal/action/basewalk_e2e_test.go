@@ -43,12 +43,14 @@ func (h *harness) mergeTicketed(spec ghfake.MergeSpec) *ghfake.GitPull {
 }
 
 // mergeFix merges, without a ticket, alice's pull request that makes the red suite green and
-// returns it.
-func (h *harness) mergeFix() *ghfake.GitPull {
+// returns it; headCI gives its head its pull_request CI.
+func (h *harness) mergeFix(headCI bool) *ghfake.GitPull {
 	h.t.Helper()
 	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix B and C", Body: "Fixes the failing tests.", User: "alice",
 		Files: map[string][]byte{"src/fix.go": []byte("package app\n// fixed\n")}})
-	addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+	if headCI {
+		addCI(h.world, pr.HeadSHA, "completed", greenSuite)
+	}
 	return pr
 }
 
@@ -74,7 +76,7 @@ func TestE2EBaseWalkSquashDisguisedAsRebase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			h, es, red := redMain(t)
-			fix := h.mergeFix()
+			fix := h.mergeFix(true)
 			addCI(h.world, fix.MergeCommitSHA, "completed", greenSuite)
 			mustCode(t, h.runReal("workflow_dispatch", `{"inputs":{}}`), 0)
 
@@ -108,15 +110,30 @@ func TestE2EBaseWalkSquashDisguisedAsRebase(t *testing.T) {
 // Walking back for a commit with CI across another pull request's fix: #1 fixes the tests and
 // its merge commit gets no push CI ([skip ci], a path filter, nightly-only CI); #2, a typo fix
 // with a ticket, was measured from the commit below #1 and settled +2. The measured interval
-// must not hold another merged pull request's changes: #2 abstains and says why, naming #1.
-// Commits no pull request brought (pushed by someone with write access) may still be walked
-// past.
+// must not hold another merged pull request's changes: #2 is measured from #1's head when that
+// holds the tree of #1's merge and has CI (its pull_request CI tested exactly that code), and
+// otherwise abstains, saying why and naming #1. Commits no pull request brought (pushed by
+// someone with write access) may still be walked past.
 func TestE2EBaseWalkNeverCrossesAnotherPR(t *testing.T) {
 	t.Parallel()
-	t.Run("another pull request's merge without CI", func(t *testing.T) {
+	t.Run("another pull request's merge without CI, its head with CI", func(t *testing.T) {
+		t.Parallel()
+		h, _, _ := redMain(t)
+		fix := h.mergeFix(true) // no CI on its merge commit, which holds its head's tree
+		pr := h.mergeTicketed(ghfake.MergeSpec{Title: "Fix typo", Files: map[string][]byte{"README.md": []byte("# demo, no typo\n")}})
+		res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
+		mustCode(t, res, 0)
+		if res.outputs["result"] != "settled" || res.outputs["delta"] != "0" {
+			t.Fatalf("#%d was settled across #%d's fix: %v\n%s", pr.Number, fix.Number, res.outputs, res.stdout)
+		}
+		if last := h.record(DefaultBranch).Processed; last[len(last)-1].Before != fix.HeadSHA {
+			t.Fatalf("measured from %.7s, want #%d's head %.7s", last[len(last)-1].Before, fix.Number, fix.HeadSHA)
+		}
+	})
+	t.Run("another pull request's merge without CI, its head without CI", func(t *testing.T) {
 		t.Parallel()
 		h, es, _ := redMain(t)
-		fix := h.mergeFix() // no CI on its merge commit
+		fix := h.mergeFix(false) // CI runs nightly only
 		pr := h.mergeTicketed(ghfake.MergeSpec{Title: "Fix typo", Files: map[string][]byte{"README.md": []byte("# demo, no typo\n")}})
 		res := h.runReal("workflow_dispatch", `{"inputs":{}}`)
 		mustCode(t, res, 0)

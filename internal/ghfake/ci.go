@@ -210,7 +210,7 @@ func (s *Server) getCommit(w http.ResponseWriter, r *http.Request) {
 			"blob_url": html + "/blob/" + c.SHA + "/" + p, "raw_url": html + "/raw/" + c.SHA + "/" + p,
 			"contents_url": api("contents/" + p + "?ref=" + c.SHA)})
 	}
-	m := commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents)
+	m := commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), c.tree(), c.Parents)
 	m["stats"] = map[string]any{"additions": len(paths), "deletions": 0, "total": len(paths)}
 	m["files"] = files
 	writeJSON(w, http.StatusOK, m)
@@ -251,7 +251,7 @@ func (s *Server) gitCommitJSON(c Commit) map[string]any {
 	}
 	set(m, "author.name", c.Author)
 	set(m, "committer.name", c.Author)
-	set(m, "tree.sha", SHA("tree:"+c.SHA))
+	set(m, "tree.sha", c.tree())
 	parents := make([]any, 0, len(c.Parents))
 	for _, p := range c.Parents {
 		parents = append(parents, map[string]any{
@@ -346,7 +346,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	api := apiFunc(s.URL+"/api/v3", full)
 	html := "https://github.com/" + full
 	commit := func(c Commit) map[string]any {
-		return commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents)
+		return commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), c.tree(), c.Parents)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"url":               api("compare/" + base + "..." + head),
@@ -758,7 +758,7 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		out = append(out, commitJSON(apiFunc(s.URL+"/api/v3", full), "https://github.com/"+full, c.SHA, c.Message, c.Author,
-			time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents))
+			time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), c.tree(), c.Parents))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -37,6 +37,15 @@ type Commit struct {
 	// Change is what the commit changed against its first parent: path → the content it
 	// leaves (GET /commits/{ref} serves each as a modified file); nil changes nothing.
 	Change map[string]string
+	// Tree is the sha of the commit's tree; default one of its own.
+	Tree string
+}
+
+func (c Commit) tree() string {
+	if c.Tree != "" {
+		return c.Tree
+	}
+	return SHA("tree:" + c.SHA)
 }
 
 // PullRequest is served by GET /pulls/{number} on top of the real payload
