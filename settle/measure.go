@@ -504,7 +504,8 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 		return baseCandidate{}, err
 	}
 	squash := baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of squashed commit %s (squash)", short(mc))}
-	if len(prCommits) != n {
+	// The merge commit's words are at hand: a squash's differ from its last commit's.
+	if len(prCommits) != n || !sameWords(c.GetMessage(), c.GetAuthor().GetName(), prCommits[n-1]) {
 		return squash, nil
 	}
 	if same, err := m.sameChange(ctx, mc, prCommits[n-1]); err != nil || !same {
@@ -627,12 +628,15 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 		if other := m.otherMerged(prs); other != nil {
 			// That pull request's own head may have tested exactly the code sha holds.
 			got, err := m.sameTreeHead(ctx, commit, other)
-			if err != nil || got.sha != "" {
+			if err != nil {
+				return chosen{}, err
+			}
+			if got.sha != "" {
 				got.why = c.why + "; " + got.why
 				if len(skipped) > 0 {
 					got.why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
 				}
-				return got, err
+				return got, nil
 			}
 			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's (the head %s of #%d has %s)",
 				short(c.sha), c.why, short(sha), other.GetNumber(), m.pr.GetNumber(), short(other.GetHead().GetSHA()), other.GetNumber(), got.why)

@@ -25,9 +25,7 @@ func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.Reposi
 	if err != nil || c == nil {
 		return false, err
 	}
-	pcm := pc.GetCommit()
-	if pcm == nil || strings.TrimSpace(c.GetCommit().GetMessage()) != strings.TrimSpace(pcm.GetMessage()) ||
-		c.GetCommit().GetAuthor().GetName() != pcm.GetAuthor().GetName() {
+	if !sameWords(c.GetCommit().GetMessage(), c.GetCommit().GetAuthor().GetName(), pc) {
 		return false, nil
 	}
 	p, err := m.repoCommit(ctx, pc.GetSHA())
@@ -37,6 +35,13 @@ func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.Reposi
 	ours, ok := m.changes[c.GetSHA()].text, m.changes[c.GetSHA()].ok
 	theirs, ok2 := m.changes[p.GetSHA()].text, m.changes[p.GetSHA()].ok
 	return ok && ok2 && ours == theirs, nil
+}
+
+// sameWords reports whether a commit's message and author name are those of the pull request's
+// commit pc: what a rebase keeps, and what anyone can copy.
+func sameWords(message, author string, pc *github.RepositoryCommit) bool {
+	pcm := pc.GetCommit()
+	return pcm != nil && strings.TrimSpace(message) == strings.TrimSpace(pcm.GetMessage()) && author == pcm.GetAuthor().GetName()
 }
 
 // repoCommit fetches (once) a commit with its changed files (GET
