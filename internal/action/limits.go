@@ -25,7 +25,8 @@ const (
 	// and its base store (3), measuring its CI (the pull request, the merge commit, check
 	// runs, workflow runs, artifacts and their downloads at both commits, with paging: 12 in
 	// the common case, 24 here to allow paging and walking back past commits without CI),
-	// and collecting it for the encoder (4).
+	// and collecting it for the encoder (4). The walk over a rebase merge's replayed commits,
+	// which grows with them, is budgeted apart (walkBudget, settle.WalkRequests).
 	RequestsPerPR = 31
 	// RequestsReserve is kept back for the run's own writes (the bot branch commit and the
 	// bot pull request: at most 9 requests) plus slack.
