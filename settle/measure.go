@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -247,7 +248,11 @@ type measurer struct {
 
 	pr      *github.PullRequest
 	commits map[string]*github.Commit
-	sides   map[string]*sideCI
+	// repoCommits are commits with their files (repoCommit) and changes their comparable
+	// changes, by sha.
+	repoCommits map[string]*github.RepositoryCommit
+	changes     map[string]change
+	sides       map[string]*sideCI
 }
 
 func (m *measurer) note(format string, args ...any) {
@@ -498,42 +503,51 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 	if err != nil {
 		return baseCandidate{}, err
 	}
-	if len(prCommits) != n || !sameCommit(c, prCommits[n-1]) {
-		return baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of squashed commit %s (squash)", short(mc))}, nil
+	squash := baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of squashed commit %s (squash)", short(mc))}
+	// The merge commit's words are at hand: a squash's differ from its last commit's.
+	if len(prCommits) != n || !sameWords(c.GetMessage(), c.GetAuthor().GetName(), prCommits[n-1]) {
+		return squash, nil
 	}
-	// Rebase: the base branch moved through n rebased commits; walk n-1
-	// more first parents, checking each matches the PR's commit.
-	cur := c
+	if same, err := m.sameChange(ctx, mc, prCommits[n-1]); err != nil || !same {
+		return squash, err
+	}
+	// Rebase: the base branch moved through n rebased commits; walk n-1 more first parents,
+	// each of which must replay the matching pull request commit.
+	cur := m.repoCommits[mc]
 	for k := n - 2; k >= 0; k-- {
 		p := cur.Parents[0].GetSHA()
-		next, err := m.getCommit(ctx, p)
+		same, err := m.sameChange(ctx, p, prCommits[k])
 		if err != nil {
-			return baseCandidate{}, apiErr("walk rebased commits at "+short(p), err)
+			return baseCandidate{}, err
 		}
-		if len(next.Parents) != 1 || !sameCommit(next, prCommits[k]) {
-			m.note("rebased commits of #%d diverge at %s; using base.sha", m.pr.GetNumber(), short(p))
-			return baseCandidate{}, nil
+		next := m.repoCommits[p]
+		if !same || len(next.Parents) != 1 {
+			// Either a squash whose last commit matches, or commits copied: in doubt, abstain
+			// (base.sha may be older than the commit the pull request was merged onto).
+			return baseCandidate{}, abstain("%s replays #%d's last commit, but %s, below it, does not replay its commit %s: cannot tell a squash from a rebase, so not what #%d was merged onto",
+				short(mc), m.pr.GetNumber(), short(p), short(prCommits[k].GetSHA()), m.pr.GetNumber())
 		}
 		cur = next
 	}
-	if len(cur.Parents) == 0 {
+	if len(cur.Parents) != 1 {
 		return baseCandidate{}, nil
+	}
+	// Commits the base branch held before the merge can be copied, change and all, into the
+	// pull request's first commits: the run is the pull request's only if GitHub says its oldest
+	// commit was introduced by this pull request (every commit above it on the first-parent
+	// chain then was too).
+	prs, err := m.mergedPRsOf(ctx, cur.GetSHA())
+	if err != nil {
+		return baseCandidate{}, err
+	}
+	if !slices.ContainsFunc(prs, func(pr *github.PullRequest) bool { return pr.GetNumber() == m.pr.GetNumber() }) {
+		return baseCandidate{}, abstain("the %d commits ending at %s replay #%d's, but GitHub says the oldest, %s, was introduced by %s, not #%d: not what #%d was merged onto",
+			n, short(mc), m.pr.GetNumber(), short(cur.GetSHA()), prList(prs), m.pr.GetNumber(), m.pr.GetNumber())
 	}
 	return baseCandidate{cur.Parents[0].GetSHA(), fmt.Sprintf("parent of the %d rebased commits ending at %s (rebase)", n, short(mc))}, nil
 }
 
-// sameCommit compares a git commit with a PR commit by message and author,
-// which survive a rebase while the SHA does not.
-func sameCommit(c *github.Commit, pc *github.RepositoryCommit) bool {
-	pcm := pc.GetCommit()
-	if pcm == nil {
-		return false
-	}
-	return strings.TrimSpace(c.GetMessage()) == strings.TrimSpace(pcm.GetMessage()) &&
-		c.GetAuthor().GetName() == pcm.GetAuthor().GetName()
-}
-
-// prCommits lists the PR's commits (oldest first), at most 250 as GitHub
+// prCommits lists the PR's commits (oldest first), at most MaxListedCommits as GitHub
 // serves.
 func (m *measurer) prCommits(ctx context.Context, n int) ([]*github.RepositoryCommit, error) {
 	opts := &github.ListOptions{PerPage: 100}
@@ -604,6 +618,29 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 		if len(commit.Parents) == 0 {
 			return chosen{}, nil
 		}
+		// Stepping past sha puts its change inside the measured interval: never another
+		// merged pull request's (its fix would count as this one's). A commit no pull request
+		// brought was pushed by someone with write access.
+		prs, err := m.mergedPRsOf(ctx, sha)
+		if err != nil {
+			return chosen{}, err
+		}
+		if other := m.otherMerged(prs); other != nil {
+			// That pull request's own head may have tested exactly the code sha holds.
+			got, err := m.sameTreeHead(ctx, commit, other)
+			if err != nil {
+				return chosen{}, err
+			}
+			if got.sha != "" {
+				got.why = c.why + "; " + got.why
+				if len(skipped) > 0 {
+					got.why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
+				}
+				return got, nil
+			}
+			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's (the head %s of #%d has %s)",
+				short(c.sha), c.why, short(sha), other.GetNumber(), m.pr.GetNumber(), short(other.GetHead().GetSHA()), other.GetNumber(), got.why)
+		}
 		skipped = append(skipped, short(sha))
 		sha = commit.Parents[0].GetSHA()
 	}
@@ -624,6 +661,17 @@ func short(sha string) string {
 	return sha
 }
 
+// BaseError is MergedOnto's answer when it cannot say what the pull request was merged onto:
+// Outcome is Abstained when the commits below the merge commit cannot be told to be the pull
+// request's own (measuring abstains for the same reason), Pending when GitHub could not answer
+// in time.
+type BaseError struct {
+	Outcome Outcome
+	Reason  string
+}
+
+func (e *BaseError) Error() string { return string(e.Outcome) + ": " + e.Reason }
+
 // MergedOnto returns the commit a merged pull request landed on, by the rule Measure uses for
 // its before side: the first parent of a merge commit, the parent of a squashed commit, the
 // parent of the run of rebased commits (a rebase of n commits lands n first parents below the
@@ -634,7 +682,7 @@ func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, 
 	if err != nil {
 		var oe *outcomeError
 		if errors.As(err, &oe) {
-			return "", "", errors.New(oe.reason)
+			return "", "", &BaseError{Outcome: oe.outcome, Reason: oe.reason}
 		}
 		return "", "", err
 	}

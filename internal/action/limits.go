@@ -1,11 +1,16 @@
 package action
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"time"
 
+	"github.com/google/go-github/v62/github"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // GitHub's limits the action works within (docs/action.md, "GitHub's limits").
@@ -20,7 +25,8 @@ const (
 	// and its base store (3), measuring its CI (the pull request, the merge commit, check
 	// runs, workflow runs, artifacts and their downloads at both commits, with paging: 12 in
 	// the common case, 24 here to allow paging and walking back past commits without CI),
-	// and collecting it for the encoder (4).
+	// and collecting it for the encoder (4). The walk over a rebase merge's replayed commits,
+	// which grows with them, is budgeted apart (walkBudget, settle.WalkRequests).
 	RequestsPerPR = 31
 	// RequestsReserve is kept back for the run's own writes (the bot branch commit and the
 	// bot pull request: at most 9 requests) plus slack.
@@ -78,6 +84,41 @@ func (r *Runner) budgetLow() (bool, string) {
 	return true, fmt.Sprintf("GitHub API budget low: %d of %d requests left until %s (a merged pull request may take %d, the bot pull request %d)",
 		rt.Remaining, rt.Limit, rt.Reset.UTC().Format(time.TimeOnly+" UTC"), RequestsPerPR, RequestsReserve)
 }
+
+// walkBudget reports, for a merged pull request whose tickets are about to be verified and
+// measured, why the core rate limit left cannot also cover the walk to the commit it landed on
+// ("" when it can): a rebase merge of n commits is walked commit by commit (settle.WalkRequests,
+// over 200 requests for GitHub's 100-commit maximum), which RequestsPerPR does not cover. The
+// pull request's commit count is read (GET /pulls/{n}, which the measurement reads anyway) only
+// when the longest walk would not fit.
+func (r *Runner) walkBudget(ctx context.Context, pr *github.PullRequest) (string, error) {
+	if r.Rate == nil {
+		return "", nil
+	}
+	need := func(commits int) int { return RequestsPerPR + settle.WalkRequests(commits) + RequestsReserve }
+	rt := r.Rate()
+	if !rt.Known || rt.Remaining >= need(settle.MaxListedCommits) {
+		return "", nil
+	}
+	if pr.Commits == nil {
+		full, _, err := r.Client.PullRequests.Get(ctx, r.Owner, r.Repo, pr.GetNumber())
+		if err != nil {
+			return "", botpr.Explain(fmt.Errorf("reading pull request #%d: %w", pr.GetNumber(), err), "pull-requests")
+		}
+		pr, rt = full, r.Rate()
+	}
+	if rt.Remaining >= need(pr.GetCommits()) {
+		return "", nil
+	}
+	return fmt.Sprintf("GitHub API budget low: %d of %d requests left until %s (#%d's walk back over its %d commits may take %d, the rest of it %d, the bot pull request %d)",
+		rt.Remaining, rt.Limit, rt.Reset.UTC().Format(time.TimeOnly+" UTC"), pr.GetNumber(), pr.GetCommits(), settle.WalkRequests(pr.GetCommits()), RequestsPerPR, RequestsReserve), nil
+}
+
+// budgetQueued stops processing at a merged pull request the rate limit left cannot cover; it
+// and the ones after it are queued for a later run.
+type budgetQueued string
+
+func (b budgetQueued) Error() string { return string(b) }
 
 // RequestsPerRun bounds what a run costs beyond its merged pull requests: reading the store,
 // the flaky sidecar, the recent merges and the open bot pull request with its store (at most

@@ -448,8 +448,27 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: its %d ticket(s) are refused: %s", n, len(tickets), edited))
 		r.logf("#%d: %d ticket(s) refused: %s", n, len(tickets), edited)
 	} else if len(tickets) > 0 {
+		if why, err := r.walkBudget(ctx, pr); err != nil || why != "" {
+			if err != nil {
+				return err
+			}
+			return budgetQueued(why)
+		}
 		baseSHA, baseStore, unreadable, err := r.storeAtBase(ctx, st, pr)
-		if err != nil {
+		var nobase *settle.BaseError
+		switch {
+		case errors.As(err, &nobase) && nobase.Outcome == Pending:
+			out.Queued = append(out.Queued, n)
+			st.rec.queue(n)
+			st.rec.hold(n, tickets)
+			r.logf("#%d: %s; queued", n, nobase.Reason)
+			return nil
+		case errors.As(err, &nobase):
+			// What it was merged onto cannot be told: neither verified nor measured.
+			out.Abstained = append(out.Abstained, n)
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: %s; its tickets stay unsettled", n, nobase.Reason))
+			return nil
+		case err != nil:
 			return err
 		}
 		if unreadable != nil {

@@ -461,20 +461,28 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if low, why := r.budgetLow(); low {
-			var left []string
-			for _, rest := range prs[i:] {
-				st.rec.queue(rest.GetNumber())
-				out.Queued = append(out.Queued, rest.GetNumber())
-				left = append(left, fmt.Sprintf("#%d", rest.GetNumber()))
+		low, why := r.budgetLow()
+		if !low {
+			err := r.process(ctx, st, pr, out)
+			var queued budgetQueued
+			if !errors.As(err, &queued) {
+				if err != nil {
+					return nil, err
+				}
+				continue
 			}
-			st.warnings = append(st.warnings, fmt.Sprintf("%s: %s wait for a later run", why, strings.Join(left, ", ")))
-			r.logf("%s; queued %s", why, strings.Join(left, ", "))
-			break
+			why = string(queued)
 		}
-		if err := r.process(ctx, st, pr, out); err != nil {
-			return nil, err
+		// The rate limit left cannot cover this pull request: it and the rest wait.
+		var left []string
+		for _, rest := range prs[i:] {
+			st.rec.queue(rest.GetNumber())
+			out.Queued = append(out.Queued, rest.GetNumber())
+			left = append(left, fmt.Sprintf("#%d", rest.GetNumber()))
 		}
+		st.warnings = append(st.warnings, fmt.Sprintf("%s: %s wait for a later run", why, strings.Join(left, ", ")))
+		r.logf("%s; queued %s", why, strings.Join(left, ", "))
+		break
 	}
 	out.Births, out.Deaths = bornAndDied(before, st.store)
 	switch {

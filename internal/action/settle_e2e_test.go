@@ -67,7 +67,11 @@ func (h *harness) runReal(event, payload string) runResult {
 	var out bytes.Buffer
 	code := Main(context.Background(), Options{Getenv: func(k string) string { return env[k] }, Stdout: &out, Now: fixedNow,
 		Policy: ghapi.Policy{Sleep: ghfake.NoSleep}, Sleep: ghfake.NoSleep})
-	return runResult{code: code, stdout: out.String(), outputs: parseOutputs(h.t, env["GITHUB_OUTPUT"])}
+	res := runResult{code: code, stdout: out.String(), outputs: parseOutputs(h.t, env["GITHUB_OUTPUT"])}
+	if b, err := os.ReadFile(env["GITHUB_STEP_SUMMARY"]); err == nil {
+		res.summary = string(b)
+	}
+	return res
 }
 
 func TestE2ERealSettlePendingThenMeasured(t *testing.T) {

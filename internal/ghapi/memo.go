@@ -8,14 +8,15 @@ import (
 	"strings"
 )
 
-// Reads whose answer cannot change: Git objects and files at a commit, named by their sha.
+// Reads whose answer cannot change: Git objects, a commit with its changed files
+// (GET /commits/{sha}) and files at a commit, named by their sha.
 // Within one transport's life (one run of the action) each is sent once; repeats are answered
 // from memory and do not count as requests. A merged pull request (GET /pulls/{n}) and its
 // commit list are remembered too: what the run reads of them (head, base, merge commit,
 // commits) does not change once merged, and the run reads them for the ticket check, the
 // measurement and the encoder.
 var (
-	memoPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/(git/(commits|trees|blobs)/[0-9a-f]{40}|contents/.+|pulls/[0-9]+(/commits)?)$`)
+	memoPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/((git/)?commits/[0-9a-f]{40}|git/(trees|blobs)/[0-9a-f]{40}|contents/.+|pulls/[0-9]+(/commits)?)$`)
 	shaRef   = regexp.MustCompile(`^[0-9a-f]{40}$`)
 )
 

@@ -55,6 +55,19 @@ func TestMemoAndRate(t *testing.T) {
 	if n := srv.Count(ghfake.RouteCheckRuns); n != 2 {
 		t.Errorf("check runs sent %d times, want 2", n)
 	}
+	// A commit with its files, read by sha (the base walk reads each one for the ticket check
+	// and again for the measurement), is sent once; the pull requests that hold it change.
+	for i := 0; i < 2; i++ {
+		if _, _, err := c.Repositories.GetCommit(context.Background(), "o", "r", sha, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := c.PullRequests.ListPullRequestsWithCommit(context.Background(), "o", "r", sha, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, p := srv.Count(ghfake.RouteCommit), srv.Count(ghfake.RouteCommitPulls); n != 1 || p != 2 {
+		t.Errorf("commit sent %d times, want 1; its pull requests %d times, want 2", n, p)
+	}
 }
 
 // An answer over 1 MB (a large store's blob) is not kept for the run: it would stay in memory

@@ -3,6 +3,7 @@ package ghfake
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,8 @@ const (
 	RoutePulls          = "GET /repos/{owner}/{repo}/pulls"
 	RoutePullCommits    = "GET /repos/{owner}/{repo}/pulls/{number}/commits"
 	RouteGitCommit      = "GET /repos/{owner}/{repo}/git/commits/{sha}"
+	RouteCommit         = "GET /repos/{owner}/{repo}/commits/{ref}"
+	RouteCommitPulls    = "GET /repos/{owner}/{repo}/commits/{sha}/pulls"
 	RouteCompare        = "GET /repos/{owner}/{repo}/compare/{basehead...}"
 	RouteCheckRuns      = "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
 	RouteAnnotations    = "GET /repos/{owner}/{repo}/check-runs/{id}/annotations"
@@ -30,6 +33,8 @@ func (s *Server) installCI() {
 	s.HandleFunc(RoutePulls, s.listPulls)
 	s.HandleFunc(RoutePullCommits, s.listPullCommits)
 	s.HandleFunc(RouteGitCommit, s.getGitCommit)
+	s.HandleFunc(RouteCommit, s.getCommit)
+	s.HandleFunc(RouteCommitPulls, s.commitPulls)
 	s.HandleFunc(RouteCompare, s.compare)
 	s.HandleFunc(RouteCheckRuns, s.listCheckRuns)
 	s.HandleFunc(RouteAnnotations, s.listAnnotations)
@@ -178,6 +183,61 @@ func (s *Server) getGitCommit(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s.gitCommitJSON(c))
 }
 
+// getCommit serves GET /commits/{ref} (the "commit" schema) with the commit's Change as its
+// files.
+func (s *Server) getCommit(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	c, ok := s.findCommit(s.resolve(r.PathValue("ref")))
+	if !ok {
+		writeError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+r.PathValue("ref"))
+		return
+	}
+	s.mu.Lock()
+	full := s.repo.Owner + "/" + s.repo.Name
+	s.mu.Unlock()
+	api, html := apiFunc(s.URL+"/api/v3", full), "https://github.com/"+full
+	paths := make([]string, 0, len(c.Change))
+	for p := range c.Change {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	files := []any{}
+	for _, p := range paths {
+		files = append(files, map[string]any{"sha": gitHash("blob", []byte(c.Change[p])), "filename": p, "status": "modified",
+			"additions": 1, "deletions": 0, "changes": 1, "patch": "@@ -1 +1 @@\n+" + c.Change[p],
+			"blob_url": html + "/blob/" + c.SHA + "/" + p, "raw_url": html + "/raw/" + c.SHA + "/" + p,
+			"contents_url": api("contents/" + p + "?ref=" + c.SHA)})
+	}
+	m := commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), c.tree(), c.Parents)
+	m["stats"] = map[string]any{"additions": len(paths), "deletions": 0, "total": len(paths)}
+	m["files"] = files
+	writeJSON(w, http.StatusOK, m)
+}
+
+// commitPulls serves GET /commits/{sha}/pulls: the pull requests whose merge commit, head or
+// replayed commits hold the commit, in the pull-request-simple shape.
+func (s *Server) commitPulls(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	sha := r.PathValue("sha")
+	s.mu.Lock()
+	var sel []PullRequest
+	for _, p := range s.repo.Pulls {
+		if p.MergeCommitSHA == sha || p.HeadSHA == sha || slices.Contains(p.Replayed, sha) {
+			sel = append(sel, p)
+		}
+	}
+	s.mu.Unlock()
+	out := make([]any, 0, len(sel))
+	for _, p := range sel {
+		out = append(out, SimplePull(s.pullJSON(p)))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
 func (s *Server) gitCommitJSON(c Commit) map[string]any {
 	m := tplGitCommit()
 	s.mu.Lock()
@@ -191,7 +251,7 @@ func (s *Server) gitCommitJSON(c Commit) map[string]any {
 	}
 	set(m, "author.name", c.Author)
 	set(m, "committer.name", c.Author)
-	set(m, "tree.sha", SHA("tree:"+c.SHA))
+	set(m, "tree.sha", c.tree())
 	parents := make([]any, 0, len(c.Parents))
 	for _, p := range c.Parents {
 		parents = append(parents, map[string]any{
@@ -286,7 +346,7 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	api := apiFunc(s.URL+"/api/v3", full)
 	html := "https://github.com/" + full
 	commit := func(c Commit) map[string]any {
-		return commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents)
+		return commitJSON(api, html, c.SHA, c.Message, c.Author, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), c.tree(), c.Parents)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"url":               api("compare/" + base + "..." + head),
@@ -698,7 +758,7 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 			continue
 		}
 		out = append(out, commitJSON(apiFunc(s.URL+"/api/v3", full), "https://github.com/"+full, c.SHA, c.Message, c.Author,
-			time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), SHA("tree:"+c.SHA), c.Parents))
+			time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), c.tree(), c.Parents))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -242,6 +242,17 @@ type MergeSpec struct {
 	// Message is the message of the commit holding Files (default: the title), e.g. with
 	// trailers.
 	Message string
+	// BranchCommits, when set, are the branch's commits, oldest first, each with its own
+	// message and author (Files, Commits and RebaseCommits are then not used).
+	BranchCommits []BranchCommit
+	// From is the commit the branch starts at (default: the default branch's tip).
+	From string
+}
+
+// BranchCommit is one commit of a pull request's branch.
+type BranchCommit struct {
+	Message, Author string // empty: the title and the pull request's user
+	Files           map[string][]byte
 }
 
 // MergePull opens a pull request from a branch on top of the default branch's tip, holding
@@ -262,6 +273,9 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	}
 	base := g.refs["heads/"+g.DefaultBranch]
 	g.refs["heads/"+spec.Branch] = base
+	if spec.From != "" {
+		g.refs["heads/"+spec.Branch] = spec.From
+	}
 	// The branch's commits, oldest first: spec.Commits-1 commits adding a part file each,
 	// the commit of Files, then one per RebaseCommits element.
 	var steps []map[string][]byte
@@ -280,16 +294,30 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	if len(spec.RebaseCommits) == 0 || len(spec.Files) > 0 {
 		filesStep = max(spec.Commits-1, 0)
 	}
+	if len(spec.BranchCommits) > 0 {
+		steps, filesStep = nil, -1
+		for _, bc := range spec.BranchCommits {
+			steps = append(steps, bc.Files)
+		}
+	}
 	var shas []string
 	for i, files := range steps {
-		msg := spec.Title
+		msg, author := spec.Title, spec.User
 		if len(steps) > 1 {
 			msg = fmt.Sprintf("%s (%d/%d)", spec.Title, i+1, len(steps))
 		}
 		if i == filesStep && spec.Message != "" {
 			msg = spec.Message
 		}
-		shas = append(shas, g.commitFilesLocked(spec.Branch, spec.User, msg, files))
+		if len(spec.BranchCommits) > 0 {
+			if bc := spec.BranchCommits[i]; bc.Message != "" {
+				msg = bc.Message
+			}
+			if bc := spec.BranchCommits[i]; bc.Author != "" {
+				author = bc.Author
+			}
+		}
+		shas = append(shas, g.commitFilesLocked(spec.Branch, author, msg, files))
 	}
 	head := shas[len(shas)-1]
 	created := g.now

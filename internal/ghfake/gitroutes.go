@@ -140,6 +140,8 @@ func (g *GitRepo) route(method, rest string) (string, gitHandler) {
 			return "", nil
 		}
 		return "issues/n/labels", func(w http.ResponseWriter, r *http.Request) { g.addLabels(w, r, n) }
+	case len(seg) == 2 && seg[0] == "commits" && method == http.MethodGet:
+		return "commits/ref", func(w http.ResponseWriter, r *http.Request) { g.getRepoCommit(w, seg[1]) }
 	case len(seg) == 3 && seg[0] == "commits" && seg[2] == "pulls" && method == http.MethodGet:
 		return "commits/sha/pulls", func(w http.ResponseWriter, r *http.Request) { g.pullsForCommit(w, seg[1]) }
 	}
@@ -883,6 +885,81 @@ func (g *GitRepo) addLabels(w http.ResponseWriter, r *http.Request, n int) {
 		out = append(out, labelJSON(g.api, i, l))
 	}
 	gitJSON(w, 200, out)
+}
+
+// getRepoCommit serves GET /repos/{owner}/{repo}/commits/{ref} (the "commit" schema): the commit
+// with its stats and files, each file's change against the first parent (every file added for a
+// root commit) with a patch that removes the old lines and adds the new ones.
+func (g *GitRepo) getRepoCommit(w http.ResponseWriter, ref string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := g.commits[g.resolveLocked(ref)]
+	if c == nil {
+		gitError(w, http.StatusUnprocessableEntity, "No commit found for SHA: "+ref)
+		return
+	}
+	var parentTree map[string]string
+	if len(c.Parents) > 0 {
+		parentTree = g.trees[g.commits[c.Parents[0]].Tree]
+	}
+	tree := g.trees[c.Tree]
+	paths := map[string]bool{}
+	for p := range parentTree {
+		paths[p] = true
+	}
+	for p := range tree {
+		paths[p] = true
+	}
+	names := make([]string, 0, len(paths))
+	for p := range paths {
+		if parentTree[p] != tree[p] {
+			names = append(names, p)
+		}
+	}
+	sort.Strings(names)
+	html := "https://github.com/" + g.Owner + "/" + g.Name
+	files := []any{}
+	adds, dels := 0, 0
+	for _, p := range names {
+		before, after := parentTree[p], tree[p]
+		status, sha := "modified", after
+		switch {
+		case before == "":
+			status = "added"
+		case after == "":
+			status, sha = "removed", before
+		}
+		old, cur := diffLines(g.blobs[before]), diffLines(g.blobs[after])
+		var patch strings.Builder
+		fmt.Fprintf(&patch, "@@ -%d,%d +%d,%d @@", min(1, len(old)), len(old), min(1, len(cur)), len(cur))
+		for _, l := range old {
+			patch.WriteString("\n-" + l)
+		}
+		for _, l := range cur {
+			patch.WriteString("\n+" + l)
+		}
+		adds, dels = adds+len(cur), dels+len(old)
+		files = append(files, map[string]any{"sha": sha, "filename": p, "status": status,
+			"additions": len(cur), "deletions": len(old), "changes": len(cur) + len(old), "patch": patch.String(),
+			"blob_url": html + "/blob/" + c.SHA + "/" + p, "raw_url": html + "/raw/" + c.SHA + "/" + p,
+			"contents_url": g.api("contents/" + p + "?ref=" + c.SHA)})
+	}
+	author := c.Author
+	if author == "" {
+		author = "github-actions[bot]"
+	}
+	m := commitJSON(g.api, html, c.SHA, c.Message, author, c.Date, c.Tree, c.Parents)
+	m["stats"] = map[string]any{"additions": adds, "deletions": dels, "total": adds + dels}
+	m["files"] = files
+	gitJSON(w, 200, m)
+}
+
+// diffLines splits a file's content into the lines a patch lists.
+func diffLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
 // pullsForCommit lists the pull requests associated with a commit: those whose merge commit or

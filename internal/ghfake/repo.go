@@ -34,6 +34,18 @@ type Commit struct {
 	Parents []string
 	Message string
 	Author  string // default "Monalisa Octocat" (the fixture's author)
+	// Change is what the commit changed against its first parent: path → the content it
+	// leaves (GET /commits/{ref} serves each as a modified file); nil changes nothing.
+	Change map[string]string
+	// Tree is the sha of the commit's tree; default one of its own.
+	Tree string
+}
+
+func (c Commit) tree() string {
+	if c.Tree != "" {
+		return c.Tree
+	}
+	return SHA("tree:" + c.SHA)
 }
 
 // PullRequest is served by GET /pulls/{number} on top of the real payload
@@ -53,6 +65,10 @@ type PullRequest struct {
 	// CommitSHAs are the PR's commits, oldest first, each declared in
 	// Repo.Commits; served by GET /pulls/{number}/commits.
 	CommitSHAs []string
+	// Replayed are the commits a rebase merge put on the base branch (the last is
+	// MergeCommitSHA); GET /commits/{sha}/pulls maps each to the pull request, as it does the
+	// merge commit and the head.
+	Replayed []string
 }
 
 // CheckRun is one check run on a commit.

@@ -18,6 +18,7 @@ const OPERATIONS = [
   "GET /repos/{owner}/{repo}/pulls/{pull_number}/commits",
   "GET /repos/{owner}/{repo}/pulls/{pull_number}/files",
   "GET /repos/{owner}/{repo}/pulls/{pull_number}/comments",
+  "GET /repos/{owner}/{repo}/commits/{ref}",
   "GET /repos/{owner}/{repo}/commits/{commit_sha}/pulls",
   "POST /repos/{owner}/{repo}/issues/{issue_number}/labels",
   "GET /repos/{owner}/{repo}/contents/{path}",
