@@ -5,14 +5,14 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // A query asked once (RetrieveOptions.Once: the CLI's decide and query,
 // which load the store, ask one question and exit) need not pay for an
 // index over every token of every lesson. For darwin-memo's ranking the
 // store is projected onto the query instead: each lesson is tokenised and
-// matched against the query's tokens (textidx.Matcher), and the index is
+// matched against the query's tokens (rank.Matcher), and the index is
 // built over those projections. Every lesson is a document, in living
 // order, so N, the query tokens' document frequencies and their postings
 // are exactly those of the full index (ensureIndex), and Rank, RankTop and
@@ -21,15 +21,15 @@ import (
 
 // projectedIndex returns an index over docs that holds, of each document's
 // tokens, only the query's (q distinct, as Tokens returns).
-func projectedIndex(q []string, docs []*Entry) *textidx.Index {
-	// One matcher per textidx.MaxMatch query tokens (a longer query
+func projectedIndex(q []string, docs []*Entry) *rank.Index {
+	// One matcher per rank.MaxMatch query tokens (a longer query
 	// tokenises each lesson once per matcher).
-	var ms []*textidx.Matcher
-	for lo := 0; lo < len(q); lo += textidx.MaxMatch {
-		m, _ := textidx.NewMatcher(q[lo:min(len(q), lo+textidx.MaxMatch)])
+	var ms []*rank.Matcher
+	for lo := 0; lo < len(q); lo += rank.MaxMatch {
+		m, _ := rank.NewMatcher(q[lo:min(len(q), lo+rank.MaxMatch)])
 		ms = append(ms, m)
 	}
-	d := textidx.NewDict()
+	d := rank.NewDict()
 	ids := make([]uint32, len(q))
 	for i, t := range q {
 		ids[i] = d.ID(t) // 0, 1, 2, ... in query order
@@ -44,7 +44,7 @@ func projectedIndex(q []string, docs []*Entry) *textidx.Index {
 			start := len(backing)
 			for g, m := range ms {
 				mask := m.Match(docs[i].Question, docs[i].Answer)
-				for j := g * textidx.MaxMatch; mask != 0; j++ { // ascending ids: the set is sorted
+				for j := g * rank.MaxMatch; mask != 0; j++ { // ascending ids: the set is sorted
 					if mask&1 != 0 {
 						backing = append(backing, ids[j])
 					}
@@ -69,7 +69,7 @@ func projectedIndex(q []string, docs []*Entry) *textidx.Index {
 		}
 		wg.Wait()
 	}
-	return textidx.NewIndexIDs(d, sets)
+	return rank.NewIndexIDs(d, sets)
 }
 
 // errConsultOnly refuses to write a store loaded without its history and

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
 
 // decisionKey renders everything a decide returns, scores as bits, so two
@@ -32,7 +32,7 @@ func decisionKey(d *Decision) string {
 
 // onceQueries are queries about a store's lessons: parts of questions and
 // answers, mixtures of two lessons, text no lesson holds, capitals and
-// numbers, and a query longer than a textidx.Matcher takes.
+// numbers, and a query longer than a rank.Matcher takes.
 func onceQueries(s *Store, seed uint64) []string {
 	r := rand.New(rand.NewPCG(seed, 7))
 	qs := []string{decideQuery, "", "the of and", "Falcon 4521 v3 retry", "?!"}
@@ -80,7 +80,7 @@ func TestOnceMatchesIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2, RetrievalV3} {
+		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalBM25F} {
 			for _, q := range onceQueries(indexed, seed) {
 				for _, o := range optss {
 					o.Retrieval = r
@@ -97,7 +97,7 @@ func TestOnceMatchesIndex(t *testing.T) {
 					if g, w := decisionKey(got), decisionKey(want); g != w {
 						t.Fatalf("seed %d %s %q %+v:\nonce:\n%s\nindexed:\n%s", seed, r, q, o, g, w)
 					}
-					if once.idx != nil && (once.idx.x != nil || once.idx.lex != nil) {
+					if once.idx != nil && (once.idx.x != nil || once.idx.bm != nil) {
 						t.Fatalf("%s %q %+v: Once built the store's index", r, q, o)
 					}
 				}
@@ -136,7 +136,7 @@ func TestOnceMatchesIndexOnSuite(t *testing.T) {
 				if g, w := decisionKey(got), decisionKey(want); g != w {
 					t.Fatalf("%s, %s, %q:\nonce:\n%s\nindexed:\n%s", mode.name, p.Class, pr.Query, g, w)
 				}
-				if once.idx != nil && (once.idx.x != nil || once.idx.lex != nil) {
+				if once.idx != nil && (once.idx.x != nil || once.idx.bm != nil) {
 					t.Fatalf("%s, %q: Once built the store's index", mode.name, pr.Query)
 				}
 			}
@@ -207,7 +207,7 @@ func TestConsultOnly(t *testing.T) {
 		t.Fatalf("graveyard: %d entries, %d kept when consulting", len(full.graveyard), len(lean.graveyard))
 	}
 	for _, q := range onceQueries(full, 4)[:8] {
-		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2, RetrievalV3} {
+		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalBM25F} {
 			o := DecideOptions{RetrieveOptions: RetrieveOptions{Retrieval: r, Once: true}}
 			a, _ := full.Decide(q, o)
 			b, _ := lean.Decide(q, o)
@@ -251,7 +251,7 @@ func FuzzOnceMatchesIndex(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64, query, q1, a1 string, v2Build bool) {
 		build := RetrievalDarwinMemo
 		if v2Build {
-			build = RetrievalV2 // records supersession labels
+			build = RetrievalBM25F // records supersession labels
 		}
 		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		s := New("fuzz.json", Options{Now: func() time.Time { return base }, Retrieval: build})
@@ -280,7 +280,7 @@ func FuzzOnceMatchesIndex(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2, RetrievalV3} {
+		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalBM25F} {
 			o := RetrieveOptions{Retrieval: r, K: 5}
 			want, err := indexed.Decide(query, DecideOptions{RetrieveOptions: o})
 			if err != nil {
@@ -303,7 +303,7 @@ func FuzzOnceMatchesIndex(f *testing.F) {
 // were swapped or whose named lesson the query does not retrieve.
 func TestVerifyOnceMatchesIndex(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2, RetrievalV3} {
+	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalBM25F} {
 		s := New("verify.json", Options{Now: func() time.Time { return base }, Retrieval: r})
 		ls := textgen.Lessons(7, 300)
 		for i, l := range ls {

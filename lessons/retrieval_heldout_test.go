@@ -265,7 +265,7 @@ func heldoutTable(common evalPack, packs []evalPack, results [][]classScore, sui
 	}
 	fmt.Fprintf(&b, "Scenario packs in `lessons/%s/` (%d probes over %d pack lessons, each pack's store also holding the %d background lessons of its own `common.json`), "+
 		"in the same format, classes and scoring as the suite above. "+
-		"They were written blind: by someone who had not read the ranking code (`internal/lexrank`, `internal/textidx`, `lessons/retrieve*.go`, `lessons/index.go`) or the suite's packs (beyond one lesson and one probe, for the format), "+
+		"They were written blind: by someone who had not read the ranking code (`internal/lexrank`, `internal/rank`, `lessons/retrieve*.go`, `lessons/index.go`) or the suite's packs (beyond one lesson and one probe, for the format), "+
 		"committed before they were first scored, and not tuned to the results afterwards. "+
 		"%s%sNothing is gated: this is a measurement of how the suite's numbers carry over to questions its authors did not write.\n\n",
 		heldoutDir(), probes, lessons, len(common.Lessons), earlier, history)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // Kind is the kind of a lesson.
@@ -337,7 +337,7 @@ type Store struct {
 	opts     Options
 	sizeHint int // bytes of the file this store was parsed from
 	idx      *index
-	dict     *textidx.Dict
+	dict     *rank.Dict
 	file     *fileState
 }
 

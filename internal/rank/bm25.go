@@ -1,0 +1,189 @@
+package rank
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// BM25F parameters (Robertson and Zaragoza, "The Probabilistic Relevance
+// Framework: BM25 and Beyond", 2009, §3.5): a term's frequency in each
+// field is normalised by the field's length against its average (b), the
+// fields are summed with their weights, and the sum saturates (k1). The
+// question is weighted above the answer: it says what a lesson is about.
+const (
+	BM25K1        = 1.2
+	BM25BQuestion = 0.75
+	BM25BAnswer   = 0.75
+	BM25WQuestion = 3.0
+	BM25WAnswer   = 1.0
+	// PriorShare is the share of a term's weight that does not depend on
+	// its background rarity: weight = idf · (PriorShare + (1-PriorShare)·rarity).
+	PriorShare = 0.5
+)
+
+type bm25Posting struct {
+	doc  int32
+	q, a uint16 // term frequency in the question and in the answer
+}
+
+// BM25F is an inverted index of lessons (a question and an answer each)
+// for BM25F ranking. Documents are numbered 0, 1, 2, ... in the order they
+// are added; numbers are never reused. It may be searched concurrently;
+// Add and Remove need exclusive access.
+type BM25F struct {
+	dict  *Dict
+	post  [][]bm25Posting // by term id
+	df    []int32         // live documents holding the term, by term id
+	qlen  []int32         // question length in terms, by document
+	alen  []int32
+	terms [][]uint32 // a document's distinct term ids (for Remove)
+	live  []bool
+	n     int
+	sumQ  int64
+	sumA  int64
+}
+
+// NewBM25F returns an empty index.
+func NewBM25F() *BM25F { return &BM25F{dict: NewDict()} }
+
+// Len returns the number of live documents.
+func (x *BM25F) Len() int { return x.n }
+
+// Add indexes a lesson and returns its document number.
+func (x *BM25F) Add(question, answer string) int {
+	doc := int32(len(x.live))
+	tf := map[uint32]*bm25Posting{}
+	var order []uint32
+	count := func(text string, inQ bool) int32 {
+		ts := Terms(text)
+		for _, t := range ts {
+			id := x.dict.ID(t)
+			p := tf[id]
+			if p == nil {
+				p = &bm25Posting{doc: doc}
+				tf[id] = p
+				order = append(order, id)
+			}
+			if inQ {
+				p.q = min(p.q+1, math.MaxUint16)
+			} else {
+				p.a = min(p.a+1, math.MaxUint16)
+			}
+		}
+		return int32(len(ts))
+	}
+	ql, al := count(question, true), count(answer, false)
+	for len(x.post) < x.dict.Len() {
+		x.post = append(x.post, nil)
+		x.df = append(x.df, 0)
+	}
+	for _, id := range order {
+		x.post[id] = append(x.post[id], *tf[id])
+		x.df[id]++
+	}
+	x.qlen, x.alen = append(x.qlen, ql), append(x.alen, al)
+	x.terms = append(x.terms, order)
+	x.live = append(x.live, true)
+	x.n++
+	x.sumQ += int64(ql)
+	x.sumA += int64(al)
+	return int(doc)
+}
+
+// Remove drops a document; its number is not reused.
+func (x *BM25F) Remove(doc int) {
+	if doc < 0 || doc >= len(x.live) || !x.live[doc] {
+		return
+	}
+	x.live[doc] = false
+	x.n--
+	x.sumQ -= int64(x.qlen[doc])
+	x.sumA -= int64(x.alen[doc])
+	for _, id := range x.terms[doc] {
+		x.df[id]--
+		x.post[id] = slices.DeleteFunc(x.post[id], func(p bm25Posting) bool { return int(p.doc) == doc })
+	}
+	x.terms[doc] = nil
+}
+
+// IDF is BM25's inverse document frequency of a term held by df of n
+// documents, ln(1 + (n − df + 0.5)/(df + 0.5)): always positive.
+func IDF(df, n int) float64 {
+	return math.Log(1 + (float64(n-df)+0.5)/(float64(df)+0.5))
+}
+
+// A Scored is one document sharing a term with a query.
+type Scored struct {
+	Doc   int
+	Score float64 // BM25F
+	// Coverage is the share of the query's weight in the document's terms,
+	// in [0, 1]: the weight of the query terms it holds over the weight of
+	// all the query's terms, known to the index or not.
+	Coverage float64
+}
+
+// Weights returns the weight of each query term: its IDF in the index
+// (a term no document holds gets the IDF of df 0) times the background
+// prior PriorShare + (1-PriorShare)·Rarity(word), so that, in a small
+// store, a word common in English ("run", "file") weighs less than a rare
+// one ("terraform", "s3") held by as many lessons.
+func (x *BM25F) Weights(q []QueryTerm) []float64 {
+	w := make([]float64, len(q))
+	for i, t := range q {
+		df := 0
+		if id, ok := x.dict.Lookup(t.Term); ok && int(id) < len(x.df) {
+			df = int(x.df[id])
+		}
+		w[i] = IDF(df, x.n) * (PriorShare + (1-PriorShare)*Rarity(t.Word))
+	}
+	return w
+}
+
+// Search returns every live document holding a term of the query, by
+// BM25F score (highest first, then document number), with its coverage.
+func (x *BM25F) Search(query string) []Scored {
+	q := QueryTerms(query)
+	if len(q) == 0 || x.n == 0 {
+		return nil
+	}
+	w := x.Weights(q)
+	total := 0.0
+	for _, v := range w {
+		total += v
+	}
+	avgQ := max(1, float64(x.sumQ)/float64(x.n))
+	avgA := max(1, float64(x.sumA)/float64(x.n))
+	at := map[int32]int{}
+	var out []Scored
+	for i, t := range q {
+		id, ok := x.dict.Lookup(t.Term)
+		if !ok || int(id) >= len(x.post) {
+			continue
+		}
+		for _, p := range x.post[id] {
+			tf := BM25WQuestion*float64(p.q)/(1-BM25BQuestion+BM25BQuestion*float64(x.qlen[p.doc])/avgQ) +
+				BM25WAnswer*float64(p.a)/(1-BM25BAnswer+BM25BAnswer*float64(x.alen[p.doc])/avgA)
+			k, ok := at[p.doc]
+			if !ok {
+				k = len(out)
+				at[p.doc] = k
+				out = append(out, Scored{Doc: int(p.doc)})
+			}
+			out[k].Score += w[i] * tf * (BM25K1 + 1) / (BM25K1 + tf)
+			out[k].Coverage += w[i]
+		}
+	}
+	for i := range out {
+		if total > 0 {
+			out[i].Coverage = min(1, out[i].Coverage/total)
+		}
+	}
+	slices.SortFunc(out, func(a, b Scored) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Doc, b.Doc)
+	})
+	return out
+}
