@@ -115,8 +115,7 @@ func measureDecideProcess(t *testing.T, runs int, kinds []processRun) []processT
 func decideProcessTable(t *testing.T, runs int) string {
 	kinds := []processRun{
 		{label: "darwin-memo", args: []string{"--retrieval", "darwin-memo"}},
-		{label: "v2", args: []string{"--retrieval", "v2"}},
-		{label: "v3 (default)", args: []string{"--retrieval", "v3"}},
+		{label: "bm25f (default)", args: []string{"--retrieval", "bm25f"}},
 		{label: "no store (the process alone: start, flags, exit)", noStore: true},
 	}
 	load := loadAvg()

@@ -434,3 +434,97 @@ func replaceSection(path, name, body string) error {
 	}
 	return os.WriteFile(path, []byte(text), 0o644)
 }
+
+// TestDecideThresholdSweep chooses DecideThreshold: on every development
+// set (the suite and the held-out packs), the accuracy of decide (the
+// deciding lesson wanted, or silence on an abstention probe) at each
+// threshold, computed from the confidences Retrieve gives. It logs the
+// table with -v and fails if DecideThreshold is not within 0.05 of the
+// best one's accuracy.
+func TestDecideThresholdSweep(t *testing.T) {
+	type probe struct {
+		conf    float64 // the confidence of the first hit that may decide
+		right   bool    // that hit is wanted
+		abstain bool
+	}
+	var probes []probe
+	for _, dir := range []string{"testdata/retrieval", "testdata/retrieval/heldout", "testdata/retrieval/heldout2", "testdata/retrieval/heldout3", "testdata/retrieval/heldout4"} {
+		common, packs := loadPackDir(t, dir)
+		var all []evalLesson
+		for _, p := range packs {
+			all = append(all, p.Lessons...)
+		}
+		for _, p := range packs {
+			ls := append(append([]evalLesson{}, common.Lessons...), p.Lessons...)
+			if p.IncludeAll {
+				ls = append(append([]evalLesson{}, common.Lessons...), all...)
+			}
+			s, ids := buildEvalStore(t, RetrievalBM25F, ls, false, false)
+			key := map[string]string{}
+			for k, id := range ids {
+				key[id] = k
+			}
+			for _, pr := range p.Probes {
+				hits, err := s.Retrieve(pr.Query, RetrieveOptions{Retrieval: RetrievalBM25F})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pb := probe{abstain: pr.Abstain}
+				for _, h := range hits {
+					if h.SupersededBy == "" {
+						pb.conf, pb.right = h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID])
+						if os.Getenv("SWEEP_LOG") != "" && (pb.abstain == (pb.conf >= DecideThreshold) || !pb.abstain && !pb.right) {
+							t.Logf("abstain=%v right=%v conf=%.2f %q -> %s %q", pb.abstain, pb.right, pb.conf, pr.Query, key[h.Entry.ID], h.Entry.Question)
+						}
+						break
+					}
+				}
+				probes = append(probes, pb)
+			}
+		}
+	}
+	accuracy := func(thr float64) (acc, prec, rec, ans float64) {
+		ok, silent, silentOK, abst, ansOK := 0, 0, 0, 0, 0
+		for _, p := range probes {
+			decides := p.conf >= thr && p.conf > 0
+			if !decides {
+				silent++
+			}
+			if p.abstain {
+				abst++
+				if !decides {
+					ok++
+					silentOK++
+				}
+			} else if decides && p.right {
+				ok++
+				ansOK++
+			}
+		}
+		return float64(ok) / float64(len(probes)), float64(silentOK) / float64(max(1, silent)), float64(silentOK) / float64(max(1, abst)), float64(ansOK) / float64(max(1, len(probes)-abst))
+	}
+	top1, answerable := 0, 0
+	for _, p := range probes {
+		if !p.abstain {
+			answerable++
+			if p.right {
+				top1++
+			}
+		}
+	}
+	t.Logf("answerable probes whose first hit is wanted: %d/%d", top1, answerable)
+	best, bestAcc := 0.0, 0.0
+	var b strings.Builder
+	b.WriteString("| threshold | decide accuracy | answerable | abstention precision | abstention recall | balanced (mean of answerable and abstention recall) |\n|---|---|---|---|---|---|\n")
+	for thr := 0.30; thr <= 0.901; thr += 0.05 {
+		acc, prec, rec, ans := accuracy(thr)
+		fmt.Fprintf(&b, "| %.2f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", thr, acc, ans, prec, rec, (ans+rec)/2)
+		if acc > bestAcc {
+			best, bestAcc = thr, acc
+		}
+	}
+	t.Logf("%d development probes; best threshold %.2f (accuracy %.3f)\n%s", len(probes), best, bestAcc, b.String())
+	if acc, _, _, _ := accuracy(DecideThreshold); acc < bestAcc-0.05 {
+		t.Errorf("DecideThreshold %.2f: accuracy %.3f, the best threshold %.2f gives %.3f", DecideThreshold, acc, best, bestAcc)
+	}
+}

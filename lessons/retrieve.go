@@ -337,30 +337,27 @@ func (s *Store) annotate(decider *Entry, hits []Hit) string {
 }
 
 // retrieveBM25F is Retrieve for RetrievalBM25F: every lesson sharing a term
-// with the query, by BM25F score (then energy, then store order), the
-// first K of them. A lesson some living lesson supersedes by record is
+// with the query (and passing the kind and source filters), by BM25F score
+// (then energy, then store order), the first K of them. A lesson some living lesson supersedes by record is
 // listed right after the lesson replacing it last, which takes its place
 // in the ranking when it ranks lower, so the best match is never hidden
 // and never decides past its replacement.
 func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
 	var bi *bm25Index
-	if opts.Kind == "" && opts.Source == "" {
-		if opts.Once && (s.idx == nil || s.idx.bm == nil) {
-			bi = newBM25Index(s.living) // asked once: not kept
-		} else {
-			bi = s.ensureBM25Index()
-		}
+	if opts.Once && (s.idx == nil || s.idx.bm == nil) {
+		bi = newBM25Index(s.living) // asked once: not kept
 	} else {
-		// A filtered query is its own corpus (df over the filtered population).
-		var es []*Entry
-		for _, e := range s.living {
-			if (opts.Kind == "" || e.Kind == opts.Kind) && (opts.Source == "" || slices.Contains(e.Sources, opts.Source)) {
-				es = append(es, e)
-			}
-		}
-		bi = newBM25Index(es)
+		bi = s.ensureBM25Index()
 	}
 	raw := bi.x.Search(query)
+	if opts.Kind != "" || opts.Source != "" {
+		// Filters choose among the lessons; term weights stay the whole
+		// store's, so a filtered hit's confidence is the one CI sees.
+		raw = slices.DeleteFunc(raw, func(r rank.Scored) bool {
+			e := bi.docs[r.Doc]
+			return opts.Kind != "" && e.Kind != opts.Kind || opts.Source != "" && !slices.Contains(e.Sources, opts.Source)
+		})
+	}
 	if len(raw) == 0 {
 		return nil
 	}

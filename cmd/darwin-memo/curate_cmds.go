@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/lessons"
@@ -17,11 +18,13 @@ func (m *multi) String() string     { return strings.Join(*m, ",") }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 func runAdd(ctx context.Context, sio *IO, args []string) error {
-	fs := newFlags(sio, "add", "add [--store PATH] [--kind K] [--source LABEL]... QUESTION ANSWER")
+	fs := newFlags(sio, "add", "add [--store PATH] [--kind K] [--source LABEL]... [--supersedes ID]... QUESTION ANSWER")
 	store := writeFlags(fs)
 	kind := fs.String("kind", "explicit", "lesson kind: explicit, inferred, entity, cross_doc, experience, consolidated")
 	var sources multi
 	fs.Var(&sources, "source", "provenance label, repeatable (e.g. pr#123, path:src/x.go)")
+	var supersedes multi
+	fs.Var(&supersedes, "supersedes", "id of a living lesson this one replaces, repeatable: it is then listed as superseded and never decides (recorded as the source label supersedes:ID)")
 	ts := fs.String("recorded-ts", "", "when the lesson was recorded (UTC ISO-8601, default now)")
 	q := fs.String("question", "", "the question (instead of the first argument)")
 	a := fs.String("answer", "", "the answer (instead of the second argument)")
@@ -46,6 +49,14 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 		return usagef("%v", err)
 	}
 	return mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
+		for _, id := range supersedes {
+			if _, ok := s.Entry(id); !ok {
+				return usagef("--supersedes %q: no living lesson has that id (see darwin-memo list)", id)
+			}
+			if l := lessons.SupersedesPrefix + id; !slices.Contains(lesson.Sources, l) {
+				lesson.Sources = append(lesson.Sources, l)
+			}
+		}
 		e, err := s.Add(lesson)
 		if err != nil {
 			return usagef("%v", err)

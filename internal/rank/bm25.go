@@ -135,6 +135,11 @@ func (x *BM25F) Weights(q []QueryTerm) []float64 {
 		if id, ok := x.dict.Lookup(t.Term); ok && int(id) < len(x.df) {
 			df = int(x.df[id])
 		}
+		if df == 0 {
+			// Unseen: the background alone says how much it matters.
+			w[i] = IDF(0, x.n) * Rarity(t.Word)
+			continue
+		}
 		w[i] = IDF(df, x.n) * (PriorShare + (1-PriorShare)*Rarity(t.Word))
 	}
 	return w
