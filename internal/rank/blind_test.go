@@ -133,13 +133,13 @@ func buildBlindStore(r blindRepo) (*lessons.Store, map[string]string, error) {
 
 // blindScore is one ranking's score on a set.
 type blindScore struct {
-	n, ok        map[string]int // probes and correct decides by category
-	recallN      int            // answerable probes
-	recallOK     int            // ... with a wanted lesson in query --top 3
-	silent       int            // probes decide was silent on
-	silentRight  int            // ... that were abstention probes
-	abstainN     int            // abstention probes
-	misses       []string
+	n, ok       map[string]int // probes and correct decides by category
+	recallN     int            // answerable probes
+	recallOK    int            // ... with a wanted lesson in query --top 3
+	silent      int            // probes decide was silent on
+	silentRight int            // ... that were abstention probes
+	abstainN    int            // abstention probes
+	misses      []string
 }
 
 func (b *blindScore) accuracy(cat string) float64 {
