@@ -122,7 +122,16 @@ func buildEvalStore(t *testing.T, build Retrieval, lessons []evalLesson, stateme
 		if whole {
 			q, a = l.Q+" "+l.A, l.Q+" "+l.A
 		}
-		e, err := s.Add(NewLesson{Question: q, Answer: a, Kind: Kind(l.Kind), Sources: l.Sources,
+		var src []string
+		for _, x := range l.Sources {
+			// "supersedes-key:K" (blind sets, blindPacks) records what the
+			// lesson supersedes, by key.
+			if k, ok := strings.CutPrefix(x, "supersedes-key:"); ok {
+				x = SupersedesPrefix + ids[k]
+			}
+			src = append(src, x)
+		}
+		e, err := s.Add(NewLesson{Question: q, Answer: a, Kind: Kind(l.Kind), Sources: src,
 			RecordedTS: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")})
 		if err != nil {
 			t.Fatalf("%s: %v", l.Key, err)
@@ -435,6 +444,48 @@ func replaceSection(path, name, body string) error {
 	return os.WriteFile(path, []byte(text), 0o644)
 }
 
+// blindPacks reads a blind set (internal/rank/blind_test.go's format) as
+// one pack per repository, each lesson recording what it supersedes.
+func blindPacks(t *testing.T, dir string) []evalPack {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	var out []evalPack
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Repo    string
+			Lessons []struct {
+				Key, Q, A  string
+				Sources    []string
+				Supersedes []string
+			}
+			Probes []struct {
+				Query, Category string
+				Want            []string
+			}
+		}
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		p := evalPack{Class: r.Repo}
+		for _, l := range r.Lessons {
+			src := slices.Clone(l.Sources)
+			for _, old := range l.Supersedes {
+				src = append(src, "supersedes-key:"+old)
+			}
+			p.Lessons = append(p.Lessons, evalLesson{Key: l.Key, Q: l.Q, A: l.A, Sources: src})
+		}
+		for _, pr := range r.Probes {
+			p.Probes = append(p.Probes, evalProbe{Query: pr.Query, Want: pr.Want, Abstain: len(pr.Want) == 0})
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // TestDecideThresholdSweep chooses DecideThreshold: on every development
 // set (the suite and the held-out packs), the accuracy of decide (the
 // deciding lesson wanted, or silence on an abstention probe) at each
@@ -448,8 +499,16 @@ func TestDecideThresholdSweep(t *testing.T) {
 		abstain bool
 	}
 	var probes []probe
-	for _, dir := range []string{"testdata/retrieval", "testdata/retrieval/heldout", "testdata/retrieval/heldout2", "testdata/retrieval/heldout3", "testdata/retrieval/heldout4"} {
-		common, packs := loadPackDir(t, dir)
+	dirs := []string{"testdata/retrieval", "testdata/retrieval/heldout", "testdata/retrieval/heldout2", "testdata/retrieval/heldout3", "testdata/retrieval/heldout4"}
+	blind, _ := filepath.Glob("../internal/rank/testdata/blind*")
+	for _, dir := range append(dirs, blind...) {
+		var common evalPack
+		var packs []evalPack
+		if strings.Contains(dir, "blind") {
+			packs = blindPacks(t, dir)
+		} else {
+			common, packs = loadPackDir(t, dir)
+		}
 		var all []evalLesson
 		for _, p := range packs {
 			all = append(all, p.Lessons...)
