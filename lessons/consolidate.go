@@ -231,7 +231,7 @@ func (s *Store) merge(members []*Entry) *Entry {
 	uses := 0
 	ts := ""
 	// A member another member supersedes (a "supersedes:" source label,
-	// recorded by v2 stores) gives no answer: the heir keeps the newer
+	// recorded at birth in BM25F stores) gives no answer: the heir keeps the newer
 	// advice only. darwin-memo's stores carry no such labels.
 	var superseded []string
 	for _, mb := range members {
