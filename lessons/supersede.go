@@ -10,7 +10,7 @@ import (
 // "supersedes:<id>" label. The label comes from `add --supersedes ID`, from
 // an encoder that was shown the nearest lessons and named the one its
 // lesson replaces, or from Store.Add when a living lesson asks the same
-// question (normalised: case and surrounding space) with another answer.
+// question (normalised: case, spacing and final punctuation aside) with another answer.
 // darwin-memo refuses unknown entry keys but keeps source labels, so the
 // record survives a round trip there. A superseded lesson is still
 // retrieved, listed after the lesson that replaces it, and never decides.
@@ -30,7 +30,11 @@ func (e *Entry) Supersedes() []string {
 	return out
 }
 
-func normQuestion(q string) string { return strings.ToLower(strings.Join(strings.Fields(q), " ")) }
+// normQuestion is a question with case, spacing and final punctuation
+// aside.
+func normQuestion(q string) string {
+	return strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(q), " ")), "?.! ")
+}
 
 // recordSupersedes returns sources with a "supersedes:<id>" label added for
 // every living lesson that asks question (normalised) with another answer,
