@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -343,18 +344,23 @@ func (s *Store) annotate(decider *Entry, hits []Hit) string {
 // in the ranking when it ranks lower, so the best match is never hidden
 // and never decides past its replacement.
 func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
-	var bi *bm25Index
+	var raw []rank.Scored
+	var docOf func(doc int) *Entry
 	if opts.Once && (s.idx == nil || s.idx.bm == nil) {
-		bi = newBM25Index(s.living) // asked once: not kept
+		// Asked once: no index, the same results (TestOnceMatchesIndex).
+		living := s.living
+		raw = rank.SearchOnce(query, len(living), func(i int) (string, string) { return living[i].Question, living[i].Answer }, runtime.GOMAXPROCS(0))
+		docOf = func(doc int) *Entry { return living[doc] }
 	} else {
-		bi = s.ensureBM25Index()
+		bi := s.ensureBM25Index()
+		raw = bi.x.Search(query)
+		docOf = func(doc int) *Entry { return bi.docs[doc] }
 	}
-	raw := bi.x.Search(query)
 	if opts.Kind != "" || opts.Source != "" {
 		// Filters choose among the lessons; term weights stay the whole
 		// store's, so a filtered hit's confidence is the one CI sees.
 		raw = slices.DeleteFunc(raw, func(r rank.Scored) bool {
-			e := bi.docs[r.Doc]
+			e := docOf(r.Doc)
 			return opts.Kind != "" && e.Kind != opts.Kind || opts.Source != "" && !slices.Contains(e.Sources, opts.Source)
 		})
 	}
@@ -364,7 +370,7 @@ func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
 	hits := make([]Hit, len(raw))
 	at := make(map[*Entry]int, len(raw))
 	for i, r := range raw {
-		e := bi.docs[r.Doc]
+		e := docOf(r.Doc)
 		hits[i] = Hit{Entry: e, Score: s.decayed(e, r.Score, opts.HalfLife), Coverage: r.Coverage, Confidence: r.Coverage}
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {

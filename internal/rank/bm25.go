@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 )
 
 // BM25F parameters (Robertson and Zaragoza, "The Probabilistic Relevance
@@ -55,9 +56,11 @@ func (x *BM25F) Add(question, answer string) int {
 	doc := int32(len(x.live))
 	tf := map[uint32]*bm25Posting{}
 	var order []uint32
+	var tk termScanner
 	count := func(text string, inQ bool) int32 {
-		ts := Terms(text)
-		for _, t := range ts {
+		n := int32(0)
+		tk.each(text, func(t, _ string) {
+			n++
 			id := x.dict.ID(t)
 			p := tf[id]
 			if p == nil {
@@ -70,8 +73,8 @@ func (x *BM25F) Add(question, answer string) int {
 			} else {
 				p.a = min(p.a+1, math.MaxUint16)
 			}
-		}
-		return int32(len(ts))
+		})
+		return n
 	}
 	ql, al := count(question, true), count(answer, false)
 	for len(x.post) < x.dict.Len() {
@@ -129,18 +132,25 @@ type Scored struct {
 // store, a word common in English ("run", "file") weighs less than a rare
 // one ("terraform", "s3") held by as many lessons.
 func (x *BM25F) Weights(q []QueryTerm) []float64 {
+	df := make([]int, len(q))
+	for i, t := range q {
+		if id, ok := x.dict.Lookup(t.Term); ok && int(id) < len(x.df) {
+			df[i] = int(x.df[id])
+		}
+	}
+	return weights(q, df, x.n)
+}
+
+func weights(q []QueryTerm, dfs []int, n int) []float64 {
 	w := make([]float64, len(q))
 	for i, t := range q {
-		df := 0
-		if id, ok := x.dict.Lookup(t.Term); ok && int(id) < len(x.df) {
-			df = int(x.df[id])
-		}
+		df := dfs[i]
 		if df == 0 {
 			// Unseen: the background alone says how much it matters.
-			w[i] = IDF(0, x.n) * Rarity(t.Word)
+			w[i] = IDF(0, n) * Rarity(t.Word)
 			continue
 		}
-		w[i] = IDF(df, x.n) * (PriorShare + (1-PriorShare)*Rarity(t.Word))
+		w[i] = IDF(df, n) * (PriorShare + (1-PriorShare)*Rarity(t.Word))
 	}
 	return w
 }
@@ -152,13 +162,7 @@ func (x *BM25F) Search(query string) []Scored {
 	if len(q) == 0 || x.n == 0 {
 		return nil
 	}
-	w := x.Weights(q)
-	total := 0.0
-	for _, v := range w {
-		total += v
-	}
-	avgQ := max(1, float64(x.sumQ)/float64(x.n))
-	avgA := max(1, float64(x.sumA)/float64(x.n))
+	sc := newScorer(q, x.Weights(q), x.n, x.sumQ, x.sumA)
 	at := map[int32]int{}
 	var out []Scored
 	for i, t := range q {
@@ -167,21 +171,48 @@ func (x *BM25F) Search(query string) []Scored {
 			continue
 		}
 		for _, p := range x.post[id] {
-			tf := BM25WQuestion*float64(p.q)/(1-BM25BQuestion+BM25BQuestion*float64(x.qlen[p.doc])/avgQ) +
-				BM25WAnswer*float64(p.a)/(1-BM25BAnswer+BM25BAnswer*float64(x.alen[p.doc])/avgA)
 			k, ok := at[p.doc]
 			if !ok {
 				k = len(out)
 				at[p.doc] = k
 				out = append(out, Scored{Doc: int(p.doc)})
 			}
-			out[k].Score += w[i] * tf * (BM25K1 + 1) / (BM25K1 + tf)
-			out[k].Coverage += w[i]
+			sc.add(&out[k], i, p.q, p.a, x.qlen[p.doc], x.alen[p.doc])
 		}
 	}
+	return sc.finish(out)
+}
+
+// scorer holds what scoring one query needs: its terms' weights and the
+// fields' average lengths.
+type scorer struct {
+	w          []float64
+	total      float64
+	avgQ, avgA float64
+}
+
+func newScorer(q []QueryTerm, w []float64, n int, sumQ, sumA int64) *scorer {
+	sc := &scorer{w: w, avgQ: max(1, float64(sumQ)/float64(n)), avgA: max(1, float64(sumA)/float64(n))}
+	for _, v := range w {
+		sc.total += v
+	}
+	return sc
+}
+
+// add scores query term i, with frequencies tq and ta in a document whose
+// fields are ql and al terms long.
+func (sc *scorer) add(d *Scored, i int, tq, ta uint16, ql, al int32) {
+	tf := BM25WQuestion*float64(tq)/(1-BM25BQuestion+BM25BQuestion*float64(ql)/sc.avgQ) +
+		BM25WAnswer*float64(ta)/(1-BM25BAnswer+BM25BAnswer*float64(al)/sc.avgA)
+	d.Score += sc.w[i] * tf * (BM25K1 + 1) / (BM25K1 + tf)
+	d.Coverage += sc.w[i]
+}
+
+// finish turns summed weights into coverage and sorts.
+func (sc *scorer) finish(out []Scored) []Scored {
 	for i := range out {
-		if total > 0 {
-			out[i].Coverage = min(1, out[i].Coverage/total)
+		if sc.total > 0 {
+			out[i].Coverage = min(1, out[i].Coverage/sc.total)
 		}
 	}
 	slices.SortFunc(out, func(a, b Scored) int {
@@ -191,4 +222,82 @@ func (x *BM25F) Search(query string) []Scored {
 		return cmp.Compare(a.Doc, b.Doc)
 	})
 	return out
+}
+
+// SearchOnce is Search over n documents given by text, without building an
+// index: each document is tokenised once and only the query's terms are
+// counted, on up to workers goroutines. It returns what Search on an index
+// of the same documents returns, to the bit (TestSearchOnceMatchesIndex).
+func SearchOnce(query string, n int, text func(i int) (question, answer string), workers int) []Scored {
+	q := QueryTerms(query)
+	if len(q) == 0 || n == 0 {
+		return nil
+	}
+	slot := make(map[string]int, len(q))
+	var first [256]bool // first bytes of the query's terms: most terms are not looked up
+	for i, t := range q {
+		slot[t.Term] = i
+		first[t.Term[0]] = true
+	}
+	// Per document: the two field lengths and each query term's two
+	// frequencies.
+	lens := make([]int32, 2*n)
+	tfs := make([]uint16, 2*len(q)*n)
+	count := func(lo, hi int) {
+		var tk termScanner
+		for d := lo; d < hi; d++ {
+			qs, as := text(d)
+			row := tfs[2*len(q)*d : 2*len(q)*(d+1)]
+			for f, s := range [2]string{qs, as} {
+				var l int32
+				tk.each(s, func(t, _ string) {
+					l++
+					if !first[t[0]] {
+						return
+					}
+					if i, ok := slot[t]; ok && row[2*i+f] < math.MaxUint16 {
+						row[2*i+f]++
+					}
+				})
+				lens[2*d+f] = l
+			}
+		}
+	}
+	workers = max(1, min(workers, n/1024))
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		wg.Add(1)
+		go func(lo, hi int) { defer wg.Done(); count(lo, hi) }(lo, min(n, lo+chunk))
+	}
+	wg.Wait()
+	df := make([]int, len(q))
+	var sumQ, sumA int64
+	for d := range n {
+		sumQ += int64(lens[2*d])
+		sumA += int64(lens[2*d+1])
+		row := tfs[2*len(q)*d : 2*len(q)*(d+1)]
+		for i := range q {
+			if row[2*i] > 0 || row[2*i+1] > 0 {
+				df[i]++
+			}
+		}
+	}
+	sc := newScorer(q, weights(q, df, n), n, sumQ, sumA)
+	var out []Scored
+	for d := range n {
+		row := tfs[2*len(q)*d : 2*len(q)*(d+1)]
+		var cur *Scored
+		for i := range q {
+			if row[2*i] == 0 && row[2*i+1] == 0 {
+				continue
+			}
+			if cur == nil {
+				out = append(out, Scored{Doc: d})
+				cur = &out[len(out)-1]
+			}
+			sc.add(cur, i, row[2*i], row[2*i+1], lens[2*d], lens[2*d+1])
+		}
+	}
+	return sc.finish(out)
 }

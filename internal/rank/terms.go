@@ -21,19 +21,8 @@ import (
 // over one naming a longer or shorter sibling.
 func Terms(s string) []string {
 	var out []string
-	eachWord(s, func(word string) {
-		var parts []string
-		splitIdent(word, func(p string) { parts = append(parts, strings.ToLower(p)) })
-		if len(parts) > 1 {
-			out = append(out, strings.Join(parts, "_"))
-		}
-		for _, p := range parts {
-			if len(p) < 2 && !(len(p) == 1 && p[0] >= '0' && p[0] <= '9') || isTermStopword(p) {
-				continue
-			}
-			out = append(out, Stem(p))
-		}
-	})
+	var tk termScanner
+	tk.each(s, func(t, _ string) { out = append(out, t) })
 	return out
 }
 
@@ -48,28 +37,39 @@ type QueryTerm struct {
 // order, each with its surface word.
 func QueryTerms(s string) []QueryTerm {
 	var out []QueryTerm
-	seen := map[string]bool{}
-	add := func(t, w string) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, QueryTerm{Term: t, Word: w})
+	var tk termScanner
+	tk.each(s, func(t, w string) {
+		for _, q := range out {
+			if q.Term == t {
+				return
+			}
 		}
-	}
+		out = append(out, QueryTerm{Term: t, Word: w})
+	})
+	return out
+}
+
+// termScanner yields the terms of texts, reusing its buffers.
+type termScanner struct {
+	parts []string
+}
+
+// each calls fn for every term of s with the lower-cased word part it
+// came from (a whole identifier's term comes with itself).
+func (tk *termScanner) each(s string, fn func(term, word string)) {
 	eachWord(s, func(word string) {
-		var parts []string
-		splitIdent(word, func(p string) { parts = append(parts, strings.ToLower(p)) })
-		if len(parts) > 1 {
-			j := strings.Join(parts, "_")
-			add(j, j)
+		tk.parts = splitIdent(word, tk.parts[:0])
+		if len(tk.parts) > 1 {
+			j := strings.Join(tk.parts, "_")
+			fn(j, j)
 		}
-		for _, p := range parts {
+		for _, p := range tk.parts {
 			if len(p) < 2 && !(len(p) == 1 && p[0] >= '0' && p[0] <= '9') || isTermStopword(p) {
 				continue
 			}
-			add(Stem(p), p)
+			fn(Stem(p), p)
 		}
 	})
-	return out
 }
 
 func isWordRune(r rune) bool {
@@ -127,39 +127,61 @@ func eachWord(s string, fn func(word string)) {
 	}
 }
 
-// splitIdent calls fn for the identifier parts of word: split at the
-// joiners _ - / . and at camelCase changes, a lower-case letter or a digit
-// followed by a capital, and before the last capital of a run followed by
-// a lower-case letter ("HTTPServer"). Dotted words with a digit (versions:
-// "v1.21", "1.22.3") stay whole.
-func splitIdent(word string, fn func(part string)) {
+// splitIdent appends to buf the lower-cased identifier parts of word:
+// split at the joiners _ - / . and at camelCase changes, a lower-case
+// letter or a digit followed by a capital, and before the last capital of
+// a run followed by a lower-case letter ("HTTPServer"). Dotted words with
+// a digit (versions: "v1.21", "1.22.3") stay whole.
+func splitIdent(word string, buf []string) []string {
 	if strings.IndexByte(word, '.') >= 0 && strings.ContainsAny(word, "0123456789") && !strings.ContainsAny(word, "_-/") {
-		fn(word)
-		return
+		return append(buf, strings.ToLower(word))
 	}
-	for _, seg := range strings.FieldsFunc(word, isJoiner) {
-		start := 0
-		var prev rune
-		for pos, r := range seg {
-			if pos > start {
-				split := false
-				switch {
-				case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+	seg := 0
+	for seg < len(word) {
+		end := seg
+		for end < len(word) && !isJoiner(rune(word[end])) {
+			end++
+		}
+		buf = splitCase(word[seg:end], buf)
+		seg = end + 1
+	}
+	return buf
+}
+
+// splitCase appends the lower-cased camelCase parts of seg to buf.
+func splitCase(seg string, buf []string) []string {
+	if seg == "" {
+		return buf
+	}
+	plain := true // lower-case ASCII letters and digits only: one part as it is
+	for i := 0; i < len(seg) && plain; i++ {
+		c := seg[i]
+		plain = 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+	}
+	if plain {
+		return append(buf, seg)
+	}
+	start := 0
+	var prev rune
+	for pos, r := range seg {
+		if pos > start {
+			split := false
+			switch {
+			case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+				split = true
+			case unicode.IsUpper(r) && unicode.IsUpper(prev):
+				if n, _ := utf8.DecodeRuneInString(seg[pos+utf8.RuneLen(r):]); pos+utf8.RuneLen(r) < len(seg) && unicode.IsLower(n) {
 					split = true
-				case unicode.IsUpper(r) && unicode.IsUpper(prev):
-					if n, _ := utf8.DecodeRuneInString(seg[pos+utf8.RuneLen(r):]); pos+utf8.RuneLen(r) < len(seg) && unicode.IsLower(n) {
-						split = true
-					}
-				}
-				if split {
-					fn(seg[start:pos])
-					start = pos
 				}
 			}
-			prev = r
+			if split {
+				buf = append(buf, strings.ToLower(seg[start:pos]))
+				start = pos
+			}
 		}
-		fn(seg[start:])
+		prev = r
 	}
+	return append(buf, strings.ToLower(seg[start:]))
 }
 
 // Stem is a light English suffix stripper (an S-stemmer extended to -ing
@@ -169,8 +191,13 @@ func splitIdent(word string, fn func(part string)) {
 // release/released/releases meet. Words of three characters or fewer, and
 // words with a digit or a dot, are left alone.
 func Stem(w string) string {
-	if len(w) <= 3 || strings.ContainsAny(w, "0123456789.") {
+	if len(w) <= 3 {
 		return w
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; '0' <= c && c <= '9' || c == '.' {
+			return w
+		}
 	}
 	switch {
 	case strings.HasSuffix(w, "ies") && len(w) > 4:
@@ -212,7 +239,16 @@ func undouble(w string) string {
 
 // isTermStopword reports whether w (lower-case) carries no topic: English
 // function words (pronouns, auxiliaries, prepositions, question words).
-func isTermStopword(w string) bool { _, ok := termStopwords[w]; return ok }
+func isTermStopword(w string) bool {
+	if len(w) > maxStopword {
+		return false
+	}
+	_, ok := termStopwords[w]
+	return ok
+}
+
+// maxStopword is the length of the longest stopword.
+const maxStopword = 7
 
 var termStopwords = func() map[string]struct{} {
 	m := map[string]struct{}{}
