@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/golden"
 )
 
 // The held-out retrieval packs: scenario packs in testdata/retrieval/heldout,
@@ -219,7 +221,7 @@ func TestRetrievalHeldOut(t *testing.T) {
 	t.Logf("bm25f missed %d probes", len(misses))
 
 	if *heldoutDoc != "" {
-		if err := replaceSection(*heldoutDoc, "retrieval-"+*heldoutSet, doc); err != nil {
+		if err := golden.ReplaceSection(*heldoutDoc, "retrieval-"+*heldoutSet, doc); err != nil {
 			t.Fatal(err)
 		}
 	}

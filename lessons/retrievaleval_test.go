@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/golden"
 )
 
 // The retrieval-quality suite: scenario packs in testdata/retrieval, written
@@ -292,7 +294,7 @@ func TestRetrievalSuite(t *testing.T) {
 	}
 	if *retrievalDoc != "" {
 		doc += decideColdTable(t)
-		if err := replaceSection(*retrievalDoc, "retrieval", doc); err != nil {
+		if err := golden.ReplaceSection(*retrievalDoc, "retrieval", doc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -423,25 +425,6 @@ func decideColdTable(t *testing.T) string {
 	}
 	b.WriteString(decideProcessTable(t, decideProcessRuns))
 	return b.String()
-}
-
-// replaceSection replaces the text between <!-- name:begin --> and
-// <!-- name:end --> in path, appending the section if it is missing.
-func replaceSection(path, name, body string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	begin, end := "<!-- "+name+":begin -->", "<!-- "+name+":end -->"
-	text := string(data)
-	i, j := strings.Index(text, begin), strings.Index(text, end)
-	section := begin + "\n" + body + end
-	if i < 0 || j < i {
-		text = strings.TrimRight(text, "\n") + "\n\n" + section + "\n"
-	} else {
-		text = text[:i] + section + text[j+len(end):]
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
 }
 
 // blindPacks reads a blind set (internal/rank/blind_test.go's format) as

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/golden"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -266,7 +267,7 @@ func TestBlindSets(t *testing.T) {
 		doc.WriteString(table)
 	}
 	if *blindDoc != "" {
-		if err := replaceSection(*blindDoc, "blind", doc.String()); err != nil {
+		if err := golden.ReplaceSection(*blindDoc, "blind", doc.String()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -304,23 +305,4 @@ func TestBlindScorer(t *testing.T) {
 			t.Errorf("accepted %s", bad)
 		}
 	}
-}
-
-// replaceSection replaces the text between <!-- name:begin --> and
-// <!-- name:end --> in path, appending the section if it is missing.
-func replaceSection(path, name, body string) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	begin, end := "<!-- "+name+":begin -->", "<!-- "+name+":end -->"
-	text := string(data)
-	i, j := strings.Index(text, begin), strings.Index(text, end)
-	section := begin + "\n" + body + end
-	if i < 0 || j < i {
-		text = strings.TrimRight(text, "\n") + "\n\n" + section + "\n"
-	} else {
-		text = text[:i] + section + text[j+len(end):]
-	}
-	return os.WriteFile(path, []byte(text), 0o644)
 }
