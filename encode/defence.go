@@ -8,7 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // Length limits of a lesson, in characters.
@@ -177,7 +177,7 @@ func newChecker(docs []Document) *checker {
 // word for grounding).
 func groundTokens(s string) []string {
 	var out []string
-	for _, t := range textidx.Tokens(s) {
+	for _, t := range rank.Tokens(s) {
 		t = strings.Trim(t, ".*")
 		if t != "" {
 			out = append(out, t)

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // DuplicateThreshold is the token Jaccard at or above which a new lesson
@@ -32,7 +32,7 @@ type Living struct {
 // Known is the store's living lessons as the duplicate check reads them: a store that keeps
 // its lessons' token sets answers without tokenising them again (lessons.Store does).
 type Known interface {
-	// MostSimilar returns the living lesson whose token set (textidx.Tokens of its question
+	// MostSimilar returns the living lesson whose token set (rank.Tokens of its question
 	// and answer joined by a space) has the highest Jaccard similarity with the token set of
 	// question and answer, the first in store order on a tie, and that similarity; "" and 0
 	// when none shares a token with them.
@@ -43,9 +43,9 @@ type Known interface {
 type livingList []Living
 
 func (l livingList) MostSimilar(question, answer string) (id string, similarity float64) {
-	toks := textidx.Tokens(question + " " + answer)
+	toks := rank.Tokens(question + " " + answer)
 	for _, k := range l {
-		if s := textidx.Jaccard(toks, textidx.Tokens(k.Question+" "+k.Answer)); s > similarity {
+		if s := rank.Jaccard(toks, rank.Tokens(k.Question+" "+k.Answer)); s > similarity {
 			id, similarity = k.ID, s
 		}
 	}
@@ -272,14 +272,14 @@ func (e *Encoder) dedup(cands []Candidate, living Known) {
 		if c.Rejected != "" {
 			continue
 		}
-		toks := textidx.Tokens(c.Question + " " + c.Answer)
+		toks := rank.Tokens(c.Question + " " + c.Answer)
 		var best float64
 		var bestID string
 		if living != nil {
 			bestID, best = living.MostSimilar(c.Question, c.Answer)
 		}
 		for _, k := range pool {
-			if s := textidx.Jaccard(toks, k.tokens); s > best {
+			if s := rank.Jaccard(toks, k.tokens); s > best {
 				best, bestID = s, k.id
 			}
 		}

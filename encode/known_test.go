@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 

@@ -17,12 +17,12 @@ import (
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
 
 // genStore builds a realistic store of n living lessons (plus n/4 dead
-// ones): lesson texts from internal/textidx/textgen (Zipf vocabulary with
+// ones): lesson texts from internal/rank/textgen (Zipf vocabulary with
 // code identifiers, about 5% reworded near-duplicates, so consolidation
 // has work), varied balances, history notes for the half of the lessons
 // that were ever settled, and some pending tickets.
@@ -342,7 +342,7 @@ func TestEnsureSetsMatchesSerial(t *testing.T) {
 	}
 }
 
-// The store's consolidation uses textidx.Cluster; on a realistic store and
+// The store's consolidation uses rank.Cluster; on a realistic store and
 // under every source policy it must form exactly the clusters of the
 // quadratic reference.
 func TestConsolidationMatchesQuadraticReference(t *testing.T) {
@@ -362,12 +362,12 @@ func TestConsolidationMatchesQuadraticReference(t *testing.T) {
 	for _, policy := range []string{"off", "shared", "identical"} {
 		for _, thr := range []float64{0.3, 0.55, 0.8} {
 			accept := sourcePolicy(policy, elig)
-			var af textidx.AcceptFunc
+			var af rank.AcceptFunc
 			if accept != nil {
 				af = func(_ int, members []int, cand int) bool { return accept(members, cand) }
 			}
 			got := clusterSets(sets, thr, accept)
-			want := textidx.ClusterQuadratic(sets, thr, af)
+			want := rank.ClusterQuadratic(sets, thr, af)
 			if len(got) == 0 && thr == 0.55 && policy == "off" {
 				t.Fatal("no clusters at the default threshold; the test store has no near-duplicates")
 			}
@@ -386,7 +386,7 @@ func TestConsolidationMatchesQuadraticReference(t *testing.T) {
 // decide).
 func BenchmarkDecideCold(b *testing.B) {
 	data := benchStoreBytes(b, 10000)
-	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2, RetrievalV3} {
+	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalBM25F} {
 		for _, once := range []bool{true, false} {
 			name := string(r) + "/index"
 			if once {

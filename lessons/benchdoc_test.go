@@ -54,7 +54,7 @@ func TestBenchmarksDoc(t *testing.T) {
 	sb.WriteString("(the same benchmarks run alone with `go test ./lessons -run '^$' -bench . -benchmem`).\n\n")
 	fmt.Fprintf(&sb, "Machine: %s, GOMAXPROCS %d, %s, load average at start %s. Wall-clock times, so a busy machine inflates them.\n\n",
 		cpuModel(), runtime.GOMAXPROCS(0), runtime.Version(), loadAvg())
-	sb.WriteString("Stores come from `genStore` in `lessons/bench_test.go`: lesson texts from `internal/textidx/textgen` (about 5% reworded near-duplicates), ")
+	sb.WriteString("Stores come from `genStore` in `lessons/bench_test.go`: lesson texts from `internal/rank/textgen` (about 5% reworded near-duplicates), ")
 	sb.WriteString("a quarter as many dead entries, history notes on half the lessons, 10 pending tickets; the 100k file is about ")
 	fmt.Fprintf(&sb, "%.0f MB. `tick` is the 5th tick, so it consolidates.\n\n", float64(len(benchStoreBytes(t, 100000)))/(1<<20))
 	sb.WriteString("Wall time per operation, and CPU time (user + system over all goroutines, GC included) where measured; ")
@@ -94,7 +94,7 @@ func TestBenchmarksDoc(t *testing.T) {
 	speedup := darwinMemoTick10k * 1e9 / float64(max(1, lts[10000].NsPerOp()))
 	fmt.Fprintf(&sb, "| at least 1000 times faster than darwin-memo's 308 s `ledger tick` at 10k lessons | %s, %.0f times faster | %s |\n",
 		dur(lts[10000]), speedup, met(speedup >= 1000))
-	sb.WriteString("\nThe 100k store is a large file (lesson-length texts plus history notes); most of a tick at that size is tokenising and clustering 100k texts (internal/textidx), and the CPU column is what a quiet machine's wall time approaches from below.\n")
+	sb.WriteString("\nThe 100k store is a large file (lesson-length texts plus history notes); most of a tick at that size is tokenising and clustering 100k texts (internal/rank), and the CPU column is what a quiet machine's wall time approaches from below.\n")
 	sb.WriteString("\nPeak heap above the baseline during load + tick + save: ")
 	for i, n := range benchSizes {
 		if i > 0 {

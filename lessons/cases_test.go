@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 var t0 = time.Date(2026, 6, 13, 12, 43, 53, 0, time.UTC)
@@ -283,7 +283,7 @@ func TestCase12RelevanceFloor(t *testing.T) {
 }
 
 func TestCase13Tokenizer(t *testing.T) {
-	got := textidx.Tokens("Does the files' cache-miss.log exist?")
+	got := rank.Tokens("Does the files' cache-miss.log exist?")
 	if !slices.Equal(got, []string{"file", "cache", "miss.log", "exist"}) {
 		t.Errorf("tokens %q", got)
 	}
@@ -356,7 +356,7 @@ func TestCase17Consolidation(t *testing.T) {
 	s := newTestStore()
 	a, _ := s.Add(NewLesson{Question: "How do I run the integration tests?", Answer: "Run make integration with docker up.", Sources: []string{"pr#1"}, RecordedTS: "2026-01-01T00:00:00+00:00"})
 	b, _ := s.Add(NewLesson{Question: "How do I run integration tests?", Answer: "Run make integration with docker up", Sources: []string{"pr#2", "pr#1"}, RecordedTS: "2026-02-01T00:00:00+00:00"})
-	if j := textidx.JaccardIDs(s.tokenSet(a), s.tokenSet(b)); j < 0.55 {
+	if j := rank.JaccardIDs(s.tokenSet(a), s.tokenSet(b)); j < 0.55 {
 		t.Fatalf("setup: jaccard %v", j)
 	}
 	a.Energy, b.Energy = 2.0, 1.0
@@ -702,7 +702,7 @@ func TestHistoryCap(t *testing.T) {
 }
 
 func TestIndexKeptUpToDate(t *testing.T) {
-	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalV2} {
+	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalBM25F} {
 		t.Run(string(r), func(t *testing.T) { testIndexKeptUpToDate(t, r) })
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // consolidate merges near-duplicate entries (semantics §6, consolidate.py):
@@ -75,8 +75,8 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 // check (encode.Known). It adds nothing to the store's token dictionary and computes no token
 // sets: an entry whose set the tick's consolidation (or an index) already computed is compared
 // by its set, and any other is tokenised against a table of the query's own tokens
-// (textidx.Similar), its distinct tokens counted only when the query tokens it holds could beat
-// the best so far. Both compute the quotient from the same integers as textidx.JaccardKnown, so
+// (rank.Similar), its distinct tokens counted only when the query tokens it holds could beat
+// the best so far. Both compute the quotient from the same integers as rank.JaccardKnown, so
 // the answer does not depend on which entries have sets. The 512-bit token signature of each
 // entry tokenised is kept for the next call (the encoder asks about each of a pull request's
 // lessons in turn), which then tokenises only the entries whose signature lets them beat the
@@ -86,13 +86,13 @@ func (s *Store) MostSimilar(question, answer string) (id string, similarity floa
 		known    []uint32 // the query's ids in the store's dictionary, once an entry has a set
 		distinct int
 		looked   bool
-		q        *textidx.Similar // once an entry has no set
+		q        *rank.Similar // once an entry has no set
 		sigs     *similarSigs
 	)
 	for i, e := range s.living {
 		if !e.hasSet {
 			if q == nil {
-				q = textidx.NewSimilar(question, answer)
+				q = rank.NewSimilar(question, answer)
 				sigs = s.ensureIndexShell().similarSigs(len(s.living))
 			}
 			if sim, ok := q.Above(similarity, sigs.of(i, e), e.Question, e.Answer); ok {
@@ -114,7 +114,7 @@ func (s *Store) MostSimilar(question, answer string) (id string, similarity floa
 		if lo, hi := min(distinct, len(set)), max(distinct, len(set)); hi == 0 || float64(lo)/float64(hi) <= similarity {
 			continue
 		}
-		if sim := textidx.JaccardKnown(known, distinct, set); sim > similarity {
+		if sim := rank.JaccardKnown(known, distinct, set); sim > similarity {
 			id, similarity = e.ID, sim
 		}
 	}
@@ -127,7 +127,7 @@ func (s *Store) MostSimilar(question, answer string) (id string, similarity floa
 // depend on them.
 type similarSigs struct {
 	entries []*Entry
-	sigs    []textidx.Signature
+	sigs    []rank.Signature
 }
 
 // similarSigs returns the store's signatures sized for n living entries.
@@ -138,7 +138,7 @@ func (ix *index) similarSigs(n int) *similarSigs {
 	c := ix.sigs
 	if n > len(c.entries) {
 		c.entries = append(c.entries, make([]*Entry, n-len(c.entries))...)
-		c.sigs = append(c.sigs, make([]textidx.Signature, n-len(c.sigs))...)
+		c.sigs = append(c.sigs, make([]rank.Signature, n-len(c.sigs))...)
 	}
 	clear(c.entries[n:]) // do not keep buried entries
 	c.entries, c.sigs = c.entries[:n], c.sigs[:n]
@@ -147,9 +147,9 @@ func (ix *index) similarSigs(n int) *similarSigs {
 
 // of returns the signature of e, the living entry at position i; the zero Signature (to be
 // computed) if i held another entry.
-func (c *similarSigs) of(i int, e *Entry) *textidx.Signature {
+func (c *similarSigs) of(i int, e *Entry) *rank.Signature {
 	if c.entries[i] != e {
-		c.entries[i], c.sigs[i] = e, textidx.Signature{}
+		c.entries[i], c.sigs[i] = e, rank.Signature{}
 	}
 	return &c.sigs[i]
 }
@@ -209,17 +209,17 @@ func sameSet(a, b []string) bool {
 	return true
 }
 
-// clusterSets is anchor clustering (textidx.Cluster, sub-quadratic and
+// clusterSets is anchor clustering (rank.Cluster, sub-quadratic and
 // equal to the quadratic reference): each unconsumed set in order becomes an
 // anchor; every other unconsumed set with Jaccard(anchor, other) >=
 // threshold (and accepted) joins it. Clusters of two or more are returned,
 // anchor first, members in order.
 func clusterSets(sets [][]uint32, threshold float64, accept func(cluster []int, cand int) bool) [][]int {
-	var af textidx.AcceptFunc
+	var af rank.AcceptFunc
 	if accept != nil {
 		af = func(_ int, members []int, cand int) bool { return accept(members, cand) }
 	}
-	return textidx.Cluster(sets, threshold, af)
+	return rank.Cluster(sets, threshold, af)
 }
 
 // merge buries members (anchor first; the caller compacts the living list)
@@ -231,7 +231,7 @@ func (s *Store) merge(members []*Entry) *Entry {
 	uses := 0
 	ts := ""
 	// A member another member supersedes (a "supersedes:" source label,
-	// recorded by v2 stores) gives no answer: the heir keeps the newer
+	// recorded at birth in BM25F stores) gives no answer: the heir keeps the newer
 	// advice only. darwin-memo's stores carry no such labels.
 	var superseded []string
 	for _, mb := range members {

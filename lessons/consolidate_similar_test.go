@@ -8,17 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
 
 // mostSimilarReference is the encoder's duplicate check before the store answered it: every
 // living lesson tokenised, the first best kept.
 func mostSimilarReference(s *Store, q, a string) (string, float64) {
-	toks := textidx.Tokens(q + " " + a)
+	toks := rank.Tokens(q + " " + a)
 	id, best := "", 0.0
 	for _, e := range s.Living() {
-		if sim := textidx.Jaccard(toks, textidx.Tokens(e.Question+" "+e.Answer)); sim > best {
+		if sim := rank.Jaccard(toks, rank.Tokens(e.Question+" "+e.Answer)); sim > best {
 			id, best = e.ID, sim
 		}
 	}
@@ -42,7 +42,7 @@ func mostSimilarSets(s *Store, question, answer string) (id string, similarity f
 		if lo, hi := min(distinct, len(set)), max(distinct, len(set)); hi == 0 || float64(lo)/float64(hi) <= similarity {
 			continue
 		}
-		if sim := textidx.JaccardKnown(known, distinct, set); sim > similarity {
+		if sim := rank.JaccardKnown(known, distinct, set); sim > similarity {
 			id, similarity = e.ID, sim
 		}
 	}

@@ -4,18 +4,18 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
-// index is the retrieval index of a store: a textidx.Index over the living
+// index is the retrieval index of a store: a rank.Index over the living
 // entries' token sets, built once (on first use) and kept up to date by
 // add and bury. Document numbers follow insertion order, which is the
 // living order, so ties fall back to store order as in darwin-memo.
 type index struct {
-	x    *textidx.Index // darwin-memo's ranking; nil until first used
-	docs []*Entry       // by document number
-	lex  *lexIndex      // the v2 ranking's index; nil until first used
-	sigs *similarSigs   // MostSimilar's token signatures; nil until first used
+	x    *rank.Index  // darwin-memo's ranking; nil until first used
+	docs []*Entry     // by document number
+	bm   *bm25Index   // the BM25F ranking's index; nil until first used
+	sigs *similarSigs // MostSimilar's token signatures; nil until first used
 }
 
 // ensureIndexShell returns the store's index holder, creating an empty one
@@ -28,9 +28,9 @@ func (s *Store) ensureIndexShell() *index {
 }
 
 // dict returns the store's token dictionary, creating it on first use.
-func (s *Store) tokenDict() *textidx.Dict {
+func (s *Store) tokenDict() *rank.Dict {
 	if s.dict == nil {
-		s.dict = textidx.NewDict()
+		s.dict = rank.NewDict()
 	}
 	return s.dict
 }
@@ -65,7 +65,7 @@ func (s *Store) ensureSets(es []*Entry) {
 		return
 	}
 	chunk := (len(todo) + workers - 1) / workers
-	locals := make([]*textidx.Dict, workers)
+	locals := make([]*rank.Dict, workers)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		lo, hi := w*chunk, min(len(todo), (w+1)*chunk)
@@ -77,7 +77,7 @@ func (s *Store) ensureSets(es []*Entry) {
 		// private ones that are merged afterwards.
 		d := s.tokenDict()
 		if w > 0 {
-			d = textidx.NewDict()
+			d = rank.NewDict()
 			locals[w] = d
 		} else {
 			for _, e := range todo[lo:hi] {
@@ -108,7 +108,7 @@ func (s *Store) ensureSets(es []*Entry) {
 		go func() {
 			defer wg.Done()
 			for _, e := range part {
-				textidx.RemapSet(e.set, remap)
+				rank.RemapSet(e.set, remap)
 				e.hasSet = true
 			}
 		}()
@@ -130,7 +130,7 @@ func (s *Store) ensureIndex() *index {
 		docs[i] = e
 	}
 	ix := s.ensureIndexShell()
-	ix.x, ix.docs = textidx.NewIndexIDs(s.tokenDict(), sets), docs
+	ix.x, ix.docs = rank.NewIndexIDs(s.tokenDict(), sets), docs
 	return ix
 }
 
@@ -139,17 +139,55 @@ func (ix *index) add(s *Store, e *Entry) {
 		e.doc = ix.x.AddIDs(s.tokenSet(e))
 		ix.docs = append(ix.docs, e)
 	}
-	if ix.lex != nil {
-		ix.lex.add(e)
+	if ix.bm != nil {
+		ix.bm.add(e)
 	}
 }
 
 func (ix *index) remove(e *Entry) {
-	if ix.lex != nil {
-		ix.lex.remove(e)
+	if ix.bm != nil {
+		ix.bm.remove(e)
 	}
 	if ix.x != nil && e.doc >= 0 && e.doc < len(ix.docs) && ix.docs[e.doc] == e {
 		ix.x.Remove(e.doc)
 		ix.docs[e.doc] = nil
 	}
+}
+
+// bm25Index is a rank.BM25F over entries, with the entry of each document.
+type bm25Index struct {
+	x    *rank.BM25F
+	docs []*Entry // by document number; nil once removed
+	doc  map[*Entry]int
+}
+
+func newBM25Index(es []*Entry) *bm25Index {
+	bi := &bm25Index{x: rank.NewBM25F(), doc: make(map[*Entry]int, len(es))}
+	for _, e := range es {
+		bi.add(e)
+	}
+	return bi
+}
+
+func (bi *bm25Index) add(e *Entry) {
+	d := bi.x.Add(e.Question, e.Answer)
+	bi.docs = append(bi.docs, e)
+	bi.doc[e] = d
+}
+
+func (bi *bm25Index) remove(e *Entry) {
+	if d, ok := bi.doc[e]; ok {
+		bi.x.Remove(d)
+		bi.docs[d] = nil
+		delete(bi.doc, e)
+	}
+}
+
+// ensureBM25Index builds the BM25F index over the living entries if needed.
+func (s *Store) ensureBM25Index() *bm25Index {
+	ix := s.ensureIndexShell()
+	if ix.bm == nil {
+		ix.bm = newBM25Index(s.living)
+	}
+	return ix.bm
 }

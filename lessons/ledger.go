@@ -60,7 +60,7 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 		Juvenile:      max(0, s.cfg.AdmissionWindow),
 	}
 	e.ID = s.freshEntryID("entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
-	e.Sources = s.recordSupersedes(e.Sources, l.Question, l.Answer) // retrieve2.go
+	e.Sources = s.recordSupersedes(e.Sources, l.Question, l.Answer) // supersede.go
 	s.addLiving(e)
 	source := strings.Join(e.Sources, ", ")
 	if source == "" {
@@ -78,28 +78,9 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 
 // AddLessons adds lessons in order, each as Add adds it (so each is checked
 // for supersession against the store and the lessons added before it), and
-// returns the entries and, by position, what refused a lesson. When the
-// store has no retrieval index yet, the supersession checks share one index
-// built for their questions alone (lexrank.BuildForAll: every term counted,
-// only their postings kept), and it is not kept: a process that adds a few
-// lessons to a large store and exits (the action) does not pay for the
-// whole index Add would build and keep. The store ends as the same Adds
-// leave it.
+// returns the entries and, by position, what refused a lesson.
 func (s *Store) AddLessons(ls []NewLesson) ([]*Entry, []error) {
 	entries, errs := make([]*Entry, len(ls)), make([]error, len(ls))
-	if (s.idx == nil || s.idx.lex == nil) && len(s.living) > 0 && s.Retrieval() != RetrievalDarwinMemo {
-		var questions []string
-		for _, l := range ls {
-			if l.Validate() == nil {
-				questions = append(questions, l.Question)
-			}
-		}
-		if len(questions) > 0 {
-			ix := s.ensureIndexShell()
-			ix.lex = newLexIndexForAll(questions, s.living)
-			defer func() { ix.lex = nil }() // answers these questions only
-		}
-	}
 	for i, l := range ls {
 		entries[i], errs[i] = s.Add(l)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
 
 // randomHistory drives a store through a random mix of every operation and
@@ -101,13 +101,13 @@ func checkInvariants(t *testing.T, s *Store) {
 		if s.idx.x != nil && (live != len(s.living) || s.idx.x.Len() != len(s.living)) {
 			t.Fatalf("index has %d docs (%d by count), living %d", live, s.idx.x.Len(), len(s.living))
 		}
-		if lx := s.idx.lex; lx != nil {
-			if lx.x.Live() != len(s.living) || len(lx.doc) != len(s.living) {
-				t.Fatalf("v2 index has %d live docs (%d mapped), living %d", lx.x.Live(), len(lx.doc), len(s.living))
+		if lx := s.idx.bm; lx != nil {
+			if lx.x.Len() != len(s.living) || len(lx.doc) != len(s.living) {
+				t.Fatalf("BM25F index has %d live docs (%d mapped), living %d", lx.x.Len(), len(lx.doc), len(s.living))
 			}
 			for _, e := range s.living {
 				if d, ok := lx.doc[e]; !ok || lx.docs[d] != e {
-					t.Fatalf("v2 index misses living entry %s", e.ID)
+					t.Fatalf("BM25F index misses living entry %s", e.ID)
 				}
 			}
 		}

@@ -1,14 +1,16 @@
 package lessons
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // RetrieveOptions tune retrieval (semantics §4.2).
@@ -32,18 +34,29 @@ type Hit struct {
 	Entry *Entry
 	Score float64
 	// Coverage is the weighted share of the query the entry contains, in
-	// [0, 1] (darwin-memo: score / idf mass; v2: over v2's weights).
+	// [0, 1] (darwin-memo: score / idf mass; BM25F: over rank.BM25F's
+	// weights).
 	Coverage float64
-	// Confidence in [0, 1]: for v2, Coverage times the score relative to
-	// the best hit; for darwin-memo, Coverage. Callers may abstain below
-	// a threshold of their own.
+	// Confidence in [0, 1]: Coverage, or for a lesson listed in place of
+	// one it supersedes, the higher of the two. Decide answers with BM25F
+	// only from DecideThreshold.
 	Confidence float64
+	// SupersededBy is the living lesson that replaces this one by record
+	// ("" when none does): it is listed just before, and this one does not
+	// decide.
+	SupersededBy string
 }
+
+// DecideThreshold is the confidence from which a BM25F hit may decide:
+// below it decide is silent. Chosen on the development sets
+// (docs/retrieval.md, "Abstention").
+const DecideThreshold = 0.5
 
 // Retrieve ranks the living entries for query with opts.Retrieval (the
 // store's default when empty). darwin-memo's ranking is smoothed IDF with
-// the 0.25 coverage floor, energy only breaking ties; v2 is described in
-// retrieve2.go. It returns nil when nothing qualifies (silence).
+// the 0.25 coverage floor, energy only breaking ties; BM25F lists up to K
+// lessons sharing a term with the query (retrieveBM25F). It returns nil
+// when nothing qualifies.
 func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 	if opts.K <= 0 {
 		opts.K = DefaultK
@@ -56,19 +69,16 @@ func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 	}
 	switch opts.Retrieval = s.resolveRetrieval(opts.Retrieval); opts.Retrieval {
 	case RetrievalDarwinMemo:
-	case RetrievalV2, RetrievalV3:
-		if len(s.living) == 0 {
-			return nil, nil
-		}
-		return s.retrieveV2(query, opts), nil
+	case RetrievalBM25F:
+		return s.retrieveBM25F(query, opts), nil
 	default:
-		return nil, fmt.Errorf("unknown retrieval %q; use darwin-memo, v2 or v3", opts.Retrieval)
+		return nil, fmt.Errorf("unknown retrieval %q; use bm25f or darwin-memo", opts.Retrieval)
 	}
-	q := textidx.Tokens(query)
+	q := rank.Tokens(query)
 	if len(q) == 0 || len(s.living) == 0 {
 		return nil, nil
 	}
-	var x *textidx.Index
+	var x *rank.Index
 	var docs []*Entry
 	if opts.Kind == "" && opts.Source == "" {
 		if opts.Once && (s.idx == nil || s.idx.x == nil) {
@@ -100,24 +110,17 @@ func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {
 			for i, e := range docs {
 				sets[i] = s.tokenSet(e)
 			}
-			x = textidx.NewIndexIDs(s.tokenDict(), sets)
+			x = rank.NewIndexIDs(s.tokenDict(), sets)
 		}
 	}
 	byEnergy := func(a, b int) bool { return docs[a].Energy > docs[b].Energy }
-	var raw []textidx.Hit
+	var raw []rank.Hit
 	if opts.HalfLife > 0 {
 		raw = x.RankTop(q, MinCoverage, 0, nil)
 		for i := range raw {
-			e := docs[raw[i].Doc]
-			ref := e.BornCycle
-			if e.LastUsedCycle >= 0 {
-				ref = e.LastUsedCycle
-			}
-			if age := float64(s.tick - ref); age > 0 {
-				raw[i].Score *= math.Pow(0.5, age/opts.HalfLife)
-			}
+			raw[i].Score = s.decayed(docs[raw[i].Doc], raw[i].Score, opts.HalfLife)
 		}
-		slices.SortStableFunc(raw, func(a, b textidx.Hit) int {
+		slices.SortStableFunc(raw, func(a, b rank.Hit) int {
 			switch {
 			case a.Score > b.Score:
 				return -1
@@ -200,7 +203,7 @@ func (d *Decision) StoreFreeLine() string {
 }
 
 // FreeTicket returns the store-free ticket of this decision, versioned by
-// the ranking that made it (v1 darwin-memo, v2 v2).
+// the ranking that made it (v1 darwin-memo, v2 BM25F).
 func (d *Decision) FreeTicket() FreeTicket {
 	return FreeTicket{Version: d.Retrieval.TicketVersion(), Tick: d.Tick, Decider: d.Decider, Supporting: d.Supporting, Query: d.Query}
 }
@@ -215,6 +218,11 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 		return nil, err
 	}
 	d := &Decision{Query: query, Hits: hits, Tick: s.tick, Retrieval: opts.Retrieval}
+	bm25 := opts.Retrieval == RetrievalBM25F
+	if bm25 {
+		// Only confident hits take part, and a superseded lesson does not.
+		hits = slices.DeleteFunc(slices.Clone(hits), func(h Hit) bool { return h.Confidence < DecideThreshold || h.SupersededBy != "" })
+	}
 	var decider *Entry
 	for _, h := range hits {
 		if h.Entry.MayDecide() {
@@ -231,8 +239,8 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 		if d.Supporting, err = s.ticketSupporters(query, decider, hits, opts.RetrieveOptions); err != nil {
 			return nil, err
 		}
-		if opts.Retrieval == RetrievalV2 || opts.Retrieval == RetrievalV3 {
-			// v2 and v3 resolved conflicts by supersession: the decider speaks alone.
+		if bm25 {
+			// Conflicts are resolved by recorded supersession: the decider speaks alone.
 			d.Answer = decider.Answer + "\n" + ageLine(decider)
 		} else {
 			d.Answer = s.annotate(decider, hits)
@@ -303,7 +311,7 @@ func (s *Store) annotate(decider *Entry, hits []Hit) string {
 	cluster := []*Entry{decider}
 	ds := s.tokenSet(decider)
 	for _, h := range hits {
-		if h.Entry != decider && textidx.JaccardIDs(ds, s.tokenSet(h.Entry)) >= thr {
+		if h.Entry != decider && rank.JaccardIDs(ds, s.tokenSet(h.Entry)) >= thr {
 			cluster = append(cluster, h.Entry)
 		}
 	}
@@ -325,4 +333,96 @@ func (s *Store) annotate(decider *Entry, hits []Hit) string {
 		sb.WriteString(ageLine(e))
 	}
 	return sb.String()
+}
+
+// retrieveBM25F is Retrieve for RetrievalBM25F: every lesson sharing a term
+// with the query (and passing the kind and source filters), by BM25F score
+// (then energy, then store order), the first K of them. A lesson some living lesson supersedes by record is
+// listed right after the lesson replacing it last, which takes its place
+// in the ranking when it ranks lower, so the best match is never hidden
+// and never decides past its replacement.
+func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
+	var raw []rank.Scored
+	var docOf func(doc int) *Entry
+	if opts.Once && (s.idx == nil || s.idx.bm == nil) {
+		// Asked once: no index, the same results (TestOnceMatchesIndex).
+		living := s.living
+		raw = rank.SearchOnce(query, len(living), func(i int) (string, string) { return living[i].Question, living[i].Answer }, runtime.GOMAXPROCS(0))
+		docOf = func(doc int) *Entry { return living[doc] }
+	} else {
+		bi := s.ensureBM25Index()
+		raw = bi.x.Search(query)
+		docOf = func(doc int) *Entry { return bi.docs[doc] }
+	}
+	if opts.Kind != "" || opts.Source != "" {
+		// Filters choose among the lessons; term weights stay the whole
+		// store's, so a filtered hit's confidence is the one CI sees.
+		raw = slices.DeleteFunc(raw, func(r rank.Scored) bool {
+			e := docOf(r.Doc)
+			return opts.Kind != "" && e.Kind != opts.Kind || opts.Source != "" && !slices.Contains(e.Sources, opts.Source)
+		})
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	hits := make([]Hit, len(raw))
+	at := make(map[*Entry]int, len(raw))
+	for i, r := range raw {
+		e := docOf(r.Doc)
+		hits[i] = Hit{Entry: e, Score: s.decayed(e, r.Score, opts.HalfLife), Coverage: r.Coverage, Confidence: r.Coverage}
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Entry.Energy, a.Entry.Energy)
+	})
+	for i, h := range hits {
+		at[h.Entry] = i
+	}
+	sup := s.supersession()
+	out := make([]Hit, 0, min(len(hits), opts.K))
+	listed := map[*Entry]bool{}
+	for _, h := range hits {
+		if len(out) == opts.K {
+			break
+		}
+		if listed[h.Entry] {
+			continue
+		}
+		if l := sup.latest(h.Entry); l != nil {
+			h.SupersededBy = l.ID
+			if !listed[l] {
+				r := Hit{Entry: l, Score: h.Score, Coverage: h.Coverage, Confidence: h.Confidence}
+				if i, ok := at[l]; ok {
+					r.Score, r.Coverage = max(r.Score, hits[i].Score), hits[i].Coverage
+					r.Confidence = max(r.Confidence, hits[i].Confidence)
+				}
+				out = append(out, r)
+				listed[l] = true
+				if len(out) == opts.K {
+					break
+				}
+			}
+		}
+		out = append(out, h)
+		listed[h.Entry] = true
+	}
+	return out
+}
+
+// decayed is score halved every halfLife ticks since e was last settled
+// (or born); halfLife 0 is no decay.
+func (s *Store) decayed(e *Entry, score, halfLife float64) float64 {
+	if halfLife <= 0 {
+		return score
+	}
+	ref := e.BornCycle
+	if e.LastUsedCycle >= 0 {
+		ref = e.LastUsedCycle
+	}
+	if age := float64(s.tick - ref); age > 0 {
+		score *= math.Pow(0.5, age/halfLife)
+	}
+	return score
 }

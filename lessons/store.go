@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // Kind is the kind of a lesson.
@@ -259,14 +259,14 @@ type Options struct {
 	// DefaultLockWait; negative means fail at once.
 	LockWait time.Duration
 	// Retrieval is the ranking Retrieve and Decide use when neither the
-	// call nor the store's config ("retrieval") names one. Default: v2.
+	// call nor the store's config ("retrieval") names one. Default: BM25F.
 	Retrieval Retrieval
 	// ConsultOnly loads a store for a process that only consults it
 	// (decide, query): the graveyard, which consulting never reads, is
 	// checked as JSON and passed over (Dead finds nothing), and
 	// ledger.history is checked and kept as bytes, a lesson's notes
-	// rendered only when a ranking asks for them (v3 reads a lesson's last
-	// settlement). Such a store cannot be written: Marshal and WriteTo fail.
+	// rendered only when something reads them (consulting does not). Such
+	// a store cannot be written: Marshal and WriteTo fail.
 	ConsultOnly bool
 	// LazyHistory loads a store whole, except that ledger.history is checked
 	// as JSON and kept as bytes until something reads, adds or writes notes:
@@ -337,7 +337,7 @@ type Store struct {
 	opts     Options
 	sizeHint int // bytes of the file this store was parsed from
 	idx      *index
-	dict     *textidx.Dict
+	dict     *rank.Dict
 	file     *fileState
 }
 

@@ -37,7 +37,7 @@ const (
 // FreeTicket is the content of a store-free ticket.
 type FreeTicket struct {
 	// Version is the ticket's vN: the ranking it was minted with and is
-	// verified with (1: darwin-memo's, 2: v2; see Retrieval). 0 means 1.
+	// verified with (1: darwin-memo's, 2: BM25F; see Retrieval). 0 means 1.
 	Version    int
 	Tick       int
 	Decider    string   // "" for none
@@ -127,8 +127,8 @@ func ParseTickets(body string) ([]BodyTicket, []error) {
 	for _, mt := range freeRe.FindAllStringSubmatchIndex(body, -1) {
 		at := mt[0]
 		ver := body[mt[2]:mt[3]]
-		if ver != "v1" && ver != "v2" && ver != "v3" {
-			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1, v2 and v3 (upgrade the action)", ver)})
+		if ver != "v1" && ver != "v2" {
+			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (darwin-memo's ranking) and v2 (BM25F)", ver)})
 			continue
 		}
 		ft, err := parseFields(body[mt[1]:])

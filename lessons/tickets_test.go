@@ -94,6 +94,8 @@ func TestParseTicketsMixedAndErrors(t *testing.T) {
 	}
 	for _, tc := range []struct{ line, want string }{
 		{"darwin-memo: v4 t=1 d=- s=- q=cQ", "unsupported ticket version v4"},
+		// v3 named a ranking removed before any release (issue 24).
+		{"darwin-memo: v3 t=1 d=- s=- q=cQ", "unsupported ticket version v3"},
 		{"darwin-memo: v1 t=1 d=aaaaaaaaaaaa s=-", "missing field q="},
 		{"darwin-memo: v1 t=1 d=AAAAAAAAAAAA s=- q=cQ", "not an entry id"},
 		{"darwin-memo: v1 t=x d=aaaaaaaaaaaa s=- q=cQ", "not a tick number"},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -58,7 +59,7 @@ func (v *nonNegative) Set(s string) error {
 }
 
 func runAdd(ctx context.Context, sio *IO, args []string) error {
-	fs := newFlags(sio, "add", "add [--store PATH] [--kind K] [--source LABEL]... QUESTION ANSWER")
+	fs := newFlags(sio, "add", "add [--store PATH] [--kind K] [--source LABEL]... [--supersedes ID]... QUESTION ANSWER")
 	store := writeFlags(fs)
 	kind := kindValue(lessons.KindExplicit)
 	fs.Var(&kind, "kind", "lesson kind: explicit, inferred, entity, cross_doc, experience, consolidated")
@@ -66,6 +67,8 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 	fs.Var(&sources, "source", "provenance label, repeatable (e.g. pr#123, path:src/x.go)")
 	var ts timestampValue
 	fs.Var(&ts, "recorded-ts", "when the lesson was recorded: ISO-8601 with a zone (2026-06-13T12:43:53Z), stored in UTC to the second (default now)")
+	var supersedes multi
+	fs.Var(&supersedes, "supersedes", "id of a living lesson this one replaces, repeatable: it is then listed as superseded and never decides (recorded as the source label supersedes:ID)")
 	q := fs.String("question", "", "the question (instead of the first argument)")
 	a := fs.String("answer", "", "the answer (instead of the second argument)")
 	pos, err := parseFlags(fs, args)
@@ -90,6 +93,14 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 	}
 	var id string
 	err = mutate(ctx, sio, store, mayCreate, func(s *lessons.Store) error {
+		for _, sup := range supersedes {
+			if _, ok := s.Entry(sup); !ok {
+				return usagef("--supersedes %q: no living lesson has that id (see darwin-memo list)", sup)
+			}
+			if l := lessons.SupersedesPrefix + sup; !slices.Contains(lesson.Sources, l) {
+				lesson.Sources = append(lesson.Sources, l)
+			}
+		}
 		e, err := s.Add(lesson)
 		if err != nil {
 			return usagef("%v", err)

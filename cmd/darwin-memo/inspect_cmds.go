@@ -158,6 +158,10 @@ func lifeStory(ctx context.Context, sio *IO, name string, args []string) error {
 		return fmt.Errorf("%s is unknown to this store (see darwin-memo top for living ids, darwin-memo stats --json for the rest)", pos[0])
 	}
 	fmt.Fprintln(sio.Stdout, story)
+	if chain := s.SupersessionChain(pos[0]); living && len(chain) > 1 {
+		// Recorded supersession: this lesson no longer decides.
+		fmt.Fprintf(sio.Stdout, "superseded: %s\n", strings.Join(chain, " -> "))
+	}
 	return nil
 }
 

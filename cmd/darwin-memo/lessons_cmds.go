@@ -75,7 +75,7 @@ func (v *kindValue) Set(s string) error {
 
 // retrievalFlag is --retrieval on decide and query.
 func retrievalFlag(fs *flag.FlagSet) *string {
-	return fs.String("retrieval", "", "ranking: v3 (the default; tickets v3), v2 (the previous default; tickets v2) or darwin-memo (darwin-memo's ranking byte for byte; tickets v1); default: the store's config \"retrieval\", else v3")
+	return fs.String("retrieval", "", "ranking: bm25f (the default; tickets v2) or darwin-memo (darwin-memo's ranking byte for byte; tickets v1); default: the store's config \"retrieval\", else bm25f")
 }
 
 func parseRetrievalFlag(v string) (lessons.Retrieval, error) {
@@ -175,7 +175,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "query", "query [--store PATH] [--json] [--top K] QUERY...")
 	store := storeFlag(fs)
 	top, kind, source := retrieveFlags(fs)
-	asJSON := fs.Bool("json", false, "print a JSON array of {id, score, confidence, question, answer, energy}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {id, score, confidence, question, answer, energy, superseded_by}")
 	retrieval := retrievalFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -213,10 +213,13 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 		Question   string    `json:"question"`
 		Answer     string    `json:"answer"`
 		Energy     jsonFloat `json:"energy"`
+		// SupersededBy names the lesson that replaced this one by record: it
+		// is listed just before and this one never decides.
+		SupersededBy string `json:"superseded_by,omitempty"`
 	}
 	out := []hit{}
 	for _, h := range hits {
-		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), jsonFloat(h.Confidence), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy)})
+		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), jsonFloat(h.Confidence), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy), h.SupersededBy})
 	}
 	if *asJSON {
 		return writeJSON(io, out)
@@ -230,7 +233,11 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 		return nil
 	}
 	for _, h := range out {
-		fmt.Fprintf(io.Stdout, "%s  score %.3f  confidence %.2f  energy %.3f  %s\n  %s\n", h.ID, float64(h.Score), float64(h.Confidence), float64(h.Energy), termSafe(h.Question), termSafe(h.Answer))
+		sup := ""
+		if h.SupersededBy != "" {
+			sup = "  superseded by " + h.SupersededBy
+		}
+		fmt.Fprintf(io.Stdout, "%s  score %.3f  confidence %.2f  energy %.3f%s  %s\n  %s\n", h.ID, float64(h.Score), float64(h.Confidence), float64(h.Energy), sup, termSafe(h.Question), termSafe(h.Answer))
 	}
 	return nil
 }

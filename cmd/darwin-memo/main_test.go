@@ -78,7 +78,7 @@ func TestCommands(t *testing.T) {
 		{"decide silent", []string{"decide", "--store", "STORE", "zebra", "giraffe"}, 0, `{"answer":null,"ticket_id":null,"silent":true,"ticket":null,"reason":"nothing_relevant"}`, "", true},
 		{"decide no store", []string{"decide", "--store", "DIR/none.json", "how do I run the tests"}, 0, `"silent":true,"ticket":null,"reason":"no_store"}`, "no store at", true},
 		{"query no store", []string{"query", "--store", "DIR/none.json", "how do I run the tests"}, 0, "(silent: no store at", "no store at", true},
-		{"decide store-free", []string{"decide", "--store", "STORE", "are LLM benchmark arms safe in CI?"}, 0, `"ticket":"darwin-memo: v3 t=49 d=053a99cf0a4c`, "", true},
+		{"decide store-free", []string{"decide", "--store", "STORE", "are LLM benchmark arms safe in CI?"}, 0, `"ticket":"darwin-memo: v2 t=49 d=053a99cf0a4c`, "", true},
 		{"decide darwin-memo retrieval", []string{"decide", "--retrieval", "darwin-memo", "--store", "STORE", "are LLM benchmark arms safe in CI?"}, 0, `"ticket":"darwin-memo: v1 t=49 d=053a99cf0a4c`, "", true},
 		{"decide bad retrieval", []string{"decide", "--retrieval", "v9", "--store", "STORE", "x"}, 2, "", "unknown retrieval", true},
 		{"query json darwin-memo", []string{"query", "--json", "--retrieval", "darwin-memo", "--store", "STORE", "benchmark", "arms", "CI"}, 0, `[{"id":"053a99cf0a4c","score":`, "", true},

@@ -151,8 +151,9 @@ func TestDecideWithFiltersGivesNoTicketCIWouldRefuse(t *testing.T) {
 		{"How do I run the integration tests quickly?", "make itest-fast"},
 		{"Integration tests: how do I run them in CI?", "the itest job"},
 		{"How do I run the integration tests on macOS?", "use colima"},
-		{"--kind", "experience", "integration tests flaky port", "port 8080 must be free"},
-		{"--source", "pr#9", "integration tests database", "docker compose up db first"},
+		// Lessons that answer the query in their answers, below the four above.
+		{"--kind", "experience", "integration tests flaky port", "port 8080 must be free when you run the integration tests"},
+		{"--source", "pr#9", "integration tests database", "docker compose up db first, then run the integration tests"},
 	} {
 		if r := runCLI(t, append([]string{"add", "--store", store}, qa...)...); r.code != 0 {
 			t.Fatalf("add: %+v", r)

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx/textgen"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 

@@ -134,7 +134,7 @@ var citedPackages = map[string]string{
 	"action":  "internal/action",
 	"lessons": "lessons",
 	"encode":  "encode",
-	"textidx": "internal/textidx",
+	"rank":    "internal/rank",
 	"botpr":   "internal/botpr",
 	"ghfake":  "internal/ghfake",
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -29,4 +30,24 @@ func Check(t testing.TB, name, got string) {
 	if got != string(want) {
 		t.Errorf("output differs from %s (go test -run '%s' -update to accept):\n%s", path, t.Name(), got)
 	}
+}
+
+// ReplaceSection replaces the text between <!-- name:begin --> and
+// <!-- name:end --> in the Markdown file at path with body, appending the
+// section if it is missing: the tables benchmarks regenerate in docs/.
+func ReplaceSection(path, name, body string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	begin, end := "<!-- "+name+":begin -->", "<!-- "+name+":end -->"
+	text := string(data)
+	i, j := strings.Index(text, begin), strings.Index(text, end)
+	section := begin + "\n" + body + end
+	if i < 0 || j < i {
+		text = strings.TrimRight(text, "\n") + "\n\n" + section + "\n"
+	} else {
+		text = text[:i] + section + text[j+len(end):]
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
 }

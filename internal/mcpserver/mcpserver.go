@@ -228,7 +228,7 @@ type SearchInput struct {
 // SearchHit is one ranked lesson.
 type SearchHit struct {
 	ID        string  `json:"id"`
-	Score     float64 `json:"score" jsonschema:"relevance under the store's ranking, higher is better; comparable within one search only (v2 scores are not bounded by 1)"`
+	Score     float64 `json:"score" jsonschema:"relevance under the store's ranking, higher is better; comparable within one search only (BM25F scores are not bounded by 1)"`
 	Question  string  `json:"question"`
 	Answer    string  `json:"answer"`
 	Energy    float64 `json:"energy" jsonschema:"the lesson's balance: it earns when CI measures that it helped"`

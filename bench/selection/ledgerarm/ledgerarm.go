@@ -105,10 +105,12 @@ func New(opts Options) *Arm {
 	opts = opts.withDefaults()
 	rec := lessons.RecommendedConfig()
 	// The simulated worlds measure selection (energy), with lessons of one
-	// topic competing as under darwin-memo's ranking; their words are not
-	// English, so v2's floor would read every filler word as an unknown
-	// name. The arm therefore consults with darwin-memo's ranking
-	// (docs/retrieval.md, "Selection benchmark").
+	// topic competing as under darwin-memo's ranking: a task's query holds
+	// three of its topic's eight made-up words and a lesson five, so a
+	// third of the lessons that serve a task cover under half of its query,
+	// and BM25F at DecideThreshold is silent on them. The arm therefore
+	// still consults with darwin-memo's ranking (docs/retrieval.md,
+	// "Selection benchmark").
 	s := lessons.New("sim/lessons.json", lessons.Options{Now: func() time.Time { return epoch }, Config: &rec, Retrieval: lessons.RetrievalDarwinMemo})
 	cfg := s.Config()
 	if opts.Config != nil {

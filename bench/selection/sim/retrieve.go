@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/textidx"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // plainStore is the baselines' lesson store: entries in insertion order and
@@ -41,7 +41,7 @@ func (s *plainStore) id(tok string) int32 {
 }
 
 func (s *plainStore) add(key string, l Lesson) {
-	toks := textidx.Tokens(l.Question + " " + l.Answer) // already a set
+	toks := rank.Tokens(l.Question + " " + l.Answer) // already a set
 	ids := make([]int32, len(toks))
 	for i, t := range toks {
 		ids[i] = s.id(t)
@@ -74,7 +74,7 @@ func (s *plainStore) retrieve(query string) []int {
 		return nil
 	}
 	var q []int32
-	for _, t := range textidx.Tokens(query) {
+	for _, t := range rank.Tokens(query) {
 		if id, ok := s.dict[t]; ok {
 			q = append(q, id)
 		} else {

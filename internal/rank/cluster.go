@@ -1,0 +1,718 @@
+package rank
+
+import (
+	"math"
+	"math/big"
+	"math/bits"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// An AcceptFunc lets a caller refuse a similar candidate, as darwin-memo's
+// consolidation source policies do. It is called with the anchor, the
+// cluster's members so far (anchor first, in join order) and a candidate
+// whose similarity to the anchor passed the threshold; returning true adds
+// the candidate to the cluster at once. For a given anchor, candidates are
+// offered in input order. Cluster and ClusterQuadratic make exactly the
+// same calls in the same order, so an AcceptFunc may keep state that it
+// resets when the anchor changes.
+type AcceptFunc func(anchor int, members []int, cand int) bool
+
+// Cluster is darwin-memo's anchor clustering (consolidate.py), made
+// sub-quadratic. sets[i] is entry i's token id set (sorted ascending
+// without repeats, as [Dict.Intern] returns; other input is normalised
+// first), and input order is anchor order: the caller sorts the eligible
+// entries by energy, highest first, stably.
+//
+// Each entry that no earlier cluster has consumed becomes an anchor in
+// turn. Every other unconsumed entry, earlier or later, joins its cluster
+// if JaccardIDs(anchor, other) >= threshold and accept (if not nil)
+// agrees; joining compares with the anchor only, never transitively. An
+// anchor that gathers nobody stays unconsumed and may still join a later
+// anchor's cluster. Cluster returns the clusters of two or more entries in
+// the order they formed, each as the anchor followed by its members in
+// input order.
+//
+// Cluster first finds every pair with Jaccard >= threshold, then runs the
+// anchor loop over that similarity graph. The pairs come from a PPJoin
+// style all-pairs join on all cores: with tokens in global rarity order
+// and sets visited by size, each token pairs the sets having it in their
+// probe prefix with the earlier sets having it in their index prefix,
+// under length, prefix (size-dependent depth) and positional filters,
+// and a 128-bit token signature rejects most chance matches. The join
+// runs token by token, so its working set stays in cache; its cost
+// grows with the square of the store only through chance prefix matches
+// (about 10 to 15 times the 10k cost at 100k textgen lessons, see
+// BenchmarkCluster). Surviving candidates are verified
+// with the same float64 comparison ClusterQuadratic uses, so the outcome
+// is identical to it for every input (property-tested and fuzzed). The
+// filter bounds are computed in exact rational arithmetic from the float64
+// just below threshold, which keeps them conservative under rounding.
+//
+// A threshold <= 0 makes every pair similar (Jaccard is never negative,
+// even for empty sets); a NaN threshold or one above 1 makes no pair
+// similar. With threshold <= 0 and an accept that refuses often, Cluster
+// is quadratic like the reference.
+func Cluster(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
+	sets = normaliseSets(sets)
+	switch {
+	case math.IsNaN(threshold) || threshold > 1:
+		return nil
+	case threshold <= 0:
+		return clusterQuadratic(sets, threshold, accept)
+	}
+	adj := similarPairs(sets, threshold)
+
+	consumed := make([]bool, len(sets))
+	var out [][]int
+	var members []int
+	for a, nb := range adj {
+		if consumed[a] || len(nb) == 0 {
+			continue
+		}
+		members = append(members[:0], a)
+		for _, b32 := range nb {
+			b := int(b32)
+			if consumed[b] {
+				continue
+			}
+			if accept == nil || accept(a, members, b) {
+				members = append(members, b)
+				consumed[b] = true
+			}
+		}
+		if len(members) > 1 {
+			consumed[a] = true
+			out = append(out, slices.Clone(members))
+		}
+	}
+	return out
+}
+
+// setRec is what the join reads of a set, by ord: its signature and size.
+type setRec struct {
+	sig  signature
+	size int32
+}
+
+// posting is one prefix token occurrence: the set's ord and the token's
+// position in it.
+type posting struct{ ord, pos int32 }
+
+// tokenChunk is how many consecutive tokens a worker takes at a time.
+const tokenChunk = 64
+
+// similarPairs returns, for every entry, the entries whose Jaccard with it
+// is >= threshold (0 < threshold <= 1), ascending. sets are normalised.
+// The work is spread over GOMAXPROCS goroutines; the result does not
+// depend on how.
+//
+// This is a prefix-filtered all-pairs join (PPJoin). Sets are visited by
+// size, then input order (their ord), and tokens ranked rarest first,
+// ties by id. A similar pair's first common token in that order lies in
+// the probe prefix of the later set x (at a position i below a depth that
+// shrinks as the earlier set y grows) and in the index prefix of y (at a
+// position at most |y| - alpha, alpha the overlap bound of the two
+// sizes). So each token pairs the sets having it in their probe prefix
+// with the earlier sets having it in their index prefix, within the
+// length window, under the positional filter, and a 128-bit signature
+// bound rejects almost every chance match. The join runs token by token
+// rather than set by set: a token's two lists and their records are
+// small and contiguous, so the scan, which grows with the square of the
+// store through chance matches on mid-frequency tokens, runs from cache
+// at a few nanoseconds a match. Surviving pairs are deduplicated and
+// verified exactly.
+func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
+	n := len(sets)
+	adj := make([][]int32, n)
+	ts := rankTokens(sets)
+	if ts == nil {
+		return adj
+	}
+	sets = ts.sets // dense ids (a bijection of the caller's)
+	maxL := maxLen(sets)
+	f := newFilters(math.Nextafter(threshold, 0), maxL)
+
+	// Visiting order: counting sort by size, stable over input order.
+	sizeStart := make([]int32, maxL+2) // sizeStart[l] = first ord of size >= l
+	for _, s := range sets {
+		if len(s) > 0 {
+			sizeStart[len(s)+1]++
+		}
+	}
+	for l := 1; l < len(sizeStart); l++ {
+		sizeStart[l] += sizeStart[l-1]
+	}
+	m := int(sizeStart[maxL+1])
+	order := make([]int32, m)
+	next := slices.Clone(sizeStart)
+	for i, s := range sets {
+		if l := len(s); l > 0 {
+			order[next[l]] = int32(i)
+			next[l]++
+		}
+	}
+
+	// The set records, and every token's postings in visiting order:
+	// each worker takes a run of ords, sorts their token occurrences by
+	// rank (a counting sort), then walks them in rank order, which deals
+	// each set its tokens in prefix order (a set's c-th token met is at
+	// position c). The first probe(size) of them form its probe prefix,
+	// the first index(size) its index prefix; both lists come out by
+	// token, in visiting order within the run.
+	recs := make([]setRec, m)
+	workers := max(1, min(runtime.GOMAXPROCS(0), m/512))
+	nTok := len(ts.rank)
+	parts := make([]prefixPart, workers)
+	chunk := (m + workers - 1) / workers
+	parallel(workers, workers, func(plo, phi int) {
+		for p := plo; p < phi; p++ {
+			lo, hi := p*chunk, min(m, (p+1)*chunk)
+			parts[p] = buildPart(sets, order, ts.rank, &f, recs, lo, hi)
+		}
+	})
+
+	lims := newLimits(&f, maxL)
+	found := make([][]uint64, workers)
+	var nextChunk atomic.Int64
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			j := joiner{f: &f, lims: lims, sizeStart: sizeStart, recs: recs}
+			for {
+				lo := int(nextChunk.Add(tokenChunk)) - tokenChunk
+				if lo >= nTok {
+					break
+				}
+				for w := lo; w < min(lo+tokenChunk, nTok); w++ {
+					pr, ix := parts[0].probes[parts[0].pStart[w]:parts[0].pStart[w+1]], parts[0].index[parts[0].iStart[w]:parts[0].iStart[w+1]]
+					if len(parts) > 1 {
+						j.pr, j.ixp = j.pr[:0], j.ixp[:0]
+						for _, pp := range parts {
+							j.pr = append(j.pr, pp.probes[pp.pStart[w]:pp.pStart[w+1]]...)
+							j.ixp = append(j.ixp, pp.index[pp.iStart[w]:pp.iStart[w+1]]...)
+						}
+						pr, ix = j.pr, j.ixp
+					}
+					if len(ix) > 0 && len(pr) > 0 {
+						j.join(pr, ix)
+					}
+				}
+			}
+			found[k] = j.cands
+		}()
+	}
+	wg.Wait()
+
+	// Deduplicate (a pair may share several prefix tokens) and verify.
+	cands := slices.Concat(found...)
+	slices.Sort(cands)
+	cands = slices.Compact(cands)
+	ok := make([]bool, len(cands))
+	parallel(max(1, min(workers, len(cands)/256)), len(cands), func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			x, y := sets[order[cands[c]>>32]], sets[order[uint32(cands[c])]]
+			need := f.alpha[len(x)+len(y)]
+			inter, enough := overlapAtLeast(x, y, 0, need)
+			ok[c] = enough && jaccardFromCounts(inter, len(x), len(y)) >= threshold
+		}
+	})
+	for c, p := range cands {
+		if ok[c] {
+			a, b := order[p>>32], order[uint32(p)]
+			adj[a] = append(adj[a], b)
+			adj[b] = append(adj[b], a)
+		}
+	}
+	for _, nb := range adj {
+		slices.Sort(nb)
+	}
+	return adj
+}
+
+// prefixPart holds the prefix postings of one run of ords, by token rank:
+// probes[pStart[r]:pStart[r+1]] and index[iStart[r]:iStart[r+1]].
+type prefixPart struct {
+	probes, index  []posting
+	pStart, iStart []int32
+}
+
+// buildPart fills recs[lo:hi] and returns the prefix postings of the sets
+// at ords lo to hi-1.
+func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs []setRec, lo, hi int) prefixPart {
+	nTok := len(rank)
+	start := make([]int32, nTok+1)
+	var nProbe, nIndex int
+	for o := lo; o < hi; o++ {
+		s := sets[order[o]]
+		recs[o] = setRec{signatureOf(s), int32(len(s))}
+		nProbe += f.probe(len(s))
+		nIndex += f.index(len(s))
+		for _, t := range s {
+			start[rank[t]+1]++
+		}
+	}
+	for r := range nTok {
+		start[r+1] += start[r]
+	}
+	inv := make([]int32, start[nTok])
+	fill := slices.Clone(start[:nTok])
+	for o := lo; o < hi; o++ {
+		for _, t := range sets[order[o]] {
+			r := rank[t]
+			inv[fill[r]] = int32(o)
+			fill[r]++
+		}
+	}
+	type prefixState struct{ seen, probe, index int32 }
+	st := make([]prefixState, hi-lo)
+	for o := lo; o < hi; o++ {
+		l := int(recs[o].size)
+		st[o-lo] = prefixState{0, int32(f.probe(l)), int32(f.index(l))}
+	}
+	pp := prefixPart{
+		probes: make([]posting, 0, nProbe),
+		index:  make([]posting, 0, nIndex),
+		pStart: make([]int32, nTok+1),
+		iStart: make([]int32, nTok+1),
+	}
+	for r := range nTok {
+		for _, o := range inv[start[r]:start[r+1]] {
+			s := &st[int(o)-lo]
+			if c := s.seen; c < s.probe {
+				pp.probes = append(pp.probes, posting{o, c})
+				if c < s.index {
+					pp.index = append(pp.index, posting{o, c})
+				}
+				s.seen = c + 1
+			}
+		}
+		pp.pStart[r+1] = int32(len(pp.probes))
+		pp.iStart[r+1] = int32(len(pp.index))
+	}
+	return pp
+}
+
+// parallel calls fn on workers contiguous chunks of [0, n) concurrently.
+func parallel(workers, n int, fn func(lo, hi int)) {
+	if workers <= 1 || n == 0 {
+		fn(0, n)
+		return
+	}
+	chunk := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for lo := 0; lo < n; lo += chunk {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, min(n, lo+chunk))
+		}()
+	}
+	wg.Wait()
+}
+
+// joiner is one worker's state for similarPairs.
+type joiner struct {
+	f         *filters
+	lims      *limits
+	sizeStart []int32   // first ord of each size
+	recs      []setRec  // by ord
+	pr, ixp   []posting // one token's postings gathered from every part
+	active    []indexed
+	cands     []uint64 // x<<32 | y for pairs passing every filter, y before x
+}
+
+// indexed is an index posting with its set's record, gathered per token.
+// lmax is the largest probe size the posting can still match: above it
+// the length filter or the positional filter on y's side fails.
+type indexed struct {
+	sig             signature
+	ord, size, lmax int32
+}
+
+// limits holds the tables that give an index posting its lmax.
+type limits struct {
+	lenMax []int32 // lenMax[ly] = largest lx with ceil(tl·lx) <= ly
+	sumMax []int32 // sumMax[v] = largest lx+ly with alpha(lx+ly) <= v
+}
+
+func newLimits(f *filters, maxL int) *limits {
+	l := &limits{lenMax: make([]int32, maxL+1), sumMax: make([]int32, maxL+1)}
+	lx := 0
+	for ly := range l.lenMax {
+		for lx < maxL && f.lo[lx+1] <= ly {
+			lx++
+		}
+		l.lenMax[ly] = int32(lx)
+	}
+	s := 0
+	for v := range l.sumMax {
+		for s < 2*maxL && f.alpha[s+1] <= v {
+			s++
+		}
+		l.sumMax[v] = int32(s)
+	}
+	return l
+}
+
+// lmax returns the largest probe size a set of size ly can match through
+// a token at position pos of it: the length filter needs ly >=
+// ceil(tl·lx), and the first common token of a similar pair lies within
+// y[:ly-alpha(lx+ly)+1].
+func (l *limits) lmax(ly, pos int) int32 {
+	return min(l.lenMax[ly], l.sumMax[ly-pos]-int32(ly))
+}
+
+// join pairs the probe postings pr of one token with its index postings
+// ix (both in visiting order). It sweeps the probe sets by size: an index
+// posting joins the active list once its set precedes the probe set, and
+// leaves it for good once the probe sets outgrow its lmax (probe sizes
+// never shrink). A probe set x whose token sits at position i matches the
+// active sets whose depth covers i: depth(ly) = min(px, lx-alpha+1)
+// shrinks as ly grows, and the active list is in visiting order, so they
+// are a prefix of it. Each match must pass the signature bound.
+func (j *joiner) join(pr, ix []posting) {
+	if pr[len(pr)-1].ord <= ix[0].ord {
+		return // no probe set comes after an index set
+	}
+	f, ss := j.f, j.sizeStart
+	act := j.active[:0]
+	next := 0 // next index posting to activate
+	// Both lists are in visiting order, so sizes follow from ords by
+	// walking sizeStart; a set's record is read only when needed.
+	lx, ly := j.sizeOf(pr[0].ord), j.sizeOf(ix[0].ord)
+	for _, p := range pr {
+		for p.ord >= ss[lx+1] {
+			lx++
+		}
+		for next < len(ix) && ix[next].ord < p.ord {
+			q := ix[next]
+			next++
+			for q.ord >= ss[ly+1] {
+				ly++
+			}
+			if lmax := j.lims.lmax(ly, int(q.pos)); int(lmax) >= lx {
+				act = append(act, indexed{j.recs[q.ord].sig, q.ord, int32(ly), lmax})
+			}
+		}
+		if len(act) == 0 {
+			continue
+		}
+		// Largest size whose depth min(px, lx-alpha+1) exceeds i.
+		i := int(p.pos)
+		minLen := f.lo[lx]
+		maxLy := lx
+		for maxLy >= minLen && lx-f.alpha[lx+maxLy] < i {
+			maxLy--
+		}
+		if maxLy < minLen {
+			continue
+		}
+		x := &j.recs[p.ord]
+		if maxLy == lx {
+			// The whole active list: drop the postings that died.
+			w := 0
+			for k := range act {
+				y := &act[k]
+				if int(y.lmax) < lx {
+					continue
+				}
+				if x.sig.mayOverlap(&y.sig, lx, int(y.size), f.alpha[lx+int(y.size)]) {
+					j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
+				}
+				if w != k {
+					act[w] = *y
+				}
+				w++
+			}
+			act = act[:w]
+			continue
+		}
+		for k := range act {
+			y := &act[k]
+			ly := int(y.size)
+			if ly > maxLy {
+				break
+			}
+			if int(y.lmax) >= lx && x.sig.mayOverlap(&y.sig, lx, ly, f.alpha[lx+ly]) {
+				j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
+			}
+		}
+	}
+	j.active = act[:0]
+}
+
+// sizeOf returns the size of the set at ord o: the largest l with
+// sizeStart[l] <= o.
+func (j *joiner) sizeOf(o int32) int {
+	lo, hi := 0, len(j.sizeStart)-1 // sizeStart[lo] <= o < sizeStart[hi]
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if j.sizeStart[mid] <= o {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// A signature is a 128-bit Bloom-style summary of a token set: bit
+// h(t) is set for every token t.
+type signature [2]uint64
+
+func signatureOf(s []uint32) signature {
+	var g signature
+	for _, t := range s {
+		h := uint64(t) * 0x9e3779b97f4a7c15 >> 57 // 7 bits
+		g[h>>6] |= 1 << (h & 63)
+	}
+	return g
+}
+
+// mayOverlap reports whether sets with signatures g and h and sizes la and
+// lb can share need tokens. Each bit set in g but not in h stands for at
+// least one token of the first set missing from the second (distinct bits,
+// distinct tokens), so the overlap is at most la minus their number, and
+// symmetrically.
+func (g *signature) mayOverlap(h *signature, la, lb, need int) bool {
+	if la-need < bits.OnesCount64(g[0]&^h[0])+bits.OnesCount64(g[1]&^h[1]) {
+		return false
+	}
+	return lb-need >= bits.OnesCount64(h[0]&^g[0])+bits.OnesCount64(h[1]&^g[1])
+}
+
+// overlapAtLeast returns have + |a∩b| for ascending sets a and b, and
+// false instead as soon as that total can no longer reach need.
+func overlapAtLeast(a, b []uint32, have, need int) (int, bool) {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if have+min(len(a)-i, len(b)-j) < need {
+			return have, false
+		}
+		switch x, y := a[i], b[j]; {
+		case x < y:
+			i++
+		case x > y:
+			j++
+		default:
+			have++
+			i++
+			j++
+		}
+	}
+	return have, have >= need
+}
+
+// ClusterQuadratic is the reference for [Cluster]: consolidate.py's loop
+// transcribed directly, comparing every anchor with every unconsumed
+// entry. It takes the same arguments and returns the same clusters.
+func ClusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
+	return clusterQuadratic(normaliseSets(sets), threshold, accept)
+}
+
+func clusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
+	consumed := make([]bool, len(sets))
+	var out [][]int
+	for a := range sets {
+		if consumed[a] {
+			continue
+		}
+		members := []int{a}
+		for b := range sets {
+			if b == a || consumed[b] {
+				continue
+			}
+			if !(jaccardCount(sets[a], sets[b]) >= threshold) {
+				continue
+			}
+			if accept == nil || accept(a, members, b) {
+				members = append(members, b)
+				consumed[b] = true
+			}
+		}
+		if len(members) > 1 {
+			consumed[a] = true
+			out = append(out, members)
+		}
+	}
+	return out
+}
+
+// ClusterTokens is [Cluster] over string token sets (as from [Tokens]).
+func ClusterTokens(sets [][]string, threshold float64, accept AcceptFunc) [][]int {
+	d := NewDict()
+	ids := make([][]uint32, len(sets))
+	for i, s := range sets {
+		ids[i] = d.Intern(s)
+	}
+	return Cluster(ids, threshold, accept)
+}
+
+// jaccardCount is JaccardIDs; both clusterings call this one function so
+// they compare bit-identical values.
+func jaccardCount(a, b []uint32) float64 { return JaccardIDs(a, b) }
+
+// normaliseSets returns sets with every set sorted ascending without
+// repeats, copying only the sets that are not.
+func normaliseSets(sets [][]uint32) [][]uint32 {
+	var out [][]uint32
+	for i, s := range sets {
+		ok := true
+		for j := 1; j < len(s); j++ {
+			if s[j] <= s[j-1] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(sets)
+		}
+		out[i] = sortedSet(slices.Clone(s))
+	}
+	if out == nil {
+		return sets
+	}
+	return out
+}
+
+// tokenSets are sets over dense token ids with every id's global rank:
+// fewest sets first, ties by id.
+type tokenSets struct {
+	sets [][]uint32
+	rank []uint32 // by dense id
+	freq []int32  // by dense id: how many sets have it
+}
+
+// rankTokens ranks the tokens of sets, compacting sparse ids first (the
+// mapping is a bijection, so intersection and union sizes are unchanged).
+// It returns nil if there is no token at all.
+func rankTokens(sets [][]uint32) *tokenSets {
+	var total int
+	var maxID uint32
+	for _, s := range sets {
+		total += len(s)
+		if len(s) > 0 {
+			maxID = max(maxID, s[len(s)-1])
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	// Ids from a Dict are dense; for sparse ids compact them first.
+	if int64(maxID) > 4*int64(total)+1024 {
+		remap := make(map[uint32]uint32)
+		dense := make([][]uint32, len(sets))
+		for i, s := range sets {
+			d := make([]uint32, len(s))
+			for j, t := range s {
+				id, ok := remap[t]
+				if !ok {
+					id = uint32(len(remap))
+					remap[t] = id
+				}
+				d[j] = id
+			}
+			dense[i] = sortedSet(d)
+		}
+		sets = dense
+		maxID = uint32(len(remap) - 1)
+	}
+	freq := make([]int32, maxID+1)
+	for _, s := range sets {
+		for _, t := range s {
+			freq[t]++
+		}
+	}
+	// Counting sort of the ids by frequency, ties by id.
+	byFreq := make([]int32, len(sets)+2)
+	for _, f := range freq {
+		if f > 0 {
+			byFreq[f+1]++
+		}
+	}
+	for f := 1; f < len(byFreq); f++ {
+		byFreq[f] += byFreq[f-1]
+	}
+	rank := make([]uint32, maxID+1)
+	for t, f := range freq {
+		if f > 0 {
+			rank[t] = uint32(byFreq[f])
+			byFreq[f]++
+		}
+	}
+	return &tokenSets{sets, rank, freq}
+}
+
+func maxLen(sets [][]uint32) int {
+	m := 0
+	for _, s := range sets {
+		m = max(m, len(s))
+	}
+	return m
+}
+
+// filters holds the exact integer filter bounds for pairs passing
+// float64(i)/float64(u) >= t with 0 < t <= 1, where i is the overlap and
+// u the union size. Any such pair has i/u > tl, tl the float64 just below
+// t (rounding is monotonic and tl is representable). Hence, for sets of
+// sizes n >= m:
+//
+//	m >= ceil(tl·n)                         (length filter, lo[n])
+//	i >= ceil(tl·(n+m)/(1+tl))              (overlap bound, alpha[n+m])
+//	i >= ceil(2·tl·m/(1+tl))                (so the smaller set's index prefix suffices)
+//
+// and by the prefix principle the first n - ceil(tl·n) + 1 tokens of the
+// larger set (probe prefix) and the first m - ceil(2·tl·m/(1+tl)) + 1
+// tokens of the smaller (index prefix) share a token. The bounds are
+// conservative (ceil of a strict bound), which only admits extra
+// candidates, and the candidates are verified exactly.
+type filters struct {
+	lo    []int // lo[n] = ceil(tl·n)
+	mid   []int // mid[m] = ceil(2·tl·m/(1+tl))
+	alpha []int // alpha[s] = ceil(tl·s/(1+tl))
+}
+
+func newFilters(tl float64, maxSize int) filters {
+	t := new(big.Rat).SetFloat64(tl) // exact: tl is finite and >= 0
+	one := big.NewRat(1, 1)
+	r := new(big.Rat).Quo(t, new(big.Rat).Add(one, t)) // tl/(1+tl)
+	r2 := new(big.Rat).Add(r, r)
+	return filters{
+		lo:    ceilTable(t, maxSize),
+		mid:   ceilTable(r2, maxSize),
+		alpha: ceilTable(r, 2*maxSize),
+	}
+}
+
+// ceilTable returns ceil(r·n) for n = 0..size, for a rational r >= 0.
+func ceilTable(r *big.Rat, size int) []int {
+	out := make([]int, size+1)
+	num, den := r.Num(), r.Denom()
+	var x, q, m big.Int
+	for n := range out {
+		x.Mul(num, big.NewInt(int64(n)))
+		q.DivMod(&x, den, &m)
+		c := q.Int64()
+		if m.Sign() != 0 {
+			c++
+		}
+		out[n] = int(c)
+	}
+	return out
+}
+
+// probe returns the probe prefix length of a set of size n: n -
+// ceil(tl·n) + 1, at most n.
+func (f filters) probe(n int) int { return min(n, n-f.lo[n]+1) }
+
+// index returns the index prefix length of a set of size n: n -
+// ceil(2·tl·n/(1+tl)) + 1, at most n.
+func (f filters) index(n int) int { return min(n, n-f.mid[n]+1) }

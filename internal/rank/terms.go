@@ -1,0 +1,261 @@
+package rank
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Terms returns the BM25F terms of s in text order, repeats included: the
+// tokeniser of this project's ranking (darwin-memo's is [Tokens]).
+//
+// Text is split into words at every character other than a letter, a
+// digit, or one of _ - / . between two alphanumerics ("feature-profile-edit",
+// "pkg/auth", "go.mod", "USE_FAKE_S3"). A word is split again into
+// identifier parts at those joiners and at camelCase changes ("useFakeS3"
+// gives use, fake, s3; "HTTPServer" gives http, server). Each part is
+// lower-cased, dropped when it is a stopword or a lone letter, and stemmed
+// by [Stem]. A word of several parts also yields itself whole, its
+// lower-cased parts joined by "_" (feature_profile_edit, use_fake_s3), so
+// that a query naming the whole identifier prefers the lesson naming it
+// over one naming a longer or shorter sibling.
+func Terms(s string) []string {
+	var out []string
+	var tk termScanner
+	tk.each(s, func(t, _ string) { out = append(out, t) })
+	return out
+}
+
+// QueryTerm is one distinct term of a query, with the lower-cased word it
+// came from (its background rarity is the word's).
+type QueryTerm struct {
+	Term string
+	Word string
+}
+
+// QueryTerms returns the distinct terms of a query in first-occurrence
+// order, each with its surface word.
+func QueryTerms(s string) []QueryTerm {
+	var out []QueryTerm
+	var tk termScanner
+	tk.each(s, func(t, w string) {
+		for _, q := range out {
+			if q.Term == t {
+				return
+			}
+		}
+		out = append(out, QueryTerm{Term: t, Word: w})
+	})
+	return out
+}
+
+// termScanner yields the terms of texts, reusing its buffers.
+type termScanner struct {
+	parts []string
+}
+
+// each calls fn for every term of s with the lower-cased word part it
+// came from (a whole identifier's term comes with itself).
+func (tk *termScanner) each(s string, fn func(term, word string)) {
+	eachWord(s, func(word string) {
+		tk.parts = splitIdent(word, tk.parts[:0])
+		if len(tk.parts) > 1 {
+			j := strings.Join(tk.parts, "_")
+			fn(j, j)
+		}
+		for _, p := range tk.parts {
+			if len(p) < 2 && !(len(p) == 1 && p[0] >= '0' && p[0] <= '9') || isTermStopword(p) {
+				continue
+			}
+			fn(Stem(p), p)
+		}
+	})
+}
+
+func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func isJoiner(r rune) bool { return r == '_' || r == '-' || r == '/' || r == '.' }
+
+// eachWord calls fn for every word of s (see Terms). A contraction or
+// possessive keeps its stem only ("what's", "don't").
+func eachWord(s string, fn func(word string)) {
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) {
+			i += size
+			continue
+		}
+		j := i
+		for j < len(s) {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			if isWordRune(r) {
+				j += size
+				continue
+			}
+			if isJoiner(r) && j+size < len(s) {
+				if n, _ := utf8.DecodeRuneInString(s[j+size:]); isWordRune(n) {
+					j += size
+					continue
+				}
+			}
+			break
+		}
+		fn(s[i:j])
+		i = j
+		// Skip the ending of a contraction or possessive.
+		if i < len(s) {
+			if r, size := utf8.DecodeRuneInString(s[i:]); (r == '\'' || r == '\u2019') && i+size < len(s) {
+				k := i + size
+				for k < len(s) {
+					r, sz := utf8.DecodeRuneInString(s[k:])
+					if !isWordRune(r) {
+						break
+					}
+					k += sz
+				}
+				if k-(i+size) <= 2 {
+					i = k
+				}
+			}
+		}
+	}
+}
+
+// splitIdent appends to buf the lower-cased identifier parts of word:
+// split at the joiners _ - / . and at camelCase changes, a lower-case
+// letter or a digit followed by a capital, and before the last capital of
+// a run followed by a lower-case letter ("HTTPServer"). Dotted words with
+// a digit (versions: "v1.21", "1.22.3") stay whole.
+func splitIdent(word string, buf []string) []string {
+	if strings.IndexByte(word, '.') >= 0 && strings.ContainsAny(word, "0123456789") && !strings.ContainsAny(word, "_-/") {
+		return append(buf, strings.ToLower(word))
+	}
+	seg := 0
+	for seg < len(word) {
+		end := seg
+		for end < len(word) && !isJoiner(rune(word[end])) {
+			end++
+		}
+		buf = splitCase(word[seg:end], buf)
+		seg = end + 1
+	}
+	return buf
+}
+
+// splitCase appends the lower-cased camelCase parts of seg to buf.
+func splitCase(seg string, buf []string) []string {
+	if seg == "" {
+		return buf
+	}
+	plain := true // lower-case ASCII letters and digits only: one part as it is
+	for i := 0; i < len(seg) && plain; i++ {
+		c := seg[i]
+		plain = 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+	}
+	if plain {
+		return append(buf, seg)
+	}
+	start := 0
+	var prev rune
+	for pos, r := range seg {
+		if pos > start {
+			split := false
+			switch {
+			case unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)):
+				split = true
+			case unicode.IsUpper(r) && unicode.IsUpper(prev):
+				if n, _ := utf8.DecodeRuneInString(seg[pos+utf8.RuneLen(r):]); pos+utf8.RuneLen(r) < len(seg) && unicode.IsLower(n) {
+					split = true
+				}
+			}
+			if split {
+				buf = append(buf, strings.ToLower(seg[start:pos]))
+				start = pos
+			}
+		}
+		prev = r
+	}
+	return append(buf, strings.ToLower(seg[start:]))
+}
+
+// Stem is a light English suffix stripper (an S-stemmer extended to -ing
+// and -ed): plurals and third persons ("flakes", "queries", "passes"),
+// "-ing" and "-ed" forms, a final "y" after a consonant and a final "e", so
+// that flaky/flakes/flaking/flaked, deprecate/deprecated and
+// release/released/releases meet. Words of three characters or fewer, and
+// words with a digit or a dot, are left alone.
+func Stem(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	for i := 0; i < len(w); i++ {
+		if c := w[i]; '0' <= c && c <= '9' || c == '.' {
+			return w
+		}
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+	case strings.HasSuffix(w, "s"):
+		w = w[:len(w)-1]
+	}
+	switch {
+	case strings.HasSuffix(w, "ing") && len(w) >= 6:
+		w = undouble(w[:len(w)-3])
+	case strings.HasSuffix(w, "ied") && len(w) >= 5:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "ed") && len(w) >= 5 && !strings.HasSuffix(w, "eed"):
+		w = undouble(w[:len(w)-2])
+	}
+	if n := len(w); n > 4 && w[n-1] == 'y' && !isVowel(w[n-2]) {
+		w = w[:n-1]
+	}
+	if n := len(w); n > 4 && w[n-1] == 'e' {
+		w = w[:n-1]
+	}
+	return w
+}
+
+func isVowel(c byte) bool { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u' }
+
+// undouble drops one of two equal final consonants ("runn" → "run"),
+// except l, s and z ("install", "pass", "buzz").
+func undouble(w string) string {
+	n := len(w)
+	if c := w[n-1]; n >= 3 && c == w[n-2] && !isVowel(c) && c != 'y' && c != 'l' && c != 's' && c != 'z' {
+		return w[:n-1]
+	}
+	return w
+}
+
+// isTermStopword reports whether w (lower-case) carries no topic: English
+// function words (pronouns, auxiliaries, prepositions, question words).
+func isTermStopword(w string) bool {
+	if len(w) > maxStopword {
+		return false
+	}
+	_, ok := termStopwords[w]
+	return ok
+}
+
+// maxStopword is the length of the longest stopword.
+const maxStopword = 7
+
+var termStopwords = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields(termStopwordList) {
+		m[w] = struct{}{}
+	}
+	return m
+}()
+
+const termStopwordList = `a an and are as at be by for from has have in is it of on or that the this these those to was were will with what which who how when where why does do under over after before during between within against but if then than so may might must should could would i me my we us our you your he she him her his they them their its am been being did doing done had can cannot shall into onto about there here any some all each every such own same other very too also just only again ever let whom whose while because until upon via per not no nor yes ok don doesn didn isn aren wasn weren won couldn shouldn wouldn haven hasn hadn okay please get got s t re ll ve d m`

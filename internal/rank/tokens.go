@@ -1,0 +1,268 @@
+package rank
+
+import (
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Tokens returns the darwin-memo token set of s, in order of first
+// occurrence.
+//
+// It follows retrieval.py exactly: the text is lower-cased as Python's
+// str.lower does, maximal runs of [a-z0-9.*] are extracted (every other
+// character separates tokens, including -, _, / and the apostrophe), its
+// stopwords are dropped (56 words; its documentation says 52), and a token longer than 3 characters that ends in
+// "s" but not in "ss" loses its final "s". Stopwords are tested before
+// stemming, as in Python, so "ands" becomes the token "and".
+//
+// Python lower-cases two non-ASCII characters to ASCII letters, and Tokens
+// does the same: KELVIN SIGN (U+212A) becomes "k" inside a token, and
+// LATIN CAPITAL LETTER I WITH DOT ABOVE (U+0130) becomes "i" followed by a
+// combining dot, which ends the token. Every other non-ASCII character and
+// every invalid UTF-8 byte is a separator.
+//
+// Tokens never returns an empty token; it returns nil when s has none.
+// The returned strings may share memory with s.
+func Tokens(s string) []string {
+	return tokensOf([]string{s})
+}
+
+// scanner yields the tokens of a text after stopword removal and
+// stemming, in text order, repeats included.
+//
+// It is the one tokenising loop of Tokens, InternText, LookupText,
+// Matcher.Match and Similar: each asks next until it reports false. Those
+// that read several texts as if joined by single spaces pass them to every
+// next call, and the scanner moves from one to the next (a space always
+// separates tokens, so the joined text's tokens are those of each text in
+// turn). The texts are an argument rather than a field so that the slice
+// does not escape with the scanner's buffer.
+type scanner struct {
+	s    string
+	i    int
+	buf  []byte // token being lower-cased, when it is not a substring of s
+	text int    // index in next's texts of the text after s
+}
+
+// next returns the next token of s and then of each of texts[sc.text:].
+// When transient is true the token aliases the scanner's buffer and is
+// only valid until the next call. A caller reading many texts in turn may
+// reuse one scanner's buffer: scanner{buf: sc.buf}.
+func (sc *scanner) next(texts []string) (tok string, transient, ok bool) {
+	for {
+		tok, transient, ok = sc.raw()
+		if !ok {
+			if sc.text >= len(texts) {
+				return "", false, false
+			}
+			sc.s, sc.i = texts[sc.text], 0
+			sc.text++
+			continue
+		}
+		if !isStopword(tok) {
+			return stem(tok), transient, true
+		}
+	}
+}
+
+// raw returns the next maximal run of token characters after Python's
+// lower(), before stopword removal.
+func (sc *scanner) raw() (string, bool, bool) {
+	s := sc.s
+	start := -1    // start of the current token in s, while it is a plain substring
+	inBuf := false // the current token is in sc.buf instead
+	toBuf := func(i int) {
+		if !inBuf {
+			sc.buf = sc.buf[:0]
+			if start >= 0 {
+				sc.buf = append(sc.buf, s[start:i]...)
+			}
+			inBuf = true
+		}
+	}
+	i := sc.i
+	for i < len(s) {
+		c := s[i]
+		end := i // where the current token ends if this character separates
+		if c < utf8.RuneSelf {
+			switch {
+			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '*':
+				if inBuf {
+					sc.buf = append(sc.buf, c)
+				} else if start < 0 {
+					start = i
+				}
+				i++
+				continue
+			case 'A' <= c && c <= 'Z':
+				toBuf(i)
+				sc.buf = append(sc.buf, c+'a'-'A')
+				i++
+				continue
+			}
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch r {
+			case '\u212A': // KELVIN SIGN: Python lower() gives ASCII "k".
+				toBuf(i)
+				sc.buf = append(sc.buf, 'k')
+				i += size
+				continue
+			case '\u0130': // Python lower() gives "i" + U+0307; the combining dot separates.
+				toBuf(i)
+				sc.buf = append(sc.buf, 'i')
+			}
+			i += size
+		}
+		// A separator (or the dotted capital I's combining dot) ends the token.
+		if inBuf {
+			sc.i = i
+			return unsafe.String(unsafe.SliceData(sc.buf), len(sc.buf)), true, true
+		}
+		if start >= 0 {
+			sc.i = i
+			return s[start:end], false, true
+		}
+	}
+	sc.i = i
+	if inBuf {
+		return unsafe.String(unsafe.SliceData(sc.buf), len(sc.buf)), true, true
+	}
+	if start >= 0 {
+		return s[start:], false, true
+	}
+	return "", false, false
+}
+
+// tokenSet collects distinct tokens in first-occurrence order, with a
+// small open-addressing table for the usual short texts and a map beyond.
+type tokenSet struct {
+	out   []string
+	table [256]uint8 // 1 + index into out, 0 = empty; used while len(out) < 128
+	big   map[string]struct{}
+	// reuse marks a set that is cleared and filled again text after text
+	// (it only counts): transient tokens are copied into arena, not cloned
+	// one by one.
+	reuse bool
+	arena []byte
+}
+
+func (t *tokenSet) add(tok string, transient bool) {
+	if t.big != nil {
+		if _, dup := t.big[tok]; dup {
+			return
+		}
+		tok = t.keep(tok, transient)
+		t.big[tok] = struct{}{}
+		t.out = append(t.out, tok)
+		return
+	}
+	h := uint32(2166136261)
+	for i := 0; i < len(tok); i++ {
+		h = (h ^ uint32(tok[i])) * 16777619
+	}
+	for j := uint8(h); ; j++ {
+		k := t.table[j]
+		if k == 0 {
+			tok = t.keep(tok, transient)
+			t.out = append(t.out, tok)
+			t.table[j] = uint8(len(t.out))
+			break
+		}
+		if t.out[k-1] == tok {
+			return
+		}
+	}
+	if len(t.out) == 127 {
+		t.big = make(map[string]struct{}, 256)
+		for _, x := range t.out {
+			t.big[x] = struct{}{}
+		}
+	}
+}
+
+// stem applies darwin-memo's light plural stemming to an ASCII token.
+func stem(t string) string {
+	if n := len(t); n > 3 && t[n-1] == 's' && t[n-2] != 's' {
+		return t[:n-1]
+	}
+	return t
+}
+
+// isStopword reports whether t is one of darwin-memo's stopwords: the 56 words of its
+// list (its documentation says 52).
+func isStopword(t string) bool {
+	switch t {
+	case "a", "an", "and", "are", "as", "at", "be", "by", "for", "from",
+		"has", "have", "in", "is", "it", "of", "on", "or", "that", "the",
+		"this", "these", "those", "to", "was", "were", "will", "with", "what", "which",
+		"who", "how", "when", "where", "why", "does", "do", "under", "over", "after",
+		"before", "during", "between", "within", "against", "but", "if", "then", "than", "so",
+		"may", "might", "must", "should", "could", "would":
+		return true
+	}
+	return false
+}
+
+// Jaccard returns the Jaccard index |a∩b| / |a∪b| of two token sets, or 0
+// if either is empty. Repeated tokens count once. The quotient is computed
+// in float64 exactly as Python's len(a & b) / len(a | b).
+func Jaccard(a, b []string) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	var inter, na, nb int
+	if len(a)*len(b) <= 256 {
+		na = countDistinct(a)
+		nb = countDistinct(b)
+		for i, x := range a {
+			if indexOf(a[:i], x) >= 0 {
+				continue
+			}
+			if indexOf(b, x) >= 0 {
+				inter++
+			}
+		}
+	} else {
+		sa := make(map[string]struct{}, len(a))
+		for _, x := range a {
+			sa[x] = struct{}{}
+		}
+		na = len(sa)
+		sb := make(map[string]struct{}, len(b))
+		for _, x := range b {
+			if _, dup := sb[x]; dup {
+				continue
+			}
+			sb[x] = struct{}{}
+			if _, ok := sa[x]; ok {
+				inter++
+			}
+		}
+		nb = len(sb)
+	}
+	return float64(inter) / float64(na+nb-inter)
+}
+
+func indexOf(s []string, x string) int {
+	for i, y := range s {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func countDistinct(s []string) int {
+	n := 0
+	for i, x := range s {
+		if indexOf(s[:i], x) < 0 {
+			n++
+		}
+	}
+	return n
+}

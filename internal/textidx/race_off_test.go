@@ -1,5 +1,0 @@
-//go:build !race
-
-package textidx
-
-const raceEnabled = false

@@ -1,0 +1,138 @@
+package lessons
+
+import (
+	"slices"
+	"strings"
+)
+
+// Supersession is recorded at a lesson's birth, never guessed at query
+// time: a lesson replaces another only when its sources say so, with a
+// "supersedes:<id>" label. The label comes from `add --supersedes ID`, from
+// an encoder that was shown the nearest lessons and named the one its
+// lesson replaces, or from Store.Add when a living lesson asks the same
+// question (normalised: case, spacing and final punctuation aside) with another answer.
+// darwin-memo refuses unknown entry keys but keeps source labels, so the
+// record survives a round trip there. A superseded lesson is still
+// retrieved, listed after the lesson that replaces it, and never decides.
+
+// SupersedesPrefix starts the source label a lesson carries for each lesson
+// it supersedes ("supersedes:<id>").
+const SupersedesPrefix = "supersedes:"
+
+// Supersedes returns the ids e's sources say it supersedes.
+func (e *Entry) Supersedes() []string {
+	var out []string
+	for _, src := range e.Sources {
+		if id, ok := strings.CutPrefix(src, SupersedesPrefix); ok && isHex12(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// normQuestion is a question with case, spacing and final punctuation
+// aside.
+func normQuestion(q string) string {
+	return strings.TrimRight(strings.ToLower(strings.Join(strings.Fields(q), " ")), "?.! ")
+}
+
+// recordSupersedes returns sources with a "supersedes:<id>" label added for
+// every living lesson that asks question (normalised) with another answer,
+// in a store whose default ranking is BM25F (a store kept on darwin-memo's
+// ranking gets no labels it did not ask for). Labels already present are
+// kept once.
+func (s *Store) recordSupersedes(sources []string, question, answer string) []string {
+	if s.Retrieval() == RetrievalDarwinMemo {
+		return sources
+	}
+	nq := normQuestion(question)
+	for _, e := range s.living {
+		if normQuestion(e.Question) != nq || strings.TrimSpace(e.Answer) == strings.TrimSpace(answer) {
+			continue
+		}
+		if l := SupersedesPrefix + e.ID; !slices.Contains(sources, l) {
+			sources = append(sources, l)
+		}
+	}
+	return sources
+}
+
+// supersession maps a lesson id to the living lessons recording that they
+// supersede it.
+type supersession map[string][]*Entry
+
+func (s *Store) supersession() supersession {
+	m := supersession{}
+	for _, e := range s.living {
+		for _, id := range e.Supersedes() {
+			if id != e.ID {
+				m[id] = append(m[id], e)
+			}
+		}
+	}
+	return m
+}
+
+// chain follows the records from e: e, the newest living lesson that
+// supersedes it, the newest that supersedes that one, and so on.
+func (m supersession) chain(e *Entry) []*Entry {
+	out := []*Entry{e}
+	for {
+		var next *Entry
+		for _, c := range m[e.ID] {
+			if !slices.Contains(out, c) && (next == nil || newer(c, next)) {
+				next = c
+			}
+		}
+		if next == nil {
+			return out
+		}
+		out = append(out, next)
+		e = next
+	}
+}
+
+// latest is the last lesson of e's chain, nil when nothing supersedes e.
+func (m supersession) latest(e *Entry) *Entry {
+	if c := m.chain(e); len(c) > 1 {
+		return c[len(c)-1]
+	}
+	return nil
+}
+
+// newer reports whether a was recorded after b: by recorded_ts (an empty
+// one is oldest), then born tick.
+func newer(a, b *Entry) bool {
+	if c := strings.Compare(a.RecordedTS, b.RecordedTS); c != 0 {
+		return c > 0
+	}
+	return a.BornCycle > b.BornCycle
+}
+
+// SupersededBy returns the newest living lesson that supersedes id,
+// directly or down a chain ("" when none does).
+func (s *Store) SupersededBy(id string) string {
+	e, ok := s.byID[id]
+	if !ok {
+		return ""
+	}
+	if l := s.supersession().latest(e); l != nil {
+		return l.ID
+	}
+	return ""
+}
+
+// SupersessionChain returns the ids from id to the lesson that replaces it
+// last, following the records: id itself first. A lesson nothing
+// supersedes has a chain of one.
+func (s *Store) SupersessionChain(id string) []string {
+	e, ok := s.byID[id]
+	if !ok {
+		return []string{id}
+	}
+	var ids []string
+	for _, c := range s.supersession().chain(e) {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}

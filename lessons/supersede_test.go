@@ -1,0 +1,146 @@
+package lessons
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+func bm25Store(t *testing.T, qa ...string) (*Store, []*Entry) {
+	t.Helper()
+	s := New("s.json", Options{Now: func() time.Time { return t0 }})
+	var es []*Entry
+	for i := 0; i+1 < len(qa); i += 2 {
+		e, err := s.Add(NewLesson{Question: qa[i], Answer: qa[i+1], RecordedTS: t0.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		es = append(es, e)
+	}
+	return s, es
+}
+
+// The lesson whose question is the query is always listed, first, whatever
+// later lessons say (issue 24: "how do I build the workspace" was hidden by
+// a later lesson about the s3 backend), on every development pack's store.
+func TestQueryNeverHidesBestMatch(t *testing.T) {
+	s, es := bm25Store(t,
+		"How do I build the workspace?", "Run `make build` at the root.",
+		"How do I enable the s3 backend?", "Set USE_FAKE_S3=0; it replaces the workspace's fake store.",
+		"Where does the feature-profile page live?", "apps/web/src/features/feature-profile.",
+		"Where does the feature-profile-edit page live?", "apps/web/src/features/feature-profile-edit.",
+	)
+	for _, e := range es {
+		hits, err := s.Retrieve(e.Question, RetrieveOptions{K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || hits[0].Entry != e {
+			t.Errorf("%q: first hit %v, want %s", e.Question, hitIDs(hits), e.ID)
+		}
+		d, err := s.Decide(e.Question, DecideOptions{})
+		if err != nil || d.Decider != e.ID {
+			t.Errorf("%q: decided %q (%v), want %s", e.Question, d.Decider, err, e.ID)
+		}
+	}
+	common, packs := loadPacks(t)
+	var all []evalLesson
+	for _, p := range packs {
+		all = append(all, p.Lessons...)
+	}
+	s, _ = buildEvalStore(t, RetrievalBM25F, append(append([]evalLesson{}, common.Lessons...), all...), false, false)
+	for _, e := range s.Living() {
+		hits, err := s.Retrieve(e.Question, RetrieveOptions{K: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Listed, or replaced by record by a listed lesson (a question asked
+		// four times lists its newest lesson first).
+		if !slices.ContainsFunc(hits, func(h Hit) bool { return h.Entry == e || h.Entry.ID == s.SupersededBy(e.ID) }) {
+			t.Errorf("%q: %s not among %v", e.Question, e.ID, hitIDs(hits))
+		}
+	}
+}
+
+// query --top K lists up to K lessons sharing a term with the query, each
+// with its confidence; decide alone abstains.
+func TestQueryListsWhatDecideWithholds(t *testing.T) {
+	s, es := bm25Store(t,
+		"How do I run the integration tests?", "make itest",
+		"Why is the checkout page slow?", "The images are not cached; see pr#12.",
+		"Which Node version does CI use?", "Node 22.",
+	)
+	const q = "checkout latency dashboard in grafana for the payments team"
+	hits, err := s.Retrieve(q, RetrieveOptions{K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 1 || hits[0].Entry != es[1] || !(hits[0].Confidence > 0 && hits[0].Confidence < DecideThreshold) {
+		t.Fatalf("hits %v, want %s alone below the threshold", hitIDs(hits), es[1].ID)
+	}
+	d, err := s.Decide(q, DecideOptions{})
+	if err != nil || !d.Silent || d.Ticket != nil {
+		t.Fatalf("decide: %+v (%v), want silent", d, err)
+	}
+}
+
+// Supersession is what was recorded at birth: the same question asked
+// again, or a label; never guessed from the text.
+func TestRecordedSupersession(t *testing.T) {
+	s, es := bm25Store(t,
+		"Which Node version does CI use?", "Node 18.",
+		"which node version does CI  use", "Node 22 since pr#40.",
+		"What Node release does the CI pipeline run now?", "Node 24, replacing Node 22.",
+	)
+	if got := es[1].Supersedes(); !slices.Equal(got, []string{es[0].ID}) {
+		t.Fatalf("the same question asked again records %v, want [%s]", got, es[0].ID)
+	}
+	if got := es[2].Supersedes(); got != nil {
+		t.Fatalf("another question recorded %v; supersession is not guessed", got)
+	}
+	hits, err := s.Retrieve("Which Node version does CI use?", RetrieveOptions{K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The replacing lesson takes the superseded one's place; the superseded
+	// one follows, marked.
+	if len(hits) < 2 || hits[0].Entry != es[1] || hits[1].Entry != es[0] || hits[1].SupersededBy != es[1].ID || hits[0].SupersededBy != "" {
+		t.Fatalf("hits %v", hitIDs(hits))
+	}
+	d, err := s.Decide("Which Node version does CI use?", DecideOptions{})
+	if err != nil || d.Decider != es[1].ID || slices.Contains(d.Supporting, es[0].ID) {
+		t.Fatalf("decide: %q supporting %v (%v); the superseded lesson must neither decide nor support", d.Decider, d.Supporting, err)
+	}
+
+	// A label naming the third lesson's predecessor (add --supersedes) makes a chain.
+	e4, err := s.Add(NewLesson{Question: "Node for CI?", Answer: "Node 26.", Sources: []string{"pr#50", SupersedesPrefix + es[2].ID}, RecordedTS: t0.Add(time.Hour).Format("2006-01-02T15:04:05+00:00")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.SupersessionChain(es[2].ID); !slices.Equal(got, []string{es[2].ID, e4.ID}) {
+		t.Fatalf("chain %v", got)
+	}
+	if got := s.SupersededBy(es[2].ID); got != e4.ID {
+		t.Fatalf("SupersededBy %q, want %s", got, e4.ID)
+	}
+	if got := s.SupersededBy(e4.ID); got != "" {
+		t.Fatalf("the newest is superseded by %q", got)
+	}
+
+	// A store on darwin-memo's ranking records nothing it was not told.
+	dm := New("dm.json", Options{Now: func() time.Time { return t0 }, Retrieval: RetrievalDarwinMemo})
+	a, _ := dm.Add(NewLesson{Question: "Q one?", Answer: "A"})
+	b, _ := dm.Add(NewLesson{Question: "q one?", Answer: "B"})
+	if b.Supersedes() != nil || a.Supersedes() != nil {
+		t.Fatalf("darwin-memo store recorded %v", b.Supersedes())
+	}
+}
+
+func hitIDs(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%s(%.2f,%s)", h.Entry.ID, h.Confidence, h.SupersededBy))
+	}
+	return out
+}
