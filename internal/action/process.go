@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -120,17 +119,12 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 			return nil, err
 		}
 	}
-	// The flaky-quarantine sidecar travels with the store: the bot branch's copy when a bot
-	// pull request is open (it holds the latest observations), else the base branch's.
-	// Malformed content is an empty history, never an error (a pull request can author it).
-	flakyRef := st.baseTip
+	// The flaky-quarantine sidecar steers settlement, so it is read where no pull request this
+	// run settles can have written it (flakyHistory): on the open bot pull request's branch,
+	// which holds the bot's own copy, or else at the base of the run's oldest pull request.
 	if fromBot {
-		flakyRef = st.open.GetHead().GetSHA()
+		st.flakyRef = st.open.GetHead().GetSHA()
 	}
-	if st.flakyDoc, _, err = r.readFile(ctx, r.flakyPath(), flakyRef); err != nil {
-		return nil, err
-	}
-	st.flaky = settle.LoadFlakyHistory(st.flakyDoc)
 	// From here on the base branch's store is its loaded store (and its blob sha): its bytes,
 	// as large as the store, are not held for the rest of the run.
 	st.mainDoc, st.workDoc, r.mainBlob.doc = nil, nil, nil
@@ -246,6 +240,12 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 	for _, q := range rec.Queued {
 		if !st.rec.has(q) {
 			st.rec.queue(q)
+			// The tickets of its first reading stay held: a later reading may see an edited body.
+			if lines, ok := rec.Held[itoa(q)]; ok {
+				if _, held := st.rec.Held[itoa(q)]; !held {
+					st.rec.keep(itoa(q), lines, rec.HeldBody[itoa(q)])
+				}
+			}
 		}
 	}
 	if len(again) > 0 {
@@ -253,11 +253,6 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 		r.logf("%s held %d pull request(s) the base branch has not processed; settling them again: %s", where, len(again), strings.Join(again, " "))
 	}
 	return nil
-}
-
-// flakyPath is the flaky-quarantine sidecar next to the store (darwin-memo's flaky.json).
-func (r *Runner) flakyPath() string {
-	return path.Join(path.Dir(r.Config.StorePath), "flaky.json")
 }
 
 func sameDoc(a, b []byte) bool { return bytes.Equal(a, b) }
@@ -404,7 +399,7 @@ func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequ
 func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest, out *Outcome) error {
 	n := pr.GetNumber()
 	held, carried := st.reapply[n]
-	tickets, edited, terrs := r.ticketsAtMerge(st, pr)
+	tickets, body, edited, terrs := r.ticketsAtMerge(st, pr)
 	for _, e := range terrs {
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: %v", n, e))
 	}
@@ -485,7 +480,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			case Pending:
 				out.Queued = append(out.Queued, n)
 				st.rec.queue(n)
-				st.rec.hold(n, tickets)
+				if st.rec.hold(n, tickets, body) {
+					// The first reading is written now, even without another change: the
+					// next run must settle these tickets, not whatever the pull request
+					// holds by then (or refuse them because someone commented meanwhile).
+					st.persist = true
+				}
 				r.logf("#%d: CI pending (%s); queued", n, m.Reason)
 				return nil
 			case Abstained:
@@ -556,31 +556,36 @@ func (r *Runner) finish(ctx context.Context, st *state, pr *github.PullRequest, 
 	return nil
 }
 
-// ticketsAtMerge returns the tickets of a merged pull request as its body stood at the merge.
-// The REST API has no history of body edits, so the body is taken, best first, from: the
-// tickets held in the record when the pull request was first read and queued; the payload of
-// the event of its own merge (GitHub builds it at the merge); the API, when the pull request
-// has not been updated since it merged (any edit moves updated_at). Otherwise its body may have
-// been edited after the merge, when its author could already see CI's delta: edited says so,
-// and the tickets are refused.
-func (r *Runner) ticketsAtMerge(st *state, pr *github.PullRequest) (tickets []lessons.BodyTicket, edited string, errs []error) {
+// ticketsAtMerge returns the tickets of a merged pull request as its body stood at the merge,
+// and that body. The REST API has no history of body edits, so the body is taken, best first,
+// from: the tickets held in the record when the pull request was first read and queued (held
+// from then until settled, whatever happens to the pull request meanwhile); the payload of the
+// event of its own merge (GitHub builds it at the merge); the API, when the pull request has
+// not been updated since it merged (any edit or comment moves updated_at). Otherwise its body
+// may have been edited after the merge, when its author could already see CI's delta: edited
+// says so, and the tickets are refused.
+func (r *Runner) ticketsAtMerge(st *state, pr *github.PullRequest) (tickets []lessons.BodyTicket, body, edited string, errs []error) {
 	n := pr.GetNumber()
 	if lines, ok := st.rec.Held[itoa(n)]; ok {
+		if h, ok := st.rec.HeldBody[itoa(n)]; ok && h != bodyHash(pr.GetBody()) {
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d: its body changed after the action first read it; the tickets of that reading are settled", n))
+		}
 		tickets, errs = lessons.ParseTickets(strings.Join(lines, "\n"))
-		return tickets, "", errs
+		return tickets, "", "", errs
 	}
 	if st.trig.PR == n && st.trig.Body != nil {
 		tickets, errs = lessons.ParseTickets(*st.trig.Body)
-		return tickets, "", errs
+		return tickets, *st.trig.Body, "", errs
 	}
-	tickets, errs = lessons.ParseTickets(pr.GetBody())
+	body = pr.GetBody()
+	tickets, errs = lessons.ParseTickets(body)
 	merged, updated := pr.GetMergedAt().Time, pr.GetUpdatedAt().Time
 	if !merged.IsZero() && updated.After(merged) {
 		edited = fmt.Sprintf("the pull request was updated after its merge (updated %s, merged %s), so its body may have been edited since "+
 			"and tickets are only settled from the body as it stood at the merge (the payload of its own merge event, or an unchanged pull request)",
 			updated.UTC().Format(time.RFC3339), merged.UTC().Format(time.RFC3339))
 	}
-	return tickets, edited, errs
+	return tickets, body, edited, errs
 }
 
 // maxTrailerCommits is how many of a pull request's commits are read for ticket trailers:
@@ -664,7 +669,11 @@ func ticketBody(tickets []lessons.BodyTicket) string {
 func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (*settle.Result, error) {
 	deadline := r.now().Add(r.Config.WaitForCI)
 	for {
-		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, st.flaky)
+		hist, err := r.flakyHistory(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, hist)
 		if err == nil && m == nil {
 			err = errors.New("the measurer gave no result")
 		}
@@ -717,6 +726,9 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		// An API failure here fails the run before any write, so a rerun encodes the pull
 		// request instead of recording it without its lessons.
 		return botpr.Explain(fmt.Errorf("reading #%d for lesson encoding: %w", n, err), "pull-requests")
+	}
+	if w := r.steeringEdits(n, epr.Files); w != "" {
+		st.warnings = append(st.warnings, w)
 	}
 	assoc := pr.GetAuthorAssociation()
 	trusted := false

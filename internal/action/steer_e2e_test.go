@@ -1,0 +1,134 @@
+package action
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/settle"
+)
+
+// Regression tests of issue 22 (a pull request author cannot steer settlement through files,
+// commit shapes or CI gaps) through the fake GitHub and the real action.Run. docs/tickets.md,
+// "What a PR author cannot do", lists each attack with the test that holds it.
+
+// forgedFlaky marks app::TestA and app::TestB as flipping (three flips each).
+var forgedFlaky = []byte(`{"tests": {"app::TestA": [true, false, true, false], "app::TestB": [true, false, true, false]}}` + "\n")
+
+// selfQuarantineCI fixes TestC and breaks TestA and TestB: delta -1, or +1 with A and B
+// quarantined.
+var (
+	selfQuarantineBefore = map[string]bool{"app::TestA": true, "app::TestB": true, "app::TestC": false}
+	selfQuarantineAfter  = map[string]bool{"app::TestA": false, "app::TestB": false, "app::TestC": true}
+)
+
+// wantEnergy is a lesson at energy 1.0 after one settlement of delta at the default scale 1.5
+// and one tick's upkeep.
+func wantEnergy(s *lessons.Store, delta float64) float64 {
+	return 1.0 + 0.6*math.Tanh(delta/1.5) - s.Upkeep
+}
+
+// A pull request fixes one test, breaks two, and adds .darwin-memo/flaky.json marking the two as
+// flipping. With no bot pull request open the sidecar was read from the base branch's tip, which
+// already holds the pull request: delta +1 (1.0 -> 1.30) instead of -1 (-> 0.60). The sidecar
+// is read at the base of the run's oldest pull request, and the bot pull request names the
+// pull request that edited it.
+func TestE2ESteerOwnFlakySidecarQuarantinesNothing(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	addCI(h.world, h.git.Ref("main"), "completed", selfQuarantineBefore)
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),
+		Files: map[string][]byte{settle.FlakyPath: forgedFlaky, "src/c.go": []byte("package app\n")}})
+	addCI(h.world, pr.HeadSHA, "completed", selfQuarantineAfter)
+	res := h.runReal("pull_request_target", mergedEvent(pr.Number))
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "settled" || res.outputs["delta"] != "-1" {
+		t.Fatalf("the pull request quarantined its own regressions: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || math.Abs(e.Energy-wantEnergy(s, -1)) > 1e-9 {
+		t.Fatalf("energy %+v, want %v", e, wantEnergy(s, -1))
+	}
+	if q := h.record(DefaultBranch).Processed[0].Quarantined; len(q) != 0 {
+		t.Fatalf("quarantined %v", q)
+	}
+	if b, _ := h.git.File(DefaultBranch, settle.FlakyPath); bytes.Equal(b, forgedFlaky) || len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
+		t.Fatalf("the bot branch carries the pull request's sidecar:\n%s", b)
+	}
+	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "#1 changes "+settle.FlakyPath) {
+		t.Fatalf("the bot pull request does not name the pull request that edited the sidecar:\n%s", body)
+	}
+}
+
+// The same attack through the bot branch: the pull request waits for CI while another merge
+// makes the bot commit. The commit is built on the base branch's tip, which holds the forged
+// sidecar; the bot did not write its own copy when its history had not changed, so the next run
+// read the forged copy back from the bot branch as the bot's. The bot writes its own.
+func TestE2ESteerFlakySidecarDoesNotRideTheBotBranch(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	addCI(h.world, h.git.Ref("main"), "completed", selfQuarantineBefore)
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),
+		Files: map[string][]byte{settle.FlakyPath: forgedFlaky, "src/c.go": []byte("package app\n")}})
+	addCI(h.world, pr.HeadSHA, "in_progress", nil)
+	other := h.merge("Docs", "Lesson: Run make itest twice when the docker daemon restarts.", nil)
+	res := h.runReal("pull_request_target", mergedEvent(other.Number))
+	mustCode(t, res, 0)
+	if res.outputs["pull-request-operation"] != "created" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if b, _ := h.git.File(DefaultBranch, settle.FlakyPath); len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
+		t.Fatalf("the bot branch carries the pull request's sidecar:\n%s", b)
+	}
+	addCI(h.world, pr.HeadSHA, "completed", selfQuarantineAfter)
+	res = h.runReal("workflow_dispatch", `{"inputs":{}}`)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "settled" || res.outputs["delta"] != "-1" {
+		t.Fatalf("the pull request quarantined its own regressions: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || e.Energy >= 1 {
+		t.Fatalf("energy %+v", e)
+	}
+}
+
+// CI is still running at the merge, so the pull request is queued; then someone comments on it
+// (a bot, an outsider, or its author after seeing CI go red), which moves updated_at. The queued
+// run never wrote the tickets it read (the record alone opened no bot pull request), so the
+// next run read the body from the API, saw updated_at after merged_at and refused the tickets
+// for good. The first reading is written when the pull request is queued, and it settles.
+func TestE2ESteerCommentAfterMergeDoesNotVoidQueuedTickets(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	body := "Fixes the itest.\n\n" + h.ticketFor("how do I run the integration tests")
+	pr := h.merge("Fix itest", body, &settle.Result{Outcome: Pending, Reason: "CI running"})
+	res := h.run("pull_request_target", mergedEventWithBody(t, pr.Number, body), nil)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "pending" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	rec := h.record(DefaultBranch)
+	if len(rec.Held[itoa(pr.Number)]) != 1 || rec.HeldBody[itoa(pr.Number)] != bodyHash(body) {
+		t.Fatalf("the first reading was not written: %+v", rec)
+	}
+	h.git.EditPullBody(pr.Number, body) // a comment: updated_at moves, the body stays
+	h.setMeasurement(pr.Number, *measured(-1))
+	res = h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("a comment after the merge voided the held tickets: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || e.Uses != 1 || math.Abs(e.Energy-wantEnergy(s, -1)) > 1e-9 {
+		t.Fatalf("%+v", e)
+	}
+	if rec := h.record(DefaultBranch); rec.Held != nil || rec.HeldBody != nil || len(rec.Queued) != 0 {
+		t.Fatalf("the record keeps the held tickets after settling them: %+v", rec)
+	}
+}
