@@ -268,7 +268,7 @@ func TestSettleBodyCompatAndFreeSameLesson(t *testing.T) {
 		t.Fatal(err)
 	}
 	base.tick = s.tick
-	id := pend(s, a.ID)
+	id := pendQuery(s, "postgres migrations", a.ID)
 	ft := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
 	before := a.Energy
 	rep := s.SettleBody(base, "darwin-memo-ticket: "+id+"\n"+ft.Line(), 1, SettleOptions{Source: "ci"}, TickOptions{})
@@ -349,5 +349,39 @@ func TestBundleCountsOnlyTicketsThatSettle(t *testing.T) {
 		if got := energyAfter(valid.Line() + "\n" + pad); math.Abs(got-want) > 1e-12 {
 			t.Errorf("padded with %s tickets: energy %v, want %v as with the one ticket alone", name, got, want)
 		}
+	}
+}
+
+// Issue 22, item 5: a compat ticket settles by the pending record the pull request committed,
+// so a pull request could change its deciding_entry to any lesson. The record is verified at
+// the base as a store-free ticket is: its query must retrieve what it names.
+func TestVerifyCompatTicketByItsPendingRecord(t *testing.T) {
+	s, a, _, c := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	honest := pendQuery(s, "postgres migrations", a.ID)
+	forged := pendQuery(s, "postgres migrations", c.ID) // the linter lesson: never retrieved
+	future := pendQuery(s, "postgres migrations", a.ID)
+	s.pendingTicket(future).BornTick = s.tick + 1
+	for _, tc := range []struct {
+		id, want string
+	}{
+		{honest, ""},
+		{forged, "does not retrieve entry " + c.ID},
+		{future, "claims tick 13"},
+		{"000000000000", ""}, // pending nowhere: it settles nothing
+	} {
+		err := base.VerifyTicket(BodyTicket{Form: FormCompat, ID: tc.id}, VerifyOptions{Settling: s})
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.id, err, tc.want)
+		}
+	}
+	before := c.Energy
+	rep := s.SettleBody(base, "darwin-memo-ticket: "+forged, -5, SettleOptions{Source: "ci"}, TickOptions{})
+	if len(rep.Tickets) != 1 || rep.Tickets[0].Refused == "" || c.Energy != before {
+		t.Fatalf("the forged record settled: %+v, energy %v -> %v", rep.Tickets, before, c.Energy)
 	}
 }

@@ -461,7 +461,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		// ones the settlement applies.
 		// A pull request carries a ticket or two: their queries are ranked without building
 		// the base store's index (the same verdicts, a fraction of the work at 10k lessons).
-		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets})
+		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets, Settling: st.store})
 		if verified.Passed() == 0 {
 			p.Outcome = OutcomeRefused
 			for _, t := range tickets {

@@ -132,3 +132,45 @@ func TestE2ESteerCommentAfterMergeDoesNotVoidQueuedTickets(t *testing.T) {
 		t.Fatalf("the record keeps the held tickets after settling them: %+v", rec)
 	}
 }
+
+// The compat flow has the pull request commit lessons.json with its pending ticket. The ticket
+// was checked only for not being pending at the base, and settled by the record the pull request
+// wrote: changing its deciding_entry to an unrelated lesson drained that lesson (delta -5:
+// 1.0 -> 0.352). The record is verified at the base like a store-free ticket.
+func TestE2ESteerForgedCompatTicketDrainsNothing(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	s, _ := lessons.Parse(storePath, store)
+	d, err := s.Decide("how do I run the integration tests", lessons.DecideOptions{Register: true})
+	if err != nil || d.Ticket == nil || d.Decider != es[0].ID {
+		t.Fatalf("decide: %v %+v", err, d)
+	}
+	honest, _ := s.Marshal()
+	forged := bytes.Replace(honest, []byte(`"deciding_entry": "`+es[0].ID+`"`), []byte(`"deciding_entry": "`+es[1].ID+`"`), 1)
+	if bytes.Equal(forged, honest) {
+		t.Fatal("no deciding_entry to forge")
+	}
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix itest", Body: "darwin-memo-ticket: " + d.Ticket.ID,
+		Files: map[string][]byte{storePath: forged, "src/itest.go": []byte("package app\n")}})
+	h.setMeasurement(pr.Number, *measured(-5))
+	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "0" {
+		t.Fatalf("a forged pending record settled: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if len(h.openBotPRs()) != 0 {
+		t.Fatalf("a bot pull request was written for a refused ticket: %+v", h.botStore(DefaultBranch).Living())
+	}
+	if !strings.Contains(res.summary, "changes "+storePath) {
+		t.Fatalf("the step summary does not name the pull request that edited the store:\n%s", res.summary)
+	}
+	// The honest record (its query retrieves its decider at the base) settles.
+	h2 := newHarness(t, store)
+	ok := h2.git.MergePull(ghfake.MergeSpec{Title: "Fix itest", Body: "darwin-memo-ticket: " + d.Ticket.ID,
+		Files: map[string][]byte{storePath: honest, "src/itest.go": []byte("package app\n")}})
+	h2.setMeasurement(ok.Number, *measured(1))
+	if res := h2.run("pull_request_target", mergedEvent(ok.Number), nil); res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("the honest compat ticket did not settle: outputs %v\n%s", res.outputs, res.stdout)
+	}
+}
