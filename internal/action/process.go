@@ -410,7 +410,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	if _, queued := st.rec.Held[itoa(n)]; !queued {
 		// Tickets in commit trailers ("Darwin-Memo: v1 ...") come after the body's. Commits
 		// cannot change after the merge, so an edited body does not taint them.
-		trailers, errs, err := r.trailerTickets(ctx, pr)
+		trailers, errs, err := r.trailerTickets(ctx, st, pr)
 		if err != nil {
 			return err
 		}
@@ -595,8 +595,9 @@ const maxTrailerCommits = 250
 // trailerTickets returns the tickets in the trailers of the pull request's commits, written
 // "Darwin-Memo: v1 t=... d=... s=... q=..." (git's trailer form of the body's ticket line), in
 // commit order. The commit list is the one the encoder and the measurement read (same request,
-// answered once per run).
-func (r *Runner) trailerTickets(ctx context.Context, pr *github.PullRequest) ([]lessons.BodyTicket, []error, error) {
+// answered once per run). A commit already on the base as another pull request's is skipped,
+// with a warning (earlierOwner).
+func (r *Runner) trailerTickets(ctx context.Context, st *state, pr *github.PullRequest) ([]lessons.BodyTicket, []error, error) {
 	n := pr.GetNumber()
 	var lines []string
 	opts := &github.ListOptions{PerPage: 100}
@@ -607,7 +608,19 @@ func (r *Runner) trailerTickets(ctx context.Context, pr *github.PullRequest) ([]
 		}
 		read += len(cs)
 		for _, c := range cs {
-			lines = append(lines, lessons.TrailerTicketLines(c.GetCommit().GetMessage())...)
+			found := lessons.TrailerTicketLines(c.GetCommit().GetMessage())
+			if len(found) == 0 {
+				continue
+			}
+			by, err := r.earlierOwner(ctx, pr, c.GetSHA())
+			if err != nil {
+				return nil, nil, err
+			}
+			if by != 0 {
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d: the ticket trailers of commit %s are not settled: the commit is also #%d's, merged before it, so they were that pull request's", n, short(c.GetSHA()), by))
+				continue
+			}
+			lines = append(lines, found...)
 		}
 		if resp.NextPage == 0 || len(cs) == 0 {
 			break
@@ -619,6 +632,30 @@ func (r *Runner) trailerTickets(ctx context.Context, pr *github.PullRequest) ([]
 	}
 	tickets, errs := lessons.ParseTickets(strings.Join(lines, "\n"))
 	return tickets, errs, nil
+}
+
+// earlierOwner returns the number of another pull request into the same base branch, merged
+// before pr, that holds the commit sha; 0 when there is none. A stacked branch lists the commits
+// of the branch it grew from until they are on the base by their sha, which they never are once
+// that pull request was squashed or rebased: they are on the base as its changes all the same,
+// and their trailers were its tickets. GitHub lists the pull requests of a commit that is not
+// on the default branch (merged and open, GET /commits/{sha}/pulls); only commits carrying
+// trailer tickets are asked about.
+func (r *Runner) earlierOwner(ctx context.Context, pr *github.PullRequest, sha string) (int, error) {
+	prs, _, err := r.Client.PullRequests.ListPullRequestsWithCommit(ctx, r.Owner, r.Repo, sha, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return 0, botpr.Explain(fmt.Errorf("finding the pull requests of commit %s: %w", short(sha), err), "pull-requests")
+	}
+	me := Processed{PR: pr.GetNumber(), MergedAt: pr.GetMergedAt().UTC().Format(time.RFC3339)}
+	for _, o := range prs {
+		if o.GetNumber() == me.PR || o.MergedAt == nil || o.GetBase().GetRef() != pr.GetBase().GetRef() {
+			continue
+		}
+		if mergedBefore(Processed{PR: o.GetNumber(), MergedAt: o.GetMergedAt().UTC().Format(time.RFC3339)}, me) {
+			return o.GetNumber(), nil
+		}
+	}
+	return 0, nil
 }
 
 // appendTickets appends the tickets of more that tickets does not hold yet.

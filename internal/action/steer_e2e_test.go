@@ -174,3 +174,38 @@ func TestE2ESteerForgedCompatTicketDrainsNothing(t *testing.T) {
 		t.Fatalf("the honest compat ticket did not settle: outputs %v\n%s", res.outputs, res.stdout)
 	}
 }
+
+// A stacked branch lists the commits of the branch it grew from; once that pull request was
+// squash-merged they are not on the base by their sha, so the stacked pull request settled
+// their trailer tickets a second time, with its own delta. A commit another pull request merged
+// before is that pull request's: its trailers are skipped.
+func TestE2ESteerStackedBranchDoesNotResettleParentTrailers(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	trailer := "Fix flaky itest\n\nDarwin-Memo: " + strings.TrimPrefix(h.ticketFor("how do I run the integration tests"), "darwin-memo: ") + "\n"
+	parent := h.git.MergePull(ghfake.MergeSpec{Title: "Fix itest", Body: "No ticket in the body.", Message: trailer,
+		Files: map[string][]byte{"src/itest.go": []byte("package app\n")}})
+	h.setMeasurement(parent.Number, *measured(2))
+	mustCode(t, h.run("pull_request_target", mergedEvent(parent.Number), nil), 0)
+	if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Uses != 1 {
+		t.Fatalf("the parent's trailer did not settle: %+v", e)
+	}
+	child := h.git.MergePull(ghfake.MergeSpec{Title: "Build on it", Body: "No ticket.", StackedOn: parent.Number,
+		Files: map[string][]byte{"src/more.go": []byte("package app\n")}})
+	if len(child.CommitSHAs) != 2 || child.CommitSHAs[0] != parent.CommitSHAs[0] {
+		t.Fatalf("fake stacked branch: %+v", child)
+	}
+	h.setMeasurement(child.Number, *measured(-3))
+	res := h.run("pull_request_target", mergedEvent(child.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "0" {
+		t.Fatalf("the stacked pull request settled its parent's trailer again: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Uses != 1 {
+		t.Fatalf("the parent's lesson moved twice: %+v", e)
+	}
+	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "merged before it") {
+		t.Fatalf("the bot pull request does not say why the trailer was skipped:\n%s", body)
+	}
+}

@@ -242,6 +242,10 @@ type MergeSpec struct {
 	// Message is the message of the commit holding Files (default: the title), e.g. with
 	// trailers.
 	Message string
+	// StackedOn, when set, is the number of a pull request whose branch this one starts from (a
+	// stacked branch): its commits not on the default branch (all of them once it was squashed
+	// or rebased) are this pull request's first commits, as GitHub lists them.
+	StackedOn int
 }
 
 // MergePull opens a pull request from a branch on top of the default branch's tip, holding
@@ -262,6 +266,16 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	}
 	base := g.refs["heads/"+g.DefaultBranch]
 	g.refs["heads/"+spec.Branch] = base
+	var stacked []string // the commits of the pull request this one is stacked on, not on base
+	if under := g.pullLocked(spec.StackedOn); under != nil {
+		onBase := g.ancestorsLocked(base)
+		for _, sha := range under.CommitSHAs {
+			if !onBase[sha] {
+				stacked = append(stacked, sha)
+			}
+		}
+		g.refs["heads/"+spec.Branch] = under.HeadSHA
+	}
 	// The branch's commits, oldest first: spec.Commits-1 commits adding a part file each,
 	// the commit of Files, then one per RebaseCommits element.
 	var steps []map[string][]byte
@@ -292,6 +306,7 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 		shas = append(shas, g.commitFilesLocked(spec.Branch, spec.User, msg, files))
 	}
 	head := shas[len(shas)-1]
+	shas = append(stacked, shas...)
 	created := g.now
 	var mergeSHA string
 	var replayed []string

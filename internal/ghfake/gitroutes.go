@@ -890,8 +890,16 @@ func (g *GitRepo) addLabels(w http.ResponseWriter, r *http.Request, n int) {
 func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
 	g.mu.Lock()
 	out := []any{}
+	// GitHub's description: "Lists the merged pull request that introduced the commit to the
+	// repository. If the commit is not present in the default branch, will return merged and
+	// open pull requests associated with the commit."
+	onDefault := g.ancestorsLocked(g.refs["heads/"+g.DefaultBranch])[sha]
 	for _, p := range g.pulls {
-		if p.MergeCommitSHA == sha || p.HeadSHA == sha || slices.Contains(p.Replayed, sha) {
+		mc := g.commits[p.MergeCommitSHA]
+		introduced := p.MergeCommitSHA == sha || slices.Contains(p.Replayed, sha) ||
+			mc != nil && len(mc.Parents) > 1 && slices.Contains(p.CommitSHAs, sha) // merged with a merge commit
+		associated := p.HeadSHA == sha || slices.Contains(p.CommitSHAs, sha)
+		if introduced || !onDefault && associated {
 			out = append(out, SimplePull(g.pullPayload(p)))
 		}
 	}
