@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
@@ -207,5 +208,40 @@ func TestE2ESteerStackedBranchDoesNotResettleParentTrailers(t *testing.T) {
 	}
 	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "merged before it") {
 		t.Fatalf("the bot pull request does not say why the trailer was skipped:\n%s", body)
+	}
+}
+
+// A job re-run in a second attempt of its workflow run uploads its JUnit artifact under a name
+// of its own (named per attempt); the run keeps attempt 1's, and the reports of both combined
+// with failed beating passed, so the stale failure of attempt 1 won. The newest attempt of each
+// job wins: here attempt 2 passes everything, so the delta is +1, not 0.
+func TestE2ESteerRerunAttemptReplacesStaleReport(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	addCI(h.world, h.git.Ref("main"), "completed", map[string]bool{"app::TestA": true, "app::TestB": true, "app::TestC": false})
+	pr := h.merge("Fix C", h.ticketFor("how do I run the integration tests"), nil)
+	id := 100 + runIDs.Add(1)
+	t1 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	t2 := t1.Add(time.Hour)
+	h.world.CI.Do(func(r *ghfake.Repo) {
+		r.CheckRuns = append(r.CheckRuns, ghfake.CheckRun{ID: id, Name: "test", HeadSHA: pr.HeadSHA, Status: "completed", Conclusion: "success",
+			AppSlug: "github-actions", StartedAt: t2})
+		r.WorkflowRuns = append(r.WorkflowRuns, ghfake.WorkflowRun{ID: id, Name: "CI", HeadSHA: pr.HeadSHA, HeadBranch: "pr-1", Event: "pull_request",
+			Status: "completed", Conclusion: "success", RunAttempt: 2, CreatedAt: t1, AttemptStarts: []time.Time{t1, t2}})
+		r.Artifacts = append(r.Artifacts,
+			ghfake.Artifact{ID: 7000 + id, RunID: id, Name: "junit-results-1", CreatedAt: t1.Add(5 * time.Minute),
+				Zip: ghfake.Zip(map[string][]byte{"junit.xml": junit(map[string]bool{"app::TestA": true, "app::TestB": false, "app::TestC": true})})},
+			ghfake.Artifact{ID: 8000 + id, RunID: id, Name: "junit-results-2", CreatedAt: t2.Add(5 * time.Minute),
+				Zip: ghfake.Zip(map[string][]byte{"junit.xml": junit(map[string]bool{"app::TestA": true, "app::TestB": true, "app::TestC": true})})})
+	})
+	res := h.runReal("pull_request_target", mergedEvent(pr.Number))
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "settled" || res.outputs["delta"] != "1" {
+		t.Fatalf("the stale attempt's report won: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || math.Abs(e.Energy-wantEnergy(s, 1)) > 1e-9 {
+		t.Fatalf("energy %+v, want %v", e, wantEnergy(s, 1))
 	}
 }
