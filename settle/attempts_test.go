@@ -67,3 +67,34 @@ func TestArtifactsNewestAttemptWins(t *testing.T) {
 		})
 	}
 }
+
+// Issue 22, item 9: GitHub lists at most 250 commits of a pull request, so for a longer one the
+// merge method cannot be told, and reading it as a squash took the parent of its merge commit:
+// after a rebase, the pull request's own second-to-last commit. Its base is base.sha instead,
+// never one of its own commits.
+func TestMergedOntoLongRebaseIsNeverItsOwnCommit(t *testing.T) {
+	t.Parallel()
+	const n = ghfake.MaxPullCommits + 10
+	b0 := ghfake.SHA("long-b0")
+	commits := []ghfake.Commit{{SHA: b0, Message: "base"}}
+	var own []string
+	prev, replayed := b0, b0
+	for k := 1; k <= n; k++ {
+		c, r := ghfake.SHA(fmt.Sprintf("long-c%d", k)), ghfake.SHA(fmt.Sprintf("long-r%d", k))
+		msg := fmt.Sprintf("change %d", k)
+		commits = append(commits, ghfake.Commit{SHA: c, Parents: []string{prev}, Message: msg}, ghfake.Commit{SHA: r, Parents: []string{replayed}, Message: msg})
+		own = append(own, c)
+		prev, replayed = c, r
+	}
+	pr := ghfake.PullRequest{Number: prNumber, Title: "Long", Merged: true, HeadSHA: prev, BaseSHA: b0, MergeCommitSHA: replayed, CommitSHAs: own}
+	srv := ghfake.New(t, ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr}})
+	client, _ := srv.NewClient(fastPolicy)
+	gpr, _, err := client.PullRequests.Get(testCtx, "o", "r", prNumber)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sha, why, err := settle.MergedOnto(testCtx, client, "o", "r", gpr)
+	if err != nil || sha != b0 {
+		t.Fatalf("merged onto %s (%s), %v; want base.sha %s", sha, why, err, b0)
+	}
+}

@@ -498,7 +498,14 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 	if err != nil {
 		return baseCandidate{}, err
 	}
-	if len(prCommits) != n || !sameCommit(c, prCommits[n-1]) {
+	if len(prCommits) < n {
+		// GitHub lists at most 250 commits of a pull request: a longer one's last commit is
+		// not listed, so a squash cannot be told from a rebase, whose merge commit's parent is
+		// the pull request's own commit. Its base is never one of its own commits.
+		m.note("#%d has %d commits and GitHub lists %d, so its merge method cannot be told; using base.sha", m.pr.GetNumber(), n, len(prCommits))
+		return baseCandidate{}, nil
+	}
+	if !sameCommit(c, prCommits[n-1]) {
 		return baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of squashed commit %s (squash)", short(mc))}, nil
 	}
 	// Rebase: the base branch moved through n rebased commits; walk n-1

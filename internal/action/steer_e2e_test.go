@@ -245,3 +245,32 @@ func TestE2ESteerRerunAttemptReplacesStaleReport(t *testing.T) {
 		t.Fatalf("energy %+v, want %v", e, wantEnergy(s, 1))
 	}
 }
+
+// GitHub lists at most 250 commits of a pull request, so a longer rebased one was read as a
+// squash: its base was the parent of its merge commit, its own second-to-last commit, whose
+// store it wrote (here moving the tick forward so a ticket claiming that tick verifies). The
+// merge method cannot be told past 250 commits, so the base is base.sha, never its own commit.
+func TestE2ESteerLongRebaseVerifiesAtBaseSHA(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	forged := bytes.Replace(store, []byte(`"tick_count": 0`), []byte(`"tick_count": 60`), 1)
+	if bytes.Equal(forged, store) {
+		t.Fatal("no tick_count to forge")
+	}
+	ft := lessons.FreeTicket{Version: 3, Tick: 60, Decider: es[1].ID, Query: "which logger does the payments service use"}
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Long refactor", Body: ft.Line(), Commits: ghfake.MaxPullCommits + 1,
+		RebaseCommits: []map[string][]byte{{storePath: forged}, {storePath: store}}})
+	if len(pr.Replayed) != ghfake.MaxPullCommits+2 {
+		t.Fatalf("fake rebase merge of %d commits", len(pr.Replayed))
+	}
+	h.setMeasurement(pr.Number, *measured(-2))
+	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "0" {
+		t.Fatalf("a ticket verified against the pull request's own commit settled: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if !strings.Contains(res.stdout, "all refused at base "+short(pr.BaseSHA)) {
+		t.Fatalf("not verified at base.sha %s:\n%s", short(pr.BaseSHA), res.stdout)
+	}
+}

@@ -702,6 +702,11 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// MaxPullCommits is how many commits GitHub lists for a pull request ("Lists a maximum of 250
+// commits for a pull request", GET /pulls/{pull_number}/commits); its "commits" count may be
+// larger.
+const MaxPullCommits = 250
+
 func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 	if !s.checkRepo(w, r) {
 		return
@@ -721,6 +726,7 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	shas = shas[:min(len(shas), MaxPullCommits)]
 	lo, hi := s.paginate(w, r, len(shas))
 	out := make([]any, 0, hi-lo)
 	for _, sha := range shas[lo:hi] {

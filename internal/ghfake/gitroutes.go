@@ -956,6 +956,7 @@ func (g *GitRepo) pullList(w http.ResponseWriter, r *http.Request, n int, what s
 		if len(shas) == 0 {
 			shas = []string{p.HeadSHA}
 		}
+		shas = shas[:min(len(shas), MaxPullCommits)]
 		for _, sha := range shas {
 			c := g.commits[sha]
 			if c == nil {
