@@ -510,7 +510,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			if math.Abs(delta) >= 10 {
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, delta))
 			}
-			rep := r.settle(st, verified, pr, m, expire)
+			rep := r.settle(st, verified, baseStore, pr, m, expire)
 			for _, t := range rep.Tickets {
 				switch {
 				case t.Refused != "":
@@ -736,11 +736,14 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // settle applies one measured delta to the pull request's tickets with the action's scale.
 // The scale input overrides the store's persisted resource_scale for this settlement only, as
 // darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
-func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m measurement, expire int) lessons.BodyReport {
+// The economics applied (ledger.config, max_energy) are the store's at the pull request's base
+// (base): the working store already holds the pull request's own edits to them.
+func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, base *lessons.Store, pr *github.PullRequest, m measurement, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
 	before, after := m.commits()
 	return st.store.SettleVerified(verified, m.delta(), lessons.SettleOptions{
 		Scale:       r.Config.Scale,
+		Economics:   base,
 		Source:      "ci",
 		Regressions: m.regressions(),
 		Detail:      fmt.Sprintf("pr#%d", n),

@@ -274,3 +274,33 @@ func TestE2ESteerLongRebaseVerifiesAtBaseSHA(t *testing.T) {
 		t.Fatalf("not verified at base.sha %s:\n%s", short(pr.BaseSHA), res.stdout)
 	}
 }
+
+// The store's economics steer settlement as much as its lessons: a pull request that raises
+// credit_gain in its own lessons.json settled by its edit (delta +1 moved 3·tanh(1/1.5) instead
+// of 0.6·tanh(1/1.5)). Settlement applies the economics of the store at the pull request's base.
+func TestE2ESteerOwnConfigDoesNotSettle(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	line := h.ticketFor("how do I run the integration tests")
+	s, _ := lessons.Parse(storePath, store)
+	c := s.Config()
+	c.CreditGain = 3
+	s.SetConfig(c)
+	forged, _ := s.Marshal()
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix itest", Body: line,
+		Files: map[string][]byte{storePath: forged, "src/itest.go": []byte("package app\n")}})
+	h.setMeasurement(pr.Number, *measured(1))
+	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	bot := h.botStore(DefaultBranch)
+	if e, _ := bot.Entry(es[0].ID); e == nil || math.Abs(e.Energy-wantEnergy(bot, 1)) > 1e-9 {
+		t.Fatalf("settled by the pull request's own credit_gain: %+v, want energy %v", e, wantEnergy(bot, 1))
+	}
+	if !strings.Contains(h.openBotPRs()[0].Body, "changes "+storePath) {
+		t.Fatalf("the bot pull request does not name the pull request that edited the store:\n%s", h.openBotPRs()[0].Body)
+	}
+}
