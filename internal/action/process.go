@@ -407,9 +407,11 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	if t := pr.GetMergedAt(); !t.IsZero() {
 		p.MergedAt = t.UTC().Format(time.RFC3339)
 	}
-	if _, queued := st.rec.Held[itoa(n)]; !queued {
+	{
 		// Tickets in commit trailers ("Darwin-Memo: v1 ...") come after the body's. Commits
-		// cannot change after the merge, so an edited body does not taint them.
+		// cannot change after the merge, so an edited body does not taint them, and they are
+		// read on every reading (a first reading held while CI ran already holds them:
+		// appendTickets keeps one of each; one held while the rate limit ran low does not).
 		trailers, errs, err := r.trailerTickets(ctx, st, pr)
 		if err != nil {
 			return err
@@ -480,12 +482,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			case Pending:
 				out.Queued = append(out.Queued, n)
 				st.rec.queue(n)
-				if st.rec.hold(n, tickets, body) {
-					// The first reading is written now, even without another change: the
-					// next run must settle these tickets, not whatever the pull request
-					// holds by then (or refuse them because someone commented meanwhile).
-					st.persist = true
-				}
+				st.rec.hold(n, tickets, body) // written by publish (Record.holdsBeyond)
 				r.logf("#%d: CI pending (%s); queued", n, m.Reason)
 				return nil
 			case Abstained:
@@ -554,6 +551,22 @@ func (r *Runner) finish(ctx context.Context, st *state, pr *github.PullRequest, 
 	st.rec.addTrend(TrendPoint{PR: n, Tick: st.store.TickCount(), Population: len(st.store.Living()), Energy: round3(totalEnergy(st.store))})
 	out.Processed = append(out.Processed, n)
 	return nil
+}
+
+// holdReading holds the body's tickets of a pull request the run queues without processing it
+// (the rate limit ran low), as the run that queues one behind running CI does: a later reading
+// could find it updated since its merge (a comment is enough) and refuse them. Nothing is held
+// when the body may have been edited already (it is refused then as it would be later) or holds
+// no ticket. Reading it costs no request: the body is the event's payload or the listed pull
+// request's; its commit trailers are read when it is processed (commits cannot change).
+func (r *Runner) holdReading(st *state, pr *github.PullRequest) {
+	if _, held := st.rec.Held[itoa(pr.GetNumber())]; held {
+		return
+	}
+	tickets, body, edited, _ := r.ticketsAtMerge(st, pr)
+	if edited == "" && len(tickets) > 0 {
+		st.rec.hold(pr.GetNumber(), tickets, body)
+	}
 }
 
 // ticketsAtMerge returns the tickets of a merged pull request as its body stood at the merge,

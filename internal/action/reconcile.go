@@ -475,6 +475,7 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 			var left []string
 			for _, rest := range prs[i:] {
 				st.rec.queue(rest.GetNumber())
+				r.holdReading(st, rest)
 				out.Queued = append(out.Queued, rest.GetNumber())
 				left = append(left, fmt.Sprintf("#%d", rest.GetNumber()))
 			}
@@ -497,6 +498,9 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	}
 	if w := extinctionWarning(out.Deaths, len(before)); w != "" {
 		st.warnings = append(st.warnings, w)
+	}
+	if st.rec.holdsBeyond(st.mainRec) {
+		st.persist = true
 	}
 	return out, r.publish(ctx, st, out)
 }

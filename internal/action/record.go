@@ -153,15 +153,24 @@ func (r *Record) queue(pr int) {
 }
 
 // hold keeps the tickets a queued pull request's body held when it was first read, and the
-// hash of that body. It reports whether they were new (a first reading, which the run must
-// write: a later reading may see a body edited since).
-func (r *Record) hold(pr int, tickets []lessons.BodyTicket, body string) bool {
+// hash of that body; a later reading keeps the first.
+func (r *Record) hold(pr int, tickets []lessons.BodyTicket, body string) {
 	k := itoa(pr)
-	if _, ok := r.Held[k]; ok {
-		return false
+	if _, ok := r.Held[k]; !ok {
+		r.keep(k, ticketLines(tickets), bodyHash(body))
 	}
-	r.keep(k, ticketLines(tickets), bodyHash(body))
-	return true
+}
+
+// holdsBeyond reports whether r holds the first reading of a pull request that base does not:
+// it must be written (the bot pull request opened or kept open for it), or the next run would
+// read the pull request again and could find it edited or commented on since its merge.
+func (r *Record) holdsBeyond(base Record) bool {
+	for k := range r.Held {
+		if _, ok := base.Held[k]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // keep sets the held tickets and body hash of the pull request numbered k.

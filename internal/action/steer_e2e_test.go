@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -117,6 +118,13 @@ func TestE2ESteerCommentAfterMergeDoesNotVoidQueuedTickets(t *testing.T) {
 	rec := h.record(DefaultBranch)
 	if len(rec.Held[itoa(pr.Number)]) != 1 || rec.HeldBody[itoa(pr.Number)] != bodyHash(body) {
 		t.Fatalf("the first reading was not written: %+v", rec)
+	}
+	// A run while CI still runs keeps the bot pull request (and the reading) open: it holds a
+	// reading the base branch lacks.
+	res = h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "pending" || len(h.openBotPRs()) != 1 || len(h.record(DefaultBranch).Held[itoa(pr.Number)]) != 1 {
+		t.Fatalf("the held reading was dropped while CI ran: outputs %v\n%s", res.outputs, res.stdout)
 	}
 	h.git.EditPullBody(pr.Number, body) // a comment: updated_at moves, the body stays
 	h.setMeasurement(pr.Number, *measured(-1))
@@ -302,5 +310,42 @@ func TestE2ESteerOwnConfigDoesNotSettle(t *testing.T) {
 	}
 	if !strings.Contains(h.openBotPRs()[0].Body, "changes "+storePath) {
 		t.Fatalf("the bot pull request does not name the pull request that edited the store:\n%s", h.openBotPRs()[0].Body)
+	}
+}
+
+// The same hole through the rate limit: a run with too little budget left queues a merged pull
+// request without reading it; someone comments on it before the next run, which then refused
+// its tickets as possibly edited. The queuing run holds the body's tickets as it read them.
+func TestE2ESteerCommentAfterBudgetQueueDoesNotVoidTickets(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	var mu sync.Mutex
+	now := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	// Enough to start a run, not to process a merged pull request.
+	h.world.SetRateLimit(RequestsPerRun+RequestsReserve+10, clock)
+	body := "Fixes the itest.\n\n" + h.ticketFor("how do I run the integration tests")
+	pr := h.merge("Fix itest", body, measured(-1))
+	res := h.run("pull_request_target", mergedEventWithBody(t, pr.Number, body), nil)
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "pending" || !strings.Contains(res.stdout, "GitHub API budget low") {
+		t.Fatalf("the run did not queue for the budget: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if rec := h.record(DefaultBranch); len(rec.Held[itoa(pr.Number)]) != 1 {
+		t.Fatalf("the reading of the queuing run was not written: %+v", rec)
+	}
+	h.git.EditPullBody(pr.Number, body) // a comment
+	mu.Lock()
+	now = now.Add(61 * time.Minute)
+	mu.Unlock()
+	h.world.SetRateLimit(1000, clock) // the limit resets
+	res = h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("a comment after the merge voided the tickets: outputs %v\n%s\n%s", res.outputs, res.stdout, res.summary)
+	}
+	if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Uses != 1 {
+		t.Fatalf("%+v", e)
 	}
 }
