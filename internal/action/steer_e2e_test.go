@@ -27,6 +27,17 @@ var (
 	selfQuarantineAfter  = map[string]bool{"app::TestA": false, "app::TestB": false, "app::TestC": true}
 )
 
+// mergeSelfQuarantine merges a pull request with a ticket that adds forgedFlaky, onto a base
+// whose CI ran selfQuarantineBefore.
+func mergeSelfQuarantine(t *testing.T) (*harness, []*lessons.Entry, *ghfake.GitPull) {
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	addCI(h.world, h.git.Ref("main"), "completed", selfQuarantineBefore)
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),
+		Files: map[string][]byte{settle.FlakyPath: forgedFlaky, "src/c.go": []byte("package app\n")}})
+	return h, es, pr
+}
+
 // wantEnergy is a lesson at energy 1.0 after one settlement of delta at the default scale 1.5
 // and one tick's upkeep.
 func wantEnergy(s *lessons.Store, delta float64) float64 {
@@ -40,11 +51,7 @@ func wantEnergy(s *lessons.Store, delta float64) float64 {
 // pull request that edited it.
 func TestE2ESteerOwnFlakySidecarQuarantinesNothing(t *testing.T) {
 	t.Parallel()
-	store, es := seedStore(t)
-	h := newHarness(t, store)
-	addCI(h.world, h.git.Ref("main"), "completed", selfQuarantineBefore)
-	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),
-		Files: map[string][]byte{settle.FlakyPath: forgedFlaky, "src/c.go": []byte("package app\n")}})
+	h, es, pr := mergeSelfQuarantine(t)
 	addCI(h.world, pr.HeadSHA, "completed", selfQuarantineAfter)
 	res := h.runReal("pull_request_target", mergedEvent(pr.Number))
 	mustCode(t, res, 0)
@@ -72,11 +79,7 @@ func TestE2ESteerOwnFlakySidecarQuarantinesNothing(t *testing.T) {
 // read the forged copy back from the bot branch as the bot's. The bot writes its own.
 func TestE2ESteerFlakySidecarDoesNotRideTheBotBranch(t *testing.T) {
 	t.Parallel()
-	store, es := seedStore(t)
-	h := newHarness(t, store)
-	addCI(h.world, h.git.Ref("main"), "completed", selfQuarantineBefore)
-	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),
-		Files: map[string][]byte{settle.FlakyPath: forgedFlaky, "src/c.go": []byte("package app\n")}})
+	h, es, pr := mergeSelfQuarantine(t)
 	addCI(h.world, pr.HeadSHA, "in_progress", nil)
 	other := h.merge("Docs", "Lesson: Run make itest twice when the docker daemon restarts.", nil)
 	res := h.runReal("pull_request_target", mergedEvent(other.Number))

@@ -507,6 +507,18 @@ func (s *Server) artifactJSON(a Artifact, run WorkflowRun) map[string]any {
 	return m
 }
 
+// runLocked returns a copy of the workflow run id (the last one declared with it), nil if none.
+func (s *Server) runLocked(id int64) *WorkflowRun {
+	var run *WorkflowRun
+	for i := range s.repo.WorkflowRuns {
+		if s.repo.WorkflowRuns[i].ID == id {
+			x := s.repo.WorkflowRuns[i]
+			run = &x
+		}
+	}
+	return run
+}
+
 // getRunAttempt serves one attempt of a workflow run: the run as it stood then (its
 // run_attempt and run_started_at).
 func (s *Server) getRunAttempt(w http.ResponseWriter, r *http.Request) {
@@ -516,13 +528,7 @@ func (s *Server) getRunAttempt(w http.ResponseWriter, r *http.Request) {
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	n, _ := strconv.Atoi(r.PathValue("attempt"))
 	s.mu.Lock()
-	var run *WorkflowRun
-	for i := range s.repo.WorkflowRuns {
-		if s.repo.WorkflowRuns[i].ID == id {
-			x := s.repo.WorkflowRuns[i]
-			run = &x
-		}
-	}
+	run := s.runLocked(id)
 	s.mu.Unlock()
 	if run == nil || n < 1 || n > run.RunAttempt {
 		writeError(w, http.StatusNotFound, "Not Found")
@@ -539,13 +545,7 @@ func (s *Server) listRunArtifacts(w http.ResponseWriter, r *http.Request) {
 	}
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	s.mu.Lock()
-	var run *WorkflowRun
-	for i := range s.repo.WorkflowRuns {
-		if s.repo.WorkflowRuns[i].ID == id {
-			x := s.repo.WorkflowRuns[i]
-			run = &x
-		}
-	}
+	run := s.runLocked(id)
 	var arts []Artifact
 	for _, a := range s.repo.Artifacts {
 		if a.RunID == id {
