@@ -428,7 +428,8 @@ type BodyReport struct {
 // SettleBody settles every ticket in a merged PR's body with one delta:
 // tickets are parsed, verified against base (the store at the PR's base
 // commit; nil means there was none, which refuses store-free tickets),
-// settled, and the ledger ticks once only if at least one settlement landed
+// settled with base's economics (SettleOptions.Economics, unless set), and
+// the ledger ticks once only if at least one settlement landed
 // (darwin-memo's tick-only-on-evidence rule).
 //
 // One merged pull request moves each lesson at most once, whatever the
@@ -442,6 +443,8 @@ func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleO
 	rep := BodyReport{Errors: errs}
 	if base == nil {
 		base = New("base", Options{})
+	} else if opts.Economics == nil {
+		opts.Economics = base // the PR's own edits to the economics do not settle it
 	}
 	verify := func(t BodyTicket) error {
 		return base.VerifyTicket(t, VerifyOptions{ExpireAfter: topts.ExpireAfter, Settling: s})

@@ -385,3 +385,27 @@ func TestVerifyCompatTicketByItsPendingRecord(t *testing.T) {
 		t.Fatalf("the forged record settled: %+v, energy %v -> %v", rep.Tickets, before, c.Energy)
 	}
 }
+
+// Issue 22: a pull request that edits the store's economics (here credit_gain) in its own
+// lessons.json does not settle by its edit: SettleBody applies the base's.
+func TestSettleBodyAppliesTheBasesEconomics(t *testing.T) {
+	s, a, _, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	c := s.Config()
+	c.CreditGain = 3
+	s.SetConfig(c)
+	before := a.Energy
+	ft := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
+	rep := s.SettleBody(base, ft.Line(), 1, SettleOptions{Source: "ci"}, TickOptions{})
+	if len(rep.Tickets) != 1 || rep.Tickets[0].Result == nil || !rep.Tickets[0].Result.Landed {
+		t.Fatalf("%+v", rep.Tickets)
+	}
+	credit := base.cfg.CreditGain * math.Tanh(1/base.cfg.Scale())
+	if got, want := a.Energy, math.Min(base.MaxEnergy, before+credit)-s.Upkeep; math.Abs(got-want) > 1e-9 {
+		t.Errorf("energy %v -> %v, want %v (the base's credit_gain %v, not the edited 3)", before, got, want, base.cfg.CreditGain)
+	}
+}
