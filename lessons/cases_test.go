@@ -36,7 +36,12 @@ func mustAdd(t *testing.T, s *Store, q, a string) *Entry {
 
 // pend registers a pending ticket naming decider and supporters.
 func pend(s *Store, decider string, sup ...string) string {
-	t := &Ticket{Query: "q", Answer: "a", DecidingEntry: decider, SupportingEntries: append([]string{}, sup...), BornTick: s.tick}
+	return pendQuery(s, "q", decider, sup...)
+}
+
+// pendQuery registers a pending ticket for query, as decide --register does.
+func pendQuery(s *Store, query, decider string, sup ...string) string {
+	t := &Ticket{Query: query, Answer: "a", DecidingEntry: decider, SupportingEntries: append([]string{}, sup...), BornTick: s.tick}
 	t.ID = s.freshTicketID(t)
 	s.pending = append(s.pending, t)
 	return t.ID
@@ -633,8 +638,11 @@ func TestCase33TicketRegex(t *testing.T) {
 func TestCase34TickOnlyOnLandedSettle(t *testing.T) {
 	s := newTestStore()
 	d := mustAdd(t, s, "q", "a")
+	base, err := Parse("base.json", mustMarshal(t, s)) // d is at the base, so its ticket verifies
+	if err != nil {
+		t.Fatal(err)
+	}
 	id := pend(s, d.ID)
-	base := newTestStore()
 	for _, body := range []string{"no ticket here", "darwin-memo-ticket: 000000000000", ""} {
 		rep := s.SettleBody(base, body, 1, SettleOptions{Source: "ci"}, TickOptions{})
 		if rep.Tick != nil || s.TickCount() != 0 {

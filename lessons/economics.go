@@ -132,8 +132,8 @@ func (s *Store) idleUpkeep(e *Entry) float64 {
 // earlier ticket of the same merged PR already moved are skipped (one PR
 // moves each lesson at most once). Pinned entries are floored at 0, as for
 // the per-tick upkeep.
-func (s *Store) chargeRetrieval(prov []string, moved map[string]bool) {
-	u := s.cfg.RetrievalUpkeep
+func (s *Store) chargeRetrieval(prov []string, moved map[string]bool, c Config) {
+	u := c.RetrievalUpkeep
 	if u == 0 {
 		return
 	}
@@ -153,11 +153,11 @@ func (s *Store) chargeRetrieval(prov []string, moved map[string]bool) {
 
 // creditGain is the most energy one settlement with this delta can move:
 // harm_gain for a negative delta when set, else credit_gain.
-func (s *Store) creditGain(delta float64) float64 {
-	if delta < 0 && s.cfg.HarmGain > 0 {
-		return s.cfg.HarmGain
+func (c Config) creditGain(delta float64) float64 {
+	if delta < 0 && c.HarmGain > 0 {
+		return c.HarmGain
 	}
-	return s.cfg.CreditGain
+	return c.CreditGain
 }
 
 // Tenured reports whether e holds tenure: tenure_after > 0 and e has had at
@@ -217,23 +217,23 @@ func nextStreak(streak int, credit float64, bundle int) int {
 // × tanh(improvements / scale) − harm × tanh(regressions / scale), where
 // improvements = delta + regressions and harm is harm_gain (credit_gain
 // when unset). bundle splits delta and regressions alike (creditDelta).
-func (s *Store) creditAmount(delta float64, regs *float64, bundle int, scale float64) float64 {
-	d := s.creditDelta(delta, bundle)
-	if !s.cfg.SegregateLosses || regs == nil || !(*regs > 0) || math.IsInf(*regs, 0) {
-		return s.creditGain(d) * math.Tanh(d/scale)
+func (c Config) creditAmount(delta float64, regs *float64, bundle int, scale float64) float64 {
+	d := c.creditDelta(delta, bundle)
+	if !c.SegregateLosses || regs == nil || !(*regs > 0) || math.IsInf(*regs, 0) {
+		return c.creditGain(d) * math.Tanh(d/scale)
 	}
-	r := s.creditDelta(*regs, bundle)
-	harm := s.cfg.HarmGain
+	r := c.creditDelta(*regs, bundle)
+	harm := c.HarmGain
 	if harm <= 0 {
-		harm = s.cfg.CreditGain
+		harm = c.CreditGain
 	}
-	return s.cfg.CreditGain*math.Tanh(max(d+r, 0)/scale) - harm*math.Tanh(r/scale)
+	return c.CreditGain*math.Tanh(max(d+r, 0)/scale) - harm*math.Tanh(r/scale)
 }
 
 // creditDelta is the delta a ticket's credit is computed from: with
 // bundle_split, a PR's delta divided equally among the tickets it settles.
-func (s *Store) creditDelta(delta float64, bundle int) float64 {
-	if s.cfg.BundleSplit && bundle > 1 {
+func (c Config) creditDelta(delta float64, bundle int) float64 {
+	if c.BundleSplit && bundle > 1 {
 		return delta / float64(bundle)
 	}
 	return delta

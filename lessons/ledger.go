@@ -263,7 +263,7 @@ type SettleOptions struct {
 	// regressions (delta = improvements − regressions, quarantined tests
 	// left out), as a per-test measurement knows them. With
 	// segregate_losses they are assessed apart from the improvements
-	// (Store.creditAmount); nil (a pass-count or checks measurement, an
+	// (Config.creditAmount); nil (a pass-count or checks measurement, an
 	// operator's delta) keeps the net rule. Recorded in the settle notes.
 	Regressions *float64
 
@@ -275,6 +275,11 @@ type SettleOptions struct {
 	// overriding the persisted resource_scale without changing it (the
 	// action's scale input, the CLI's --scale). Zero: Config().Scale().
 	Scale float64
+	// Economics, when set, is the store whose economics the settlement
+	// applies (its ledger.config and max_energy) instead of the receiver's:
+	// the store at the merged pull request's base, so a pull request that
+	// edits them in its own changes does not settle by its edits.
+	Economics *Store
 }
 
 // Settle statuses.
@@ -337,13 +342,12 @@ func (s *Store) Abandon(ticketID string) SettleResult {
 
 // assignCredit is survival.py assign_credit.
 // delta is the PR's whole delta; regs and bundle are SettleOptions'
-// Regressions and Bundle (Store.creditAmount).
-func (s *Store) assignCredit(t *Ticket, delta float64, regs *float64, bundle int, scale float64) []Credit {
-	c := s.cfg
+// Regressions and Bundle (Config.creditAmount).
+func (s *Store) assignCredit(t *Ticket, delta float64, regs *float64, bundle int, scale float64, c Config) []Credit {
 	if !(scale > 0) || math.IsInf(scale, 0) {
 		scale = c.Scale()
 	}
-	credit := s.creditAmount(delta, regs, bundle, scale)
+	credit := c.creditAmount(delta, regs, bundle, scale)
 	if credit == 0 || math.IsNaN(credit) {
 		return nil
 	}
@@ -393,7 +397,11 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	if opts.Detail != "" {
 		detail = ", " + opts.Detail
 	}
-	applied := s.assignCredit(t, delta, opts.Regressions, opts.Bundle, opts.Scale)
+	rules, maxEnergy := s.cfg, s.MaxEnergy
+	if r := opts.Economics; r != nil {
+		rules, maxEnergy = r.cfg, r.MaxEnergy
+	}
+	applied := s.assignCredit(t, delta, opts.Regressions, opts.Bundle, opts.Scale, rules)
 	if len(opts.moved) > 0 {
 		kept := applied[:0:0]
 		for _, c := range applied {
@@ -407,7 +415,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	for _, c := range applied {
 		credited[c.Entry] = true
 		if e, ok := s.byID[c.Entry]; ok {
-			e.Energy = math.Min(s.MaxEnergy, e.Energy+c.Amount)
+			e.Energy = math.Min(maxEnergy, e.Energy+c.Amount)
 			e.Uses++
 			e.LastUsedCycle = s.tick
 		}
@@ -431,7 +439,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	res.Applied = applied
 	prov := t.Provenance()
 	if event == StatusSettled {
-		s.chargeRetrieval(prov, opts.moved)
+		s.chargeRetrieval(prov, opts.moved, rules)
 	}
 	for _, id := range prov {
 		if credited[id] || opts.moved[id] {

@@ -259,33 +259,79 @@ type VerifyOptions struct {
 	// a store checked against one or two tickets and then dropped (the
 	// store at a pull request's base, a ticket just minted).
 	Once bool
+	// Settling is the store the tickets settle in. A compat ticket is settled by the pending
+	// record there (the pull request committed it with the store), so that record is verified
+	// at the base like a store-free ticket: its query must retrieve every entry it names. Nil
+	// leaves compat tickets to the opened-since rule alone; SettleBody passes its receiver.
+	Settling *Store
 }
 
 // VerifyTicket checks a ticket against the store at the PR's base commit
 // (the receiver). A compat ticket is refused if it was already pending at
 // base: only tickets this PR opened may be settled (darwin-memo's
-// --opened-since). A store-free ticket is refused unless re-running its
-// query against the base store retrieves every entry it names, with its
-// decider ranked above every named supporter that may decide; so a PR cannot
-// aim credit or damage at a lesson it never consulted. It is also refused
-// if it claims a tick after the base's or is older than the expiry window.
+// --opened-since); and the pending record it settles by (in
+// opts.Settling), which the PR itself committed, is checked as a store-free
+// ticket is. A store-free ticket is refused unless re-running its query
+// against the base store retrieves every entry it names, with its decider
+// ranked above every named supporter that may decide; so a PR cannot aim
+// credit or damage at a lesson it never consulted. It is also refused if it
+// claims a tick after the base's or is older than the expiry window.
 func (s *Store) VerifyTicket(t BodyTicket, opts VerifyOptions) error {
-	refuse := func(format string, args ...any) error {
-		return &RefusedError{Ticket: t.ID, Reason: fmt.Sprintf(format, args...)}
-	}
 	switch t.Form {
 	case FormCompat:
-		for _, p := range s.pending {
-			if p.ID == t.ID {
-				return refuse("already pending at the PR's base, so this PR did not open it")
-			}
+		if s.pendingTicket(t.ID) != nil {
+			return &RefusedError{Ticket: t.ID, Reason: "already pending at the PR's base, so this PR did not open it"}
 		}
-		return nil
+		if p := opts.Settling.pendingTicket(t.ID); p != nil {
+			return s.verifyCompat(t.ID, p, opts)
+		}
+		return nil // not pending where it would settle: it settles nothing
 	case FormStoreFree:
-	default:
-		return refuse("unknown ticket form %q", t.Form)
+		return s.verifyClaim(t.ID, t.Free, retrievalOfVersion(t.Free.Version), opts)
 	}
-	f := t.Free
+	return &RefusedError{Ticket: t.ID, Reason: fmt.Sprintf("unknown ticket form %q", t.Form)}
+}
+
+// pendingTicket returns the pending ticket id of s; nil when s is nil or holds none.
+func (s *Store) pendingTicket(id string) *Ticket {
+	if s == nil {
+		return nil
+	}
+	for _, p := range s.pending {
+		if p.ID == id {
+			return p
+		}
+	}
+	return nil
+}
+
+// verifyCompat checks a compat ticket's pending record at the base (the receiver) as a
+// store-free ticket with the same tick, entries and query: the pull request wrote the record,
+// so without this it could name any lesson as its decider. The record does not say which
+// ranking answered its query (darwin-memo's or BM25F), so it passes if either retrieves
+// what it names, the base store's default ranking first; the refusal reported is that one's.
+func (s *Store) verifyCompat(id string, p *Ticket, opts VerifyOptions) error {
+	claim := FreeTicket{Tick: p.BornTick, Decider: p.DecidingEntry, Supporting: p.SupportingEntries, Query: p.Query}
+	first := s.resolveRetrieval("")
+	err := s.verifyClaim(id, claim, first, opts)
+	for _, r := range []Retrieval{RetrievalBM25F, RetrievalDarwinMemo} {
+		if err == nil || r == first {
+			continue
+		}
+		if s.verifyClaim(id, claim, r, opts) == nil {
+			err = nil
+		}
+	}
+	return err
+}
+
+// verifyClaim checks that re-running f's query against the base store (the receiver) with the
+// ranking r retrieves every entry f names, its decider may decide and ranks above every named
+// supporter that may, and its tick is neither after the base's nor expired.
+func (s *Store) verifyClaim(id string, f FreeTicket, r Retrieval, opts VerifyOptions) error {
+	refuse := func(format string, args ...any) error {
+		return &RefusedError{Ticket: id, Reason: fmt.Sprintf(format, args...)}
+	}
 	if f.Tick > s.tick {
 		return refuse("claims tick %d but the base store is at tick %d", f.Tick, s.tick)
 	}
@@ -300,7 +346,7 @@ func (s *Store) VerifyTicket(t BodyTicket, opts VerifyOptions) error {
 	if len(named) == 0 {
 		return refuse("names no entries")
 	}
-	hits, err := s.Retrieve(f.Query, RetrieveOptions{K: max(DefaultK, len(named)), Retrieval: retrievalOfVersion(f.Version), Once: opts.Once})
+	hits, err := s.Retrieve(f.Query, RetrieveOptions{K: max(DefaultK, len(named)), Retrieval: r, Once: opts.Once})
 	if err != nil {
 		return refuse("query could not be re-run: %v", err)
 	}
@@ -446,7 +492,8 @@ type BodyReport struct {
 // SettleBody settles every ticket in a merged PR's body with one delta:
 // tickets are parsed, verified against base (the store at the PR's base
 // commit; nil means there was none, which refuses store-free tickets),
-// settled, and the ledger ticks once only if at least one settlement landed
+// settled with base's economics (SettleOptions.Economics, unless set), and
+// the ledger ticks once only if at least one settlement landed
 // (darwin-memo's tick-only-on-evidence rule).
 //
 // One merged pull request moves each lesson at most once, whatever the
@@ -460,8 +507,12 @@ func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleO
 	rep := BodyReport{Errors: errs}
 	if base == nil {
 		base = New("base", Options{})
+	} else if opts.Economics == nil {
+		opts.Economics = base // the PR's own edits to the economics do not settle it
 	}
-	verify := func(t BodyTicket) error { return base.VerifyTicket(t, VerifyOptions{ExpireAfter: topts.ExpireAfter}) }
+	verify := func(t BodyTicket) error {
+		return base.VerifyTicket(t, VerifyOptions{ExpireAfter: topts.ExpireAfter, Settling: s})
+	}
 	return s.settleTickets(rep, tickets, verify, delta, opts, topts)
 }
 
@@ -541,10 +592,8 @@ func (s *Store) ticketNames(t BodyTicket) []string {
 	if t.Form != FormCompat {
 		return t.Free.Named()
 	}
-	for _, p := range s.pending {
-		if p.ID == t.ID {
-			return p.Provenance()
-		}
+	if p := s.pendingTicket(t.ID); p != nil {
+		return p.Provenance()
 	}
 	return nil
 }

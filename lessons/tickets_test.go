@@ -270,7 +270,7 @@ func TestSettleBodyCompatAndFreeSameLesson(t *testing.T) {
 		t.Fatal(err)
 	}
 	base.tick = s.tick
-	id := pend(s, a.ID)
+	id := pendQuery(s, "postgres migrations", a.ID)
 	ft := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
 	before := a.Energy
 	rep := s.SettleBody(base, "darwin-memo-ticket: "+id+"\n"+ft.Line(), 1, SettleOptions{Source: "ci"}, TickOptions{})
@@ -351,5 +351,63 @@ func TestBundleCountsOnlyTicketsThatSettle(t *testing.T) {
 		if got := energyAfter(valid.Line() + "\n" + pad); math.Abs(got-want) > 1e-12 {
 			t.Errorf("padded with %s tickets: energy %v, want %v as with the one ticket alone", name, got, want)
 		}
+	}
+}
+
+// Issue 22, item 5: a compat ticket settles by the pending record the pull request committed,
+// so a pull request could change its deciding_entry to any lesson. The record is verified at
+// the base as a store-free ticket is: its query must retrieve what it names.
+func TestVerifyCompatTicketByItsPendingRecord(t *testing.T) {
+	s, a, _, c := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	honest := pendQuery(s, "postgres migrations", a.ID)
+	forged := pendQuery(s, "postgres migrations", c.ID) // the linter lesson: never retrieved
+	future := pendQuery(s, "postgres migrations", a.ID)
+	s.pendingTicket(future).BornTick = s.tick + 1
+	for _, tc := range []struct {
+		id, want string
+	}{
+		{honest, ""},
+		{forged, "does not retrieve entry " + c.ID},
+		{future, "claims tick 13"},
+		{"000000000000", ""}, // pending nowhere: it settles nothing
+	} {
+		err := base.VerifyTicket(BodyTicket{Form: FormCompat, ID: tc.id}, VerifyOptions{Settling: s})
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: %v, want %q", tc.id, err, tc.want)
+		}
+	}
+	before := c.Energy
+	rep := s.SettleBody(base, "darwin-memo-ticket: "+forged, -5, SettleOptions{Source: "ci"}, TickOptions{})
+	if len(rep.Tickets) != 1 || rep.Tickets[0].Refused == "" || c.Energy != before {
+		t.Fatalf("the forged record settled: %+v, energy %v -> %v", rep.Tickets, before, c.Energy)
+	}
+}
+
+// Issue 22: a pull request that edits the store's economics (here credit_gain) in its own
+// lessons.json does not settle by its edit: SettleBody applies the base's.
+func TestSettleBodyAppliesTheBasesEconomics(t *testing.T) {
+	s, a, _, _ := ticketStore(t)
+	base, err := Parse("base", mustMarshal(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.tick = s.tick
+	c := s.Config()
+	c.CreditGain = 3
+	s.SetConfig(c)
+	before := a.Energy
+	ft := FreeTicket{Tick: 12, Decider: a.ID, Query: "postgres migrations"}
+	rep := s.SettleBody(base, ft.Line(), 1, SettleOptions{Source: "ci"}, TickOptions{})
+	if len(rep.Tickets) != 1 || rep.Tickets[0].Result == nil || !rep.Tickets[0].Result.Landed {
+		t.Fatalf("%+v", rep.Tickets)
+	}
+	credit := base.cfg.CreditGain * math.Tanh(1/base.cfg.Scale())
+	if got, want := a.Energy, math.Min(base.MaxEnergy, before+credit)-s.Upkeep; math.Abs(got-want) > 1e-9 {
+		t.Errorf("energy %v -> %v, want %v (the base's credit_gain %v, not the edited 3)", before, got, want, base.cfg.CreditGain)
 	}
 }

@@ -503,9 +503,16 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 	if err != nil {
 		return baseCandidate{}, err
 	}
+	if len(prCommits) < n {
+		// GitHub lists at most 250 commits of a pull request: a longer one's last commit is
+		// not listed, so a squash cannot be told from a rebase, whose merge commit's parent is
+		// the pull request's own commit. Its base is never one of its own commits.
+		m.note("#%d has %d commits and GitHub lists %d, so its merge method cannot be told; using base.sha", m.pr.GetNumber(), n, len(prCommits))
+		return baseCandidate{}, nil
+	}
 	squash := baseCandidate{parents[0].GetSHA(), fmt.Sprintf("parent of squashed commit %s (squash)", short(mc))}
 	// The merge commit's words are at hand: a squash's differ from its last commit's.
-	if len(prCommits) != n || !sameWords(c.GetMessage(), c.GetAuthor().GetName(), prCommits[n-1]) {
+	if !sameWords(c.GetMessage(), c.GetAuthor().GetName(), prCommits[n-1]) {
 		return squash, nil
 	}
 	if same, err := m.sameChange(ctx, mc, prCommits[n-1]); err != nil || !same {

@@ -189,8 +189,8 @@ func prList(prs []*github.PullRequest) string {
 	return strings.Join(s, ", ")
 }
 
-// MaxListedCommits is the most commits GitHub lists for a pull request; a longer one cannot be
-// recognised as rebased and is read as a squash.
+// MaxListedCommits is the most commits GitHub lists for a pull request; for a longer one the
+// merge method cannot be told, and its base is base.sha (mergeParent).
 const MaxListedCommits = 250
 
 // WalkRequests bounds the requests the walk to the commit a merged pull request of commits

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
@@ -507,6 +508,7 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 	// testcases; past a cap the measurement abstains for good.
 	rep := &junit.Tally{}
 	var read int64
+	cases := 0
 	out := &sideResult{}
 	expired, downloaded, parsed := 0, 0, 0
 	for _, id := range ids {
@@ -515,6 +517,11 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 		if err != nil {
 			return nil, "", err
 		}
+		attemptOf, err := m.runAttempts(ctx, run)
+		if err != nil {
+			return nil, "", err
+		}
+		byAttempt := map[int]*junit.Tally{}
 		for _, a := range arts {
 			if !artifactMatches(m.opts.ArtifactName, a.GetName()) {
 				continue
@@ -532,7 +539,7 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 				continue
 			}
 			downloaded++
-			left := budget{bytes: m.opts.Limits.MaxCommitBytes - read, cases: m.opts.Limits.MaxCases - rep.Cases()}
+			left := budget{bytes: m.opts.Limits.MaxCommitBytes - read, cases: m.opts.Limits.MaxCases - cases}
 			r, n, gone, err := m.downloadJUnit(ctx, a, left)
 			read += n
 			if errors.Is(err, errOverCap) {
@@ -548,10 +555,27 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 			}
 			if r != nil {
 				parsed++
-				rep.Merge(r)
+				cases += r.Cases()
+				k := attemptOf(a)
+				if byAttempt[k] == nil {
+					byAttempt[k] = &junit.Tally{}
+				}
+				byAttempt[k].Merge(r)
 				out.links = append(out.links, run.GetHTMLURL())
 			}
 		}
+		// A re-run job's reports replace its earlier attempt's for the tests they hold (the
+		// newest attempt of each job wins); within one attempt, duplicates combine as usual.
+		attempts := make([]int, 0, len(byAttempt))
+		for k := range byAttempt {
+			attempts = append(attempts, k)
+		}
+		sort.Ints(attempts)
+		runTally := &junit.Tally{}
+		for _, k := range attempts {
+			runTally.Supersede(byAttempt[k])
+		}
+		rep.Merge(runTally)
 	}
 	// A JUnit report with zero testcases is a run of zero tests, which
 	// abstains in settle; only the absence of any report makes the source
@@ -571,6 +595,37 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 	}
 	out.counts = junit.Count(out.results)
 	return out, "", nil
+}
+
+// runAttempts returns which attempt of run uploaded an artifact: the newest attempt that had
+// started when the artifact was created. A re-run (run_attempt > 1) keeps the artifacts of its
+// earlier attempts, and one named per attempt is not replaced by the re-run's, so without this
+// a stale failure of attempt 1 would combine with (and beat) the re-run's pass. The start of each
+// attempt but the newest (run_started_at) is read from GET /actions/runs/{id}/attempts/{n}.
+func (m *measurer) runAttempts(ctx context.Context, run *github.WorkflowRun) (func(*github.Artifact) int, error) {
+	n := int(run.GetRunAttempt())
+	if n <= 1 {
+		return func(*github.Artifact) int { return 1 }, nil
+	}
+	starts := make([]time.Time, n+1) // starts[k]: attempt k started; attempt 1 is everything before attempt 2
+	starts[n] = run.GetRunStartedAt().Time
+	for k := 2; k < n; k++ {
+		m.calls++
+		at, _, err := m.gh.Actions.GetWorkflowRunAttempt(ctx, m.req.Owner, m.req.Repo, run.GetID(), k, nil)
+		if err != nil {
+			return nil, apiErr(fmt.Sprintf("get attempt %d of run %d", k, run.GetID()), err)
+		}
+		starts[k] = at.GetRunStartedAt().Time
+	}
+	return func(a *github.Artifact) int {
+		created := a.GetCreatedAt().Time
+		for k := n; k >= 2; k-- {
+			if !starts[k].IsZero() && !created.Before(starts[k]) {
+				return k
+			}
+		}
+		return 1
+	}, nil
 }
 
 func (m *measurer) ignoredRun(id int64) bool {

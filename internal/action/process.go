@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -120,17 +119,12 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 			return nil, err
 		}
 	}
-	// The flaky-quarantine sidecar travels with the store: the bot branch's copy when a bot
-	// pull request is open (it holds the latest observations), else the base branch's.
-	// Malformed content is an empty history, never an error (a pull request can author it).
-	flakyRef := st.baseTip
+	// The flaky-quarantine sidecar steers settlement, so it is read where no pull request this
+	// run settles can have written it (flakyHistory): on the open bot pull request's branch,
+	// which holds the bot's own copy, or else at the base of the run's oldest pull request.
 	if fromBot {
-		flakyRef = st.open.GetHead().GetSHA()
+		st.flakyRef = st.open.GetHead().GetSHA()
 	}
-	if st.flakyDoc, _, err = r.readFile(ctx, r.flakyPath(), flakyRef); err != nil {
-		return nil, err
-	}
-	st.flaky = settle.LoadFlakyHistory(st.flakyDoc)
 	// From here on the base branch's store is its loaded store (and its blob sha): its bytes,
 	// as large as the store, are not held for the rest of the run.
 	st.mainDoc, st.workDoc, r.mainBlob.doc = nil, nil, nil
@@ -246,6 +240,12 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 	for _, q := range rec.Queued {
 		if !st.rec.has(q) {
 			st.rec.queue(q)
+			// The tickets of its first reading stay held: a later reading may see an edited body.
+			if lines, ok := rec.Held[itoa(q)]; ok {
+				if _, held := st.rec.Held[itoa(q)]; !held {
+					st.rec.keep(itoa(q), lines, rec.HeldBody[itoa(q)])
+				}
+			}
 		}
 	}
 	if len(again) > 0 {
@@ -253,11 +253,6 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 		r.logf("%s held %d pull request(s) the base branch has not processed; settling them again: %s", where, len(again), strings.Join(again, " "))
 	}
 	return nil
-}
-
-// flakyPath is the flaky-quarantine sidecar next to the store (darwin-memo's flaky.json).
-func (r *Runner) flakyPath() string {
-	return path.Join(path.Dir(r.Config.StorePath), "flaky.json")
 }
 
 func sameDoc(a, b []byte) bool { return bytes.Equal(a, b) }
@@ -404,7 +399,7 @@ func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequ
 func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest, out *Outcome) error {
 	n := pr.GetNumber()
 	held, carried := st.reapply[n]
-	tickets, edited, terrs := r.ticketsAtMerge(st, pr)
+	tickets, body, edited, terrs := r.ticketsAtMerge(st, pr)
 	for _, e := range terrs {
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: %v", n, e))
 	}
@@ -412,10 +407,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 	if t := pr.GetMergedAt(); !t.IsZero() {
 		p.MergedAt = t.UTC().Format(time.RFC3339)
 	}
-	if _, queued := st.rec.Held[itoa(n)]; !queued {
+	{
 		// Tickets in commit trailers ("Darwin-Memo: v1 ...") come after the body's. Commits
-		// cannot change after the merge, so an edited body does not taint them.
-		trailers, errs, err := r.trailerTickets(ctx, pr)
+		// cannot change after the merge, so an edited body does not taint them, and they are
+		// read on every reading (a first reading held while CI ran already holds them:
+		// appendTickets keeps one of each; one held while the rate limit ran low does not).
+		trailers, errs, err := r.trailerTickets(ctx, st, pr)
 		if err != nil {
 			return err
 		}
@@ -460,7 +457,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		case errors.As(err, &nobase) && nobase.Outcome == Pending:
 			out.Queued = append(out.Queued, n)
 			st.rec.queue(n)
-			st.rec.hold(n, tickets)
+			st.rec.hold(n, tickets, body)
 			r.logf("#%d: %s; queued", n, nobase.Reason)
 			return nil
 		case errors.As(err, &nobase):
@@ -485,7 +482,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		// ones the settlement applies.
 		// A pull request carries a ticket or two: their queries are ranked without building
 		// the base store's index (the same verdicts, a fraction of the work at 10k lessons).
-		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets})
+		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets, Settling: st.store})
 		if verified.Passed() == 0 {
 			p.Outcome = OutcomeRefused
 			for _, t := range tickets {
@@ -504,7 +501,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			case Pending:
 				out.Queued = append(out.Queued, n)
 				st.rec.queue(n)
-				st.rec.hold(n, tickets)
+				st.rec.hold(n, tickets, body) // written by publish (Record.holdsBeyond)
 				r.logf("#%d: CI pending (%s); queued", n, m.Reason)
 				return nil
 			case Abstained:
@@ -529,7 +526,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			if math.Abs(delta) >= 10 {
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, delta))
 			}
-			rep := r.settle(st, verified, pr, m, expire)
+			rep := r.settle(st, verified, baseStore, pr, m, expire)
 			for _, t := range rep.Tickets {
 				switch {
 				case t.Refused != "":
@@ -575,31 +572,52 @@ func (r *Runner) finish(ctx context.Context, st *state, pr *github.PullRequest, 
 	return nil
 }
 
-// ticketsAtMerge returns the tickets of a merged pull request as its body stood at the merge.
-// The REST API has no history of body edits, so the body is taken, best first, from: the
-// tickets held in the record when the pull request was first read and queued; the payload of
-// the event of its own merge (GitHub builds it at the merge); the API, when the pull request
-// has not been updated since it merged (any edit moves updated_at). Otherwise its body may have
-// been edited after the merge, when its author could already see CI's delta: edited says so,
-// and the tickets are refused.
-func (r *Runner) ticketsAtMerge(st *state, pr *github.PullRequest) (tickets []lessons.BodyTicket, edited string, errs []error) {
+// holdReading holds the body's tickets of a pull request the run queues without processing it
+// (the rate limit ran low), as the run that queues one behind running CI does: a later reading
+// could find it updated since its merge (a comment is enough) and refuse them. Nothing is held
+// when the body may have been edited already (it is refused then as it would be later) or holds
+// no ticket. Reading it costs no request: the body is the event's payload or the listed pull
+// request's; its commit trailers are read when it is processed (commits cannot change).
+func (r *Runner) holdReading(st *state, pr *github.PullRequest) {
+	if _, held := st.rec.Held[itoa(pr.GetNumber())]; held {
+		return
+	}
+	tickets, body, edited, _ := r.ticketsAtMerge(st, pr)
+	if edited == "" && len(tickets) > 0 {
+		st.rec.hold(pr.GetNumber(), tickets, body)
+	}
+}
+
+// ticketsAtMerge returns the tickets of a merged pull request as its body stood at the merge,
+// and that body. The REST API has no history of body edits, so the body is taken, best first,
+// from: the tickets held in the record when the pull request was first read and queued (held
+// from then until settled, whatever happens to the pull request meanwhile); the payload of the
+// event of its own merge (GitHub builds it at the merge); the API, when the pull request has
+// not been updated since it merged (any edit or comment moves updated_at). Otherwise its body
+// may have been edited after the merge, when its author could already see CI's delta: edited
+// says so, and the tickets are refused.
+func (r *Runner) ticketsAtMerge(st *state, pr *github.PullRequest) (tickets []lessons.BodyTicket, body, edited string, errs []error) {
 	n := pr.GetNumber()
 	if lines, ok := st.rec.Held[itoa(n)]; ok {
+		if h, ok := st.rec.HeldBody[itoa(n)]; ok && h != bodyHash(pr.GetBody()) {
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d: its body changed after the action first read it; the tickets of that reading are settled", n))
+		}
 		tickets, errs = lessons.ParseTickets(strings.Join(lines, "\n"))
-		return tickets, "", errs
+		return tickets, "", "", errs
 	}
 	if st.trig.PR == n && st.trig.Body != nil {
 		tickets, errs = lessons.ParseTickets(*st.trig.Body)
-		return tickets, "", errs
+		return tickets, *st.trig.Body, "", errs
 	}
-	tickets, errs = lessons.ParseTickets(pr.GetBody())
+	body = pr.GetBody()
+	tickets, errs = lessons.ParseTickets(body)
 	merged, updated := pr.GetMergedAt().Time, pr.GetUpdatedAt().Time
 	if !merged.IsZero() && updated.After(merged) {
 		edited = fmt.Sprintf("the pull request was updated after its merge (updated %s, merged %s), so its body may have been edited since "+
 			"and tickets are only settled from the body as it stood at the merge (the payload of its own merge event, or an unchanged pull request)",
 			updated.UTC().Format(time.RFC3339), merged.UTC().Format(time.RFC3339))
 	}
-	return tickets, edited, errs
+	return tickets, body, edited, errs
 }
 
 // maxTrailerCommits is how many of a pull request's commits are read for ticket trailers:
@@ -609,8 +627,9 @@ const maxTrailerCommits = 250
 // trailerTickets returns the tickets in the trailers of the pull request's commits, written
 // "Darwin-Memo: v1 t=... d=... s=... q=..." (git's trailer form of the body's ticket line), in
 // commit order. The commit list is the one the encoder and the measurement read (same request,
-// answered once per run).
-func (r *Runner) trailerTickets(ctx context.Context, pr *github.PullRequest) ([]lessons.BodyTicket, []error, error) {
+// answered once per run). A commit already on the base as another pull request's is skipped,
+// with a warning (earlierOwner).
+func (r *Runner) trailerTickets(ctx context.Context, st *state, pr *github.PullRequest) ([]lessons.BodyTicket, []error, error) {
 	n := pr.GetNumber()
 	var lines []string
 	opts := &github.ListOptions{PerPage: 100}
@@ -621,7 +640,19 @@ func (r *Runner) trailerTickets(ctx context.Context, pr *github.PullRequest) ([]
 		}
 		read += len(cs)
 		for _, c := range cs {
-			lines = append(lines, lessons.TrailerTicketLines(c.GetCommit().GetMessage())...)
+			found := lessons.TrailerTicketLines(c.GetCommit().GetMessage())
+			if len(found) == 0 {
+				continue
+			}
+			by, err := r.earlierOwner(ctx, pr, c.GetSHA())
+			if err != nil {
+				return nil, nil, err
+			}
+			if by != 0 {
+				st.warnings = append(st.warnings, fmt.Sprintf("#%d: the ticket trailers of commit %s are not settled: the commit is also #%d's, merged before it, so they were that pull request's", n, short(c.GetSHA()), by))
+				continue
+			}
+			lines = append(lines, found...)
 		}
 		if resp.NextPage == 0 || len(cs) == 0 {
 			break
@@ -633,6 +664,30 @@ func (r *Runner) trailerTickets(ctx context.Context, pr *github.PullRequest) ([]
 	}
 	tickets, errs := lessons.ParseTickets(strings.Join(lines, "\n"))
 	return tickets, errs, nil
+}
+
+// earlierOwner returns the number of another pull request into the same base branch, merged
+// before pr, that holds the commit sha; 0 when there is none. A stacked branch lists the commits
+// of the branch it grew from until they are on the base by their sha, which they never are once
+// that pull request was squashed or rebased: they are on the base as its changes all the same,
+// and their trailers were its tickets. GitHub lists the pull requests of a commit that is not
+// on the default branch (merged and open, GET /commits/{sha}/pulls); only commits carrying
+// trailer tickets are asked about.
+func (r *Runner) earlierOwner(ctx context.Context, pr *github.PullRequest, sha string) (int, error) {
+	prs, _, err := r.Client.PullRequests.ListPullRequestsWithCommit(ctx, r.Owner, r.Repo, sha, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return 0, botpr.Explain(fmt.Errorf("finding the pull requests of commit %s: %w", short(sha), err), "pull-requests")
+	}
+	me := Processed{PR: pr.GetNumber(), MergedAt: pr.GetMergedAt().UTC().Format(time.RFC3339)}
+	for _, o := range prs {
+		if o.GetNumber() == me.PR || o.MergedAt == nil || o.GetBase().GetRef() != pr.GetBase().GetRef() {
+			continue
+		}
+		if mergedBefore(Processed{PR: o.GetNumber(), MergedAt: o.GetMergedAt().UTC().Format(time.RFC3339)}, me) {
+			return o.GetNumber(), nil
+		}
+	}
+	return 0, nil
 }
 
 // appendTickets appends the tickets of more that tickets does not hold yet.
@@ -683,7 +738,11 @@ func ticketBody(tickets []lessons.BodyTicket) string {
 func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (*settle.Result, error) {
 	deadline := r.now().Add(r.Config.WaitForCI)
 	for {
-		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, st.flaky)
+		hist, err := r.flakyHistory(ctx, st)
+		if err != nil {
+			return nil, err
+		}
+		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, hist)
 		if err == nil && m == nil {
 			err = errors.New("the measurer gave no result")
 		}
@@ -709,11 +768,14 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // settle applies one measured delta to the pull request's tickets with the action's scale.
 // The scale input overrides the store's persisted resource_scale for this settlement only, as
 // darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
-func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, pr *github.PullRequest, m measurement, expire int) lessons.BodyReport {
+// The economics applied (ledger.config, max_energy) are the store's at the pull request's base
+// (base): the working store already holds the pull request's own edits to them.
+func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, base *lessons.Store, pr *github.PullRequest, m measurement, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
 	before, after := m.commits()
 	return st.store.SettleVerified(verified, m.delta(), lessons.SettleOptions{
 		Scale:       r.Config.Scale,
+		Economics:   base,
 		Source:      "ci",
 		Regressions: m.regressions(),
 		Detail:      fmt.Sprintf("pr#%d", n),
@@ -736,6 +798,9 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		// An API failure here fails the run before any write, so a rerun encodes the pull
 		// request instead of recording it without its lessons.
 		return botpr.Explain(fmt.Errorf("reading #%d for lesson encoding: %w", n, err), "pull-requests")
+	}
+	if w := r.steeringEdits(n, epr.Files); w != "" {
+		st.warnings = append(st.warnings, w)
 	}
 	assoc := pr.GetAuthorAssociation()
 	trusted := false

@@ -1,7 +1,6 @@
 package action
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -60,10 +59,15 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if md != nil {
 		files[r.Config.RenderPath] = md
 	}
-	if fb, err := st.flaky.Marshal(); err == nil && (st.flakyDoc != nil || len(st.flaky.Tests) > 0) && !bytes.Equal(fb, st.flakyDoc) {
-		files[r.flakyPath()] = fb
-	}
 	if changed {
+		fb, err := r.flakyFile(ctx, st)
+		if err != nil {
+			early.wait()
+			return err
+		}
+		if fb != nil {
+			files[r.flakyPath()] = fb
+		}
 		if err := r.checkSizes(st, files); err != nil {
 			early.wait()
 			return err

@@ -421,8 +421,15 @@ type state struct {
 	store     *lessons.Store
 	rec       Record
 	warnings  []string
-	flaky     *settle.FlakyHistory
-	flakyDoc  []byte // the sidecar as read (nil if absent)
+	// flaky is the flaky-quarantine sidecar the run measures with and records into; nil until
+	// first needed (flakyHistory). flakyRef is the commit it is read at: the open bot pull
+	// request's head when the run starts from its store, else "" (the base of oldest).
+	flaky      *settle.FlakyHistory
+	flakyRef   string
+	flakyFound bool // the sidecar existed where it was read
+	// oldest is the run's first pull request in merge order: every pull request the run
+	// settles merged after the commit it was merged onto.
+	oldest *github.PullRequest
 	// persist is set when the record gained something that must be written even without a
 	// lesson-level change: a final abstention, which would otherwise be measured again.
 	persist bool
@@ -456,6 +463,9 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(prs) > 0 {
+		st.oldest = prs[0]
+	}
 	before := livingIDs(st.store)
 	for i, pr := range prs {
 		if err := ctx.Err(); err != nil {
@@ -477,6 +487,7 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 		var left []string
 		for _, rest := range prs[i:] {
 			st.rec.queue(rest.GetNumber())
+			r.holdReading(st, rest)
 			out.Queued = append(out.Queued, rest.GetNumber())
 			left = append(left, fmt.Sprintf("#%d", rest.GetNumber()))
 		}
@@ -495,6 +506,9 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	}
 	if w := extinctionWarning(out.Deaths, len(before)); w != "" {
 		st.warnings = append(st.warnings, w)
+	}
+	if st.rec.holdsBeyond(st.mainRec) {
+		st.persist = true
 	}
 	return out, r.publish(ctx, st, out)
 }

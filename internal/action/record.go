@@ -2,6 +2,8 @@ package action
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -34,6 +36,9 @@ type Record struct {
 	// its body held when the action first read it (the body at the merge): a later run settles
 	// these, never a body edited since.
 	Held map[string][]string `json:"held,omitempty"`
+	// HeldBody is, for each pull request in Held, the SHA-256 (hex) of the body its tickets were
+	// read from: a later run tells from it whether the body changed since, and says so.
+	HeldBody map[string]string `json:"held_body,omitempty"`
 }
 
 // Processed is one merged pull request the action has finished with.
@@ -147,22 +152,55 @@ func (r *Record) queue(pr int) {
 	sort.Ints(r.Queued)
 }
 
-// hold keeps the tickets a queued pull request's body held when it was first read.
-func (r *Record) hold(pr int, tickets []lessons.BodyTicket) {
-	if _, ok := r.Held[itoa(pr)]; ok {
-		return
+// hold keeps the tickets a queued pull request's body held when it was first read, and the
+// hash of that body; a later reading keeps the first.
+func (r *Record) hold(pr int, tickets []lessons.BodyTicket, body string) {
+	k := itoa(pr)
+	if _, ok := r.Held[k]; !ok {
+		r.keep(k, ticketLines(tickets), bodyHash(body))
 	}
-	lines := ticketLines(tickets)
+}
+
+// holdsBeyond reports whether r holds the first reading of a pull request that base does not:
+// it must be written (the bot pull request opened or kept open for it), or the next run would
+// read the pull request again and could find it edited or commented on since its merge.
+func (r *Record) holdsBeyond(base Record) bool {
+	for k := range r.Held {
+		if _, ok := base.Held[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// keep sets the held tickets and body hash of the pull request numbered k.
+func (r *Record) keep(k string, lines []string, hash string) {
 	if r.Held == nil {
 		r.Held = map[string][]string{}
 	}
-	r.Held[itoa(pr)] = lines
+	r.Held[k] = lines
+	if hash != "" {
+		if r.HeldBody == nil {
+			r.HeldBody = map[string]string{}
+		}
+		r.HeldBody[k] = hash
+	}
+}
+
+// bodyHash is the hex SHA-256 of a pull request body.
+func bodyHash(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:])
 }
 
 func (r *Record) unqueue(pr int) {
 	delete(r.Held, itoa(pr))
 	if len(r.Held) == 0 {
 		r.Held = nil
+	}
+	delete(r.HeldBody, itoa(pr))
+	if len(r.HeldBody) == 0 {
+		r.HeldBody = nil
 	}
 	out := r.Queued[:0]
 	for _, q := range r.Queued {
@@ -262,15 +300,10 @@ func mergeRecords(base, ours, theirs []byte) ([]byte, error) {
 	// older than ours only if it was queued on the base branch first, so theirs wins.
 	for _, q := range out.Queued {
 		k := itoa(q)
-		lines, ok := t.Held[k]
-		if !ok {
-			lines, ok = o.Held[k]
-		}
-		if ok {
-			if out.Held == nil {
-				out.Held = map[string][]string{}
-			}
-			out.Held[k] = lines
+		if lines, ok := t.Held[k]; ok {
+			out.keep(k, lines, t.HeldBody[k])
+		} else if lines, ok := o.Held[k]; ok {
+			out.keep(k, lines, o.HeldBody[k])
 		}
 	}
 	out.Trend = o.Trend

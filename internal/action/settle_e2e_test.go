@@ -85,7 +85,7 @@ func TestE2ERealSettlePendingThenMeasured(t *testing.T) {
 	addCI(h.world, pr.HeadSHA, "in_progress", nil)
 	res := h.runReal("pull_request_target", mergedEvent(pr.Number))
 	mustCode(t, res, 0)
-	if res.outputs["result"] != "pending" || h.git.Ref(DefaultBranch) != "" {
+	if res.outputs["result"] != "pending" || len(h.record(DefaultBranch).Held[itoa(pr.Number)]) != 1 {
 		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
 	}
 	// CI finishes; the next run (a push of an unrelated commit, mapped to no PR) settles it.

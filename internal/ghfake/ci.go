@@ -23,6 +23,7 @@ const (
 	RouteAnnotations    = "GET /repos/{owner}/{repo}/check-runs/{id}/annotations"
 	RouteWorkflowRuns   = "GET /repos/{owner}/{repo}/actions/runs"
 	RouteRunArtifacts   = "GET /repos/{owner}/{repo}/actions/runs/{id}/artifacts"
+	RouteRunAttempt     = "GET /repos/{owner}/{repo}/actions/runs/{id}/attempts/{attempt}"
 	RouteArtifactZip    = "GET /repos/{owner}/{repo}/actions/artifacts/{id}/zip"
 	RouteCombinedStatus = "GET /repos/{owner}/{repo}/commits/{ref}/status"
 	RouteRateLimit      = "GET /rate_limit"
@@ -40,6 +41,7 @@ func (s *Server) installCI() {
 	s.HandleFunc(RouteAnnotations, s.listAnnotations)
 	s.HandleFunc(RouteWorkflowRuns, s.listWorkflowRuns)
 	s.HandleFunc(RouteRunArtifacts, s.listRunArtifacts)
+	s.HandleFunc(RouteRunAttempt, s.getRunAttempt)
 	s.HandleFunc(RouteArtifactZip, s.artifactZip)
 	s.HandleFunc(RouteCombinedStatus, s.combinedStatus)
 	s.HandleFunc(RouteRateLimit, s.rateLimit)
@@ -500,7 +502,7 @@ func (s *Server) workflowRunJSON(run WorkflowRun) map[string]any {
 	set(m, "run_attempt", run.RunAttempt)
 	set(m, "created_at", ts(run.CreatedAt))
 	set(m, "updated_at", ts(run.CreatedAt.Add(time.Minute)))
-	set(m, "run_started_at", ts(run.CreatedAt))
+	set(m, "run_started_at", ts(run.attemptStart(run.RunAttempt)))
 	set(m, "url", s.apiURL(fmt.Sprintf("/repos/%s/actions/runs/%d", full, run.ID)))
 	set(m, "html_url", fmt.Sprintf("https://github.com/%s/actions/runs/%d", full, run.ID))
 	set(m, "artifacts_url", s.apiURL(fmt.Sprintf("/repos/%s/actions/runs/%d/artifacts", full, run.ID)))
@@ -553,12 +555,48 @@ func (s *Server) artifactJSON(a Artifact, run WorkflowRun) map[string]any {
 	set(m, "expired", a.Expired)
 	set(m, "url", s.apiURL(fmt.Sprintf("/repos/%s/actions/artifacts/%d", full, a.ID)))
 	set(m, "archive_download_url", s.apiURL(fmt.Sprintf("/repos/%s/actions/artifacts/%d/zip", full, a.ID)))
-	set(m, "created_at", ts(run.CreatedAt))
-	set(m, "expires_at", ts(run.CreatedAt.Add(90*24*time.Hour)))
+	created := a.CreatedAt
+	if created.IsZero() {
+		created = run.attemptStart(run.RunAttempt)
+	}
+	set(m, "created_at", ts(created))
+	set(m, "expires_at", ts(created.Add(90*24*time.Hour)))
 	set(m, "workflow_run.id", run.ID)
 	set(m, "workflow_run.head_sha", run.HeadSHA)
 	set(m, "workflow_run.head_branch", run.HeadBranch)
 	return m
+}
+
+// runLocked returns a copy of the workflow run id (the last one declared with it), nil if none.
+func (s *Server) runLocked(id int64) *WorkflowRun {
+	var run *WorkflowRun
+	for i := range s.repo.WorkflowRuns {
+		if s.repo.WorkflowRuns[i].ID == id {
+			x := s.repo.WorkflowRuns[i]
+			run = &x
+		}
+	}
+	return run
+}
+
+// getRunAttempt serves one attempt of a workflow run: the run as it stood then (its
+// run_attempt and run_started_at).
+func (s *Server) getRunAttempt(w http.ResponseWriter, r *http.Request) {
+	if !s.checkRepo(w, r) {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	n, _ := strconv.Atoi(r.PathValue("attempt"))
+	s.mu.Lock()
+	run := s.runLocked(id)
+	s.mu.Unlock()
+	if run == nil || n < 1 || n > run.RunAttempt {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	at := *run
+	at.RunAttempt = n
+	writeJSON(w, http.StatusOK, s.workflowRunJSON(at))
 }
 
 func (s *Server) listRunArtifacts(w http.ResponseWriter, r *http.Request) {
@@ -567,13 +605,7 @@ func (s *Server) listRunArtifacts(w http.ResponseWriter, r *http.Request) {
 	}
 	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
 	s.mu.Lock()
-	var run *WorkflowRun
-	for i := range s.repo.WorkflowRuns {
-		if s.repo.WorkflowRuns[i].ID == id {
-			x := s.repo.WorkflowRuns[i]
-			run = &x
-		}
-	}
+	run := s.runLocked(id)
 	var arts []Artifact
 	for _, a := range s.repo.Artifacts {
 		if a.RunID == id {
@@ -730,6 +762,11 @@ func (s *Server) combinedStatus(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// MaxPullCommits is how many commits GitHub lists for a pull request ("Lists a maximum of 250
+// commits for a pull request", GET /pulls/{pull_number}/commits); its "commits" count may be
+// larger.
+const MaxPullCommits = 250
+
 func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 	if !s.checkRepo(w, r) {
 		return
@@ -749,6 +786,7 @@ func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
+	shas = shas[:min(len(shas), MaxPullCommits)]
 	lo, hi := s.paginate(w, r, len(shas))
 	out := make([]any, 0, hi-lo)
 	for _, sha := range shas[lo:hi] {

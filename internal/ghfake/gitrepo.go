@@ -247,6 +247,10 @@ type MergeSpec struct {
 	BranchCommits []BranchCommit
 	// From is the commit the branch starts at (default: the default branch's tip).
 	From string
+	// StackedOn, when set, is the number of a pull request whose branch this one starts from (a
+	// stacked branch): its commits not on the default branch (all of them once it was squashed
+	// or rebased) are this pull request's first commits, as GitHub lists them.
+	StackedOn int
 }
 
 // BranchCommit is one commit of a pull request's branch.
@@ -275,6 +279,16 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	g.refs["heads/"+spec.Branch] = base
 	if spec.From != "" {
 		g.refs["heads/"+spec.Branch] = spec.From
+	}
+	var stacked []string // the commits of the pull request this one is stacked on, not on base
+	if under := g.pullLocked(spec.StackedOn); under != nil {
+		onBase := g.ancestorsLocked(base)
+		for _, sha := range under.CommitSHAs {
+			if !onBase[sha] {
+				stacked = append(stacked, sha)
+			}
+		}
+		g.refs["heads/"+spec.Branch] = under.HeadSHA
 	}
 	// The branch's commits, oldest first: spec.Commits-1 commits adding a part file each,
 	// the commit of Files, then one per RebaseCommits element.
@@ -320,6 +334,7 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 		shas = append(shas, g.commitFilesLocked(spec.Branch, author, msg, files))
 	}
 	head := shas[len(shas)-1]
+	shas = append(stacked, shas...)
 	created := g.now
 	var mergeSHA string
 	var replayed []string

@@ -967,8 +967,16 @@ func diffLines(b []byte) []string {
 func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
 	g.mu.Lock()
 	out := []any{}
+	// GitHub's description: "Lists the merged pull request that introduced the commit to the
+	// repository. If the commit is not present in the default branch, will return merged and
+	// open pull requests associated with the commit."
+	onDefault := g.ancestorsLocked(g.refs["heads/"+g.DefaultBranch])[sha]
 	for _, p := range g.pulls {
-		if p.MergeCommitSHA == sha || p.HeadSHA == sha || slices.Contains(p.Replayed, sha) {
+		mc := g.commits[p.MergeCommitSHA]
+		introduced := p.MergeCommitSHA == sha || slices.Contains(p.Replayed, sha) ||
+			mc != nil && len(mc.Parents) > 1 && slices.Contains(p.CommitSHAs, sha) // merged with a merge commit
+		associated := p.HeadSHA == sha || slices.Contains(p.CommitSHAs, sha)
+		if introduced || !onDefault && associated {
 			out = append(out, SimplePull(g.pullPayload(p)))
 		}
 	}
@@ -1025,6 +1033,7 @@ func (g *GitRepo) pullList(w http.ResponseWriter, r *http.Request, n int, what s
 		if len(shas) == 0 {
 			shas = []string{p.HeadSHA}
 		}
+		shas = shas[:min(len(shas), MaxPullCommits)]
 		for _, sha := range shas {
 			c := g.commits[sha]
 			if c == nil {

@@ -113,6 +113,18 @@ type WorkflowRun struct {
 	Conclusion string
 	RunAttempt int
 	CreatedAt  time.Time
+	// AttemptStarts, when set, is when each attempt started, attempt 1 first (a re-run adds an
+	// attempt; its run_started_at is the newest attempt's start). Default: every attempt at
+	// CreatedAt.
+	AttemptStarts []time.Time
+}
+
+// attemptStart is when attempt n of the run started.
+func (w WorkflowRun) attemptStart(n int) time.Time {
+	if n >= 1 && n <= len(w.AttemptStarts) {
+		return w.AttemptStarts[n-1]
+	}
+	return w.CreatedAt
 }
 
 // Artifact is a workflow-run artifact; Zip is served through the 302
@@ -124,6 +136,9 @@ type Artifact struct {
 	Zip     []byte
 	Size    int64 // default len(Zip); may lie to test size caps
 	Expired bool  // listed as expired; the zip route answers 410
+	// CreatedAt is when the artifact was uploaded (default: when its run's newest attempt
+	// started); a re-run job uploads its artifacts during the new attempt.
+	CreatedAt time.Time
 }
 
 // Status is one commit status (external CI).

@@ -92,6 +92,22 @@ func compactID(id string) string {
 	return head + "…#" + hex.EncodeToString(sum[:8])
 }
 
+// Supersede adds the results of newer, the reports of a later attempt of the same workflow run
+// (a re-run job), to t: for an id both hold, newer's status replaces t's instead of combining
+// with it, because the re-run is the job's result now. Counts add up as in Merge.
+func (t *Tally) Supersede(newer *Tally) {
+	if newer == nil {
+		return
+	}
+	if t.results == nil {
+		t.results = make(map[string]Status, len(newer.results))
+	}
+	for id := range newer.results {
+		delete(t.results, id)
+	}
+	t.Merge(newer)
+}
+
 // Merge adds the results of other to t (the artifacts of one commit, tallied one by one).
 // MaxCases is not checked: the caller gives each part what is left of its budget.
 func (t *Tally) Merge(other *Tally) {

@@ -38,6 +38,7 @@ const OPERATIONS = [
   "GET /repos/{owner}/{repo}/commits/{ref}/status",
   "GET /repos/{owner}/{repo}/actions/runs",
   "GET /repos/{owner}/{repo}/actions/runs/{run_id}/artifacts",
+  "GET /repos/{owner}/{repo}/actions/runs/{run_id}/attempts/{attempt_number}",
   "GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}",
   "GET /rate_limit",
 ];
