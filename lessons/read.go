@@ -507,82 +507,13 @@ func (s *Store) configFromValue(v pyjson.Value) Config {
 		return c
 	}
 	s.cfgOrder = s.cfgOrder[:0]
-	isFloat := func(x pyjson.Value) bool { return x.Kind() == pyjson.KindNumber }
 	for _, mb := range v.Members() {
-		x := mb.Value
-		bad := false
-		switch mb.Key {
-		case "credit_gain", "supporting_share", "merge_threshold", "experience_min_delta", "experience_dedup_threshold":
-			if !isFloat(x) {
-				bad = true
-				break
-			}
-			f, _ := x.Num()
-			switch mb.Key {
-			case "credit_gain":
-				c.CreditGain = f
-			case "supporting_share":
-				c.SupportingShare = f
-			case "merge_threshold":
-				c.MergeThreshold = f
-			case "experience_min_delta":
-				c.ExperienceMinDelta = f
-			case "experience_dedup_threshold":
-				c.ExperienceDedupThreshold = f
-			}
-		case "resource_scale", "conflict_threshold":
-			var fp *float64
-			switch {
-			case x.Kind() == pyjson.KindNull:
-			case isFloat(x):
-				f, _ := x.Num()
-				fp = &f
-			default:
-				bad = true
-			}
-			if !bad {
-				if mb.Key == "resource_scale" {
-					c.ResourceScale = fp
-				} else {
-					c.ConflictThreshold = fp
-				}
-			}
-		case "consolidate_every", "admission_window":
-			i, ok := v.Field(mb.Key).Int()
-			if !ok || x.IsFloat() {
-				bad = true
-				break
-			}
-			if mb.Key == "consolidate_every" {
-				c.ConsolidateEvery = i
-			} else {
-				c.AdmissionWindow = i
-			}
-		case "write_experience", "upkeep_requires_settlement":
-			if x.Kind() != pyjson.KindBool {
-				bad = true
-				break
-			}
-			if mb.Key == "write_experience" {
-				c.WriteExperience = x.Bool()
-			} else {
-				c.UpkeepRequiresSettlement = x.Bool()
-			}
-		case "merge_source_policy":
-			if x.Kind() != pyjson.KindString || (x.Str() != "off" && x.Str() != "shared" && x.Str() != "identical") {
-				bad = true
-				break
-			}
-			c.MergeSourcePolicy = x.Str()
-		default:
-			known, wrong := c.setExtConfig(mb.Key, x)
-			if !known {
-				s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.Key))
-				continue
-			}
-			bad = wrong
+		f := configFieldOf(mb.Key)
+		if f == nil {
+			s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.Key))
+			continue
 		}
-		if bad {
+		if !f.set(&c, mb.Value) {
 			s.warn(fmt.Sprintf("$.ledger.config.%s has the wrong type; using the default", mb.Key))
 		}
 		s.cfgOrder = append(s.cfgOrder, mb.Key)
