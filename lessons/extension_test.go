@@ -52,3 +52,18 @@ func TestSameExcept(t *testing.T) {
 		t.Fatal("a change in the last lesson went unseen")
 	}
 }
+
+// A lazy store, which renders its notes while it is written, is the same as itself.
+func TestSameExceptLazyStoreWithItself(t *testing.T) {
+	data := benchStoreBytes(t, 50)
+	s, err := ParseWith("x", data, Options{LazyHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.keptHistory == nil {
+		t.Fatal("the lazy load kept no history bytes")
+	}
+	if !s.SameExcept(s) {
+		t.Fatal("a store differs from itself")
+	}
+}

@@ -153,8 +153,7 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	w.Field("history")
 	if s.keptHistory != nil && !s.opts.ConsultOnly {
 		// Rendered here, not before, and only once what precedes them has
-		// been sent: a comparison (SameExcept) that stops earlier renders no
-		// notes.
+		// been sent: a write that fails earlier renders no notes.
 		w.Send()
 		if w.Stopped() {
 			return
