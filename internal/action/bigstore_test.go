@@ -81,9 +81,10 @@ func TestE2ELargeStoreReadThroughBlobs(t *testing.T) {
 	}
 }
 
-// GitHub warns about files over 50 MB and refuses files over 100 MB: the bot pull request says
-// so above the first, and the run refuses, writing nothing, above the second. The limits are
-// scaled down here (FileLimits) so the test stays small.
+// GitHub warns about files over 50 MB and refuses files over 100 MB; a store under 50 MB is the
+// supported size, and one over 40 MB nears it. The bot pull request says so above the first
+// two, and the run refuses, writing nothing, above the last. The limits are scaled down here
+// (FileLimits) so the test stays small.
 func TestE2EStoreSizeLimits(t *testing.T) {
 	t.Parallel()
 	store, _ := seedStore(t)
@@ -93,8 +94,11 @@ func TestE2EStoreSizeLimits(t *testing.T) {
 		wantCode int
 		want     string // in the bot pull request body, or in the output on failure
 	}{
-		{name: "under both", limits: FileLimits{Warn: 1 << 20, Max: 2 << 20}, wantCode: 0},
-		{name: "over the warning size", limits: FileLimits{Warn: 1024, Max: 2 << 20}, wantCode: 0, want: "over GitHub's 1024 bytes warning size"},
+		{name: "under all", limits: FileLimits{Near: 1 << 20, Warn: 1 << 20, Max: 2 << 20}, wantCode: 0},
+		{name: "nearing the supported size", limits: FileLimits{Near: 1024, Warn: 1 << 20, Max: 2 << 20}, wantCode: 0,
+			want: storePath + " is "},
+		{name: "over the supported size", limits: FileLimits{Near: 512, Warn: 1024, Max: 2 << 20}, wantCode: 0,
+			want: "over the supported size \\(under 1024 bytes, about 30,000 lessons with history\\): GitHub warns"},
 		{name: "over the limit", limits: FileLimits{Warn: 512, Max: 1024}, wantCode: 1, want: "over GitHub's 1024 bytes file limit: nothing was written"},
 	}
 	for _, tt := range tests {
@@ -118,7 +122,10 @@ func TestE2EStoreSizeLimits(t *testing.T) {
 			if tt.want != "" && !strings.Contains(prs[0].Body, tt.want) {
 				t.Fatalf("bot pull request body lacks %q:\n%s", tt.want, prs[0].Body)
 			}
-			if tt.want == "" && strings.Contains(prs[0].Body, "warning size") {
+			if strings.HasPrefix(tt.name, "nearing") && !strings.Contains(prs[0].Body, "nearing the supported size \\(under 1.0 MB, about 30,000 lessons with history") {
+				t.Fatalf("bot pull request body does not say the store nears the supported size:\n%s", prs[0].Body)
+			}
+			if tt.want == "" && strings.Contains(prs[0].Body, "supported size") {
 				t.Fatalf("unexpected size warning:\n%s", prs[0].Body)
 			}
 			if !strings.Contains(res.summary, "GitHub API: ") || !strings.Contains(res.summary, "request(s) in this run") {
