@@ -321,6 +321,7 @@ func sampleHeap(peak *atomic.Uint64, floor uint64) func() {
 }
 
 func TestEnsureSetsMatchesSerial(t *testing.T) {
+	exhaustive(t)
 	data := benchStoreBytes(t, 1000)
 	par, _ := Parse("p", data)
 	ser, _ := Parse("s", data)
@@ -348,6 +349,7 @@ func TestEnsureSetsMatchesSerial(t *testing.T) {
 // under every source policy it must form exactly the clusters of the
 // quadratic reference.
 func TestConsolidationMatchesQuadraticReference(t *testing.T) {
+	exhaustive(t)
 	s, err := Parse("p", benchStoreBytes(t, 1000))
 	if err != nil {
 		t.Fatal(err)

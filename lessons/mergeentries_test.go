@@ -96,7 +96,8 @@ func pick(r *rand.Rand, n, k int) []int {
 }
 
 // The entries step of the merge on the edits bot and people make, and the errors it gives.
-func TestMergeEntries(t *testing.T) {
+func TestMergeEntryLists(t *testing.T) {
+	exhaustive(t)
 	base := benchStoreBytes(t, 2000)
 	r := rand.New(rand.NewPCG(11, 12))
 	viaStore := func(doc []byte, edit func(*Store)) []byte { return editedDoc(t, doc, edit) }
