@@ -57,16 +57,16 @@ func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMer
 	return s, nil
 }
 
+// sideNames name the three sides of a merge in errors, in the order base, ours, theirs.
+var sideNames = [3]string{"merge base store", "bot branch store", "base branch store"}
+
 // mergeDocs returns the merged document, compact: each value as one of the sides spelled it.
 func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
 	var sides [3]*rawObj
-	for i, side := range [3]struct {
-		doc  []byte
-		name string
-	}{{orEmptyJSON(base), "merge base store"}, {ours, "bot branch store"}, {theirs, "base branch store"}} {
-		o, err := rawObject(side.doc)
+	for i, doc := range [3][]byte{orEmptyJSON(base), ours, theirs} {
+		o, err := rawObject(doc)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", side.name, err)
+			return nil, fmt.Errorf("%s: %w", sideNames[i], err)
 		}
 		sides[i] = o
 	}
@@ -516,7 +516,7 @@ func mergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
 	for i, d := range [3]*rawObj{b, o, t} {
 		s, err := indexEntries(d)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", [3]string{"merge base store", "bot branch store", "base branch store"}[i], err)
+			return nil, nil, fmt.Errorf("%s: %w", sideNames[i], err)
 		}
 		sides[i] = s
 	}
