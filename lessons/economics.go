@@ -3,8 +3,6 @@ package lessons
 import (
 	"math"
 	"strings"
-
-	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
 // Economics of this project beyond darwin-memo's (issue 13, docs/tuning.md):
@@ -17,101 +15,6 @@ import (
 // without these keys (one darwin-memo wrote) keeps darwin-memo's economics;
 // RecommendedConfig turns them on for new stores. None adds state to the
 // file: tenure is derived from the entries' history notes.
-
-// Extension ledger.config keys, written after darwin-memo's keys and only
-// when set (darwin-memo drops unknown config keys on load).
-var extConfigKeys = []string{"retrieval_upkeep", "idle_upkeep_scale", "harm_gain", "tenure_after", "tenure_upkeep_scale", "bundle_split", "segregate_losses"}
-
-// extConfigSet reports whether extension key k differs from its
-// darwin-memo-compatible zero value.
-func (c Config) extConfigSet(k string) bool {
-	switch k {
-	case "retrieval_upkeep":
-		return c.RetrievalUpkeep != 0
-	case "idle_upkeep_scale":
-		return c.IdleUpkeepScale != nil
-	case "harm_gain":
-		return c.HarmGain != 0
-	case "tenure_after":
-		return c.TenureAfter != 0
-	case "tenure_upkeep_scale":
-		return c.TenureUpkeepScale != 0
-	case "bundle_split":
-		return c.BundleSplit
-	case "segregate_losses":
-		return c.SegregateLosses
-	}
-	return false
-}
-
-// extConfigValue renders extension key k.
-func (c Config) extConfigValue(k string) pyjson.Value {
-	switch k {
-	case "retrieval_upkeep":
-		return pyjson.Float(c.RetrievalUpkeep)
-	case "idle_upkeep_scale":
-		return optFloat(c.IdleUpkeepScale)
-	case "harm_gain":
-		return pyjson.Float(c.HarmGain)
-	case "tenure_after":
-		return pyjson.Int(c.TenureAfter)
-	case "bundle_split":
-		return pyjson.Bool(c.BundleSplit)
-	case "segregate_losses":
-		return pyjson.Bool(c.SegregateLosses)
-	default:
-		return pyjson.Float(c.TenureUpkeepScale)
-	}
-}
-
-// setExtConfig parses extension key k into c. known is false for keys that
-// are not extension keys; bad is true for a value of the wrong type (the
-// field keeps its default).
-func (c *Config) setExtConfig(k string, x pyjson.Value) (known, bad bool) {
-	switch k {
-	case "retrieval_upkeep", "harm_gain", "tenure_upkeep_scale":
-		if x.Kind() != pyjson.KindNumber {
-			return true, true
-		}
-		f, _ := x.Num()
-		switch k {
-		case "retrieval_upkeep":
-			c.RetrievalUpkeep = f
-		case "harm_gain":
-			c.HarmGain = f
-		default:
-			c.TenureUpkeepScale = f
-		}
-	case "idle_upkeep_scale":
-		switch x.Kind() {
-		case pyjson.KindNull:
-			c.IdleUpkeepScale = nil
-		case pyjson.KindNumber:
-			f, _ := x.Num()
-			c.IdleUpkeepScale = &f
-		default:
-			return true, true
-		}
-	case "tenure_after":
-		i, ok := x.Int()
-		if !ok {
-			return true, true
-		}
-		c.TenureAfter = i
-	case "bundle_split", "segregate_losses":
-		if x.Kind() != pyjson.KindBool {
-			return true, true
-		}
-		if k == "bundle_split" {
-			c.BundleSplit = x.Bool()
-		} else {
-			c.SegregateLosses = x.Bool()
-		}
-	default:
-		return false, false
-	}
-	return true, false
-}
 
 // idleUpkeep is the per-tick upkeep entry e pays: the store's upkeep, times
 // idle_upkeep_scale, times tenure_upkeep_scale while e holds tenure.

@@ -288,9 +288,9 @@ func TestEconomicsConfigKeys(t *testing.T) {
 	s := newTestStore()
 	s.SetConfig(DefaultConfig())
 	out, _ := s.Marshal()
-	for _, k := range extConfigKeys {
-		if strings.Contains(string(out), `"`+k+`"`) {
-			t.Errorf("DefaultConfig writes %s", k)
+	for _, f := range configFields {
+		if f.ext && strings.Contains(string(out), `"`+f.key+`"`) {
+			t.Errorf("DefaultConfig writes %s", f.key)
 		}
 	}
 	// RecommendedConfig writes them after darwin-memo's keys and reads them

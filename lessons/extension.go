@@ -1,10 +1,8 @@
 package lessons
 
 import (
-	"bytes"
-	"errors"
+	"crypto/sha256"
 	"fmt"
-	"io"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -103,49 +101,25 @@ func ExtensionOf(name string, doc []byte, key string) (value []byte, ok bool, er
 }
 
 // SameExcept reports whether s and o write the same bytes once the extension keys named are
-// left out of both (for example: do two stores differ in anything but a record?). The two
-// documents are written side by side and compared as they are written, so neither is held in
-// memory and the comparison stops where they first differ.
+// left out of both (for example: do two stores differ in anything but a record?). Each store
+// is written into a SHA-256 digest, one after the other, so neither document is held in
+// memory.
 func (s *Store) SameExcept(o *Store, keys ...string) bool {
-	restoreS := s.hideExtensions(keys)
-	defer restoreS()
-	restoreO := o.hideExtensions(keys)
-	defer restoreO() // runs first: s and o may be the same store
-	pr, pw := io.Pipe()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, err := s.WriteTo(pw)
-		pw.CloseWithError(err)
-	}()
-	cr := &compareReader{r: pr}
-	_, err := o.WriteTo(cr)
-	same := err == nil
-	if same {
-		var one [1]byte
-		_, err := pr.Read(one[:])
-		same = err == io.EOF
-	}
-	pr.CloseWithError(errWriteDiffers) // stops s's writer if it is still going
-	<-done
-	return same
+	a, errS := s.digestExcept(keys)
+	b, errO := o.digestExcept(keys)
+	return errS == nil && errO == nil && a == b
 }
 
-// compareReader is a writer that checks what is written equals what r reads, byte for byte.
-type compareReader struct {
-	r   io.Reader
-	buf []byte
-}
-
-func (c *compareReader) Write(b []byte) (int, error) {
-	if cap(c.buf) < len(b) {
-		c.buf = make([]byte, len(b))
+// digestExcept is the SHA-256 digest of what s writes with the keys left out of its
+// extensions.
+func (s *Store) digestExcept(keys []string) ([sha256.Size]byte, error) {
+	restore := s.hideExtensions(keys)
+	defer restore()
+	h := sha256.New()
+	if _, err := s.WriteTo(h); err != nil {
+		return [sha256.Size]byte{}, err
 	}
-	got := c.buf[:len(b)]
-	if _, err := io.ReadFull(c.r, got); err != nil || !bytes.Equal(got, b) {
-		return 0, errWriteDiffers
-	}
-	return len(b), nil
+	return [sha256.Size]byte(h.Sum(nil)), nil
 }
 
 // hideExtensions leaves the keys out of s's extensions until the returned function runs.
@@ -164,7 +138,3 @@ func (s *Store) hideExtensions(keys []string) (restore func()) {
 	s.extraTop = kept
 	return func() { s.extraTop = saved }
 }
-
-var errWriteDiffers = errors.New("differs")
-
-var _ io.Writer = (*compareReader)(nil)

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"strconv"
-	"sync"
-	"sync/atomic"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -38,7 +35,7 @@ type KeyMerger func(base, ours, theirs []byte) ([]byte, error)
 // added). custom maps top-level keys to their own merge rule. Entries without an "id" (lessons
 // added by hand) are matched by the content-derived id every load gives them.
 func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
-	doc, _, err := mergeDocs(base, ours, theirs, custom)
+	doc, err := mergeDocs(base, ours, theirs, custom)
 	if err != nil {
 		return nil, err
 	}
@@ -49,26 +46,32 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 // document out first. An error says whether the documents did not merge or the merged store
 // does not load.
 func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMerger, opts Options) (*Store, error) {
-	doc, at, err := mergeDocs(base, ours, theirs, custom)
+	doc, err := mergeDocs(base, ours, theirs, custom)
 	if err != nil {
 		return nil, err
 	}
-	s, err := parseAt(name, doc, opts, at)
+	s, err := ParseWith(name, doc, opts)
 	if err != nil {
 		return nil, fmt.Errorf("the merged store does not load: %w", err)
 	}
 	return s, nil
 }
 
-// mergeDocs returns the merged document, compact: each value as one of the sides spelled it,
-// and where its top-level "ledger" value and its middle living entry start (noOffset: none),
-// which the store's reader parses on other cores while it reads the first entries.
-func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, parseHints, error) {
-	at := parseHints{ledgerAt: noOffset, entryAt: noOffset}
-	b, o, t, err := storeObjects(orEmptyJSON(base), ours, theirs)
-	if err != nil {
-		return nil, at, err
+// sideNames name the three sides of a merge in errors, in the order base, ours, theirs.
+var sideNames = [3]string{"merge base store", "bot branch store", "base branch store"}
+
+// mergeDocs returns the merged document, compact: each value as one of the sides spelled it.
+func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
+	var sides [3]*rawObj
+	for i, doc := range [3][]byte{orEmptyJSON(base), ours, theirs} {
+		o, err := rawObject(doc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sideNames[i], err)
+		}
+		sides[i] = o
 	}
+	b, o, t := sides[0], sides[1], sides[2]
+	var err error
 	out := newRawObj()
 	for _, k := range rawUnionKeys(o, t, b) {
 		bv, ov, tv := b.vals[k], o.vals[k], t.vals[k]
@@ -79,14 +82,14 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 		case k == "entries", k == "graveyard":
 			continue // merged together below
 		case k == "ledger":
-			v, err = mergeLedgerRead(bv, ov, tv, b.obj(k), o.obj(k), t.obj(k))
+			v, err = mergeLedger(bv, ov, tv)
 		case k == "config":
 			v, err = mergeObjectByKey(bv, ov, tv)
 		default:
 			v = pickChanged(bv, ov, tv)
 		}
 		if err != nil {
-			return nil, at, fmt.Errorf("merging %q: %w", k, err)
+			return nil, fmt.Errorf("merging %q: %w", k, err)
 		}
 		if v != nil {
 			out.set(k, v)
@@ -94,7 +97,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	}
 	living, dead, err := mergeEntries(b, o, t)
 	if err != nil {
-		return nil, at, err
+		return nil, err
 	}
 	// Keep darwin-memo's key order: config, entries, graveyard first. The document is written
 	// in one buffer, the entries straight from the sides' bytes (rawObj.bytes with the entry
@@ -114,7 +117,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 	if v, ok := out.vals["entries"]; ok { // a custom rule's value
 		buf = append(buf, v...)
 	} else {
-		buf, at.entryAt = appendRawListMiddle(buf, living)
+		buf = appendRawList(buf, living)
 	}
 	buf = append(buf, `,"graveyard":`...)
 	if v, ok := out.vals["graveyard"]; ok {
@@ -126,13 +129,10 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 		if k != "config" && k != "entries" && k != "graveyard" {
 			buf = pyjson.AppendString(append(buf, ','), k)
 			buf = append(buf, ':')
-			if k == "ledger" {
-				at.ledgerAt = len(buf)
-			}
 			buf = append(buf, out.vals[k]...)
 		}
 	}
-	return append(buf, '}'), at, nil
+	return append(buf, '}'), nil
 }
 
 func orEmptyJSON(b []byte) []byte {
@@ -147,11 +147,6 @@ func orEmptyJSON(b []byte) []byte {
 type rawObj struct {
 	keys []string
 	vals map[string][]byte
-	// Parts of a store document the top-level pass read on its way (storeObject), so the
-	// merge does not pass over their bytes again: the entries of "entries" and "graveyard",
-	// and objects ("ledger", its "history") as rawObjs. nil when not read.
-	sections map[string]*entryList
-	objs     map[string]*rawObj
 }
 
 // entryList is an entries list read by id: each entry's id and bytes, in order.
@@ -203,27 +198,14 @@ func rawListLen(items [][]byte) int {
 
 // appendRawList appends rawList(items) to buf.
 func appendRawList(buf []byte, items [][]byte) []byte {
-	buf, _ = appendRawListMiddle(buf, items)
-	return buf
-}
-
-// appendRawListMiddle is appendRawList that also returns where it wrote the first item that
-// starts past the list's middle byte, after the spaces a side may have spelled it with
-// (noOffset: no items): the merged document's reader parses its entries from there on
-// another core.
-func appendRawListMiddle(buf []byte, items [][]byte) ([]byte, int) {
-	half, mid := len(buf)+rawListLen(items)/2, noOffset
 	buf = append(buf, '[')
 	for i, it := range items {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		if mid == noOffset && len(buf) >= half {
-			mid = len(buf) + len(it) - len(bytes.TrimLeft(it, " \t\r\n"))
-		}
 		buf = append(buf, it...)
 	}
-	return append(buf, ']'), mid
+	return append(buf, ']')
 }
 
 // rawObject reads a JSON object's members as the bytes of their values.
@@ -239,7 +221,7 @@ func rawObject(data []byte) (*rawObj, error) {
 	o := newRawObj()
 	err = p.Object(func(key string) error {
 		start := p.Pos()
-		if err := p.SkipFast(); err != nil {
+		if err := p.Skip(); err != nil {
 			return err
 		}
 		o.set(key, data[start:p.Pos()])
@@ -264,7 +246,7 @@ func rawArray(data []byte) ([][]byte, error) {
 	var out [][]byte
 	err = p.Array(func(int) error {
 		start := p.Pos()
-		if err := p.SkipFast(); err != nil {
+		if err := p.Skip(); err != nil {
 			return err
 		}
 		out = append(out, data[start:p.Pos()])
@@ -365,14 +347,8 @@ type entrySide struct {
 	pos     map[string]int // ids[pos[id]] == id
 }
 
-// find returns the index of id in s.ids, -1 when absent. guess is where id probably is: the
-// sides of a merge mostly list the same ids in the same order, and checking a guess costs a
-// string comparison where the map costs a lookup in a table larger than the caches. ids are
-// unique, so a right guess is the map's answer.
-func (s *entrySide) find(id string, guess int) int {
-	if uint(guess) < uint(len(s.ids)) && s.ids[guess] == id {
-		return guess
-	}
+// find returns the index of id in s.ids, -1 when absent.
+func (s *entrySide) find(id string) int {
 	if k, ok := s.pos[id]; ok {
 		return k
 	}
@@ -387,12 +363,9 @@ func indexEntries(doc *rawObj) (*entrySide, error) {
 		if raw == nil {
 			continue
 		}
-		l := doc.sections[key]
-		if l == nil {
-			var err error
-			if l, err = readEntryList(key, raw); err != nil {
-				return nil, err
-			}
+		l, err := readEntryList(key, raw)
+		if err != nil {
+			return nil, err
 		}
 		lists[i] = l
 	}
@@ -451,8 +424,7 @@ func indexEntries(doc *rawObj) (*entrySide, error) {
 	return s, nil
 }
 
-// readEntryList reads the list of entries raw (the value of key) by id, where the top-level
-// pass's fast path did not.
+// readEntryList reads the list of entries raw (the value of key) by id.
 func readEntryList(key string, raw []byte) (*entryList, error) {
 	p := pyjson.NewDecoder(key, raw)
 	if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
@@ -495,14 +467,6 @@ func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) 
 // An entry without one (a lesson added by hand) gets the content-derived id every load gives
 // it, and is returned with it.
 func entryID(p *pyjson.Decoder) (string, []byte, error) {
-	if id, ok := entryIDQuick(p); ok {
-		return id, nil, nil
-	}
-	return entryIDSlow(p)
-}
-
-// entryIDSlow is entryID without its fast path.
-func entryIDSlow(p *pyjson.Decoder) (string, []byte, error) {
 	start := p.Pos()
 	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
 		return "", nil, errors.New("not an object")
@@ -511,12 +475,12 @@ func entryIDSlow(p *pyjson.Decoder) (string, []byte, error) {
 	var has, bad bool
 	err := p.Object(func(key string) error {
 		if key != "id" {
-			return p.SkipFast()
+			return p.Skip()
 		}
 		has = true
 		if k, _ := p.Peek(); k != pyjson.KindString {
 			bad = true
-			return p.SkipFast()
+			return p.Skip()
 		}
 		s, err := p.Str()
 		id = s
@@ -545,33 +509,16 @@ func entryIDSlow(p *pyjson.Decoder) (string, []byte, error) {
 	return id, pyjson.Compact(v), nil
 }
 
-// mergeEntries returns the merged entries and graveyard as lists of entries' bytes, on all
-// cores when the lists are large (mergeEntriesWith).
+// mergeEntries returns the merged entries and graveyard as lists of entries' bytes: each id
+// merged once (mergeEntry), in the order of its first appearance.
 func mergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
-	w := entryWork{workers: 1, chunk: 4096}
-	size := 0
-	for _, d := range [3]*rawObj{b, o, t} {
-		size += len(d.vals["entries"]) + len(d.vals["graveyard"])
-	}
-	// Below a MB of entries (a few hundred lessons) the step takes a fraction of a millisecond:
-	// goroutines would cost about what they save.
-	if size >= 1<<20 {
-		w.workers = runtime.GOMAXPROCS(0)
-	}
-	return mergeEntriesWith(b, o, t, w)
-}
-
-// entryWork is how mergeEntriesWith spreads its work: over up to workers goroutines (1: the
-// caller's alone), chunk ids at a time.
-type entryWork struct{ workers, chunk int }
-
-// mergeEntriesWith is mergeEntries with its work spread as w says. The result does not depend
-// on w: each side is indexed on its own, each id is merged on its own (mergeEntry reads its
-// arguments only) into its own slot, and the lists are put together after, in order.
-func mergeEntriesWith(b, o, t *rawObj, w entryWork) ([][]byte, [][]byte, error) {
-	sides, err := onSides([3]*rawObj{b, o, t}, w.workers >= 2, indexEntries)
-	if err != nil {
-		return nil, nil, err
+	var sides [3]*entrySide
+	for i, d := range [3]*rawObj{b, o, t} {
+		s, err := indexEntries(d)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", sideNames[i], err)
+		}
+		sides[i] = s
 	}
 	base, ours, theirs := sides[0], sides[1], sides[2]
 	// Each id is merged once, in the order of its first appearance: ours' ids (at their index
@@ -579,17 +526,13 @@ func mergeEntriesWith(b, o, t *rawObj, w entryWork) ([][]byte, [][]byte, error) 
 	// oToT which of theirs' ids (+1; 0: none) each of ours' is.
 	nO := len(ours.ids)
 	tAt, oToT := make([]int, len(theirs.ids)), make([]int, nO)
-	forChunks(len(theirs.ids), w, func(lo, hi int) {
-		delta := 0 // where the last id found in ours was, against its place in theirs
-		for i := lo; i < hi; i++ {
-			j := ours.find(theirs.ids[i], i+delta)
-			tAt[i] = j
-			if j >= 0 {
-				oToT[j] = i + 1 // ids are unique: one i per j
-				delta = j - i
-			}
+	for i, id := range theirs.ids {
+		j := ours.find(id)
+		tAt[i] = j
+		if j >= 0 {
+			oToT[j] = i + 1 // ids are unique: one i per j
 		}
-	})
+	}
 	var theirsOnly []int // theirs' index of each id after ours'
 	for i, j := range tAt {
 		if j < 0 {
@@ -598,27 +541,23 @@ func mergeEntriesWith(b, o, t *rawObj, w entryWork) ([][]byte, [][]byte, error) 
 		}
 	}
 	result := make([]entryState, nO+len(theirsOnly))
-	forChunks(len(result), w, func(lo, hi int) {
-		delta := 0
-		for j := lo; j < hi; j++ {
-			var id string
-			var bs, os, ts entryState
-			if j < nO {
-				id, os = ours.ids[j], ours.states[j]
-				if i := oToT[j]; i > 0 {
-					ts = theirs.states[i-1]
-				}
-			} else {
-				i := theirsOnly[j-nO]
-				id, ts = theirs.ids[i], theirs.states[i]
+	for j := range result {
+		var id string
+		var bs, os, ts entryState
+		if j < nO {
+			id, os = ours.ids[j], ours.states[j]
+			if i := oToT[j]; i > 0 {
+				ts = theirs.states[i-1]
 			}
-			if k := base.find(id, j+delta); k >= 0 {
-				bs = base.states[k]
-				delta = k - j
-			}
-			result[j] = mergeEntry(bs, os, ts)
+		} else {
+			i := theirsOnly[j-nO]
+			id, ts = theirs.ids[i], theirs.states[i]
 		}
-	})
+		if k := base.find(id); k >= 0 {
+			bs = base.states[k]
+		}
+		result[j] = mergeEntry(bs, os, ts)
+	}
 	nT := len(theirs.ids)
 	livingOut := make([][]byte, 0, (nO+nT)/2)
 	deadOut := make([][]byte, 0, nO-ours.nLiving+nT-theirs.nLiving)
@@ -650,35 +589,6 @@ func mergeEntriesWith(b, o, t *rawObj, w entryWork) ([][]byte, [][]byte, error) 
 	emitOurs(ours.nLiving, nO, placeLiving, &livingOut)
 	emitTheirs(tD, placeLiving, &livingOut)
 	return livingOut, deadOut, nil
-}
-
-// forChunks calls fn on [0, n) in chunks of w.chunk, on up to w.workers goroutines that each
-// take the next chunk when done with one (some ids cost more than others: an entry both sides
-// changed is merged field by field); on the caller's goroutine, in one call, when one chunk
-// or one worker covers n.
-func forChunks(n int, w entryWork, fn func(lo, hi int)) {
-	chunk := max(w.chunk, 1)
-	workers := min(w.workers, (n+chunk-1)/chunk)
-	if workers < 2 {
-		if n > 0 {
-			fn(0, n)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				lo := int(next.Add(int64(chunk))) - chunk
-				if lo >= n {
-					return
-				}
-				fn(lo, min(lo+chunk, n))
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // mergeEntry applies the entry rules of docs/merge.md.
@@ -732,13 +642,12 @@ func mergeEntry(b, o, t entryState) entryState {
 	return entryState{place: o.place, raw: out.bytes()}
 }
 
-// mergeLedgerRead merges darwin-memo's ledger block, given as bytes and, when the top-level
-// pass read them on its way, as rawObjs (nil: not read).
-func mergeLedgerRead(base, ours, theirs []byte, br, or, tr *rawObj) ([]byte, error) {
+// mergeLedger merges darwin-memo's ledger block.
+func mergeLedger(base, ours, theirs []byte) ([]byte, error) {
 	if ours == nil || theirs == nil {
 		return pickChanged(base, ours, theirs), nil
 	}
-	b, o, t, err := parseThreeRead(base, ours, theirs, br, or, tr)
+	b, o, t, err := parseThree(base, ours, theirs)
 	if err != nil {
 		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
 		return ours, nil
@@ -755,7 +664,7 @@ func mergeLedgerRead(base, ours, theirs []byte, br, or, tr *rawObj) ([]byte, err
 		case "settled_runs":
 			v, err = mergeByID(bv, ov, tv, "", false)
 		case "history":
-			v, err = mergeHistoryRead(bv, ov, tv, b.obj(k), o.obj(k), t.obj(k))
+			v, err = mergeHistory(bv, ov, tv)
 		case "damaged":
 			v, err = unionStrings(ov, tv)
 		case "config":
@@ -866,9 +775,8 @@ func mergeByID(base, ours, theirs []byte, idKey string, removals bool) ([]byte, 
 
 // mergeHistory keeps the bot's notes per entry and appends the notes people's tools added on
 // the base branch since base, capped at darwin-memo's 100 notes per entry.
-// (mergeHistoryRead: the sides as bytes and, when read already, as rawObjs; nil: not read.)
-func mergeHistoryRead(base, ours, theirs []byte, br, or, tr *rawObj) ([]byte, error) {
-	b, o, t, err := parseThreeRead(base, ours, theirs, br, or, tr)
+func mergeHistory(base, ours, theirs []byte) ([]byte, error) {
+	b, o, t, err := parseThree(base, ours, theirs)
 	if err != nil {
 		return nil, err
 	}
@@ -950,20 +858,9 @@ func unionStrings(ours, theirs []byte) ([]byte, error) {
 // parseThree reads the base (absent counts as empty), ours and theirs sides of a merge as
 // objects, joining whatever errors the three sides give.
 func parseThree(base, ours, theirs []byte) (b, o, t *rawObj, err error) {
-	return parseThreeRead(base, ours, theirs, nil, nil, nil)
-}
-
-// parseThreeRead is parseThree with the sides read already (nil: not read).
-func parseThreeRead(base, ours, theirs []byte, br, or, tr *rawObj) (b, o, t *rawObj, err error) {
-	read := func(r *rawObj, data []byte) (*rawObj, error) {
-		if r != nil {
-			return r, nil
-		}
-		return rawObject(data)
-	}
-	b, err1 := read(br, orEmptyJSON(base))
-	o, err2 := read(or, ours)
-	t, err3 := read(tr, theirs)
+	b, err1 := rawObject(orEmptyJSON(base))
+	o, err2 := rawObject(ours)
+	t, err3 := rawObject(theirs)
 	return b, o, t, errors.Join(err1, err2, err3)
 }
 

@@ -9,46 +9,15 @@ import (
 // The three-way merge of a bot branch's store with the base branch's, as a run does it when a
 // person changed the store since the bot branch was built: the bot settled a ticket and ticked
 // (every living lesson's energy changed), people pinned one lesson and forgot another. Sizes as
-// the other benchmarks (100k skipped with -short). cpu-ms/op counts the process's CPU, so
-// cpu-ms/op over wall shows how many cores the merge keeps busy.
+// the other benchmarks. cpu-ms/op counts the process's CPU.
 
-// BenchmarkMerge is the whole merge (mergeDocs: the scan of the three documents, the entries,
-// the ledger, the merged document written).
+// BenchmarkMerge is the whole merge (mergeDocs: the three documents read, the entries, the
+// ledger, the merged document written).
 func BenchmarkMerge(b *testing.B) {
 	bySizeMerge(b, func(b *testing.B, m mergeSides) {
 		c0, runs := processCPU(), 0
 		for b.Loop() {
-			if _, _, err := mergeDocs(m.base, m.ours, m.theirs, nil); err != nil {
-				b.Fatal(err)
-			}
-			runs++
-		}
-		b.ReportMetric((processCPU()-c0).Seconds()*1000/float64(runs), "cpu-ms/op")
-	})
-}
-
-// BenchmarkMergeEntries is the entries step of the merge alone (mergeEntries), on documents
-// already scanned.
-func BenchmarkMergeEntries(b *testing.B) { benchMergeEntries(b, mergeEntries) }
-
-// BenchmarkMergeEntriesSerial is BenchmarkMergeEntries on one goroutine (mergeEntriesWith with
-// one worker): what the spread over the cores buys.
-func BenchmarkMergeEntriesSerial(b *testing.B) {
-	benchMergeEntries(b, func(bo, oo, to *rawObj) ([][]byte, [][]byte, error) {
-		return mergeEntriesWith(bo, oo, to, entryWork{workers: 1, chunk: 4096})
-	})
-}
-
-// benchMergeEntries times step on the scanned sides of a merge at each size.
-func benchMergeEntries(b *testing.B, step func(bo, oo, to *rawObj) ([][]byte, [][]byte, error)) {
-	bySizeMerge(b, func(b *testing.B, m mergeSides) {
-		bo, oo, to, err := storeObjects(m.base, m.ours, m.theirs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c0, runs := processCPU(), 0
-		for b.Loop() {
-			if _, _, err := step(bo, oo, to); err != nil {
+			if _, err := mergeDocs(m.base, m.ours, m.theirs, nil); err != nil {
 				b.Fatal(err)
 			}
 			runs++

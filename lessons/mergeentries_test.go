@@ -6,44 +6,45 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
 
-// The entries step of the merge gives the same lists, byte for byte, and the same errors in
-// the same order, whether it runs on one goroutine or spread over several (mergeEntriesWith),
-// and the same as it did before it was spread (refMergeEntries).
-
-// entryWorks are the spreads the tests compare with the serial path: chunks of one id and of
-// a few, more workers than cores, and the default chunk.
-var entryWorks = []entryWork{{2, 1}, {3, 7}, {4, 100}, {2, 4096}}
-
-// checkMergeEntriesAgree fails t unless every path merges the entries of b, o, th alike. It
-// returns the serial path's error.
-func checkMergeEntriesAgree(t testing.TB, b, o, th *rawObj) error {
+// checkMergeEntries merges the entries of b, o, th and fails t unless every id is in the
+// merged lists once. It returns the merge's error.
+func checkMergeEntries(t testing.TB, b, o, th *rawObj) error {
 	t.Helper()
-	wl, wd, werr := refMergeEntries(b, o, th)
-	type run struct {
-		name string
-		fn   func() ([][]byte, [][]byte, error)
+	living, dead, err := mergeEntries(b, o, th)
+	if err != nil {
+		return err
 	}
-	runs := []run{
-		{"serial", func() ([][]byte, [][]byte, error) { return mergeEntriesWith(b, o, th, entryWork{1, 4096}) }},
-		{"mergeEntries", func() ([][]byte, [][]byte, error) { return mergeEntries(b, o, th) }},
-	}
-	for _, w := range entryWorks {
-		runs = append(runs, run{fmt.Sprint(w), func() ([][]byte, [][]byte, error) { return mergeEntriesWith(b, o, th, w) }})
-	}
-	for _, r := range runs {
-		gl, gd, gerr := r.fn()
-		if fmt.Sprint(gerr) != fmt.Sprint(werr) {
-			t.Fatalf("%s: error %v, want %v", r.name, gerr, werr)
+	seen := map[string]bool{}
+	for _, e := range append(living, dead...) {
+		id, _, err := entryID(pyjson.NewDecoder("merged", e))
+		if err != nil {
+			t.Fatalf("merged entry %s: %v", e, err)
 		}
-		if !bytes.Equal(rawList(gl), rawList(wl)) || !bytes.Equal(rawList(gd), rawList(wd)) || len(gl) != len(wl) || len(gd) != len(wd) {
-			t.Fatalf("%s: %d living, %d dead, want %d, %d (or the same counts with other bytes)", r.name, len(gl), len(gd), len(wl), len(wd))
+		if seen[id] {
+			t.Fatalf("id %q merged twice", id)
 		}
+		seen[id] = true
 	}
-	return werr
+	return nil
+}
+
+// storeObjects reads the three sides of a merge.
+func storeObjects(b, o, t []byte) (*rawObj, *rawObj, *rawObj, error) {
+	x, err := rawObject(b)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	y, err := rawObject(o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	z, err := rawObject(t)
+	return x, y, z, err
 }
 
 // editEntries rewrites a store document's entries and graveyard with edit, which gets and
@@ -94,7 +95,9 @@ func pick(r *rand.Rand, n, k int) []int {
 	return r.Perm(n)[:min(k, n)]
 }
 
-func TestMergeEntriesParallelMatchesSerial(t *testing.T) {
+// The entries step of the merge on the edits bot and people make, and the errors it gives.
+func TestMergeEntryLists(t *testing.T) {
+	exhaustive(t)
 	base := benchStoreBytes(t, 2000)
 	r := rand.New(rand.NewPCG(11, 12))
 	viaStore := func(doc []byte, edit func(*Store)) []byte { return editedDoc(t, doc, edit) }
@@ -219,14 +222,14 @@ func TestMergeEntriesParallelMatchesSerial(t *testing.T) {
 				r.Shuffle(len(l)/3, func(i, j int) { l[i], l[j] = l[j], l[i] })
 				return l, d
 			})},
-		{name: "ids the fast paths do not read", base: base,
+		{name: "ids with an escape, keys not ASCII", base: base,
 			ours: editEntries(t, bot, func(l, d [][]byte) ([][]byte, [][]byte) {
 				for i := 0; i < len(l); i += 50 {
 					id, _, err := entryID(pyjson.NewDecoder("x", l[i]))
 					if err != nil {
 						t.Fatal(err)
 					}
-					// the same id with an escape, and a key the quick path gives up on
+					// the same id with an escape, and a key not ASCII
 					esc := `"\u00` + fmt.Sprintf("%02x", id[0]) + id[1:] + `"`
 					l[i] = withField(t, withField(t, l[i], "id", []byte(esc)), "cl\u00e9", []byte("1"))
 				}
@@ -265,7 +268,7 @@ func TestMergeEntriesParallelMatchesSerial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = checkMergeEntriesAgree(t, b, o, th)
+			err = checkMergeEntries(t, b, o, th)
 			switch {
 			case c.wantErr == "" && err != nil:
 				t.Fatal(err)
@@ -276,133 +279,61 @@ func TestMergeEntriesParallelMatchesSerial(t *testing.T) {
 	}
 }
 
-// FuzzMergeEntriesParallel checks the spread entries step against the serial one and against
-// the one before the spread, on any three documents the top-level pass reads.
-func FuzzMergeEntriesParallel(f *testing.F) {
-	f.Add([]byte(`{}`), []byte(`{"entries":[{"id":"a","x":1},{"id":"b"}],"graveyard":[{"id":"a"}]}`), []byte(`{"entries":[{"id":"b","y":2},{"id":"c"}]}`))
-	f.Add([]byte(`{"entries":[{"id":"a","e":1},{"question":"q","answer":"a"}]}`), []byte(`{"entries":[{"id":"a","e":2},{"question":"q","answer":"a","e":3}]}`), []byte(`{"graveyard":[{"id":"a","e":1}],"entries":[{"question":"q","answer":"a","p":true}]}`))
-	f.Add([]byte(`{"entries":[{"id":"a"}]}`), []byte(`{"entries":[{"id":5}]}`), []byte(`{"entries":[7]}`))
-	f.Add([]byte(`{"entries":[{"id":"a"},{"id":"b"},{"id":"c"}]}`), []byte(`{"entries":[{"id":"c"},{"id":"b"},{"id":"a"},{"id":"a","z":0}]}`), []byte(`{"entries":[{"id":"b"}],"graveyard":[{"id":"c"},{"id":"\u0061"}]}`))
-	f.Fuzz(func(t *testing.T, base, ours, theirs []byte) {
-		b, o, th, err := storeObjects(orEmptyJSON(base), ours, theirs)
-		if err != nil {
-			return
+// MergeStore loads the store that parsing Merge's output loads.
+func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
+	base := benchStoreBytes(t, 300)
+	fixed := fixedClock()
+	side := func(edit func(*Store)) []byte { return editedDoc(t, base, edit) }
+	ours := side(func(s *Store) {
+		p := s.Pending()[0]
+		if r := s.Settle(p.ID, 1, SettleOptions{Source: "ci"}); !r.Landed {
+			t.Fatalf("settle: %+v", r)
 		}
-		checkMergeEntriesAgree(t, b, o, th)
+		s.Tick(TickOptions{})
 	})
-}
-
-// refEntryIndex is entryIndex as it was before the merge used more than one core.
-func refEntryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) {
-	hint := 0
-	for _, l := range doc.sections {
-		hint += len(l.ids)
-	}
-	idx := make(map[string]entryState, hint)
-	var livingOrder, deadOrder []string
-	for _, sec := range []struct {
-		key   string
-		place entryPlace
-		order *[]string
-	}{{"entries", placeLiving, &livingOrder}, {"graveyard", placeDead, &deadOrder}} {
-		raw := doc.vals[sec.key]
-		if raw == nil {
-			continue
-		}
-		if l := doc.sections[sec.key]; l != nil {
-			for i, id := range l.ids {
-				if _, seen := idx[id]; !seen {
-					*sec.order = append(*sec.order, id)
-				}
-				idx[id] = entryState{place: sec.place, raw: l.raws[i]}
-			}
-			continue
-		}
-		p := pyjson.NewDecoder(sec.key, raw)
-		if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
-			return nil, nil, nil, fmt.Errorf("%s is not a list", sec.key)
-		}
-		err := p.Array(func(i int) error {
-			start := p.Pos()
-			id, r, err := entryID(p)
-			if err != nil {
-				return fmt.Errorf("%s[%d]: %w", sec.key, i, err)
-			}
-			if r == nil {
-				r = raw[start:p.Pos()]
-			}
-			// A later duplicate (a graveyard copy of a living id) overrides; darwin-memo keeps
-			// ids unique across both lists.
-			if _, seen := idx[id]; !seen {
-				*sec.order = append(*sec.order, id)
-			}
-			idx[id] = entryState{place: sec.place, raw: r}
-			return nil
-		})
+	theirs := side(func(s *Store) {
+		s.Pin(s.Living()[7].ID)
+		s.Forget(s.Living()[9].ID)
+	})
+	marshal := func(s *Store, err error) []byte {
+		t.Helper()
 		if err != nil {
-			return nil, nil, nil, err
+			t.Fatal(err)
 		}
+		b, err := s.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
 	}
-	return idx, livingOrder, deadOrder, nil
+	merged, err := Merge(base, ours, theirs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := marshal(ParseWith("x", merged, fixed))
+	if got := marshal(MergeStore("x", base, ours, theirs, nil, fixed)); !bytes.Equal(got, want) {
+		t.Error("MergeStore's store differs from parsing Merge's document")
+	}
 }
 
-// refMergeEntries is mergeEntries as it was before it used more than one core (540415d): the
-// reference the serial and the parallel paths must both give, byte for byte.
-func refMergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
-	bi, _, _, err := refEntryIndex(b)
+// fixedClock is the options the merge's tests and benchmarks load stores with: a fixed clock,
+// so the documents they edit are the same on every run.
+func fixedClock() Options {
+	return Options{Now: func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }}
+}
+
+// editedDoc returns doc loaded with fixedClock, changed by edit and written again: one side of
+// a merge.
+func editedDoc(tb testing.TB, doc []byte, edit func(*Store)) []byte {
+	tb.Helper()
+	s, err := ParseWith("x", doc, fixedClock())
 	if err != nil {
-		return nil, nil, fmt.Errorf("merge base store: %w", err)
+		tb.Fatal(err)
 	}
-	oi, oLiving, oDead, err := refEntryIndex(o)
+	edit(s)
+	out, err := s.Marshal()
 	if err != nil {
-		return nil, nil, fmt.Errorf("bot branch store: %w", err)
+		tb.Fatal(err)
 	}
-	ti, tLiving, tDead, err := refEntryIndex(t)
-	if err != nil {
-		return nil, nil, fmt.Errorf("base branch store: %w", err)
-	}
-	// Each id is merged once, in the order of its first appearance; the lists are then walked
-	// as indexes into the results (no map lookups per pass).
-	lists := [][]string{oLiving, oDead, tLiving, tDead}
-	n := len(oLiving) + len(oDead) + len(tLiving) + len(tDead)
-	pos := make(map[string]int, len(oLiving)+len(oDead))
-	union := make([]string, 0, len(oLiving)+len(oDead))
-	at := make([][]int, len(lists))
-	for l, ids := range lists {
-		at[l] = make([]int, len(ids))
-		for i, id := range ids {
-			j, ok := pos[id]
-			if !ok {
-				j = len(union)
-				pos[id] = j
-				union = append(union, id)
-			}
-			at[l][i] = j
-		}
-	}
-	result := make([]entryState, len(union))
-	for j, id := range union {
-		result[j] = mergeEntry(bi[id], oi[id], ti[id])
-	}
-	livingOut, deadOut := make([][]byte, 0, n/2), make([][]byte, 0, len(oDead)+len(tDead))
-	emitted := make([]bool, len(union))
-	emit := func(order []int, want entryPlace, out *[][]byte) {
-		for _, j := range order {
-			if r := result[j]; r.place == want && !emitted[j] {
-				emitted[j] = true
-				*out = append(*out, r.raw)
-			}
-		}
-	}
-	oL, oD, tL, tD := at[0], at[1], at[2], at[3]
-	emit(oL, placeLiving, &livingOut)
-	emit(tL, placeLiving, &livingOut)
-	emit(oD, placeDead, &deadOut)
-	emit(tD, placeDead, &deadOut)
-	// Entries that changed place (a living entry of ours that people buried) come last.
-	emit(oL, placeDead, &deadOut)
-	emit(tL, placeDead, &deadOut)
-	emit(oD, placeLiving, &livingOut)
-	emit(tD, placeLiving, &livingOut)
-	return livingOut, deadOut, nil
+	return out
 }

@@ -3,9 +3,6 @@ package lessons
 import (
 	"bytes"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -25,50 +22,6 @@ func Parse(name string, data []byte) (*Store, error) {
 
 // ParseWith is Parse with injected options.
 func ParseWith(name string, data []byte, opts Options) (*Store, error) {
-	return parseAt(name, data, opts, unknownOffsets())
-}
-
-// parseHints are what parseAt's caller knows of the document: where the
-// parts parsed on other cores start, and whether to speculate at all.
-type parseHints struct {
-	// ledgerAt is the offset of the top-level "ledger" value and entryAt
-	// that of an item in the top-level "entries" array (near its middle), when
-	// the caller wrote the document (the merge's compact one), -1: found
-	// as darwin-memo writes a store (see findMarks), or noOffset: the
-	// caller knows there is none. They are guesses: a wrong one costs
-	// time, never correctness.
-	ledgerAt, entryAt int
-	mode              specMode
-}
-
-// specMode says when parseAt parses parts of the document on other cores.
-type specMode int
-
-const (
-	specAuto  specMode = iota // a document of 1 MiB or more, with GOMAXPROCS >= 2
-	specOff                   // never: the sequential reference the tests compare with
-	specForce                 // always, so tests reach the speculative paths on small documents
-)
-
-// unknownOffsets are the hints of a document the caller knows nothing of.
-func unknownOffsets() parseHints { return parseHints{ledgerAt: -1, entryAt: -1} }
-
-// parseAt is ParseWith with what the caller knows of the document (hints).
-func parseAt(name string, data []byte, opts Options, hints parseHints) (*Store, error) {
-	s, _, err := parseTaking(name, data, opts, hints)
-	return s, err
-}
-
-// specTaken says what a parse took from its speculation: whether the
-// ledger block, and how many living entries.
-type specTaken struct {
-	ledger  bool
-	entries int
-}
-
-// parseTaking is parseAt, saying what it took from its speculation (so
-// tests can tell the speculative paths were taken).
-func parseTaking(name string, data []byte, opts Options, hints parseHints) (*Store, specTaken, error) {
 	s := New(name, opts)
 	s.sizeHint = len(data)
 	s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = false, false, false
@@ -77,17 +30,13 @@ func parseTaking(name string, data []byte, opts Options, hints parseHints) (*Sto
 	s.cfg = DefaultConfig()
 	p := pyjson.NewDecoder(name, data)
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return nil, specTaken{}, p.SyntaxErrorAt(0, "unexpected UTF-8 byte-order mark; save the file as UTF-8 without BOM")
+		return nil, p.SyntaxErrorAt(0, "unexpected UTF-8 byte-order mark; save the file as UTF-8 without BOM")
 	}
 	if err := p.Expect(pyjson.KindObject, "a JSON object with config, entries and graveyard"); err != nil {
-		return nil, specTaken{}, err
+		return nil, err
 	}
 	var haveCfg, haveEntries, haveGrave bool
 	var ledgerVal *pyjson.Value
-	sp := speculate(name, data, opts, hints)
-	defer sp.end()
-	spec, espec := sp.ledgerSpec(), sp.entriesSpec()
-	took := func() specTaken { return specTaken{ledger: spec != nil && spec.taken, entries: espec.count()} }
 	err := p.Object(func(key string) error {
 		switch key {
 		case "config":
@@ -104,7 +53,7 @@ func parseTaking(name string, data []byte, opts Options, hints parseHints) (*Sto
 				s.byID[e.ID] = e
 				s.living = append(s.living, e)
 				return nil
-			}, s.opts.NewID, espec)
+			}, s.opts.NewID)
 		case "graveyard":
 			haveGrave = true
 			if s.opts.ConsultOnly {
@@ -116,7 +65,7 @@ func parseTaking(name string, data []byte, opts Options, hints parseHints) (*Sto
 				s.deadIDs[e.ID] = len(s.graveyard)
 				s.graveyard = append(s.graveyard, e)
 				return nil
-			}, s.opts.NewID, nil)
+			}, s.opts.NewID)
 		case "retriever":
 			v, err := p.Value()
 			if err != nil {
@@ -125,14 +74,6 @@ func parseTaking(name string, data []byte, opts Options, hints parseHints) (*Sto
 			s.retriever = &v
 			return nil
 		case "ledger":
-			if r := spec.result(p.Pos()); r != nil {
-				spec.taken = true
-				s.history, s.historyIDs, s.keptHistory = r.store.history, r.store.historyIDs, r.store.keptHistory
-				s.warnings = append(s.warnings, r.store.warnings...)
-				p.SetPos(r.end)
-				ledgerVal = &r.v
-				return nil
-			}
 			v, err := s.parseLedger(p)
 			if err != nil {
 				return err
@@ -149,25 +90,25 @@ func parseTaking(name string, data []byte, opts Options, hints parseHints) (*Sto
 		}
 	})
 	if err != nil {
-		return nil, took(), err
+		return nil, err
 	}
 	if err := p.End(); err != nil {
-		return nil, took(), err
+		return nil, err
 	}
 	for _, k := range []struct {
 		ok   bool
 		name string
 	}{{haveCfg, "config"}, {haveEntries, "entries"}, {haveGrave, "graveyard"}} {
 		if !k.ok {
-			return nil, took(), &FormatError{File: name, Path: "$", Msg: fmt.Sprintf("missing required key %q; a darwin-memo store has config, entries and graveyard", k.name)}
+			return nil, &FormatError{File: name, Path: "$", Msg: fmt.Sprintf("missing required key %q; a darwin-memo store has config, entries and graveyard", k.name)}
 		}
 	}
 	if ledgerVal != nil {
 		if err := s.loadLedger(*ledgerVal); err != nil {
-			return nil, took(), err
+			return nil, err
 		}
 	}
-	return s, took(), nil
+	return s, nil
 }
 
 func (s *Store) parseStoreConfig(p *pyjson.Decoder) error {
@@ -192,49 +133,25 @@ func (s *Store) parseStoreConfig(p *pyjson.Decoder) error {
 	})
 }
 
-// readEntries parses an array of entry objects, taking those spec parsed
-// on another core (nil: none) where it reaches them.
-func readEntries(p *pyjson.Decoder, add func(*Entry, int) error, newID func(...string) string, spec *entriesSpec) error {
+// readEntries parses an array of entry objects.
+func readEntries(p *pyjson.Decoder, add func(*Entry, int) error, newID func(...string) string) error {
 	if err := p.Expect(pyjson.KindArray, "a list of entries"); err != nil {
 		return err
 	}
 	return p.Array(func(i int) error {
-		e := spec.take(p, newID)
-		if e == nil {
-			var err error
-			if e, err = entry(p, newID); err != nil {
-				return err
-			}
+		e, err := entry(p, newID)
+		if err != nil {
+			return err
 		}
 		return add(e, i)
 	})
 }
 
-// entry parses one entry object, refusing unknown keys as darwin-memo does.
+// entry parses one entry object, refusing unknown keys as darwin-memo does. An entry
+// without an "id" gets the content-derived id every load gives it.
 func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
-	e, haveID, err := entryFields(p)
-	if err != nil {
-		return nil, err
-	}
-	return withDerivedID(e, haveID, newID), nil
-}
-
-// withDerivedID gives an entry read without an "id" (haveID false) the content-derived id
-// every load gives it, and returns it.
-func withDerivedID(e *Entry, haveID bool, newID func(...string) string) *Entry {
-	if !haveID {
-		e.ID = newID("entry", e.Question, e.Answer)
-	}
-	return e
-}
-
-// entryFields is entry without the content-derived id of an entry that has
-// no "id" (haveID false): the speculative parse leaves that to the caller's
-// goroutine, so Options.NewID is called in the same order, on the same
-// goroutine, as in a sequential parse, whatever it is.
-func entryFields(p *pyjson.Decoder) (*Entry, bool, error) {
 	if err := p.Expect(pyjson.KindObject, "an entry object"); err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	e := &Entry{Kind: KindExplicit, Energy: SpawnEnergy, LastUsedCycle: -1}
 	var haveQ, haveA, haveID bool
@@ -312,14 +229,14 @@ func entryFields(p *pyjson.Decoder) (*Entry, bool, error) {
 		return err
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if !haveQ || !haveA {
 		missing := "question"
 		if haveQ {
 			missing = "answer"
 		}
-		return nil, false, p.Errorf("entry is missing required key %q", missing)
+		return nil, p.Errorf("entry is missing required key %q", missing)
 	}
 	if e.Sources == nil {
 		e.Sources = []string{}
@@ -327,290 +244,10 @@ func entryFields(p *pyjson.Decoder) (*Entry, bool, error) {
 	if e.Lineage == nil {
 		e.Lineage = []string{}
 	}
-	return e, haveID, nil
-}
-
-// noOffset is a parseHints offset the caller knows there is nothing at
-// (-1 is one to find).
-const noOffset = -2
-
-// speculation is the goroutines parsing parts of one document for
-// parseAt on other cores.
-type speculation struct {
-	ledger  *ledgerSpec
-	entries *entriesSpec
-	wg      sync.WaitGroup
-	stop    atomic.Bool // the parse is over: the entries' goroutine stops early
-}
-
-// speculate starts parsing, on other cores, the parts of a large store the
-// sequential parse reaches late: the ledger block and the second half of
-// the living entries (nil: none, the document is parsed on one core). Each
-// result is used only where the sequential decoder reaches a value at
-// exactly the offset its speculation started from, so a wrong guess costs
-// time, never correctness. Offsets the caller does not know are found as
-// darwin-memo writes a store (findMarks) on the ledger's goroutine, not
-// here: the search passes over most of the document (some 20 ms at
-// 160 MB), time the caller's goroutine spends parsing the first entries
-// instead.
-func speculate(name string, data []byte, opts Options, h parseHints) *speculation {
-	switch {
-	case h.mode == specOff:
-		return nil
-	case h.mode == specAuto && (len(data) < 1<<20 || runtime.GOMAXPROCS(0) < 2):
-		return nil
+	if !haveID {
+		e.ID = newID("entry", e.Question, e.Answer)
 	}
-	sp := &speculation{
-		ledger:  &ledgerSpec{start: -1, found: make(chan int, 1), done: make(chan ledgerResult, 1)},
-		entries: &entriesSpec{done: make(chan []specEntry, 1)},
-	}
-	ls, es := sp.ledger, sp.entries
-	es.at.Store(-1)
-	var onEntries func(int) // takes the entries' guess once found
-	switch {
-	case h.entryAt >= 0:
-		sp.startEntries(data, h.entryAt)
-	case h.entryAt == -1 && h.mode == specForce:
-		// Tests: the guess is known before the parse starts, so they
-		// take it whatever the goroutines' timing.
-		findMarks(data, false, func(at int) { sp.startEntries(data, at) })
-	case h.entryAt == -1:
-		onEntries = func(at int) { sp.startEntries(data, at) }
-	}
-	if h.ledgerAt != -1 && onEntries == nil { // nothing to find
-		ls.found <- h.ledgerAt
-		if h.ledgerAt >= 0 {
-			sp.wg.Go(func() { ls.run(name, data, opts, h.ledgerAt) })
-		}
-		return sp
-	}
-	sp.wg.Go(func() {
-		at := findMarks(data, h.ledgerAt == -1, onEntries)
-		if h.ledgerAt != -1 {
-			at = h.ledgerAt
-		}
-		ls.found <- at
-		if at >= 0 && !sp.stop.Load() {
-			ls.run(name, data, opts, at)
-		}
-	})
-	return sp
-}
-
-// end stops the speculation and waits for its goroutines: none outlives
-// the parse, reading a document its caller may reuse once parseAt returns.
-func (sp *speculation) end() {
-	if sp == nil {
-		return
-	}
-	sp.stop.Store(true)
-	sp.wg.Wait()
-}
-
-func (sp *speculation) ledgerSpec() *ledgerSpec {
-	if sp == nil {
-		return nil
-	}
-	return sp.ledger
-}
-
-func (sp *speculation) entriesSpec() *entriesSpec {
-	if sp == nil {
-		return nil
-	}
-	return sp.entries
-}
-
-// findMarks finds, in a document as darwin-memo writes it (json.dump with
-// indent=2), the offset of the top-level "ledger" value (returned; -1:
-// none, or not wanted) and an item past the middle of the top-level
-// "entries" array (passed to onEntries, nil: not wanted, as soon as it is
-// known). Only a top-level key starts a line with exactly two spaces and a
-// quote (a raw newline is only ever whitespace between tokens), and the
-// entries array ends where the next top-level key begins, so one forward
-// search for such lines finds both (a forward search is several times
-// faster than a backward one at 100 MB). The first "ledger" key line is
-// taken, as the offsets are guesses the parse verifies.
-func findMarks(data []byte, wantLedger bool, onEntries func(at int)) int {
-	const keyLine, entriesKey, ledgerKey = "\n  \"", `entries": `, `ledger": `
-	ledgerAt, entriesFrom := -1, -1
-	for i := 0; (wantLedger && ledgerAt < 0) || onEntries != nil; {
-		j := bytes.Index(data[i:], []byte(keyLine))
-		end := len(data)
-		if j >= 0 {
-			end = i + j
-		}
-		if entriesFrom >= 0 { // the line that ends the entries array
-			if at := middleItem(data, entriesFrom, end); at >= 0 {
-				onEntries(at)
-			}
-			onEntries, entriesFrom = nil, -1
-		}
-		if j < 0 {
-			break
-		}
-		i = end + len(keyLine)
-		switch rest := data[i:]; {
-		case onEntries != nil && bytes.HasPrefix(rest, []byte(entriesKey+"[")):
-			entriesFrom = i + len(entriesKey)
-		case wantLedger && ledgerAt < 0 && bytes.HasPrefix(rest, []byte(ledgerKey)):
-			ledgerAt = i + len(ledgerKey)
-		}
-	}
-	return ledgerAt
-}
-
-// middleItem returns the offset of the first item of an indent=2 entries
-// array (data[from:end]) that starts past three fifths of it: its '{' ends
-// a line's four spaces. -1: none. Not the middle: the speculative parse
-// starts only once the search has passed over the whole array, which takes
-// some fifth of the time parsing it does (at 100k lessons the caller
-// otherwise waited 10-20 ms of 150 for the second part).
-func middleItem(data []byte, from, end int) int {
-	const itemLine = "\n    {"
-	mid := from + (end-from)*3/5
-	k := bytes.Index(data[mid:end], []byte(itemLine))
-	if k < 0 {
-		return -1
-	}
-	return mid + k + len(itemLine) - 1
-}
-
-// entriesSpec is the living entries from a guessed item to the end of the
-// array, parsed on another core while the caller parses those before it.
-type entriesSpec struct {
-	at     atomic.Int64     // the guessed item's offset; -1 until known, or none
-	done   chan []specEntry // the items parsed from at, sent once
-	waited bool             // done was received
-	items  []specEntry      // those not taken yet
-	taken  int              // how many were taken
-}
-
-// count returns how many entries were taken from the speculation.
-func (sp *entriesSpec) count() int {
-	if sp == nil {
-		return 0
-	}
-	return sp.taken
-}
-
-// specEntry is an entry parsed speculatively: the bytes it spans and the
-// entry as entryFields gives it.
-type specEntry struct {
-	start, end int
-	e          *Entry
-	haveID     bool
-}
-
-// startEntries parses the entries from offset at on another goroutine:
-// each item up to the end of its array or the first that does not parse
-// (the caller's own parse reaches that item and gives the error it always
-// did), or until the parse is over.
-func (sp *speculation) startEntries(data []byte, at int) {
-	if at >= len(data) {
-		return
-	}
-	es := sp.entries
-	es.at.Store(int64(at))
-	sp.wg.Go(func() {
-		var items []specEntry
-		p := pyjson.NewDecoder("", data)
-		p.Seek(at, "entries")
-		for !sp.stop.Load() {
-			p.SkipSpace()
-			start := p.Pos()
-			e, haveID, err := entryFields(p)
-			if err != nil {
-				break
-			}
-			items = append(items, specEntry{start: start, end: p.Pos(), e: e, haveID: haveID})
-			p.SkipSpace()
-			if p.Pos() >= len(data) || data[p.Pos()] != ',' {
-				break
-			}
-			p.SetPos(p.Pos() + 1)
-		}
-		es.done <- items
-	})
-}
-
-// take returns the speculative entry that starts where p is, an item of
-// the top-level "entries" array, and moves p past it; nil: none, parse it.
-// At the guessed item, or the first item past it (the guess was found
-// after the caller passed it), it waits for the speculative parse; from
-// there each item that starts where a speculative one does is taken (the
-// same bytes from the same offset parse to the same entry), one at a time,
-// so each goes through the caller's checks at its own index. An entry
-// without an "id" gets its content-derived one here, as entry gives it.
-func (sp *entriesSpec) take(p *pyjson.Decoder, newID func(...string) string) *Entry {
-	if sp == nil {
-		return nil
-	}
-	pos := p.Pos()
-	if !sp.waited {
-		if at := sp.at.Load(); at < 0 || int64(pos) < at {
-			return nil
-		}
-		sp.items, sp.waited = <-sp.done, true
-	}
-	for len(sp.items) > 0 && sp.items[0].start < pos {
-		sp.items = sp.items[1:] // passed: parsed here
-	}
-	if len(sp.items) == 0 || sp.items[0].start != pos {
-		return nil
-	}
-	it := sp.items[0]
-	sp.items = sp.items[1:]
-	sp.taken++
-	p.SetPos(it.end)
-	return withDerivedID(it.e, it.haveID, newID)
-}
-
-// ledgerSpec is a ledger block parsed concurrently with the entries.
-type ledgerSpec struct {
-	start int      // the offset parsed from once found is received; -1: none
-	found chan int // start, sent once known
-	done  chan ledgerResult
-	taken bool // the parse used the result
-}
-
-type ledgerResult struct {
-	store *Store // holds history, historyIDs and warnings
-	v     pyjson.Value
-	end   int
-	err   error
-}
-
-// run parses the ledger block at offset at.
-func (sp *ledgerSpec) run(name string, data []byte, opts Options, at int) {
-	if at >= len(data) {
-		sp.done <- ledgerResult{err: fmt.Errorf("ledger offset %d is past the document's end", at)}
-		return
-	}
-	tmp := New(name, opts)
-	p := pyjson.NewDecoder(name, data)
-	p.Seek(at, "ledger")
-	v, err := tmp.parseLedger(p)
-	sp.done <- ledgerResult{store: tmp, v: v, end: p.Pos(), err: err}
-}
-
-// result returns the speculative parse if it started at pos and succeeded.
-func (sp *ledgerSpec) result(pos int) *ledgerResult {
-	if sp == nil {
-		return nil
-	}
-	if sp.found != nil {
-		sp.start, sp.found = <-sp.found, nil
-	}
-	if sp.start != pos {
-		return nil
-	}
-	r := <-sp.done
-	sp.start = -1 // a repeated "ledger" key is parsed sequentially
-	if r.err != nil {
-		return nil
-	}
-	return &r
+	return e, nil
 }
 
 // parseLedger streams the ledger block: history notes are rendered straight
@@ -732,7 +369,7 @@ func (s *Store) notesOf(id string) []string {
 		_ = p.Object(func(id string) error {
 			p.SkipSpace()
 			start := p.Pos()
-			err := p.SkipFast()
+			err := p.Skip()
 			s.keptNotes[id] = p.Data()[start:p.Pos()]
 			return err
 		})
@@ -870,82 +507,13 @@ func (s *Store) configFromValue(v pyjson.Value) Config {
 		return c
 	}
 	s.cfgOrder = s.cfgOrder[:0]
-	isFloat := func(x pyjson.Value) bool { return x.Kind() == pyjson.KindNumber }
 	for _, mb := range v.Members() {
-		x := mb.Value
-		bad := false
-		switch mb.Key {
-		case "credit_gain", "supporting_share", "merge_threshold", "experience_min_delta", "experience_dedup_threshold":
-			if !isFloat(x) {
-				bad = true
-				break
-			}
-			f, _ := x.Num()
-			switch mb.Key {
-			case "credit_gain":
-				c.CreditGain = f
-			case "supporting_share":
-				c.SupportingShare = f
-			case "merge_threshold":
-				c.MergeThreshold = f
-			case "experience_min_delta":
-				c.ExperienceMinDelta = f
-			case "experience_dedup_threshold":
-				c.ExperienceDedupThreshold = f
-			}
-		case "resource_scale", "conflict_threshold":
-			var fp *float64
-			switch {
-			case x.Kind() == pyjson.KindNull:
-			case isFloat(x):
-				f, _ := x.Num()
-				fp = &f
-			default:
-				bad = true
-			}
-			if !bad {
-				if mb.Key == "resource_scale" {
-					c.ResourceScale = fp
-				} else {
-					c.ConflictThreshold = fp
-				}
-			}
-		case "consolidate_every", "admission_window":
-			i, ok := v.Field(mb.Key).Int()
-			if !ok || x.IsFloat() {
-				bad = true
-				break
-			}
-			if mb.Key == "consolidate_every" {
-				c.ConsolidateEvery = i
-			} else {
-				c.AdmissionWindow = i
-			}
-		case "write_experience", "upkeep_requires_settlement":
-			if x.Kind() != pyjson.KindBool {
-				bad = true
-				break
-			}
-			if mb.Key == "write_experience" {
-				c.WriteExperience = x.Bool()
-			} else {
-				c.UpkeepRequiresSettlement = x.Bool()
-			}
-		case "merge_source_policy":
-			if x.Kind() != pyjson.KindString || (x.Str() != "off" && x.Str() != "shared" && x.Str() != "identical") {
-				bad = true
-				break
-			}
-			c.MergeSourcePolicy = x.Str()
-		default:
-			known, wrong := c.setExtConfig(mb.Key, x)
-			if !known {
-				s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.Key))
-				continue
-			}
-			bad = wrong
+		f := configFieldOf(mb.Key)
+		if f == nil {
+			s.warn(fmt.Sprintf("$.ledger.config.%s is not a known setting; dropped", mb.Key))
+			continue
 		}
-		if bad {
+		if !f.set(&c, mb.Value) {
 			s.warn(fmt.Sprintf("$.ledger.config.%s has the wrong type; using the default", mb.Key))
 		}
 		s.cfgOrder = append(s.cfgOrder, mb.Key)

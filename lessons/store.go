@@ -214,12 +214,6 @@ func (c Config) conflictThreshold() float64 {
 	return c.MergeThreshold
 }
 
-var configKeys = []string{
-	"credit_gain", "supporting_share", "consolidate_every", "merge_threshold", "write_experience",
-	"experience_min_delta", "experience_dedup_threshold", "resource_scale", "admission_window",
-	"upkeep_requires_settlement", "merge_source_policy", "conflict_threshold",
-}
-
 // Ticket is the record of one consult: the query, the answer given and the
 // entries that produced it (its provenance).
 type Ticket struct {

@@ -153,8 +153,7 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	w.Field("history")
 	if s.keptHistory != nil && !s.opts.ConsultOnly {
 		// Rendered here, not before, and only once what precedes them has
-		// been sent: a comparison (SameExcept) that stops earlier renders no
-		// notes.
+		// been sent: a write that fails earlier renders no notes.
 		w.Send()
 		if w.Stopped() {
 			return
@@ -226,63 +225,21 @@ func (t *Ticket) toValue() pyjson.Value {
 	)
 }
 
-func optFloat(f *float64) pyjson.Value {
-	if f == nil {
-		return pyjson.Null()
-	}
-	return pyjson.Float(*f)
-}
-
 // configValue renders the config in the loaded key order, then any missing
-// keys in darwin-memo's field order.
+// keys in darwin-memo's field order, then the extension keys that are set.
 func (s *Store) configValue() pyjson.Value {
-	c := s.cfg
-	field := func(k string) pyjson.Value {
-		switch k {
-		case "credit_gain":
-			return pyjson.Float(c.CreditGain)
-		case "supporting_share":
-			return pyjson.Float(c.SupportingShare)
-		case "consolidate_every":
-			return pyjson.Int(c.ConsolidateEvery)
-		case "merge_threshold":
-			return pyjson.Float(c.MergeThreshold)
-		case "write_experience":
-			return pyjson.Bool(c.WriteExperience)
-		case "experience_min_delta":
-			return pyjson.Float(c.ExperienceMinDelta)
-		case "experience_dedup_threshold":
-			return pyjson.Float(c.ExperienceDedupThreshold)
-		case "resource_scale":
-			return optFloat(c.ResourceScale)
-		case "admission_window":
-			return pyjson.Int(c.AdmissionWindow)
-		case "upkeep_requires_settlement":
-			return pyjson.Bool(c.UpkeepRequiresSettlement)
-		case "merge_source_policy":
-			return pyjson.String(c.MergeSourcePolicy)
-		case "conflict_threshold":
-			return optFloat(c.ConflictThreshold)
-		default:
-			return c.extConfigValue(k)
-		}
-	}
 	var ms []pyjson.Member
 	seen := map[string]bool{}
 	for _, k := range s.cfgOrder {
-		if !seen[k] {
+		if f := configFieldOf(k); f != nil && !seen[k] {
 			seen[k] = true
-			ms = append(ms, pyjson.Pair(k, field(k)))
+			ms = append(ms, pyjson.Pair(k, f.value(s.cfg)))
 		}
 	}
-	for _, k := range configKeys {
-		if !seen[k] {
-			ms = append(ms, pyjson.Pair(k, field(k)))
-		}
-	}
-	for _, k := range extConfigKeys {
-		if !seen[k] && c.extConfigSet(k) {
-			ms = append(ms, pyjson.Pair(k, field(k)))
+	for i := range configFields {
+		f := &configFields[i]
+		if !seen[f.key] && (!f.ext || f.isSet(s.cfg)) {
+			ms = append(ms, pyjson.Pair(f.key, f.value(s.cfg)))
 		}
 	}
 	return pyjson.Object(ms...)

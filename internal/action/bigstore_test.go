@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -82,9 +81,10 @@ func TestE2ELargeStoreReadThroughBlobs(t *testing.T) {
 	}
 }
 
-// GitHub warns about files over 50 MB and refuses files over 100 MB: the bot pull request says
-// so above the first, and the run refuses, writing nothing, above the second. The limits are
-// scaled down here (FileLimits) so the test stays small.
+// GitHub warns about files over 50 MB and refuses files over 100 MB; a store under 50 MB is the
+// supported size, and one over 40 MB nears it. The bot pull request says so above the first
+// two, and the run refuses, writing nothing, above the last. The limits are scaled down here
+// (FileLimits) so the test stays small.
 func TestE2EStoreSizeLimits(t *testing.T) {
 	t.Parallel()
 	store, _ := seedStore(t)
@@ -94,8 +94,11 @@ func TestE2EStoreSizeLimits(t *testing.T) {
 		wantCode int
 		want     string // in the bot pull request body, or in the output on failure
 	}{
-		{name: "under both", limits: FileLimits{Warn: 1 << 20, Max: 2 << 20}, wantCode: 0},
-		{name: "over the warning size", limits: FileLimits{Warn: 1024, Max: 2 << 20}, wantCode: 0, want: "over GitHub's 1024 bytes warning size"},
+		{name: "under all", limits: FileLimits{Near: 1 << 20, Warn: 1 << 20, Max: 2 << 20}, wantCode: 0},
+		{name: "nearing the supported size", limits: FileLimits{Near: 1024, Warn: 1 << 20, Max: 2 << 20}, wantCode: 0,
+			want: storePath + " is "},
+		{name: "over the supported size", limits: FileLimits{Near: 512, Warn: 1024, Max: 2 << 20}, wantCode: 0,
+			want: "over the supported size \\(under 1024 bytes, about 30,000 lessons with history\\): GitHub warns"},
 		{name: "over the limit", limits: FileLimits{Warn: 512, Max: 1024}, wantCode: 1, want: "over GitHub's 1024 bytes file limit: nothing was written"},
 	}
 	for _, tt := range tests {
@@ -119,7 +122,10 @@ func TestE2EStoreSizeLimits(t *testing.T) {
 			if tt.want != "" && !strings.Contains(prs[0].Body, tt.want) {
 				t.Fatalf("bot pull request body lacks %q:\n%s", tt.want, prs[0].Body)
 			}
-			if tt.want == "" && strings.Contains(prs[0].Body, "warning size") {
+			if strings.HasPrefix(tt.name, "nearing") && !strings.Contains(prs[0].Body, "nearing the supported size \\(under 1.0 MB, about 30,000 lessons with history") {
+				t.Fatalf("bot pull request body does not say the store nears the supported size:\n%s", prs[0].Body)
+			}
+			if tt.want == "" && strings.Contains(prs[0].Body, "supported size") {
 				t.Fatalf("unexpected size warning:\n%s", prs[0].Body)
 			}
 			if !strings.Contains(res.summary, "GitHub API: ") || !strings.Contains(res.summary, "request(s) in this run") {
@@ -129,10 +135,10 @@ func TestE2EStoreSizeLimits(t *testing.T) {
 	}
 }
 
-// A store the commit uploads as a blob of its own (over 1 MB) is uploaded while the rendering
-// finishes: the commit then names that blob, and a run that fails after the upload started
-// (the rendering fails, the upload fails) waits for it and writes no branch.
-func TestE2EStoreBlobUploadedEarly(t *testing.T) {
+// A store the commit uploads as a blob of its own (over 1 MB) is uploaded once, with the
+// commit; a run whose rendering fails uploads nothing, and one whose upload fails writes no
+// branch.
+func TestE2EStoreBlob(t *testing.T) {
 	t.Parallel()
 	doc := bigStoreDoc(1200)
 	tests := []struct {
@@ -141,10 +147,11 @@ func TestE2EStoreBlobUploadedEarly(t *testing.T) {
 		failBlob bool // POST /git/blobs answers 503 every time
 		wantCode int
 		want     string // in the output on failure
+		uploads  bool   // a failed run tried an upload
 	}{
 		{name: "committed"},
 		{name: "rendering fails", inputs: map[string]string{InputRenderBudget: "10"}, wantCode: 1, want: "rendering "},
-		{name: "upload fails", failBlob: true, wantCode: 1, want: "creating blob for " + storePath},
+		{name: "upload fails", failBlob: true, wantCode: 1, want: "creating blob for " + storePath, uploads: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,10 +179,8 @@ func TestE2EStoreBlobUploadedEarly(t *testing.T) {
 			res := h.run("pull_request_target", mergedEvent(pr.Number), tt.inputs)
 			mustCode(t, res, tt.wantCode)
 			if tt.wantCode != 0 {
-				// The rendering's failure comes after the upload started: it was made and
-				// waited for (before, nothing was uploaded).
-				if !strings.Contains(res.stdout, tt.want) || h.git.Ref(DefaultBranch) != "" || posted == 0 {
-					t.Fatalf("want %q, an upload (%d) and no bot branch:\n%s", tt.want, posted, res.stdout)
+				if !strings.Contains(res.stdout, tt.want) || h.git.Ref(DefaultBranch) != "" || (posted > 0) != tt.uploads {
+					t.Fatalf("want %q, uploads %v (%d made) and no bot branch:\n%s", tt.want, tt.uploads, posted, res.stdout)
 				}
 				return
 			}
@@ -183,7 +188,7 @@ func TestE2EStoreBlobUploadedEarly(t *testing.T) {
 				t.Fatalf("%d blob uploads, want 1 (the store)", posted)
 			}
 			got, ok := h.git.File(DefaultBranch, storePath)
-			if !ok || !botpr.NeedsBlob(got) {
+			if !ok || len(got) <= 1<<20 {
 				t.Fatalf("bot branch store: found %v, %d bytes", ok, len(got))
 			}
 			if _, err := lessons.Parse(storePath, got); err != nil {

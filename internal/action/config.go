@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // Inputs reads one action input by its action.yml name. *githubactions.Action satisfies it: it
@@ -360,37 +362,17 @@ func (p *inputParser) url(name string) string {
 	return v
 }
 
-// budget parses a byte size as darwin-memo's render does: a number with an optional unit b, k,
-// kb, m or mb (case-insensitive, k and m are ×1024).
+// budget parses a byte size as the renderer does (lessons.ParseBudget): a number with an
+// optional unit b, k, kb, m or mb (case-insensitive, k and m are ×1024).
 func (p *inputParser) budget(name string, def int) int {
 	v := p.in.GetInput(name)
 	if v == "" {
 		return def
 	}
-	n, err := ParseByteSize(v)
+	n, err := lessons.ParseBudget(v)
 	if err != nil {
 		p.fail(name, v, "is not a byte size; use for example 25kb")
 		return def
 	}
 	return n
-}
-
-// ParseByteSize parses "25kb", "4096", "1m" and the like into bytes (k and m are ×1024).
-func ParseByteSize(s string) (int, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	mult := 1
-	for _, u := range []struct {
-		suffix string
-		mult   int
-	}{{"kb", 1024}, {"mb", 1024 * 1024}, {"k", 1024}, {"m", 1024 * 1024}, {"b", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(f) || f <= 0 || f*float64(mult) > 1<<30 {
-		return 0, fmt.Errorf("byte size %q: want a positive number with an optional unit b, kb or mb", s)
-	}
-	return int(f * float64(mult)), nil
 }

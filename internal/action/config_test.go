@@ -129,17 +129,25 @@ func TestParseConfigReportsAllProblems(t *testing.T) {
 	}
 }
 
-func TestParseByteSize(t *testing.T) {
+// The render-budget input is read as the renderer reads a budget.
+func TestRenderBudgetInput(t *testing.T) {
 	t.Parallel()
+	validInputs := func(in map[string]string) Inputs {
+		env := envMap{"INPUT_GITHUB-TOKEN": "t"}
+		for k, v := range in {
+			env["INPUT_"+strings.ToUpper(k)] = v
+		}
+		return githubactions.New(githubactions.WithGetenv(env.get))
+	}
 	for in, want := range map[string]int{"25kb": 25600, "4096": 4096, "1m": 1 << 20, "2 KB": 2048, "10b": 10} {
-		got, err := ParseByteSize(in)
-		if err != nil || got != want {
-			t.Errorf("%q: %d %v, want %d", in, got, err, want)
+		c, err := ParseConfig(validInputs(map[string]string{InputRenderBudget: in}))
+		if err != nil || c.RenderBudget != want {
+			t.Errorf("%q: %d %v, want %d", in, c.RenderBudget, err, want)
 		}
 	}
-	for _, in := range []string{"", "0", "-1kb", "kb", "1tb", "NaN"} {
-		if _, err := ParseByteSize(in); err == nil {
-			t.Errorf("%q: no error", in)
+	for _, in := range []string{"0", "0.5", "-1kb", "kb", "1tb", "NaN", "2gb"} {
+		if _, err := ParseConfig(validInputs(map[string]string{InputRenderBudget: in})); err == nil || !strings.Contains(err.Error(), `"render-budget"`) {
+			t.Errorf("%q: error %v", in, err)
 		}
 	}
 }

@@ -13,13 +13,20 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
-// GitHub's limits the action works within (docs/action.md, "GitHub's limits").
+// GitHub's limits the action works within, and the store size it supports (docs/action.md,
+// "GitHub's limits").
 const (
-	// FileWarnSize: GitHub warns about files over 50 MB on push.
+	// FileWarnSize: GitHub warns about files over 50 MB on push. A store under it is the
+	// supported size: about 30,000 lessons with their history notes.
 	FileWarnSize = 50 << 20
 	// FileMaxSize: GitHub refuses files over 100 MB, and the Git blobs API serves blobs up
 	// to 100 MB.
 	FileMaxSize = 100 << 20
+	// StoreNearSize: a store over 40 MB nears the supported size, and the bot pull request
+	// says so.
+	StoreNearSize = 40 << 20
+	// supportedLessons is the supported size in lessons with history, as the warnings say it.
+	supportedLessons = "about 30,000 lessons with history"
 
 	// RequestsPerPR bounds the API requests one merged pull request costs a run: reading it
 	// and its base store (3), measuring its CI (the pull request, the merge commit, check
@@ -33,12 +40,16 @@ const (
 	RequestsReserve = 15
 )
 
-// FileLimits are the file sizes the bot branch may hold; zero fields take GitHub's.
+// FileLimits are the file sizes the bot branch may hold; zero fields take GitHub's, and
+// StoreNearSize for Near (the store alone).
 type FileLimits struct {
-	Warn, Max int
+	Near, Warn, Max int
 }
 
 func (l FileLimits) withDefaults() FileLimits {
+	if l.Near <= 0 {
+		l.Near = StoreNearSize
+	}
 	if l.Warn <= 0 {
 		l.Warn = FileWarnSize
 	}
@@ -48,17 +59,21 @@ func (l FileLimits) withDefaults() FileLimits {
 	return l
 }
 
-// checkSizes refuses, before any branch or pull request is written, a file GitHub would refuse, and warns in the
-// bot pull request about one GitHub warns about.
+// checkSizes refuses, before any branch or pull request is written, a file GitHub would
+// refuse, and warns in the bot pull request about one over the supported size (GitHub's
+// warning size) and about a store nearing it.
 func (r *Runner) checkSizes(st *state, files map[string][]byte) error {
 	l := r.FileLimits.withDefaults()
+	const prune = "remove dead lessons from the graveyard (and old history notes) by hand on the base branch; the bot keeps a person's deletions (docs/merge.md)"
 	for _, name := range sortedNames(files) {
 		n := len(files[name])
 		switch {
 		case n > l.Max:
-			return fmt.Errorf("%s would be %s, over GitHub's %s file limit: nothing was written. Bury dead weight (darwin-memo forget) or lower max-entries, then rerun", name, mb(n), mb(l.Max))
+			return fmt.Errorf("%s would be %s, over GitHub's %s file limit: nothing was written. To shrink it, %s, then rerun", name, mb(n), mb(l.Max), prune)
 		case n > l.Warn:
-			st.warnings = append(st.warnings, fmt.Sprintf("%s is %s, over GitHub's %s warning size (it refuses files over %s): prune it before it grows further", name, mb(n), mb(l.Warn), mb(l.Max)))
+			st.warnings = append(st.warnings, fmt.Sprintf("%s is %s, over the supported size (under %s, %s): GitHub warns about files this large and refuses files over %s. To shrink it, %s", name, mb(n), mb(l.Warn), supportedLessons, mb(l.Max), prune))
+		case n > l.Near && name == r.Config.StorePath:
+			st.warnings = append(st.warnings, fmt.Sprintf("%s is %s, nearing the supported size (under %s, %s; GitHub refuses files over %s). To keep it there, %s", name, mb(n), mb(l.Warn), supportedLessons, mb(l.Max), prune))
 		}
 	}
 	return nil

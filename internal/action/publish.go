@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
-	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -18,42 +17,16 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	// Rendering and the report only read the final store, as serialising it and comparing it
-	// with the base branch's do: they are made on another goroutine meanwhile (at 100k lessons
-	// serialising and rendering are each about a twentieth of the run). The report is given the
-	// warnings the size check adds afterwards, the last ones, as if it had been built after it.
-	var (
-		md        []byte
-		renderErr error
-		rep       report.Report
-	)
-	warned := len(st.warnings)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if r.Render != nil && r.Config.RenderPath != "" {
-			md, renderErr = r.Render(final, r.Config.StorePath, r.Config.RenderBudget)
-		}
-		rep = r.buildReport(st, final)
-	}()
 	doc, err := final.Marshal()
-	changed := err == nil && (r.differs(st, final) || st.persist)
-	// A store the commit would upload as a blob of its own is uploaded while the rendering
-	// finishes (at 100k lessons rendering outlasts serialising by about 50 ms). It is only
-	// started for a commit that will be made unless rendering fails or the rendering is over
-	// GitHub's file limit; then the blob stays unreferenced, which leaves the repository as it
-	// was.
-	var early *earlyBlob
-	if changed && !r.Config.DryRun && len(doc) <= r.FileLimits.withDefaults().Max && botpr.NeedsBlob(doc) {
-		early = r.uploadEarly(ctx, doc)
-	}
-	<-done
 	if err != nil {
 		return fmt.Errorf("serialising the store: %w", err)
 	}
-	if renderErr != nil {
-		early.wait()
-		return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, renderErr)
+	changed := r.differs(st, final) || st.persist
+	var md []byte
+	if r.Render != nil && r.Config.RenderPath != "" {
+		if md, err = r.Render(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
+			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
+		}
 	}
 	files := map[string][]byte{r.Config.StorePath: doc}
 	if md != nil {
@@ -62,19 +35,16 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if changed {
 		fb, err := r.flakyFile(ctx, st)
 		if err != nil {
-			early.wait()
 			return err
 		}
 		if fb != nil {
 			files[r.flakyPath()] = fb
 		}
 		if err := r.checkSizes(st, files); err != nil {
-			early.wait()
 			return err
 		}
 	}
-	rep.Warnings = append(rep.Warnings, st.warnings[warned:]...)
-	out.Report = rep
+	out.Report = r.buildReport(st, final)
 	switch {
 	case r.Config.DryRun:
 		out.Report.DryRun = true
@@ -104,17 +74,8 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	}
 	out.Store = doc
 	msg := fmt.Sprintf("darwin-memo: update lessons\n\n%s", commitSummary(out))
-	var uploaded map[string]string
-	if early != nil {
-		sha, err := early.wait()
-		if err != nil {
-			return err
-		}
-		uploaded = map[string]string{r.Config.StorePath: sha}
-		delete(files, r.Config.StorePath)
-	}
 	if _, err := r.repoAPI().Commit(ctx, botpr.CommitRequest{
-		Branch: r.Config.Branch, Parent: st.baseTip, Files: files, Uploaded: uploaded, Message: msg, BranchExists: st.open != nil,
+		Branch: r.Config.Branch, Parent: st.baseTip, Files: files, Message: msg, BranchExists: st.open != nil,
 	}); err != nil {
 		return err
 	}
@@ -133,34 +94,6 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	out.PRNumber, out.Operation = pr.GetNumber(), op
 	r.logf("%s bot pull request #%d", op, out.PRNumber)
 	return nil
-}
-
-// earlyBlob is the store's blob being uploaded while publish finishes the rendering.
-type earlyBlob struct {
-	done chan struct{}
-	sha  string
-	err  error
-}
-
-// uploadEarly starts uploading the store's bytes as a blob on its own goroutine.
-func (r *Runner) uploadEarly(ctx context.Context, doc []byte) *earlyBlob {
-	b := &earlyBlob{done: make(chan struct{})}
-	go func() {
-		defer close(b.done)
-		b.sha, b.err = r.repoAPI().UploadBlob(ctx, r.Config.StorePath, doc)
-	}()
-	return b
-}
-
-// wait returns the blob's sha once the upload is over; a nil earlyBlob (none started) returns
-// at once. Every path out of publish after an upload started waits for it, so no request
-// outlives the run.
-func (b *earlyBlob) wait() (string, error) {
-	if b == nil {
-		return "", nil
-	}
-	<-b.done
-	return b.sha, b.err
 }
 
 // recordIn keeps the record in the working store and returns the store to write: its bytes

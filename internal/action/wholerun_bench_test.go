@@ -24,9 +24,8 @@ import (
 
 // bigStoreDoc is a generated store of n living lessons (plus n/4 dead ones) in darwin-memo's
 // format: textgen texts, varied balances, structured history notes on half the lessons (a few
-// of them with several), 10 pending tickets; about 1.3 KB a lesson, so 10k lessons are 13 MB.
-// Above 60k lessons the notes are left out (0.8 KB a lesson), so the file stays under GitHub's
-// 100 MB limit: 100k lessons are about 80 MB.
+// of them with several), 10 pending tickets; about 1.3 KB a lesson, so 10k lessons are 13 MB
+// and 30k (the supported size) 38 MB.
 func bigStoreDoc(n int) []byte {
 	if v, ok := bigDocs.Load(n); ok {
 		return v.([]byte)
@@ -36,9 +35,6 @@ func bigStoreDoc(n int) []byte {
 	js := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	var entries, graveyard, history, pending []string
 	seen := map[string]bool{}
-	// GitHub serves files up to 100 MB; at 1.3 KB a lesson a store of more than about 60k
-	// lessons cannot be on GitHub, so larger stores are generated without history notes.
-	lean := n > 60000
 	for i := 0; len(entries)+len(graveyard) < n+n/4; i++ {
 		l := gen.Next()
 		id := lessons.ContentID("entry", l.Question, l.Answer)
@@ -60,7 +56,6 @@ func bigStoreDoc(n int) []byte {
 		}
 		notes := 0
 		switch x := r.IntN(20); {
-		case lean:
 		case x >= 19:
 			notes = 3 + r.IntN(5)
 		case x >= 16:
@@ -102,7 +97,7 @@ func bigStoreDoc(n int) []byte {
 var bigDocs sync.Map // n -> []byte
 
 // wholeRunSizes are the store sizes of BenchmarkWholeRun; DARWIN_MEMO_BENCH_SIZES overrides
-// them (e.g. "10000,100000"), -short keeps the first.
+// them (e.g. "10000,30000"), -short keeps the first.
 func wholeRunSizes() []int {
 	sizes := []int{1000, 10000}
 	if v := os.Getenv("DARWIN_MEMO_BENCH_SIZES"); v != "" {

@@ -83,34 +83,16 @@ type CommitRequest struct {
 	Message string
 	// BranchExists says the branch is known to exist (skip the create attempt).
 	BranchExists bool
-	// Uploaded maps paths whose new content was already uploaded (UploadBlob) to the blob's
-	// sha; Files must not hold them.
-	Uploaded map[string]string
 }
 
 // inlineLimit is the largest file Commit sends inside the tree request; larger ones, and files
 // that are not UTF-8, go through a blob of their own.
 const inlineLimit = 1 << 20
 
-// NeedsBlob reports whether Commit would upload content as a blob of its own rather than send
-// it inside the tree request: a caller can upload it earlier (UploadBlob) and pass its sha in
-// CommitRequest.Uploaded, with the same requests made.
-func NeedsBlob(content []byte) bool {
+// needsBlob reports whether Commit uploads content as a blob of its own rather than sending
+// it inside the tree request.
+func needsBlob(content []byte) bool {
 	return len(content) > inlineLimit || !utf8.Valid(content)
-}
-
-// UploadBlob uploads content as a blob (retried as Commit's writes are) and returns its sha.
-// A blob no tree references is invisible in the repository.
-func (r Repo) UploadBlob(ctx context.Context, path string, content []byte) (string, error) {
-	var blob *github.Blob
-	err := r.retry(ctx, func() (err error) {
-		blob, err = r.createBlob(ctx, content)
-		return err
-	})
-	if err != nil {
-		return "", Explain(fmt.Errorf("creating blob for %s: %w", path, err), "contents")
-	}
-	return blob.GetSHA(), nil
 }
 
 // Commit writes req.Files as one commit on top of req.Parent and points req.Branch at it,
@@ -127,36 +109,29 @@ func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
 	if err != nil {
 		return "", Explain(fmt.Errorf("reading parent commit %s: %w", req.Parent, err), "contents")
 	}
-	paths := make([]string, 0, len(req.Files)+len(req.Uploaded))
+	paths := make([]string, 0, len(req.Files))
 	for p := range req.Files {
-		paths = append(paths, p)
-	}
-	for p := range req.Uploaded {
-		if _, dup := req.Files[p]; dup {
-			return "", fmt.Errorf("commit request: %s is both in Files and Uploaded", p)
-		}
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
 	entries := make([]*github.TreeEntry, 0, len(paths))
 	for _, p := range paths {
 		e := &github.TreeEntry{Path: github.String(p), Mode: github.String("100644"), Type: github.String("blob")}
-		if sha, ok := req.Uploaded[p]; ok {
-			e.SHA = github.String(sha)
-			entries = append(entries, e)
-			continue
-		}
 		switch c := req.Files[p]; {
 		case c == nil:
 			// go-github sends an entry with neither content nor sha as "sha": null: a deletion.
-		case !NeedsBlob(c):
+		case !needsBlob(c):
 			e.Content = github.String(string(c))
 		default:
-			sha, err := r.UploadBlob(ctx, p, c)
+			var blob *github.Blob
+			err := r.retry(ctx, func() (err error) {
+				blob, err = r.createBlob(ctx, c)
+				return err
+			})
 			if err != nil {
-				return "", err
+				return "", Explain(fmt.Errorf("creating blob for %s: %w", p, err), "contents")
 			}
-			e.SHA = github.String(sha)
+			e.SHA = blob.SHA
 		}
 		entries = append(entries, e)
 	}

@@ -291,34 +291,3 @@ func TestCommitLargeFileThroughABlob(t *testing.T) {
 		t.Fatalf("%d blobs created, want 1 (the large file)", blobs)
 	}
 }
-
-// A blob uploaded ahead of the commit (UploadBlob) is named by its sha in the tree; a path
-// given both as content and as an uploaded blob is refused before anything is written.
-func TestCommitWithUploadedBlob(t *testing.T) {
-	t.Parallel()
-	g, r := newRepo(t)
-	ctx := context.Background()
-	big := []byte(strings.Repeat("lesson ", 1<<18))
-	if !NeedsBlob(big) || NeedsBlob([]byte("small")) || !NeedsBlob([]byte{0xff}) {
-		t.Fatal("NeedsBlob disagrees with the inline limit or UTF-8 rule")
-	}
-	sha, err := r.UploadBlob(ctx, "big.txt", big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = r.Commit(ctx, CommitRequest{Branch: "bot", Parent: g.Ref("main"), Message: "m",
-		Files: map[string][]byte{"big.txt": big}, Uploaded: map[string]string{"big.txt": sha}})
-	if err == nil || !strings.Contains(err.Error(), "both in Files and Uploaded") || g.Ref("bot") != "" {
-		t.Fatalf("duplicate path: err %v, branch %q", err, g.Ref("bot"))
-	}
-	if _, err := r.Commit(ctx, CommitRequest{Branch: "bot", Parent: g.Ref("main"), Message: "m",
-		Files: map[string][]byte{"small.md": []byte("# small\n")}, Uploaded: map[string]string{"big.txt": sha}}); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := g.File("bot", "big.txt"); string(b) != string(big) {
-		t.Fatalf("the uploaded file is %d bytes on the branch, want %d", len(b), len(big))
-	}
-	if b, _ := g.File("bot", "small.md"); string(b) != "# small\n" {
-		t.Fatalf("small file %q", b)
-	}
-}

@@ -69,23 +69,8 @@ func NewDecoder(name string, data []byte) *Decoder {
 	return &Decoder{file: name, data: data}
 }
 
-// Seek moves the decoder to byte offset pos, the start of a value nested in
-// the object members keys (from the top): they begin the JSON path of its
-// errors.
-func (d *Decoder) Seek(pos int, keys ...string) {
-	d.pos = pos
-	d.path = d.path[:0]
-	for _, k := range keys {
-		d.pushKey(k)
-	}
-}
-
 // Pos returns the byte offset the decoder is at.
 func (d *Decoder) Pos() int { return d.pos }
-
-// SetPos moves the decoder to byte offset pos within the current value (the
-// JSON path is kept), for scanners of their own that read Data.
-func (d *Decoder) SetPos(pos int) { d.pos = pos }
 
 // Data returns the document.
 func (d *Decoder) Data() []byte { return d.data }
@@ -307,9 +292,9 @@ func (d *Decoder) rawString() (string, error) {
 // rawKey parses an object key, returning shared strings for the keys of
 // the store format so they are not allocated per object. A key of printable
 // ASCII without escapes (every key of a store) is read where it stands
-// (ScanPlain); anything else is left to StrBytes from the start.
+// (scanPlain); anything else is left to StrBytes from the start.
 func (d *Decoder) rawKey() (string, error) {
-	if end, ok := ScanPlain(d.data, d.pos); ok {
+	if end, ok := scanPlain(d.data, d.pos); ok {
 		k := keyString(d.data[d.pos+1 : end])
 		d.pos = end + 1
 		return k, nil

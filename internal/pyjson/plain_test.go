@@ -25,17 +25,6 @@ func storeLikeDoc(n int) []byte {
 	return []byte(b.String())
 }
 
-func BenchmarkSkipQuickStore(b *testing.B) {
-	doc := storeLikeDoc(2000)
-	b.SetBytes(int64(len(doc)))
-	for b.Loop() {
-		d := NewDecoder("x", doc)
-		if !d.SkipQuick() {
-			b.Fatal("not quick")
-		}
-	}
-}
-
 func BenchmarkSkipStrictStore(b *testing.B) {
 	doc := storeLikeDoc(2000)
 	b.SetBytes(int64(len(doc)))

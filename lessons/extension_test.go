@@ -1,0 +1,69 @@
+package lessons
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// SameExcept compares two stores as they are written, ignoring the keys named: equal,
+// different early or late, one a prefix of the other, the same store, and the extensions
+// restored after.
+func TestSameExcept(t *testing.T) {
+	mk := func(extra string, n int) *Store {
+		s := New("s", Options{Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
+		for i := 0; i < n; i++ {
+			if _, err := s.Add(NewLesson{Question: fmt.Sprintf("question %d about the build", i), Answer: fmt.Sprintf("answer %d: run make", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if extra != "" {
+			if err := s.SetExtension("x-record", []byte(extra)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	big := mk(`{"a": 1}`, 3000)
+	for _, tt := range []struct {
+		a, b *Store
+		same bool
+	}{
+		{big, mk(`{"a": 2}`, 3000), true},
+		{big, mk("", 3000), true},
+		{big, big, true},
+		{big, mk(`{"a": 1}`, 2999), false},
+		{mk("", 2999), big, false},
+		{mk("", 0), mk("", 1), false},
+	} {
+		if got := tt.a.SameExcept(tt.b, "x-record"); got != tt.same {
+			t.Errorf("SameExcept = %v, want %v", got, tt.same)
+		}
+	}
+	if v, ok := big.Extension("x-record"); !ok || string(v) != `{"a": 1}` {
+		t.Fatalf("extension not restored: %s %v", v, ok)
+	}
+	if mk(`{"a": 1}`, 3).SameExcept(mk(`{"a": 2}`, 3)) {
+		t.Fatal("the record counts when not named")
+	}
+	last := mk("", 3000)
+	last.Living()[2999].Energy += 1
+	if big.SameExcept(last, "x-record") {
+		t.Fatal("a change in the last lesson went unseen")
+	}
+}
+
+// A lazy store, which renders its notes while it is written, is the same as itself.
+func TestSameExceptLazyStoreWithItself(t *testing.T) {
+	data := benchStoreBytes(t, 50)
+	s, err := ParseWith("x", data, Options{LazyHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.keptHistory == nil {
+		t.Fatal("the lazy load kept no history bytes")
+	}
+	if !s.SameExcept(s) {
+		t.Fatal("a store differs from itself")
+	}
+}
