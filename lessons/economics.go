@@ -20,7 +20,7 @@ import (
 
 // Extension ledger.config keys, written after darwin-memo's keys and only
 // when set (darwin-memo drops unknown config keys on load).
-var extConfigKeys = []string{"retrieval_upkeep", "idle_upkeep_scale", "harm_gain", "tenure_after", "tenure_upkeep_scale", "bundle_split", "segregate_losses"}
+var extConfigKeys = []string{"retrieval_upkeep", "idle_upkeep_scale", "harm_gain", "tenure_after", "tenure_upkeep_scale", "bundle_split", "segregate_losses", "stale_upkeep"}
 
 // extConfigSet reports whether extension key k differs from its
 // darwin-memo-compatible zero value.
@@ -40,6 +40,8 @@ func (c Config) extConfigSet(k string) bool {
 		return c.BundleSplit
 	case "segregate_losses":
 		return c.SegregateLosses
+	case "stale_upkeep":
+		return c.StaleUpkeep != 0
 	}
 	return false
 }
@@ -59,6 +61,8 @@ func (c Config) extConfigValue(k string) pyjson.Value {
 		return pyjson.Bool(c.BundleSplit)
 	case "segregate_losses":
 		return pyjson.Bool(c.SegregateLosses)
+	case "stale_upkeep":
+		return pyjson.Float(c.StaleUpkeep)
 	default:
 		return pyjson.Float(c.TenureUpkeepScale)
 	}
@@ -69,7 +73,7 @@ func (c Config) extConfigValue(k string) pyjson.Value {
 // field keeps its default).
 func (c *Config) setExtConfig(k string, x pyjson.Value) (known, bad bool) {
 	switch k {
-	case "retrieval_upkeep", "harm_gain", "tenure_upkeep_scale":
+	case "retrieval_upkeep", "harm_gain", "tenure_upkeep_scale", "stale_upkeep":
 		if x.Kind() != pyjson.KindNumber {
 			return true, true
 		}
@@ -79,6 +83,8 @@ func (c *Config) setExtConfig(k string, x pyjson.Value) (known, bad bool) {
 			c.RetrievalUpkeep = f
 		case "harm_gain":
 			c.HarmGain = f
+		case "stale_upkeep":
+			c.StaleUpkeep = f
 		default:
 			c.TenureUpkeepScale = f
 		}
@@ -114,7 +120,8 @@ func (c *Config) setExtConfig(k string, x pyjson.Value) (known, bad bool) {
 }
 
 // idleUpkeep is the per-tick upkeep entry e pays: the store's upkeep, times
-// idle_upkeep_scale, times tenure_upkeep_scale while e holds tenure.
+// idle_upkeep_scale, times tenure_upkeep_scale while e holds tenure; and at
+// least stale_upkeep while its citations are stale.
 func (s *Store) idleUpkeep(e *Entry) float64 {
 	u := s.Upkeep
 	if sc := s.cfg.IdleUpkeepScale; sc != nil {
@@ -122,6 +129,9 @@ func (s *Store) idleUpkeep(e *Entry) float64 {
 	}
 	if s.Tenured(e) {
 		u *= s.cfg.TenureUpkeepScale
+	}
+	if s.cfg.StaleUpkeep > u && s.CitationsStale(e) {
+		u = s.cfg.StaleUpkeep
 	}
 	return u
 }

@@ -144,6 +144,11 @@ type Config struct {
 	// do not mask the tests its PR broke. false is off (one net delta).
 	// Key "segregate_losses".
 	SegregateLosses bool
+	// StaleUpkeep is the per-tick upkeep a lesson pays instead of a lower one
+	// while its citations are stale: a merged pull request removed the last
+	// file it cited and no settlement has credited it since
+	// (Store.CitationsStale). 0 is off. Key "stale_upkeep".
+	StaleUpkeep float64
 }
 
 // DefaultConfig returns darwin-memo's defaults. It is the fallback for a
@@ -178,6 +183,7 @@ func RecommendedConfig() Config {
 	c.TenureUpkeepScale = RecommendedTenureUpkeepScale
 	c.BundleSplit = RecommendedBundleSplit
 	c.SegregateLosses = RecommendedSegregateLosses
+	c.StaleUpkeep = RecommendedStaleUpkeep
 	return c
 }
 
@@ -190,6 +196,10 @@ func RecommendedConfig() Config {
 const (
 	RecommendedBundleSplit       = true
 	RecommendedSegregateLosses   = true
+	// RecommendedStaleUpkeep: a lesson whose every cited file a merge removed
+	// pays darwin-memo's full upkeep per tick until CI credits it again or a
+	// person cites a file that exists (docs/tuning.md, "Stale citations").
+	RecommendedStaleUpkeep = 0.05
 	RecommendedRetrievalUpkeep   = 0.09
 	RecommendedIdleUpkeepScale   = 0.3
 	RecommendedHarmGain          = 1.2
