@@ -15,6 +15,11 @@ import (
 // state lives where darwin-memo keeps it verbatim: the sources themselves (a removed
 // citation becomes "path-removed:...") and a history note with event "citations".
 
+// RecommendedStaleUpkeep is the stale_upkeep new stores start with: a lesson whose every
+// cited file a merge removed pays darwin-memo's full upkeep per tick until CI credits it
+// again or a person cites a file that exists (docs/tuning.md, "Stale citations").
+const RecommendedStaleUpkeep = 0.05
+
 // CitationNoteEvent is the event of the history note FollowCitations writes.
 const CitationNoteEvent = "citations"
 

@@ -194,12 +194,8 @@ func RecommendedConfig() Config {
 // equally among its tickets, its regressions (when known) are charged apart
 // from its improvements, and a harmful outcome moves up to 1.2 energy.
 const (
-	RecommendedBundleSplit     = true
-	RecommendedSegregateLosses = true
-	// RecommendedStaleUpkeep: a lesson whose every cited file a merge removed
-	// pays darwin-memo's full upkeep per tick until CI credits it again or a
-	// person cites a file that exists (docs/tuning.md, "Stale citations").
-	RecommendedStaleUpkeep       = 0.05
+	RecommendedBundleSplit       = true
+	RecommendedSegregateLosses   = true
 	RecommendedRetrievalUpkeep   = 0.09
 	RecommendedIdleUpkeepScale   = 0.3
 	RecommendedHarmGain          = 1.2
