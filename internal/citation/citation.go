@@ -28,7 +28,7 @@ const (
 	RemovedPrefix = "path-removed:"
 )
 
-// MaxLen is the longest citation label accepted (GitHub's own paths stop well short of it).
+// MaxLen is the longest citation path accepted (GitHub's own paths stop well short of it).
 const MaxLen = 4096
 
 // Citation is one parsed citation.
@@ -68,9 +68,6 @@ func Parse(source string) (Citation, error) {
 		}
 		c.Removed = true
 	}
-	if len(source) > MaxLen {
-		return Citation{}, fmt.Errorf("citation longer than %d bytes", MaxLen)
-	}
 	p, sym, hasSym := strings.Cut(rest, "#")
 	if hasSym {
 		if err := checkSymbol(sym); err != nil {
@@ -94,6 +91,8 @@ func CleanPath(p string) (string, error) {
 	switch {
 	case p == "":
 		return "", errors.New("empty citation path")
+	case len(p) > MaxLen:
+		return "", fmt.Errorf("citation path longer than %d bytes", MaxLen)
 	case !utf8.ValidString(p):
 		return "", errors.New("citation path is not valid UTF-8")
 	case strings.HasPrefix(p, "/"):

@@ -39,7 +39,7 @@ func TestParse(t *testing.T) {
 		{"path:x.go#1abc", Citation{}, "not an identifier"},
 		{"path:x.go#a b", Citation{}, "not an identifier"},
 		{"path:x.go#a#b", Citation{}, "not an identifier"},
-		{"path:" + strings.Repeat("a", MaxLen), Citation{}, "longer than"},
+		{"path:" + strings.Repeat("a", MaxLen+1), Citation{}, "longer than"},
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.source)
