@@ -126,3 +126,48 @@ func (s *Store) CitationsStale(e *Entry) bool {
 	// The note fell off the history's cap, or a person marked the citation by hand.
 	return true
 }
+
+// CitationChange is one "citations" history note read back: what merged pull request PR
+// did to a lesson's citations.
+type CitationChange struct {
+	PR       int
+	Renamed  [][2]string // old and new source labels
+	Removed  []string    // the cited paths (with their symbols) it removed
+	Restored []string
+	Orphaned bool // it left the lesson without any valid citation
+}
+
+// CitationChanges returns the citation changes recorded in id's history, oldest first.
+func (s *Store) CitationChanges(id string) []CitationChange {
+	var out []CitationChange
+	for _, raw := range s.notesOf(id) {
+		if !strings.Contains(raw, `"`+CitationNoteEvent+`"`) {
+			continue
+		}
+		n := noteOf(raw)
+		if n.Legacy() || n.Event() != CitationNoteEvent {
+			continue
+		}
+		c := CitationChange{Orphaned: n.v.Field("orphaned").Bool()}
+		c.PR, _ = n.v.Field("pr").Int()
+		for _, r := range n.v.Field("renamed").Elems() {
+			if it := r.Elems(); len(it) == 2 {
+				c.Renamed = append(c.Renamed, [2]string{it[0].Str(), it[1].Str()})
+			}
+		}
+		c.Removed = strItems(n.v.Field("removed"))
+		c.Restored = strItems(n.v.Field("restored"))
+		out = append(out, c)
+	}
+	return out
+}
+
+func strItems(v pyjson.Value) []string {
+	var out []string
+	for _, x := range v.Elems() {
+		if x.Kind() == pyjson.KindString {
+			out = append(out, x.Str())
+		}
+	}
+	return out
+}

@@ -47,6 +47,12 @@ func TestFollowCitations(t *testing.T) {
 	if last := h[len(h)-1]; last.Event() != CitationNoteEvent || !strings.Contains(last.Text(), "#12") || !strings.Contains(last.Text(), "no valid citation left") {
 		t.Fatalf("note %s", last.JSON())
 	}
+	if got := s.CitationChanges(gone.ID); len(got) != 1 || got[0].PR != 12 || !got[0].Orphaned || !reflect.DeepEqual(got[0].Removed, []string{"src/gone.go"}) {
+		t.Errorf("CitationChanges(gone) = %+v", got)
+	}
+	if got := s.CitationChanges(moved.ID); len(got) != 1 || got[0].Orphaned || !reflect.DeepEqual(got[0].Renamed, [][2]string{{"path:src/old.go#Evict", "path:src/new.go#Evict"}}) {
+		t.Errorf("CitationChanges(moved) = %+v", got)
+	}
 	out, err := s.Marshal()
 	if err != nil {
 		t.Fatal(err)
