@@ -16,9 +16,11 @@ import (
 // citation becomes "path-removed:...") and a history note with event "citations".
 
 // RecommendedStaleUpkeep is the stale_upkeep new stores start with: a lesson whose every
-// cited file a merge removed pays darwin-memo's full upkeep per tick until CI credits it
-// again or a person cites a file that exists (docs/tuning.md, "Stale citations").
-const RecommendedStaleUpkeep = 0.05
+// cited file a merge removed pays twice darwin-memo's upkeep per tick (a spawned lesson
+// starves in 10 ticks, one at the energy cap in 50) until CI credits it again or a person
+// cites a file that exists. The selection benchmark's code-churn world chose it
+// (docs/tuning.md, "Stale citations").
+const RecommendedStaleUpkeep = 0.1
 
 // CitationNoteEvent is the event of the history note FollowCitations writes.
 const CitationNoteEvent = "citations"

@@ -113,7 +113,7 @@ func TestStaleUpkeep(t *testing.T) {
 		name      string
 		stale     float64
 		wantStale float64
-	}{{"off", 0, 1 - 0.015}, {"on", 0.05, 1 - 0.05}, {"lower than idle: idle", 0.01, 1 - 0.015}} {
+	}{{"off", 0, 1 - 0.015}, {"on", 0.1, 1 - 0.1}, {"lower than idle: idle", 0.01, 1 - 0.015}} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := econStore(t, func(c *Config) {
 				idle := 0.3
