@@ -165,3 +165,17 @@ func TestValidCitation(t *testing.T) {
 		t.Error("ValidCitation accepted a path out of the repository")
 	}
 }
+
+// import keeps a lesson's citations, as it keeps every source (issue 26: "import keeps them").
+func TestImportKeepsCitations(t *testing.T) {
+	from := newTestStore()
+	e := addCiting(t, from, "where is the cache", "pr#1", "path:src/cache.go#Evict", "path-removed:src/old.go")
+	to := newTestStore()
+	if ids := to.Import(from, ImportOptions{}); len(ids) != 1 {
+		t.Fatalf("imported %v", ids)
+	}
+	got, _ := to.Entry(e.ID)
+	if !reflect.DeepEqual(got.Sources, e.Sources) {
+		t.Errorf("imported sources %q, want %q", got.Sources, e.Sources)
+	}
+}

@@ -103,7 +103,7 @@ func TestChurnTable(t *testing.T) {
 		t.Skip("run with -churn-table N")
 	}
 	noises := []float64{0, 0.1}
-	stales := []float64{0, 0.03, 0.05, lessons.RecommendedStaleUpkeep, 0.15, 0.2}
+	stales := []float64{0, 0.03, 0.05, 0.08, lessons.RecommendedStaleUpkeep, 0.12, 0.15, 0.2}
 	rows, err := Table(context.Background(), sim.DefaultConfig(), *table, noises, stales)
 	if err != nil {
 		t.Fatal(err)
