@@ -18,12 +18,14 @@ const (
 	Invalid State = "invalid" // the label is not a valid citation; it was not looked up
 )
 
-// Result is one citation of a lesson as checked.
+// Result is one citation of a lesson as checked. Its JSON is what decide, query and the
+// MCP tools show per citation: {"source", "path", "symbol", "removed", "state", "reason"}
+// (symbol, removed and reason only when set).
 type Result struct {
-	Source   string // the source label as the lesson holds it
+	Source   string `json:"source"` // the source label as the lesson holds it
 	Citation        // parsed; zero when State is Invalid
-	State    State
-	Reason   string // why it is missing or invalid; "" when OK
+	State    State  `json:"state"`
+	Reason   string `json:"reason,omitempty"` // why it is missing or invalid; "" when OK
 }
 
 // Text is the one-line account of a citation that does not hold: "cites src/old.go, which

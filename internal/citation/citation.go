@@ -33,9 +33,9 @@ const MaxLen = 4096
 
 // Citation is one parsed citation.
 type Citation struct {
-	Path    string // cleaned, slash-separated, relative to the repository root
-	Symbol  string // an identifier the file must contain as a whole word; "" for none
-	Removed bool   // recorded as removed by a merged pull request (path-removed:)
+	Path    string `json:"path,omitempty"`    // cleaned, slash-separated, relative to the repository root
+	Symbol  string `json:"symbol,omitempty"`  // an identifier the file must contain as a whole word; "" for none
+	Removed bool   `json:"removed,omitempty"` // recorded as removed by a merged pull request (path-removed:)
 }
 
 // Target is the path with its symbol, as written after the prefix: "x.go" or "x.go#Fn".
