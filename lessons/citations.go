@@ -37,7 +37,7 @@ func ValidCitation(arg string) (string, error) { return citation.FromPath(arg) }
 func (s *Store) FollowCitations(pr int, changes []citation.Change) []citation.Update {
 	var ls []citation.Lesson
 	for _, e := range s.living {
-		if mayCite(e.Sources) {
+		if citation.Mentions(e.Sources) {
 			ls = append(ls, citation.Lesson{ID: e.ID, Sources: e.Sources})
 		}
 	}
@@ -48,16 +48,6 @@ func (s *Store) FollowCitations(pr int, changes []citation.Change) []citation.Up
 		s.note(e.ID, s.citationNote(pr, u))
 	}
 	return ups
-}
-
-// mayCite is a cheap pre-check: a lesson none of whose sources starts "path" cites nothing.
-func mayCite(sources []string) bool {
-	for _, src := range sources {
-		if strings.HasPrefix(src, "path") {
-			return true
-		}
-	}
-	return false
 }
 
 // citationNote is the history note of one lesson's citations changed by pull request pr:

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
 
@@ -69,7 +68,7 @@ func citationReport(st *state, final *lessons.Store) []report.Citations {
 	}
 	byPR := map[int]*prCites{}
 	for _, e := range final.Living() {
-		if !citesCode(e.Sources) {
+		if !citation.Mentions(e.Sources) {
 			continue
 		}
 		if base, ok := st.mainStore.Entry(e.ID); ok && slices.Equal(base.Sources, e.Sources) {
@@ -118,16 +117,6 @@ func citationReport(st *state, final *lessons.Store) []report.Citations {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PR < out[j].PR })
 	return out
-}
-
-// citesCode is a cheap pre-check: only a source starting "path" can be a citation.
-func citesCode(sources []string) bool {
-	for _, s := range sources {
-		if strings.HasPrefix(s, "path") {
-			return true
-		}
-	}
-	return false
 }
 
 // pathOf is a citation label's path, or the label when it is not one.

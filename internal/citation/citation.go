@@ -158,3 +158,14 @@ func Of(sources []string) (cites []Citation, invalid []error) {
 	}
 	return cites, invalid
 }
+
+// Mentions is a cheap pre-check: whether any source starts with a citation prefix (it may
+// still be invalid). A lesson without one cites nothing.
+func Mentions(sources []string) bool {
+	for _, s := range sources {
+		if strings.HasPrefix(s, Prefix) || strings.HasPrefix(s, RemovedPrefix) {
+			return true
+		}
+	}
+	return false
+}

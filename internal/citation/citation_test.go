@@ -114,3 +114,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestMentions(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		sources []string
+		want    bool
+	}{{nil, false}, {[]string{"pr#1", "pathology"}, false}, {[]string{"pr#1", "path:a.go"}, true}, {[]string{"path-removed:a.go"}, true}} {
+		if got := Mentions(tt.sources); got != tt.want {
+			t.Errorf("Mentions(%q) = %v", tt.sources, got)
+		}
+	}
+}
