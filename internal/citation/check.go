@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 )
 
@@ -120,7 +121,7 @@ func (c *Checker) exists(p string) bool {
 	if ok, seen := c.files[p]; seen {
 		return ok
 	}
-	_, err := c.root.Stat(p)
+	_, err := c.root.Stat(filepath.FromSlash(p))
 	c.files[p] = err == nil
 	return err == nil
 }
@@ -142,7 +143,7 @@ func (c *Checker) hasSymbol(p, sym string) bool {
 // search reads up to MaxSymbolScan bytes of the file (not a directory) and looks for sym as
 // a whole word.
 func (c *Checker) search(p, sym string) bool {
-	f, err := c.root.Open(p)
+	f, err := c.root.Open(filepath.FromSlash(p))
 	if err != nil {
 		return false
 	}
