@@ -42,6 +42,7 @@ var configFields = []configField{
 	{key: "tenure_upkeep_scale", ext: true, field: func(c *Config) any { return &c.TenureUpkeepScale }},
 	{key: "bundle_split", ext: true, field: func(c *Config) any { return &c.BundleSplit }},
 	{key: "segregate_losses", ext: true, field: func(c *Config) any { return &c.SegregateLosses }},
+	{key: "stale_upkeep", ext: true, field: func(c *Config) any { return &c.StaleUpkeep }},
 }
 
 // configFieldOf returns key's row, nil for a key that is not a setting.

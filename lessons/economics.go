@@ -17,7 +17,8 @@ import (
 // file: tenure is derived from the entries' history notes.
 
 // idleUpkeep is the per-tick upkeep entry e pays: the store's upkeep, times
-// idle_upkeep_scale, times tenure_upkeep_scale while e holds tenure.
+// idle_upkeep_scale, times tenure_upkeep_scale while e holds tenure; and at
+// least stale_upkeep while its citations are stale.
 func (s *Store) idleUpkeep(e *Entry) float64 {
 	u := s.Upkeep
 	if sc := s.cfg.IdleUpkeepScale; sc != nil {
@@ -25,6 +26,9 @@ func (s *Store) idleUpkeep(e *Entry) float64 {
 	}
 	if s.Tenured(e) {
 		u *= s.cfg.TenureUpkeepScale
+	}
+	if s.cfg.StaleUpkeep > u && s.CitationsStale(e) {
+		u = s.cfg.StaleUpkeep
 	}
 	return u
 }

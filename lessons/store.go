@@ -144,6 +144,11 @@ type Config struct {
 	// do not mask the tests its PR broke. false is off (one net delta).
 	// Key "segregate_losses".
 	SegregateLosses bool
+	// StaleUpkeep is the per-tick upkeep a lesson pays instead of a lower one
+	// while its citations are stale: a merged pull request removed the last
+	// file it cited and no settlement has credited it since
+	// (Store.CitationsStale). 0 is off. Key "stale_upkeep".
+	StaleUpkeep float64
 }
 
 // DefaultConfig returns darwin-memo's defaults. It is the fallback for a
@@ -178,6 +183,7 @@ func RecommendedConfig() Config {
 	c.TenureUpkeepScale = RecommendedTenureUpkeepScale
 	c.BundleSplit = RecommendedBundleSplit
 	c.SegregateLosses = RecommendedSegregateLosses
+	c.StaleUpkeep = RecommendedStaleUpkeep
 	return c
 }
 

@@ -563,6 +563,9 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 // finish encodes the pull request's lessons and records it as processed.
 func (r *Runner) finish(ctx context.Context, st *state, pr *github.PullRequest, fixed []string, p Processed, out *Outcome) error {
 	n := pr.GetNumber()
+	if err := r.followCitations(ctx, st, pr); err != nil {
+		return err
+	}
 	if err := r.encodeLessons(ctx, st, pr, fixed, &p); err != nil {
 		return err
 	}

@@ -88,6 +88,7 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 			Uses: e.Uses, Pinned: e.Pinned, New: !known(e.ID),
 		})
 	}
+	rep.Citations = citationReport(st, final)
 	for _, p := range st.rec.Trend {
 		rep.Trend = append(rep.Trend, report.Point{Label: "#" + itoa(p.PR), Population: p.Population, Energy: p.Energy})
 	}

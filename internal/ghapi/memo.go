@@ -14,9 +14,9 @@ import (
 // from memory and do not count as requests. A merged pull request (GET /pulls/{n}) and its
 // commit list are remembered too: what the run reads of them (head, base, merge commit,
 // commits) does not change once merged, and the run reads them for the ticket check, the
-// measurement and the encoder.
+// measurement and the encoder; its changed files, for the citations and the encoder.
 var (
-	memoPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/((git/)?commits/[0-9a-f]{40}|git/(trees|blobs)/[0-9a-f]{40}|contents/.+|pulls/[0-9]+(/commits)?)$`)
+	memoPath = regexp.MustCompile(`/repos/[^/]+/[^/]+/((git/)?commits/[0-9a-f]{40}|git/(trees|blobs)/[0-9a-f]{40}|contents/.+|pulls/[0-9]+(/commits|/files)?)$`)
 	shaRef   = regexp.MustCompile(`^[0-9a-f]{40}$`)
 )
 

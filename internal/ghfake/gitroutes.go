@@ -962,6 +962,39 @@ func diffLines(b []byte) []string {
 	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 }
 
+// renamesLocked pairs the files a pull request removed with the files it added with the same
+// content, old path to new, as git's rename detection does for a file moved unchanged (GitHub
+// lists it once, status "renamed" with previous_filename). Each side pairs once, in path order.
+func (g *GitRepo) renamesLocked(p *GitPull) map[string]string {
+	head, base := g.commits[p.HeadSHA], g.commits[p.BaseSHA]
+	if head == nil || base == nil {
+		return nil
+	}
+	removed := map[string]string{} // blob: path
+	var added []string
+	for _, path := range p.Files {
+		_, inHead := g.trees[head.Tree][path]
+		b, inBase := g.trees[base.Tree][path]
+		switch {
+		case inBase && !inHead:
+			if _, dup := removed[b]; !dup {
+				removed[b] = path
+			}
+		case inHead && !inBase:
+			added = append(added, path)
+		}
+	}
+	out := map[string]string{}
+	for _, path := range added {
+		b := g.trees[head.Tree][path]
+		if from, ok := removed[b]; ok {
+			out[from] = path
+			delete(removed, b)
+		}
+	}
+	return out
+}
+
 // pullsForCommit lists the pull requests associated with a commit: those whose merge commit or
 // head is that commit.
 func (g *GitRepo) pullsForCommit(w http.ResponseWriter, sha string) {
@@ -998,7 +1031,26 @@ func (g *GitRepo) pullList(w http.ResponseWriter, r *http.Request, n int, what s
 	switch what {
 	case "files":
 		head, base := g.commits[p.HeadSHA], g.commits[p.BaseSHA]
+		renamedTo := g.renamesLocked(p)
+		isTarget := map[string]bool{}
+		for _, to := range renamedTo {
+			isTarget[to] = true
+		}
 		for _, path := range p.Files {
+			if to, ok := renamedTo[path]; ok {
+				// One entry for the rename, under its new name, as git's rename detection
+				// lists a file that moved unchanged (a pure rename has no patch).
+				b := g.trees[head.Tree][to]
+				out = append(out, map[string]any{"sha": b, "filename": to, "status": "renamed", "previous_filename": path,
+					"additions": 0, "deletions": 0, "changes": 0,
+					"blob_url":     "https://github.com/" + g.Owner + "/" + g.Name + "/blob/" + p.HeadSHA + "/" + to,
+					"raw_url":      "https://github.com/" + g.Owner + "/" + g.Name + "/raw/" + p.HeadSHA + "/" + to,
+					"contents_url": g.api("contents/" + to + "?ref=" + p.HeadSHA)})
+				continue
+			}
+			if isTarget[path] {
+				continue // listed as its rename
+			}
 			var after, before []byte
 			status := "modified"
 			if head != nil {

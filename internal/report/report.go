@@ -47,7 +47,35 @@ type Report struct {
 	// Tick is the ledger's tick count after the update.
 	Tick   int
 	DryRun bool
+	// Citations are what merged pull requests' renames and removals did to the lessons'
+	// citations, one per pull request.
+	Citations []Citations
 }
+
+// Citations is what one merged pull request did to the lessons' citations: the cited paths
+// it renamed (followed in the store) and those it removed.
+type Citations struct {
+	PR     int
+	Moved  []Moved
+	Broken []Broken
+}
+
+// Moved is a cited path a pull request renamed, and how many lessons followed it.
+type Moved struct {
+	From, To string
+	Lessons  int
+}
+
+// Broken is a cited path a pull request removed: how many lessons cited it, and those it
+// leaves without any valid citation.
+type Broken struct {
+	Path     string
+	Lessons  int
+	Orphaned []Lesson
+}
+
+// Lesson names a lesson in a list.
+type Lesson struct{ ID, Question string }
 
 // Settlement is one merged pull request whose tickets were settled (or refused).
 type Settlement struct {
@@ -156,6 +184,7 @@ func Body(r Report) string {
 	sections := []string{
 		warnings(r),
 		settlements(r),
+		citations(r),
 		births(r),
 		deaths(r),
 		merges(r),
@@ -315,6 +344,64 @@ func capList(l []string, n int) []string {
 		return l
 	}
 	return append(append([]string{}, l[:n]...), fmt.Sprintf("+%d more", len(l)-n))
+}
+
+// citations lists, per merged pull request, the cited paths it removed with the lessons
+// each leaves without any valid citation, and the cited paths it renamed.
+func citations(r Report) string {
+	var b strings.Builder
+	for _, c := range r.Citations {
+		if len(c.Broken) == 0 && len(c.Moved) == 0 {
+			continue
+		}
+		if len(c.Broken) > 0 {
+			fmt.Fprintf(&b, "\n### Citations broken by %s\n\n", r.prLink(c.PR))
+		} else {
+			fmt.Fprintf(&b, "\n### Citations followed by %s\n\n", r.prLink(c.PR))
+		}
+		listed := 0
+		for i, k := range c.Broken {
+			if i == listCap {
+				fmt.Fprintf(&b, "- … %d more removed paths\n", len(c.Broken)-listCap)
+				break
+			}
+			fmt.Fprintf(&b, "- %s, cited by %s, was removed", code(k.Path), plural(k.Lessons, "lesson", "lessons"))
+			if len(k.Orphaned) == 0 {
+				b.WriteString("; every lesson citing it keeps another citation\n")
+				continue
+			}
+			fmt.Fprintf(&b, "; it leaves %d without any valid citation:\n", len(k.Orphaned))
+			for j, l := range k.Orphaned {
+				if listed == listCap {
+					fmt.Fprintf(&b, "  - … %d more\n", len(k.Orphaned)-j)
+					break
+				}
+				listed++
+				fmt.Fprintf(&b, "  - %s %s\n", code(l.ID), cell(l.Question, 100))
+			}
+		}
+		if len(c.Broken) > 0 {
+			b.WriteString("\nA lesson left without a valid citation pays the store's `stale_upkeep` until CI credits it again or a person cites a file that exists; check whether it still holds.\n")
+		}
+		if len(c.Moved) > 0 {
+			if len(c.Broken) > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString("Renamed, and followed in the store's citations: ")
+			for i, m := range c.Moved {
+				if i == listCap {
+					fmt.Fprintf(&b, ", … %d more", len(c.Moved)-listCap)
+					break
+				}
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "%s → %s (%s)", code(m.From), code(m.To), plural(m.Lessons, "lesson", "lessons"))
+			}
+			b.WriteString(".\n")
+		}
+	}
+	return b.String()
 }
 
 func births(r Report) string {

@@ -73,7 +73,7 @@ func Measure(w *World, r *Result) Metrics {
 	m.FactsRetained = ratio(kept, len(r.FactsCarried))
 	everUseful := make([]bool, w.Config.Topics)
 	for _, l := range w.Lessons {
-		if l.Class.benign() {
+		if w.helps(l.ID, len(w.PRs)) {
 			everUseful[l.Topic] = true
 		}
 	}

@@ -77,6 +77,9 @@ func Run(w *World, arm Arm) (*Result, error) {
 	ci := NewCI()
 
 	for pr, p := range w.PRs {
+		if err := removeCode(w, arm, pr); err != nil {
+			return nil, err
+		}
 		for _, id := range w.Arrivals[pr] {
 			if err := arm.Add(w.Lessons[id], pr); err != nil {
 				return nil, fmt.Errorf("%s: add lesson %d before PR %d: %w", arm.Name(), id, pr, err)
@@ -166,7 +169,7 @@ func Run(w *World, arm Arm) (*Result, error) {
 			res.FactsCarried = make([]bool, w.Facts)
 			res.TopicsCovered = make([]bool, cfg.Topics)
 			for id, ok := range carried {
-				if l := w.Lessons[id]; ok && l.Class.benign() {
+				if l := w.Lessons[id]; ok && w.helps(id, pr+1) {
 					res.FactsCarried[l.Fact] = true
 					res.TopicsCovered[l.Topic] = true
 				}
@@ -188,7 +191,7 @@ func act(w *World, t Task, c Consultation, head []bool, fates []Fate, pr int) in
 			fates[id].FirstActed = pr
 		}
 		switch {
-		case l.Class.benign() && l.Topic == t.Topic:
+		case w.helps(id, pr) && l.Topic == t.Topic:
 			useful = true
 		case l.Class == Poisoned:
 			poisoned = true

@@ -29,6 +29,9 @@ type Sweep struct {
 	Workers int
 	// KeepSeries keeps per-PR stats of every run (for plots).
 	KeepSeries bool
+	// Alter, when set, changes each generated world before the arms run on it (the
+	// code-churn world: World.WithChurn).
+	Alter func(*World) *World
 }
 
 // Cell is every seed's result of one arm at one noise level, seeds in
@@ -134,6 +137,9 @@ func (s Sweep) runSeed(res *SweepResult, specs []ArmSpec, si int) error {
 		w, err := base.WithNoise(noise)
 		if err != nil {
 			return err
+		}
+		if s.Alter != nil {
+			w = s.Alter(w)
 		}
 		if err := s.runWorld(res, specs, w, ni, si); err != nil {
 			return err

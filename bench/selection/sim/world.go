@@ -105,6 +105,8 @@ type World struct {
 	// TestIDs names every test of the suite as a JUnit-style id.
 	TestIDs   []string
 	testIndex map[string]int
+	// Churn, when set, deletes some lessons' code mid-stream (churn.go).
+	Churn *Churn
 }
 
 // Tests is the size of the simulated suite.
