@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -25,7 +26,8 @@ func (r *Runner) flakyPath() string {
 // flakyHistory returns the sidecar the run measures with, reading it the first time: on the open
 // bot pull request's branch when the run starts from its store (the bot writes its own copy
 // there on every commit, flakyFile), else at the commit the run's oldest pull request was
-// merged onto, which no pull request of the run can have changed (they all merged after it).
+// merged onto (its base.sha when that cannot be told), which no pull request of the run can
+// have changed (they all merged after it).
 // Malformed content is an empty history, never an error. nil when the run has no pull request.
 func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHistory, error) {
 	if st.flaky != nil {
@@ -37,7 +39,14 @@ func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHist
 			return nil, nil
 		}
 		sha, err := r.baseOf(ctx, st.oldest)
-		if err != nil {
+		var nobase *settle.BaseError
+		switch {
+		case errors.As(err, &nobase):
+			// What the oldest pull request was merged onto cannot be told now (GitHub did not
+			// answer, or the walk abstained): its base.sha, the base branch's commit GitHub
+			// recorded for it, holds none of the run's pull requests' changes either.
+			sha = st.oldest.GetBase().GetSHA()
+		case err != nil:
 			return nil, err
 		}
 		ref = sha
