@@ -38,6 +38,14 @@ func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHist
 		if st.oldest == nil {
 			return nil, nil
 		}
+		if slices.Contains(st.rec.Queued, st.oldest.GetNumber()) {
+			// Queued, not measured (its walk did not fit the rate limit, or GitHub did not
+			// answer): the sidecar is only copied to the bot branch, and walking now would spend
+			// what the budget kept. Its base.sha holds none of the run's changes either.
+			ref = st.oldest.GetBase().GetSHA()
+		}
+	}
+	if ref == "" {
 		sha, err := r.baseOf(ctx, st.oldest)
 		var nobase *settle.BaseError
 		switch {
