@@ -114,7 +114,15 @@ const gatedMode = 1
 func buildEvalStore(t *testing.T, build Retrieval, lessons []evalLesson, statements, whole bool) (*Store, map[string]string) {
 	t.Helper()
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-	s := New("eval.json", Options{Now: func() time.Time { return base }, Retrieval: build})
+	opts := Options{Now: func() time.Time { return base }, Retrieval: build}
+	if build != RetrievalDarwinMemo {
+		// Each ranking in the store it ships with: the default one in the stores this project
+		// creates (RecommendedConfig: supporters are credited nothing), darwin-memo's in
+		// darwin-memo's defaults.
+		cfg := RecommendedConfig()
+		opts.Config = &cfg
+	}
+	s := New("eval.json", opts)
 	ids := map[string]string{}
 	for i, l := range lessons {
 		q, a := l.Q, l.A
@@ -212,11 +220,13 @@ func runPack(t *testing.T, mode evalMode, common evalPack, p evalPack, all []eva
 			cs.answerable++
 			hit := !d.Silent && slices.Contains(pr.Want, key[d.Decider])
 			dirty := false
+			// Contamination is a stale or forbidden lesson the agent is shown
+			// beside the answer (darwin-memo's ranking lists supporters in the
+			// answer's conflict block; BM25F gives the answer alone) or that is
+			// credited with it (a supporting_share above 0).
+			shown := mode.query == RetrievalDarwinMemo || s.Config().SupportingShare > 0
 			for _, id := range d.Supporting {
-				// Contamination is a stale or forbidden lesson supporting the
-				// answer (credited with it; darwin-memo also shows it in the
-				// answer's conflict block).
-				if slices.Contains(pr.Bad, key[id]) {
+				if shown && slices.Contains(pr.Bad, key[id]) {
 					dirty = true
 				}
 			}
@@ -336,7 +346,7 @@ func suiteTable(common evalPack, packs []evalPack, results [][]classScore, mean 
 	}
 	fmt.Fprintf(&b, "Scenario packs in `lessons/testdata/retrieval/` (%d probes over %d pack lessons, each pack's store also holding the %s background lessons of `common.json`), "+
 		"written for this project's domain after the failure classes of issue 12, not from any public benchmark's items. "+
-		"Each probe asks `Decide` (top 3). An answerable probe scores 1 when the deciding lesson is one it wants, 0.5 when it is but a stale or forbidden lesson also supports the answer (contamination), 0 otherwise; "+
+		"Each probe asks `Decide` (top 3). An answerable probe scores 1 when the deciding lesson is one it wants, 0.5 when it is but a stale or forbidden lesson also supports the answer where the agent sees it or it is credited (contamination: darwin-memo's ranking shows supporters beside the answer, BM25F does not, and stores this project creates credit supporters nothing), 0 otherwise; "+
 		"an abstention probe scores 1 when `decide` is silent. A class scores the mean of its probes and the suite the mean of its classes. "+
 		"Supersession is only what was recorded at birth: these packs record none, so only lessons asking the same question again (Store.Add's rule) supersede. "+
 		"The test fails if the default ranking's (bm25f's) mean falls below 0.75, if it abstains on fewer than all never-seen facts, or if it scores below darwin-memo on any class. "+

@@ -399,7 +399,8 @@ func (s *Store) ticketSupporters(query string, decider *Entry, hits []Hit, opts 
 	}
 	out := []string{}
 	for _, h := range hits {
-		if h.Entry != decider {
+		// A lesson superseded by record never supports (darwin-memo has no supersession).
+		if h.Entry != decider && s.SupersededBy(h.Entry.ID) == "" {
 			out = append(out, h.Entry.ID)
 		}
 	}
