@@ -86,17 +86,25 @@ func evalMatcher(ex []harmExample) harmEval {
 func TestHarmfulHeldOut(t *testing.T) {
 	train := readHarmExamples(t, "testdata/refusal/train.tsv")
 	held := readHarmExamples(t, "testdata/refusal/heldout.tsv")
-	h, tr := evalMatcher(held), evalMatcher(train)
+	// heldout2.tsv: a second author's set, written without reading the rule or the other sets.
+	h, tr, h2 := evalMatcher(held), evalMatcher(train), evalMatcher(readHarmExamples(t, "testdata/refusal/heldout2.tsv"))
 	for _, s := range h.missed {
 		t.Logf("held out, harmful, passed: %s", s)
 	}
 	for _, s := range h.falsely {
 		t.Logf("held out, benign, refused: %s", s)
 	}
+	for _, s := range h2.missed {
+		t.Logf("second held-out set, harmful, passed: %s", s)
+	}
+	for _, s := range h2.falsely {
+		t.Logf("second held-out set, benign, refused: %s", s)
+	}
 	for _, s := range append(tr.missed, tr.falsely...) {
 		t.Logf("training, wrong: %s", s)
 	}
 	nbHeld := naiveBayes(train).eval(held)
+	nbHeld2 := naiveBayes(train).eval(readHarmExamples(t, "testdata/refusal/heldout2.tsv"))
 	var nbLOO harmEval
 	for i := range train {
 		rest := append(append([]harmExample{}, train[:i]...), train[i+1:]...)
@@ -106,8 +114,10 @@ func TestHarmfulHeldOut(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| Rule, set | Harmful | Refused (recall) | Benign | Refused (false-refusal rate) |\n|---|---|---|---|---|\n")
 	b.WriteString(h.row("intent matcher, **held out**"))
+	b.WriteString(h2.row("intent matcher, **second held-out set** (another author, written blind)"))
 	b.WriteString(tr.row("intent matcher, training set (its classes were built from it)"))
 	b.WriteString(nbHeld.row("baseline naive Bayes, held out"))
+	b.WriteString(nbHeld2.row("baseline naive Bayes, second held-out set"))
 	b.WriteString(nbLOO.row("baseline naive Bayes, training set, leave-one-out"))
 	checkDocBlock(t, "harmful-advice-evaluation", b.String())
 
