@@ -288,7 +288,7 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	lost := map[int]bool{}
 	keep := func(pr *github.PullRequest) {
 		n := pr.GetNumber()
-		if pr.MergedAt == nil || pr.GetBase().GetRef() != st.base || pr.GetHead().GetRef() == r.Config.Branch || st.rec.has(n) {
+		if pr.MergedAt == nil || pr.GetBase().GetRef() != st.base || r.botsOwn(pr) || st.rec.has(n) {
 			return
 		}
 		if full && mergedBefore(Processed{PR: n, MergedAt: pr.GetMergedAt().UTC().Format(time.RFC3339)}, oldest) {
@@ -354,6 +354,15 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	return out, nil
 }
 
+// botsOwn reports whether pr is one of the bot's own pull requests: from the bot branch of
+// this repository. A fork's branch may carry the same name (head.ref is only the branch's
+// name): its pull request is a contributor's, settled and named like any other. A head whose
+// repository is gone (a deleted fork) is not the bot's either.
+func (r *Runner) botsOwn(pr *github.PullRequest) bool {
+	head := pr.GetHead()
+	return head.GetRef() == r.Config.Branch && strings.EqualFold(head.GetRepo().GetFullName(), r.Owner+"/"+r.Repo)
+}
+
 // baseOf returns the commit the pull request was merged onto, by settle's rule: the first
 // parent of a merge commit, the parent of a squashed commit, the parent of the run of rebased
 // commits (not the rebased commit before the last, which already holds the pull request's
@@ -377,6 +386,9 @@ const onceTickets = 2
 func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequest) (sha string, base *lessons.Store, unreadable, err error) {
 	if sha, err = r.baseOf(ctx, pr); err != nil {
 		return "", nil, nil, err
+	}
+	if st.oldest != nil && st.oldest.GetNumber() == pr.GetNumber() {
+		st.oldestOnto = sha
 	}
 	doc, blob, found, err := r.readFileSHA(ctx, r.Config.StorePath, sha)
 	switch {

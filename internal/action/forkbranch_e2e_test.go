@@ -1,0 +1,34 @@
+package action
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
+)
+
+// A fork contributor names its branch like the bot's (darwin-memo/lessons). The run skipped
+// every merged pull request whose head branch had the bot branch's name as the bot's own, so
+// the fork's pull request was never processed: its tickets never settled (a delta that would
+// drain the lessons it used was never applied) and its edits to the store were never named in
+// the bot pull request. The bot's own pull requests are those from the repository's own branch.
+func TestE2ESteerForkBranchNamedLikeTheBotIsProcessed(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix itest", Body: h.ticketFor("how do I run the integration tests"),
+		Branch: DefaultBranch, Fork: "mallory", User: "mallory", AuthorAssociation: "CONTRIBUTOR",
+		Files: map[string][]byte{storePath: append(append([]byte{}, store...), '\n'), "src/itest.go": []byte("package app\n")}})
+	h.setMeasurement(pr.Number, *measured(-1))
+	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" || res.outputs["delta"] != "-1" {
+		t.Fatalf("the fork's pull request was taken for the bot's and skipped: outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Energy >= 1 {
+		t.Fatalf("the negative delta did not reach the lesson: %+v", e)
+	}
+	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "changes "+storePath) {
+		t.Fatalf("the bot pull request does not name the fork's edit of the store:\n%s", body)
+	}
+}
