@@ -25,7 +25,8 @@ func (r *Runner) flakyPath() string {
 // flakyHistory returns the sidecar the run measures with, reading it the first time: on the open
 // bot pull request's branch when the run starts from its store (the bot writes its own copy
 // there on every commit, flakyFile), else at the commit the run's oldest pull request was
-// merged onto, which no pull request of the run can have changed (they all merged after it).
+// merged onto (or its base.sha, when that was not walked to), which no pull request of the run
+// can have changed (they all merged after it).
 // Malformed content is an empty history, never an error. nil when the run has no pull request.
 func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHistory, error) {
 	if st.flaky != nil {
@@ -36,11 +37,18 @@ func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHist
 		if st.oldest == nil {
 			return nil, nil
 		}
-		sha, err := r.baseOf(ctx, st.oldest)
-		if err != nil {
-			return nil, err
+		// The commit the oldest pull request was merged onto if its tickets' verification
+		// walked back to it, else its base.sha (a base-branch commit at or before that one, so
+		// no pull request of the run wrote it either). The walk is never started here: the
+		// pull request may have been queued because the walk did not fit the rate limit, or
+		// because GitHub failed during it, and the run must still publish.
+		ref = st.oldestOnto
+		if ref == "" {
+			ref = st.oldest.GetBase().GetSHA()
 		}
-		ref = sha
+		if ref == "" {
+			return nil, fmt.Errorf("reading %s: pull request #%d names no base commit", r.flakyPath(), st.oldest.GetNumber())
+		}
 	}
 	doc, found, err := r.readFile(ctx, r.flakyPath(), ref)
 	if err != nil {

@@ -430,6 +430,9 @@ type state struct {
 	// oldest is the run's first pull request in merge order: every pull request the run
 	// settles merged after the commit it was merged onto.
 	oldest *github.PullRequest
+	// oldestOnto is the commit oldest was merged onto, once its tickets' verification walked
+	// back to it (storeAtBase); "" until then.
+	oldestOnto string
 	// persist is set when the record gained something that must be written even without a
 	// lesson-level change: a final abstention, which would otherwise be measured again.
 	persist bool

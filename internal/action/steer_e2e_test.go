@@ -269,7 +269,7 @@ func TestE2ESteerLongRebaseVerifiesAtBaseSHA(t *testing.T) {
 	if bytes.Equal(forged, store) {
 		t.Fatal("no tick_count to forge")
 	}
-	ft := lessons.FreeTicket{Version: 3, Tick: 60, Decider: es[1].ID, Query: "which logger does the payments service use"}
+	ft := lessons.FreeTicket{Version: 2, Tick: 60, Decider: es[1].ID, Query: "which logger does the payments service use"}
 	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Long refactor", Body: ft.Line(), Commits: ghfake.MaxPullCommits + 1,
 		RebaseCommits: []map[string][]byte{{storePath: forged}, {storePath: store}}})
 	if len(pr.Replayed) != ghfake.MaxPullCommits+2 {
