@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // A fork contributor names its branch like the bot's (darwin-memo/lessons). The run skipped
@@ -30,5 +31,41 @@ func TestE2ESteerForkBranchNamedLikeTheBotIsProcessed(t *testing.T) {
 	}
 	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "changes "+storePath) {
 		t.Fatalf("the bot pull request does not name the fork's edit of the store:\n%s", body)
+	}
+}
+
+// A pull request edits the record in lessons.json to queue a pull request number that does not
+// exist (or an issue's number). Every later run failed reading it ("reading pull request
+// #9999: 404"), so nothing settled until someone repaired the record by hand. A queued number
+// GitHub has no pull request for is dropped from the queue with a warning.
+func TestE2ESteerQueuedNumberWithoutPullRequestFailsNoRun(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	s, err := lessons.Parse(storePath, store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := putRecord(s, Record{Version: 1, Queued: []int{9999}}); err != nil {
+		t.Fatal(err)
+	}
+	forged, _ := s.Marshal()
+	bad := h.git.MergePull(ghfake.MergeSpec{Title: "Tidy the store", Files: map[string][]byte{storePath: forged}})
+	res := h.run("pull_request_target", mergedEvent(bad.Number), nil)
+	mustCode(t, res, 0)
+	if !strings.Contains(h.openBotPRs()[0].Body, "9999 is not a pull request") {
+		t.Fatalf("the bot pull request does not say the queued number was dropped:\n%s", h.openBotPRs()[0].Body)
+	}
+	if q := h.record(DefaultBranch).Queued; len(q) != 0 {
+		t.Fatalf("still queued: %v", q)
+	}
+	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), measured(1))
+	res = h.run("pull_request_target", mergedEvent(pr.Number), nil)
+	mustCode(t, res, 0)
+	if res.outputs["settled-tickets"] != "1" {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Energy <= 1 {
+		t.Fatalf("%+v", e)
 	}
 }

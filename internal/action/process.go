@@ -328,7 +328,19 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 		if _, ok := byNum[n]; ok || st.rec.has(n) {
 			continue
 		}
-		pr, _, err := r.Client.PullRequests.Get(ctx, r.Owner, r.Repo, n)
+		pr, resp, err := r.Client.PullRequests.Get(ctx, r.Owner, r.Repo, n)
+		if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
+			// The record (which a merged pull request may have edited) or the event names a
+			// number GitHub has no pull request for: nothing to settle, and no reason to fail
+			// this run and every later one. A queued number is dropped, and the record written.
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d is not a pull request of this repository (GitHub answers 404); nothing to settle for it", n))
+			if slices.Contains(st.rec.Queued, n) {
+				st.rec.unqueue(n)
+				st.persist = true
+			}
+			delete(st.reapply, n)
+			continue
+		}
 		if err != nil {
 			return nil, botpr.Explain(fmt.Errorf("reading pull request #%d: %w", n, err), "pull-requests")
 		}
