@@ -6,6 +6,7 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // A fork contributor names its branch like the bot's (darwin-memo/lessons). The run skipped
@@ -67,5 +68,57 @@ func TestE2ESteerQueuedNumberWithoutPullRequestFailsNoRun(t *testing.T) {
 	}
 	if e, _ := h.botStore(DefaultBranch).Entry(es[0].ID); e == nil || e.Energy <= 1 {
 		t.Fatalf("%+v", e)
+	}
+}
+
+// A pull request waits for CI, queued with its held reading, and the bot pull request holding
+// that reading is merged. Another pull request then edits the record in lessons.json: the held
+// reading of the queued pull request now names a lesson it likes. The run read held readings
+// from the base branch's record, so the queued pull request's measured delta credited the
+// forged ticket's lesson instead of its own. A held reading is honoured only as the bot wrote
+// it (the head of the bot pull request merged last).
+func TestE2ESteerForgedHeldReadingSettlesNothing(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	body := "Fixes the itest.\n\n" + h.ticketFor("how do I run the integration tests")
+	victim := h.merge("Fix itest", body, &settle.Result{Outcome: Pending, Reason: "CI running"})
+	res := h.run("pull_request_target", mergedEventWithBody(t, victim.Number, body), nil)
+	mustCode(t, res, 0)
+	bot := h.openBotPRs()
+	if res.outputs["result"] != "pending" || len(bot) != 1 {
+		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
+	}
+	if _, err := h.git.MergeOpenPull(bot[0].Number); err != nil {
+		t.Fatal(err)
+	}
+	onMain, _ := h.git.File("main", storePath)
+	s, err := lessons.Parse(storePath, onMain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := RecordOf(s)
+	if err != nil || len(rec.Held[itoa(victim.Number)]) != 1 {
+		t.Fatalf("no held reading on main: %+v %v", rec, err)
+	}
+	rec.Held[itoa(victim.Number)] = []string{h.ticketFor("which logger does the payments service use")}
+	if err := putRecord(s, rec); err != nil {
+		t.Fatal(err)
+	}
+	forged, _ := s.Marshal()
+	h.git.MergePull(ghfake.MergeSpec{Title: "Tidy the store", User: "mallory", AuthorAssociation: "CONTRIBUTOR",
+		Files: map[string][]byte{storePath: forged}})
+	h.setMeasurement(victim.Number, *measured(2))
+	res = h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	mustCode(t, res, 0)
+	got := h.botStore(DefaultBranch)
+	if e, _ := got.Entry(es[1].ID); e == nil || e.Uses != 0 || e.Energy > 1 {
+		t.Fatalf("the forged held reading credited its lesson with #%d's delta: %+v\n%s", victim.Number, e, res.stdout)
+	}
+	if e, _ := got.Entry(es[0].ID); e == nil || e.Uses != 1 || e.Energy <= 1 {
+		t.Fatalf("the queued pull request's own ticket did not settle: %+v\n%s", e, res.stdout)
+	}
+	if !strings.Contains(h.openBotPRs()[0].Body, "held reading") {
+		t.Fatalf("the bot pull request does not say the record was edited:\n%s", h.openBotPRs()[0].Body)
 	}
 }

@@ -114,6 +114,9 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if st.rec, err = RecordOf(st.store); err != nil {
 		return nil, err
 	}
+	if err := r.checkHeld(ctx, st); err != nil {
+		return nil, err
+	}
 	if discarded != nil {
 		if err := r.carryOver(st, discarded, discardedWhere); err != nil {
 			return nil, err
@@ -145,6 +148,9 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 	}
 	if !found {
 		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
+	}
+	if rec, err := ReadRecord(ours); err == nil {
+		st.botRec = &rec
 	}
 	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
 	if err != nil {

@@ -416,6 +416,9 @@ type state struct {
 	mainFound bool   // the base branch has a store
 	mainStore *lessons.Store
 	mainRec   Record
+	// botRec is the record of the open bot pull request's store (nil when none is open or it
+	// does not read): the bot's own held readings (checkHeld).
+	botRec *Record
 	open      *github.PullRequest
 	workDoc   []byte
 	store     *lessons.Store
