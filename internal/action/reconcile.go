@@ -418,12 +418,12 @@ type state struct {
 	mainRec   Record
 	// botRec is the record of the open bot pull request's store (nil when none is open or it
 	// does not read): the bot's own held readings (checkHeld).
-	botRec *Record
-	open      *github.PullRequest
-	workDoc   []byte
-	store     *lessons.Store
-	rec       Record
-	warnings  []string
+	botRec   *Record
+	open     *github.PullRequest
+	workDoc  []byte
+	store    *lessons.Store
+	rec      Record
+	warnings []string
 	// flaky is the flaky-quarantine sidecar the run measures with and records into; nil until
 	// first needed (flakyHistory). flakyRef is the commit it is read at: the open bot pull
 	// request's head when the run starts from its store, else "" (the base of oldest).
