@@ -18,8 +18,18 @@ import (
 // in its own flaky.json would otherwise quarantine its own regressions.
 
 // flakyPath is the flaky-quarantine sidecar next to the store (darwin-memo's flaky.json).
-func (r *Runner) flakyPath() string {
-	return path.Join(path.Dir(r.Config.StorePath), "flaky.json")
+func (r *Runner) flakyPath() string { return flakyPathOf(r.Config) }
+
+func flakyPathOf(c Config) string { return path.Join(path.Dir(c.StorePath), "flaky.json") }
+
+// BotFiles names the action's own pull requests (from its branch) and every file they write:
+// the store, its rendering and the flaky sidecar.
+func BotFiles(c Config) settle.BotPulls {
+	paths := []string{c.StorePath, flakyPathOf(c)}
+	if c.RenderPath != "" {
+		paths = append(paths, c.RenderPath)
+	}
+	return settle.BotPulls{Branch: c.Branch, Paths: paths}
 }
 
 // flakyHistory returns the sidecar the run measures with, reading it the first time: on the open
