@@ -122,3 +122,34 @@ func TestE2ESteerForgedHeldReadingSettlesNothing(t *testing.T) {
 		t.Fatalf("the bot pull request does not say the record was edited:\n%s", h.openBotPRs()[0].Body)
 	}
 }
+
+// The self-quarantine attack in two pull requests: the first only adds .darwin-memo/flaky.json
+// marking TestA and TestB as flipping; the second breaks them, fixes TestC and carries a ticket.
+// Held: the first changed no lesson, so no bot pull request recorded it (the step summary names
+// its edit), and the second run's oldest pull request is the first again, whose base the
+// sidecar is read at: delta -1, nothing quarantined.
+func TestE2ESteerSidecarPlantedByAnEarlierPullRequest(t *testing.T) {
+	t.Parallel()
+	store, es := seedStore(t)
+	h := newHarness(t, store)
+	addCI(h.world, h.git.Ref("main"), "completed", selfQuarantineBefore)
+	plant := h.git.MergePull(ghfake.MergeSpec{Title: "Track flaky tests", Files: map[string][]byte{settle.FlakyPath: forgedFlaky}})
+	addCI(h.world, plant.MergeCommitSHA, "completed", selfQuarantineBefore)
+	res := h.runReal("pull_request_target", mergedEvent(plant.Number))
+	mustCode(t, res, 0)
+	if !strings.Contains(res.summary, "changes "+settle.FlakyPath) {
+		t.Fatalf("the step summary does not name #%d's edit of the sidecar:\n%s", plant.Number, res.summary)
+	}
+	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),
+		Files: map[string][]byte{"src/c.go": []byte("package app\n")}})
+	addCI(h.world, pr.HeadSHA, "completed", selfQuarantineAfter)
+	res = h.runReal("pull_request_target", mergedEvent(pr.Number))
+	mustCode(t, res, 0)
+	if res.outputs["result"] != "settled" || res.outputs["delta"] != "-1" {
+		t.Fatalf("the planted sidecar quarantined #%d's regressions: outputs %v\n%s", pr.Number, res.outputs, res.stdout)
+	}
+	s := h.botStore(DefaultBranch)
+	if e, _ := s.Entry(es[0].ID); e == nil || e.Energy >= 1 {
+		t.Fatalf("energy %+v", e)
+	}
+}
