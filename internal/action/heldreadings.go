@@ -69,7 +69,7 @@ func (r *Runner) checkHeld(ctx context.Context, st *state) error {
 func (r *Runner) lastBotRecord(ctx context.Context, st *state) (Record, string, error) {
 	prs, _, err := r.Client.PullRequests.List(ctx, r.Owner, r.Repo, &github.PullRequestListOptions{
 		State: "closed", Head: r.Owner + ":" + r.Config.Branch, Base: st.base, Sort: "updated", Direction: "desc",
-		ListOptions: github.ListOptions{PerPage: 30},
+		ListOptions: github.ListOptions{PerPage: 100},
 	})
 	if err != nil {
 		return Record{}, "", botpr.Explain(fmt.Errorf("listing the merged bot pull requests: %w", err), "pull-requests")
