@@ -1,5 +1,9 @@
 package action
 
+// Attacks through what merged pull requests leave on the base branch or name like the bot's:
+// a fork branch with the bot branch's name, numbers and held readings in the record, a sidecar
+// planted by an earlier pull request. docs/tickets.md, "What a PR author cannot do", lists them.
+
 import (
 	"strings"
 	"testing"
