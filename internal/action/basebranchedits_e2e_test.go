@@ -129,9 +129,11 @@ func TestE2ESteerForgedHeldReadingSettlesNothing(t *testing.T) {
 
 // The self-quarantine attack in two pull requests: the first only adds .darwin-memo/flaky.json
 // marking TestA and TestB as flipping; the second breaks them, fixes TestC and carries a ticket.
-// Held: the first changed no lesson, so no bot pull request recorded it (the step summary names
-// its edit), and the second run's oldest pull request is the first again, whose base the
-// sidecar is read at: delta -1, nothing quarantined.
+// The first changed no lesson, so no bot pull request was written: the warning naming its edit
+// reached only the step summary, though the docs promise the bot pull request names it. A pull
+// request that edits what steers settlement is recorded in the bot pull request, whose branch
+// carries the bot's own sidecar over the edited one; the second is measured with the bot's
+// (delta -1, nothing quarantined).
 func TestE2ESteerSidecarPlantedByAnEarlierPullRequest(t *testing.T) {
 	t.Parallel()
 	store, es := seedStore(t)
@@ -141,8 +143,12 @@ func TestE2ESteerSidecarPlantedByAnEarlierPullRequest(t *testing.T) {
 	addCI(h.world, plant.MergeCommitSHA, "completed", selfQuarantineBefore)
 	res := h.runReal("pull_request_target", mergedEvent(plant.Number))
 	mustCode(t, res, 0)
-	if !strings.Contains(res.summary, "changes "+settle.FlakyPath) {
-		t.Fatalf("the step summary does not name #%d's edit of the sidecar:\n%s", plant.Number, res.summary)
+	bot := h.openBotPRs()
+	if len(bot) != 1 || !strings.Contains(bot[0].Body, "changes "+settle.FlakyPath) {
+		t.Fatalf("no bot pull request names #%d's edit of the sidecar: %v\n%s", plant.Number, res.outputs, res.stdout)
+	}
+	if b, _ := h.git.File(DefaultBranch, settle.FlakyPath); len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
+		t.Fatalf("the bot branch carries the planted sidecar:\n%s", b)
 	}
 	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),
 		Files: map[string][]byte{"src/c.go": []byte("package app\n")}})

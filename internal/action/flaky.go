@@ -98,7 +98,8 @@ func (r *Runner) flakyFile(ctx context.Context, st *state) ([]byte, error) {
 // who merge the bot pull request should look at them. files is the first page of the pull
 // request's files the encoder read (GitHub lists 100 a page): a fuller page says the rest was
 // not checked. Only the configured paths are printed, never a path the pull request chose.
-func (r *Runner) steeringEdits(n int, files []encode.File) string {
+// edits says the pull request changed one of them (the run then writes the bot pull request).
+func (r *Runner) steeringEdits(n int, files []encode.File) (warning string, edits bool) {
 	watched := []string{r.Config.StorePath, r.flakyPath()}
 	var hit []string
 	for _, f := range files {
@@ -111,11 +112,11 @@ func (r *Runner) steeringEdits(n int, files []encode.File) string {
 	switch {
 	case len(hit) > 0:
 		return fmt.Sprintf("#%d changes %s, which steer settlement: the bot reads them as they stood at each pull request's base, never from its own changes, "+
-			"but these edits are now on the base branch; review them", n, strings.Join(hit, " and "))
+			"but these edits are now on the base branch; review them", n, strings.Join(hit, " and ")), true
 	case len(files) >= maxFilesPage:
-		return fmt.Sprintf("#%d changes %d or more files; only the first %d were checked for edits to %s", n, maxFilesPage, maxFilesPage, strings.Join(watched, " and "))
+		return fmt.Sprintf("#%d changes %d or more files; only the first %d were checked for edits to %s", n, maxFilesPage, maxFilesPage, strings.Join(watched, " and ")), false
 	}
-	return ""
+	return "", false
 }
 
 // maxFilesPage is the size of the page of a pull request's files the encoder reads.

@@ -829,8 +829,11 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		// request instead of recording it without its lessons.
 		return botpr.Explain(fmt.Errorf("reading #%d for lesson encoding: %w", n, err), "pull-requests")
 	}
-	if w := r.steeringEdits(n, epr.Files); w != "" {
+	if w, edits := r.steeringEdits(n, epr.Files); w != "" {
 		st.warnings = append(st.warnings, w)
+		// Named in the bot pull request, which is written for it (recording the pull request,
+		// and the bot's own sidecar over the edited one), not only in this run's step summary.
+		st.persist = st.persist || edits
 	}
 	assoc := pr.GetAuthorAssociation()
 	trusted := false
