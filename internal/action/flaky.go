@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -35,8 +36,8 @@ func BotFiles(c Config) settle.BotPulls {
 // flakyHistory returns the sidecar the run measures with, reading it the first time: on the open
 // bot pull request's branch when the run starts from its store (the bot writes its own copy
 // there on every commit, flakyFile), else at the commit the run's oldest pull request was
-// merged onto (or its base.sha, when that was not walked to), which no pull request of the run
-// can have changed (they all merged after it).
+// merged onto (oldestBase), which no pull request of the run can have changed (they all merged
+// after it).
 // Malformed content is an empty history, never an error. nil when the run has no pull request.
 func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHistory, error) {
 	if st.flaky != nil {
@@ -47,17 +48,9 @@ func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHist
 		if st.oldest == nil {
 			return nil, nil
 		}
-		// The commit the oldest pull request was merged onto if its tickets' verification
-		// walked back to it, else its base.sha (a base-branch commit at or before that one, so
-		// no pull request of the run wrote it either). The walk is never started here: the
-		// pull request may have been queued because the walk did not fit the rate limit, or
-		// because GitHub failed during it, and the run must still publish.
-		ref = st.oldestOnto
-		if ref == "" {
-			ref = st.oldest.GetBase().GetSHA()
-		}
-		if ref == "" {
-			return nil, fmt.Errorf("reading %s: pull request #%d names no base commit", r.flakyPath(), st.oldest.GetNumber())
+		var err error
+		if ref, err = r.oldestBase(ctx, st); err != nil {
+			return nil, err
 		}
 	}
 	doc, found, err := r.readFile(ctx, r.flakyPath(), ref)
@@ -66,6 +59,38 @@ func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHist
 	}
 	st.flaky, st.flakyFound = settle.LoadFlakyHistory(doc), found
 	return st.flaky, nil
+}
+
+// oldestBase is the commit the run's oldest pull request was merged onto: the one its tickets'
+// verification walked to, else walked to now when the rate limit left covers the walk. When it
+// does not, or GitHub fails during the walk (the pull request was queued for the same reasons),
+// it is the pull request's base.sha, a base-branch commit at or before that one, which no pull
+// request of the run wrote either (it may miss flaky observations a later bot merge recorded).
+func (r *Runner) oldestBase(ctx context.Context, st *state) (string, error) {
+	if st.oldestOnto != "" {
+		return st.oldestOnto, nil
+	}
+	pr := st.oldest
+	fallback := pr.GetBase().GetSHA()
+	why, err := r.walkBudget(ctx, pr)
+	if err != nil {
+		return "", err
+	}
+	if why == "" {
+		sha, err := r.baseOf(ctx, pr)
+		var nobase *settle.BaseError
+		switch {
+		case err == nil:
+			st.oldestOnto = sha
+			return sha, nil
+		case !errors.As(err, &nobase):
+			return "", err
+		}
+	}
+	if fallback == "" {
+		return "", fmt.Errorf("reading %s: pull request #%d names no base commit", r.flakyPath(), pr.GetNumber())
+	}
+	return fallback, nil
 }
 
 // flakyFile returns the sidecar to commit on the bot branch, nil when there is none to write.
