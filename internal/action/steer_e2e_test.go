@@ -112,19 +112,14 @@ func TestE2ESteerCommentAfterMergeDoesNotVoidQueuedTickets(t *testing.T) {
 	store, es := seedStore(t)
 	h := newHarness(t, store)
 	body := "Fixes the itest.\n\n" + h.ticketFor("how do I run the integration tests")
-	pr := h.merge("Fix itest", body, &settle.Result{Outcome: Pending, Reason: "CI running"})
-	res := h.run("pull_request_target", mergedEventWithBody(t, pr.Number, body), nil)
-	mustCode(t, res, 0)
-	if res.outputs["result"] != "pending" {
-		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
-	}
+	pr := queueBehindCI(t, h, body)
 	rec := h.record(DefaultBranch)
 	if len(rec.Held[itoa(pr.Number)]) != 1 || rec.HeldBody[itoa(pr.Number)] != bodyHash(body) {
 		t.Fatalf("the first reading was not written: %+v", rec)
 	}
 	// A run while CI still runs keeps the bot pull request (and the reading) open: it holds a
 	// reading the base branch lacks.
-	res = h.run("workflow_dispatch", `{"inputs":{}}`, nil)
+	res := h.run("workflow_dispatch", `{"inputs":{}}`, nil)
 	mustCode(t, res, 0)
 	if res.outputs["result"] != "pending" || len(h.openBotPRs()) != 1 || len(h.record(DefaultBranch).Held[itoa(pr.Number)]) != 1 {
 		t.Fatalf("the held reading was dropped while CI ran: outputs %v\n%s", res.outputs, res.stdout)
