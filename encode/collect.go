@@ -83,7 +83,8 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, num
 			return nil, fmt.Errorf("encode: list commits of %s (page %d): %w", where, lo.Page, err)
 		}
 		for _, c := range commits {
-			pr.Commits = append(pr.Commits, Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Author: c.GetAuthor().GetLogin()})
+			pr.Commits = append(pr.Commits, Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Author: c.GetAuthor().GetLogin(),
+				Committer: c.GetCommitter().GetLogin(), Verified: c.GetCommit().GetVerification().GetVerified()})
 			t := c.GetCommit().GetCommitter().GetDate().Time
 			if t.IsZero() {
 				t = c.GetCommit().GetAuthor().GetDate().Time
@@ -126,7 +127,11 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, num
 
 // commitAssociations gives each commit its author's author_association: GitHub reports none
 // for commits, so it is the one the pull request or a review comment shows for the same login.
-// A commit by anyone else, or by no GitHub account, keeps "" and is not trusted.
+// GitHub takes a commit's login from the e-mail address the commit claims, so a commit claiming
+// the pull request author is the author's (they pushed it), and one claiming anyone else counts
+// only when GitHub verified its signature and that login committed it: an outsider's commit
+// inside a member's pull request cannot pass for a trusted reviewer's by naming their e-mail.
+// Any other commit, and one by no GitHub account, keeps "" and is not trusted.
 func (p *PR) commitAssociations() {
 	known := map[string]string{}
 	for _, r := range p.Reviews {
@@ -134,11 +139,15 @@ func (p *PR) commitAssociations() {
 			known[strings.ToLower(r.Author)] = r.AuthorAssociation
 		}
 	}
-	if p.Author != "" {
-		known[strings.ToLower(p.Author)] = p.AuthorAssociation
-	}
 	for i := range p.Commits {
-		if c := &p.Commits[i]; c.Author != "" && c.AuthorAssociation == "" {
+		c := &p.Commits[i]
+		if c.Author == "" || c.AuthorAssociation != "" {
+			continue
+		}
+		switch {
+		case p.Author != "" && strings.EqualFold(c.Author, p.Author):
+			c.AuthorAssociation = p.AuthorAssociation
+		case c.Verified && strings.EqualFold(c.Committer, c.Author):
 			c.AuthorAssociation = known[strings.ToLower(c.Author)]
 		}
 	}

@@ -72,6 +72,12 @@ type Commit struct {
 	// review comments show it ("" when they do not show it: not trusted).
 	Author            string
 	AuthorAssociation string
+	// Committer is the GitHub login of the commit's committer, and Verified whether GitHub
+	// verified its signature. GitHub links author and committer to accounts by the e-mail
+	// addresses the commit claims, so a login other than the pull request author's is taken
+	// only from a verified commit its author committed.
+	Committer string
+	Verified  bool
 	// Message is the full commit message; documents keep its subject line
 	// and its Lesson: lines.
 	Message string

@@ -68,14 +68,18 @@ func TestCommitLessonTrust(t *testing.T) {
 func TestCommitAssociations(t *testing.T) {
 	p := &PR{Author: "Maintainer", AuthorAssociation: "MEMBER",
 		Reviews: []ReviewComment{{ID: 1, Author: "hubot", AuthorAssociation: "COLLABORATOR"}, {ID: 2, Author: "drive-by", AuthorAssociation: "NONE"}},
-		Commits: []Commit{{SHA: "1", Author: "maintainer"}, {SHA: "2", Author: "hubot"}, {SHA: "3", Author: "drive-by"}, {SHA: "4", Author: "mallory"}, {SHA: "5"}}}
+		Commits: []Commit{{SHA: "1", Author: "maintainer"}, {SHA: "2", Author: "hubot", Committer: "hubot", Verified: true},
+			{SHA: "3", Author: "drive-by", Committer: "drive-by", Verified: true}, {SHA: "4", Author: "mallory"}, {SHA: "5"},
+			// An outsider's commit claiming the trusted reviewer's e-mail: unsigned, or signed by
+			// someone else, it is not the reviewer's.
+			{SHA: "6", Author: "hubot", Committer: "hubot"}, {SHA: "7", Author: "hubot", Committer: "mallory", Verified: true}}}
 	p.commitAssociations()
 	var got []string
 	for _, c := range p.Commits {
 		got = append(got, c.AuthorAssociation)
 	}
-	if strings.Join(got, ",") != "MEMBER,COLLABORATOR,NONE,," {
-		t.Errorf("associations %q, want MEMBER,COLLABORATOR,NONE,,", got)
+	if want := "MEMBER,COLLABORATOR,NONE,,,,"; strings.Join(got, ",") != want {
+		t.Errorf("associations %q, want %s", got, want)
 	}
 }
 

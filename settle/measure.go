@@ -88,6 +88,22 @@ type Options struct {
 	Download *http.Client
 	// Limits bound artifact downloads.
 	Limits Limits
+	// Bot names the lesson store's bot pull requests and the files they write: a walk for CI
+	// may step past a commit one of them introduced (see BotPulls).
+	Bot BotPulls
+}
+
+// BotPulls names the pull requests of the bot that keeps the lesson store: those from the
+// branch Branch of the measured repository itself (only people with write access can push
+// there). A walk for CI steps past a commit without CI that such a pull request introduced
+// when the commit changes nothing but Paths (the store, its rendering, the flaky sidecar):
+// test suites do not read them, so the commit cannot move a test, and a bot pull request merged
+// without push CI (a path filter on the store's directory) does not make every later pull
+// request abstain. A commit that changes any other file is another pull request's change, as
+// ever. The zero value steps past no commit.
+type BotPulls struct {
+	Branch string
+	Paths  []string
 }
 
 // Request names the merged pull request to measure.
@@ -633,6 +649,15 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 			return chosen{}, err
 		}
 		if other := m.otherMerged(prs); other != nil {
+			bot, err := m.botFilesOnly(ctx, sha, prs)
+			if err != nil {
+				return chosen{}, err
+			}
+			if bot {
+				skipped = append(skipped, fmt.Sprintf("%s (#%d, the lesson store's bot pull request, changes only its files)", short(sha), other.GetNumber()))
+				sha = commit.Parents[0].GetSHA()
+				continue
+			}
 			// That pull request's own head may have tested exactly the code sha holds.
 			got, err := m.sameTreeHead(ctx, commit, other)
 			if err != nil {

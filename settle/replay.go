@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -145,6 +146,39 @@ func (m *measurer) otherMerged(prs []*github.PullRequest) *github.PullRequest {
 		}
 	}
 	return nil
+}
+
+// botFilesOnly reports whether the commit sha was introduced only by the lesson store's bot
+// pull requests (Options.Bot: from its branch of this repository, besides the pull request
+// measured) and changes nothing but the bot's files. A commit GitHub lists no files for, or a
+// full page of files, is not.
+func (m *measurer) botFilesOnly(ctx context.Context, sha string, prs []*github.PullRequest) (bool, error) {
+	bot := m.opts.Bot
+	if bot.Branch == "" || len(bot.Paths) == 0 {
+		return false, nil
+	}
+	for _, pr := range prs {
+		if pr.GetNumber() == m.pr.GetNumber() {
+			continue
+		}
+		head := pr.GetHead()
+		if head.GetRef() != bot.Branch || !strings.EqualFold(head.GetRepo().GetFullName(), m.req.Owner+"/"+m.req.Repo) {
+			return false, nil
+		}
+	}
+	rc, err := m.repoCommit(ctx, sha)
+	if err != nil || rc == nil {
+		return false, err
+	}
+	if len(rc.Files) == 0 || len(rc.Files) >= 300 {
+		return false, nil
+	}
+	for _, f := range rc.Files {
+		if !slices.Contains(bot.Paths, f.GetFilename()) || (f.GetPreviousFilename() != "" && !slices.Contains(bot.Paths, f.GetPreviousFilename())) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // sameTreeHead offers the head of another merged pull request, which introduced the commit c

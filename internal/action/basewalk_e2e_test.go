@@ -251,3 +251,52 @@ func TestE2EBaseWalkOutageQueues(t *testing.T) {
 		t.Fatalf("measured from %.7s, want the commit below the rebased ones %.7s", last[len(last)-1].Before, base)
 	}
 }
+
+// The bot pull request is merged with no push CI (the workflow's path filter skips
+// .darwin-memo/**), so the next ticketed pull request's base has none, and the walk back for a
+// commit with CI met the bot's merge, another pull request's, and abstained: every merge after a
+// bot merge abstained. The bot's own pull requests (from its branch of this repository) whose
+// commit changes only the files the bot writes are stepped past; anything else still stops the
+// walk.
+func TestE2EBaseWalkStepsPastTheBotsStoreMerge(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		fork    string
+		files   func(store []byte) map[string][]byte
+		settled bool
+	}{
+		{"the bot's merge of its store", "", func(store []byte) map[string][]byte {
+			return map[string][]byte{storePath: append(append([]byte{}, store...), '\n'), DefaultRender: []byte("# Lessons\n")}
+		}, true},
+		{"the bot's branch changing a source file", "", func(store []byte) map[string][]byte {
+			return map[string][]byte{storePath: append(append([]byte{}, store...), '\n'), "src/fix.go": []byte("package app\n// fixed\n")}
+		}, false},
+		{"a fork's branch named like the bot's", "mallory", func(store []byte) map[string][]byte {
+			return map[string][]byte{storePath: append(append([]byte{}, store...), '\n')}
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h, _, red := redMain(t)
+			store, _ := h.git.File("main", storePath)
+			bot := h.git.MergePull(ghfake.MergeSpec{Title: "darwin-memo: update lessons", Branch: DefaultBranch, Fork: tc.fork,
+				User: "github-actions[bot]", Files: tc.files(store)}) // no CI: the path filter
+			pr := h.mergeTicketed(ghfake.MergeSpec{Title: "Fix B and C", Files: map[string][]byte{"src/other.go": []byte("package app\n// fixed\n")}})
+			res := h.runReal("pull_request_target", mergedEvent(pr.Number))
+			mustCode(t, res, 0)
+			if !tc.settled {
+				if res.outputs["result"] != "abstained" {
+					t.Fatalf("the walk stepped past #%d: %v\n%s", bot.Number, res.outputs, res.stdout)
+				}
+				return
+			}
+			if res.outputs["result"] != "settled" || res.outputs["delta"] != "2" {
+				t.Fatalf("#%d was not measured across the bot's merge #%d: %v\n%s", pr.Number, bot.Number, res.outputs, res.stdout)
+			}
+			if last := h.record(DefaultBranch).Processed; last[len(last)-1].Before != red {
+				t.Fatalf("measured from %.7s, want %.7s", last[len(last)-1].Before, red)
+			}
+		})
+	}
+}

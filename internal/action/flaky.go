@@ -19,15 +19,25 @@ import (
 // in its own flaky.json would otherwise quarantine its own regressions.
 
 // flakyPath is the flaky-quarantine sidecar next to the store (darwin-memo's flaky.json).
-func (r *Runner) flakyPath() string {
-	return path.Join(path.Dir(r.Config.StorePath), "flaky.json")
+func (r *Runner) flakyPath() string { return flakyPathOf(r.Config) }
+
+func flakyPathOf(c Config) string { return path.Join(path.Dir(c.StorePath), "flaky.json") }
+
+// BotFiles names the action's own pull requests (from its branch) and every file they write:
+// the store, its rendering and the flaky sidecar.
+func BotFiles(c Config) settle.BotPulls {
+	paths := []string{c.StorePath, flakyPathOf(c)}
+	if c.RenderPath != "" {
+		paths = append(paths, c.RenderPath)
+	}
+	return settle.BotPulls{Branch: c.Branch, Paths: paths}
 }
 
 // flakyHistory returns the sidecar the run measures with, reading it the first time: on the open
 // bot pull request's branch when the run starts from its store (the bot writes its own copy
 // there on every commit, flakyFile), else at the commit the run's oldest pull request was
-// merged onto (its base.sha when that cannot be told), which no pull request of the run can
-// have changed (they all merged after it).
+// merged onto (oldestBase), which no pull request of the run can have changed (they all merged
+// after it).
 // Malformed content is an empty history, never an error. nil when the run has no pull request.
 func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHistory, error) {
 	if st.flaky != nil {
@@ -38,26 +48,10 @@ func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHist
 		if st.oldest == nil {
 			return nil, nil
 		}
-		if slices.Contains(st.rec.Queued, st.oldest.GetNumber()) {
-			// Queued, not measured (its walk did not fit the rate limit, or GitHub did not
-			// answer): the sidecar is only copied to the bot branch, and walking now would spend
-			// what the budget kept. Its base.sha holds none of the run's changes either.
-			ref = st.oldest.GetBase().GetSHA()
-		}
-	}
-	if ref == "" {
-		sha, err := r.baseOf(ctx, st.oldest)
-		var nobase *settle.BaseError
-		switch {
-		case errors.As(err, &nobase):
-			// What the oldest pull request was merged onto cannot be told now (GitHub did not
-			// answer, or the walk abstained): its base.sha, the base branch's commit GitHub
-			// recorded for it, holds none of the run's pull requests' changes either.
-			sha = st.oldest.GetBase().GetSHA()
-		case err != nil:
+		var err error
+		if ref, err = r.oldestBase(ctx, st); err != nil {
 			return nil, err
 		}
-		ref = sha
 	}
 	doc, found, err := r.readFile(ctx, r.flakyPath(), ref)
 	if err != nil {
@@ -65,6 +59,38 @@ func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHist
 	}
 	st.flaky, st.flakyFound = settle.LoadFlakyHistory(doc), found
 	return st.flaky, nil
+}
+
+// oldestBase is the commit the run's oldest pull request was merged onto: the one its tickets'
+// verification walked to, else walked to now when the rate limit left covers the walk. When it
+// does not, or GitHub fails during the walk (the pull request was queued for the same reasons),
+// it is the pull request's base.sha, a base-branch commit at or before that one, which no pull
+// request of the run wrote either (it may miss flaky observations a later bot merge recorded).
+func (r *Runner) oldestBase(ctx context.Context, st *state) (string, error) {
+	if st.oldestOnto != "" {
+		return st.oldestOnto, nil
+	}
+	pr := st.oldest
+	fallback := pr.GetBase().GetSHA()
+	why, err := r.walkBudget(ctx, pr)
+	if err != nil {
+		return "", err
+	}
+	if why == "" {
+		sha, err := r.baseOf(ctx, pr)
+		var nobase *settle.BaseError
+		switch {
+		case err == nil:
+			st.oldestOnto = sha
+			return sha, nil
+		case !errors.As(err, &nobase):
+			return "", err
+		}
+	}
+	if fallback == "" {
+		return "", fmt.Errorf("reading %s: pull request #%d names no base commit", r.flakyPath(), pr.GetNumber())
+	}
+	return fallback, nil
 }
 
 // flakyFile returns the sidecar to commit on the bot branch, nil when there is none to write.
@@ -97,7 +123,8 @@ func (r *Runner) flakyFile(ctx context.Context, st *state) ([]byte, error) {
 // who merge the bot pull request should look at them. files is the first page of the pull
 // request's files the encoder read (GitHub lists 100 a page): a fuller page says the rest was
 // not checked. Only the configured paths are printed, never a path the pull request chose.
-func (r *Runner) steeringEdits(n int, files []encode.File) string {
+// edits says the pull request changed one of them (the run then writes the bot pull request).
+func (r *Runner) steeringEdits(n int, files []encode.File) (warning string, edits bool) {
 	watched := []string{r.Config.StorePath, r.flakyPath()}
 	var hit []string
 	for _, f := range files {
@@ -110,11 +137,11 @@ func (r *Runner) steeringEdits(n int, files []encode.File) string {
 	switch {
 	case len(hit) > 0:
 		return fmt.Sprintf("#%d changes %s, which steer settlement: the bot reads them as they stood at each pull request's base, never from its own changes, "+
-			"but these edits are now on the base branch; review them", n, strings.Join(hit, " and "))
+			"but these edits are now on the base branch; review them", n, strings.Join(hit, " and ")), true
 	case len(files) >= maxFilesPage:
-		return fmt.Sprintf("#%d changes %d or more files; only the first %d were checked for edits to %s", n, maxFilesPage, maxFilesPage, strings.Join(watched, " and "))
+		return fmt.Sprintf("#%d changes %d or more files; only the first %d were checked for edits to %s", n, maxFilesPage, maxFilesPage, strings.Join(watched, " and ")), false
 	}
-	return ""
+	return "", false
 }
 
 // maxFilesPage is the size of the page of a pull request's files the encoder reads.

@@ -137,8 +137,9 @@ func (b budgetQueued) Error() string { return string(b) }
 
 // RequestsPerRun bounds what a run costs beyond its merged pull requests: reading the store,
 // the flaky sidecar, the recent merges and the open bot pull request with its store (at most
-// 10), and writing the bot branch and pull request (at most 9).
-const RequestsPerRun = 19
+// 10), the bot pull request merged last with its record when the base branch's record holds a
+// held reading (2, checkHeld), and writing the bot branch and pull request (at most 9).
+const RequestsPerRun = 21
 
 // budgetSpent stops a run that cannot afford to read the store and write the bot pull request.
 type budgetSpent string

@@ -125,7 +125,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	}
 	measure := opts.Measure
 	if measure == nil {
-		measure = SettleMeasurer(cfg.ArtifactName, env.RunID, nil)
+		measure = SettleMeasurer(cfg.ArtifactName, env.RunID, BotFiles(cfg), nil)
 	}
 	encOpts := append([]encode.Option{encode.WithGetenv(opts.Getenv)}, opts.EncoderOptions...)
 	if cfg.LLMBaseURL != "" {

@@ -114,6 +114,9 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if st.rec, err = RecordOf(st.store); err != nil {
 		return nil, err
 	}
+	if err := r.checkHeld(ctx, st); err != nil {
+		return nil, err
+	}
 	if discarded != nil {
 		if err := r.carryOver(st, discarded, discardedWhere); err != nil {
 			return nil, err
@@ -145,6 +148,9 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 	}
 	if !found {
 		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
+	}
+	if rec, err := ReadRecord(ours); err == nil {
+		st.botRec = &rec
 	}
 	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
 	if err != nil {
@@ -288,7 +294,7 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	lost := map[int]bool{}
 	keep := func(pr *github.PullRequest) {
 		n := pr.GetNumber()
-		if pr.MergedAt == nil || pr.GetBase().GetRef() != st.base || pr.GetHead().GetRef() == r.Config.Branch || st.rec.has(n) {
+		if pr.MergedAt == nil || pr.GetBase().GetRef() != st.base || r.botsOwn(pr) || st.rec.has(n) {
 			return
 		}
 		if full && mergedBefore(Processed{PR: n, MergedAt: pr.GetMergedAt().UTC().Format(time.RFC3339)}, oldest) {
@@ -328,7 +334,19 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 		if _, ok := byNum[n]; ok || st.rec.has(n) {
 			continue
 		}
-		pr, _, err := r.Client.PullRequests.Get(ctx, r.Owner, r.Repo, n)
+		pr, resp, err := r.Client.PullRequests.Get(ctx, r.Owner, r.Repo, n)
+		if err != nil && resp != nil && resp.StatusCode == http.StatusNotFound {
+			// The record (which a merged pull request may have edited) or the event names a
+			// number GitHub has no pull request for: nothing to settle, and no reason to fail
+			// this run and every later one. A queued number is dropped, and the record written.
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d is not a pull request of this repository (GitHub answers 404); nothing to settle for it", n))
+			if slices.Contains(st.rec.Queued, n) {
+				st.rec.unqueue(n)
+				st.persist = true
+			}
+			delete(st.reapply, n)
+			continue
+		}
 		if err != nil {
 			return nil, botpr.Explain(fmt.Errorf("reading pull request #%d: %w", n, err), "pull-requests")
 		}
@@ -354,6 +372,15 @@ func (r *Runner) candidates(ctx context.Context, st *state, trig Trigger) ([]*gi
 	return out, nil
 }
 
+// botsOwn reports whether pr is one of the bot's own pull requests: from the bot branch of
+// this repository. A fork's branch may carry the same name (head.ref is only the branch's
+// name): its pull request is a contributor's, settled and named like any other. A head whose
+// repository is gone (a deleted fork) is not the bot's either.
+func (r *Runner) botsOwn(pr *github.PullRequest) bool {
+	head := pr.GetHead()
+	return head.GetRef() == r.Config.Branch && strings.EqualFold(head.GetRepo().GetFullName(), r.Owner+"/"+r.Repo)
+}
+
 // baseOf returns the commit the pull request was merged onto, by settle's rule: the first
 // parent of a merge commit, the parent of a squashed commit, the parent of the run of rebased
 // commits (not the rebased commit before the last, which already holds the pull request's
@@ -377,6 +404,9 @@ const onceTickets = 2
 func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequest) (sha string, base *lessons.Store, unreadable, err error) {
 	if sha, err = r.baseOf(ctx, pr); err != nil {
 		return "", nil, nil, err
+	}
+	if st.oldest != nil && st.oldest.GetNumber() == pr.GetNumber() {
+		st.oldestOnto = sha
 	}
 	doc, blob, found, err := r.readFileSHA(ctx, r.Config.StorePath, sha)
 	switch {
@@ -802,8 +832,11 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		// request instead of recording it without its lessons.
 		return botpr.Explain(fmt.Errorf("reading #%d for lesson encoding: %w", n, err), "pull-requests")
 	}
-	if w := r.steeringEdits(n, epr.Files); w != "" {
+	if w, edits := r.steeringEdits(n, epr.Files); w != "" {
 		st.warnings = append(st.warnings, w)
+		// Named in the bot pull request, which is written for it (recording the pull request,
+		// and the bot's own sidecar over the edited one), not only in this run's step summary.
+		st.persist = st.persist || edits
 	}
 	assoc := pr.GetAuthorAssociation()
 	trusted := false

@@ -416,11 +416,14 @@ type state struct {
 	mainFound bool   // the base branch has a store
 	mainStore *lessons.Store
 	mainRec   Record
-	open      *github.PullRequest
-	workDoc   []byte
-	store     *lessons.Store
-	rec       Record
-	warnings  []string
+	// botRec is the record of the open bot pull request's store (nil when none is open or it
+	// does not read): the bot's own held readings (checkHeld).
+	botRec   *Record
+	open     *github.PullRequest
+	workDoc  []byte
+	store    *lessons.Store
+	rec      Record
+	warnings []string
 	// flaky is the flaky-quarantine sidecar the run measures with and records into; nil until
 	// first needed (flakyHistory). flakyRef is the commit it is read at: the open bot pull
 	// request's head when the run starts from its store, else "" (the base of oldest).
@@ -430,6 +433,9 @@ type state struct {
 	// oldest is the run's first pull request in merge order: every pull request the run
 	// settles merged after the commit it was merged onto.
 	oldest *github.PullRequest
+	// oldestOnto is the commit oldest was merged onto, once its tickets' verification walked
+	// back to it (storeAtBase); "" until then.
+	oldestOnto string
 	// persist is set when the record gained something that must be written even without a
 	// lesson-level change: a final abstention, which would otherwise be measured again.
 	persist bool

@@ -70,6 +70,7 @@ type GitPull struct {
 	UpdatedAt         time.Time
 	ClosedAt          time.Time
 	Head, Base        string // branch names
+	HeadOwner         string // the login owning the fork Head lives in; "" for the repository's own branch
 	HeadSHA, BaseSHA  string
 	MergeCommitSHA    string
 	User              string
@@ -203,18 +204,33 @@ func (g *GitRepo) CommitFiles(branch, author, msg string, files map[string][]byt
 }
 
 func (g *GitRepo) commitFilesLocked(branch, author, msg string, files map[string][]byte) string {
-	parent, ok := g.refs["heads/"+branch]
+	return g.commitRefLocked("heads/"+branch, branch, author, msg, files)
+}
+
+// commitRefLocked is commitFilesLocked on the ref named ref ("heads/<branch>", or a fork's
+// "pull/<n>/head"); branch is the head branch name open pull requests are matched by.
+func (g *GitRepo) commitRefLocked(ref, branch, author, msg string, files map[string][]byte) string {
+	parent, ok := g.refs[ref]
 	if !ok {
 		parent = g.refs["heads/"+g.DefaultBranch]
 	}
 	sha := g.commitLocked(g.applyLocked(g.commits[parent].Tree, files), []string{parent}, msg, author)
-	g.refs["heads/"+branch] = sha
+	g.refs[ref] = sha
 	for _, p := range g.pulls {
-		if p.State == "open" && p.Head == branch {
+		if p.State == "open" && p.Head == branch && p.HeadOwner == "" {
 			p.HeadSHA = sha // as on GitHub, an open pull request's head follows its branch
 		}
 	}
 	return sha
+}
+
+// headLabel is the pull request's head.label, "owner:branch", as the list's head filter
+// matches it: the fork's owner for a fork's branch.
+func (p *GitPull) headLabel(owner string) string {
+	if p.HeadOwner != "" {
+		owner = p.HeadOwner
+	}
+	return owner + ":" + p.Head
 }
 
 // MergeSpec describes a pull request that a person opens and squash-merges.
@@ -223,8 +239,12 @@ type MergeSpec struct {
 	User              string
 	AuthorAssociation string // default MEMBER
 	Branch            string // head branch; default pr-<n>
-	Files             map[string][]byte
-	Labels            []string
+	// Fork, when set, is the login owning the fork the head branch lives in: the branch is
+	// not one of the repository's (its commits are kept under refs/pull/<n>/head, as GitHub
+	// keeps a fork's), and the pull request's head.repo and head.label name the fork.
+	Fork   string
+	Files  map[string][]byte
+	Labels []string
 	// ReviewComments are made on the pull request before its last commit.
 	ReviewComments []ReviewComment
 	// RebaseCommits, when set, makes the pull request one commit per element (after the
@@ -276,9 +296,13 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 		spec.AuthorAssociation = "MEMBER"
 	}
 	base := g.refs["heads/"+g.DefaultBranch]
-	g.refs["heads/"+spec.Branch] = base
+	ref := "heads/" + spec.Branch
+	if spec.Fork != "" {
+		ref = fmt.Sprintf("pull/%d/head", n)
+	}
+	g.refs[ref] = base
 	if spec.From != "" {
-		g.refs["heads/"+spec.Branch] = spec.From
+		g.refs[ref] = spec.From
 	}
 	var stacked []string // the commits of the pull request this one is stacked on, not on base
 	if under := g.pullLocked(spec.StackedOn); under != nil {
@@ -288,7 +312,7 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 				stacked = append(stacked, sha)
 			}
 		}
-		g.refs["heads/"+spec.Branch] = under.HeadSHA
+		g.refs[ref] = under.HeadSHA
 	}
 	// The branch's commits, oldest first: spec.Commits-1 commits adding a part file each,
 	// the commit of Files, then one per RebaseCommits element.
@@ -331,7 +355,7 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 				author = bc.Author
 			}
 		}
-		shas = append(shas, g.commitFilesLocked(spec.Branch, author, msg, files))
+		shas = append(shas, g.commitRefLocked(ref, spec.Branch, author, msg, files))
 	}
 	head := shas[len(shas)-1]
 	shas = append(stacked, shas...)
@@ -367,7 +391,7 @@ func (g *GitRepo) MergePull(spec MergeSpec) *GitPull {
 	pr := &GitPull{
 		Number: n, Title: spec.Title, Body: spec.Body, State: "closed", Merged: true,
 		MergedAt: g.now, ClosedAt: g.now, CreatedAt: created, UpdatedAt: g.now,
-		Head: spec.Branch, Base: g.DefaultBranch, HeadSHA: head, BaseSHA: base, MergeCommitSHA: mergeSHA,
+		Head: spec.Branch, HeadOwner: spec.Fork, Base: g.DefaultBranch, HeadSHA: head, BaseSHA: base, MergeCommitSHA: mergeSHA,
 		User: spec.User, AuthorAssociation: spec.AuthorAssociation, Labels: spec.Labels, Commits: len(shas), Files: paths,
 		ReviewComments: spec.ReviewComments, Replayed: replayed, CommitSHAs: shas,
 	}

@@ -246,7 +246,7 @@ func (g *GitRepo) updateRef(w http.ResponseWriter, r *http.Request, ref string) 
 // syncPullHeadsLocked moves the head sha of open pull requests whose head branch moved.
 func (g *GitRepo) syncPullHeadsLocked(ref string) {
 	for _, p := range g.pulls {
-		if p.State == "open" && "heads/"+p.Head == ref {
+		if p.State == "open" && p.HeadOwner == "" && "heads/"+p.Head == ref {
 			p.HeadSHA = g.refs[ref]
 			p.UpdatedAt = g.tickLocked()
 		}
@@ -262,7 +262,7 @@ func (g *GitRepo) deleteRef(w http.ResponseWriter, ref string) {
 	}
 	delete(g.refs, ref)
 	for _, p := range g.pulls {
-		if p.State == "open" && "heads/"+p.Head == ref {
+		if p.State == "open" && p.HeadOwner == "" && "heads/"+p.Head == ref {
 			p.State, p.ClosedAt = "closed", g.tickLocked()
 		}
 	}
@@ -635,13 +635,18 @@ func (g *GitRepo) pullPayload(p *GitPull) map[string]any {
 		m["merge_commit_sha"] = nil
 	}
 	for key, side := range map[string][2]string{"head": {p.Head, p.HeadSHA}, "base": {p.Base, p.BaseSHA}} {
+		owner := g.Owner
+		if key == "head" && p.HeadOwner != "" {
+			owner = p.HeadOwner // a fork's branch: the fork's owner, label and repository
+		}
 		s := m[key].(map[string]any)
-		s["ref"], s["sha"], s["label"] = side[0], side[1], g.Owner+":"+side[0]
-		s["user"].(map[string]any)["login"] = g.Owner
+		s["ref"], s["sha"], s["label"] = side[0], side[1], owner+":"+side[0]
+		s["user"].(map[string]any)["login"] = owner
 		if repo, ok := s["repo"].(map[string]any); ok {
 			conformRepo(repo)
-			repo["name"], repo["full_name"] = g.Name, full
-			repo["owner"].(map[string]any)["login"] = g.Owner
+			repo["name"], repo["full_name"] = g.Name, owner+"/"+g.Name
+			repo["owner"].(map[string]any)["login"] = owner
+			repo["fork"] = owner != g.Owner
 		}
 	}
 	m["author_association"], m["merged"], m["commits"] = p.AuthorAssociation, p.Merged, p.Commits
@@ -722,7 +727,7 @@ func (g *GitRepo) listPulls(w http.ResponseWriter, r *http.Request) {
 		if state != "all" && p.State != state {
 			continue
 		}
-		if headFilter != "" && headFilter != g.Owner+":"+p.Head {
+		if headFilter != "" && headFilter != p.headLabel(g.Owner) {
 			continue
 		}
 		if b := q.Get("base"); b != "" && b != p.Base {
