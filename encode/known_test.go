@@ -2,6 +2,7 @@ package encode
 
 import (
 	"context"
+	"os"
 	"reflect"
 	"testing"
 
@@ -14,9 +15,13 @@ import (
 // living lessons (each tokenised when asked).
 func TestEncodeKnownStoreMatchesList(t *testing.T) {
 	s := lessons.New("lessons.json", lessons.Options{})
-	gen := textgen.Lessons(9, 3000)
+	n := 300
+	if os.Getenv("DARWIN_MEMO_EXHAUSTIVE") == "1" {
+		n = 3000
+	}
+	gen := textgen.Lessons(9, n)
 	for i, l := range gen {
-		if i == 1500 { // the lesson the fixture's first lesson duplicates, amid many others
+		if i == n/2 { // the lesson the fixture's first lesson duplicates, amid many others
 			if _, err := s.Add(lessons.NewLesson{Question: "Which ports does lib.Load accept in hello.conf?", Answer: "Ports between 1 and 65535; lib.Load returns ErrPort for port 0 and wraps errors."}); err != nil {
 				t.Fatal(err)
 			}
@@ -45,7 +50,7 @@ func TestEncodeKnownStoreMatchesList(t *testing.T) {
 	if !reflect.DeepEqual(got.Candidates, want.Candidates) {
 		t.Fatalf("over the store:\n%+v\nover the list:\n%+v", got.Candidates, want.Candidates)
 	}
-	if len(want.Candidates) != 3 || want.Candidates[0].DuplicateOf != list[1500].ID || want.Candidates[2].DuplicateOf != "" {
+	if len(want.Candidates) != 3 || want.Candidates[0].DuplicateOf != list[n/2].ID || want.Candidates[2].DuplicateOf != "" {
 		t.Fatalf("the fixture does not exercise the duplicate check: %+v", want.Candidates)
 	}
 }
