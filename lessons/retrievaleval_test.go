@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/golden"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // The retrieval-quality suite: scenario packs in testdata/retrieval, written
@@ -50,6 +52,8 @@ type evalProbe struct {
 	Want    []string `json:"want"`    // any of these deciding is a hit
 	Bad     []string `json:"bad"`     // stale or forbidden: contamination when returned
 	Abstain bool     `json:"abstain"` // nothing stored answers it
+	// Category is a blind set's probe category (blindPacks); packs have none.
+	Category string `json:"-"`
 }
 
 type evalPack struct {
@@ -472,24 +476,29 @@ func blindPacks(t *testing.T, dir string) []evalPack {
 			p.Lessons = append(p.Lessons, evalLesson{Key: l.Key, Q: l.Q, A: l.A, Sources: src})
 		}
 		for _, pr := range r.Probes {
-			p.Probes = append(p.Probes, evalProbe{Query: pr.Query, Want: pr.Want, Abstain: len(pr.Want) == 0})
+			p.Probes = append(p.Probes, evalProbe{Query: pr.Query, Want: pr.Want, Abstain: len(pr.Want) == 0, Category: pr.Category})
 		}
 		out = append(out, p)
 	}
 	return out
 }
 
-// TestDecideThresholdSweep chooses DecideThreshold: on every development
-// set (the suite and the held-out packs), the accuracy of decide (the
-// deciding lesson wanted, or silence on an abstention probe) at each
-// threshold, computed from the confidences Retrieve gives. It logs the
-// table with -v and fails if DecideThreshold is not within 0.05 of the
-// best one's accuracy.
+// TestDecideThresholdSweep fits rank.Confidence's coefficients and chooses
+// DecideThreshold: on every development set (the suite, the held-out
+// packs and the blind sets once scored), each probe's first lesson that
+// may decide, its coverage and margin, and whether it is wanted. It refits
+// the logistic model (maximum likelihood, a small L2 penalty, Newton's
+// method) and fails if rank's constants are more than 0.02 from the fit;
+// then logs decide's accuracy, abstention precision and recall at each
+// threshold with -v and fails if DecideThreshold is not within 0.05 of
+// the best one's accuracy.
 func TestDecideThresholdSweep(t *testing.T) {
 	type probe struct {
-		conf    float64 // the confidence of the first hit that may decide
-		right   bool    // that hit is wanted
-		abstain bool
+		cov, margin float64 // of the first hit that may decide
+		conf        float64 // its confidence
+		right       bool    // that hit is wanted
+		abstain     bool
+		set         string
 	}
 	var probes []probe
 	dirs := []string{"testdata/retrieval", "testdata/retrieval/heldout", "testdata/retrieval/heldout2", "testdata/retrieval/heldout3", "testdata/retrieval/heldout4"}
@@ -517,27 +526,57 @@ func TestDecideThresholdSweep(t *testing.T) {
 				key[id] = k
 			}
 			for _, pr := range p.Probes {
-				hits, err := s.Retrieve(pr.Query, RetrieveOptions{Retrieval: RetrievalBM25F})
+				hits, err := s.Retrieve(pr.Query, RetrieveOptions{Retrieval: RetrievalBM25F, K: 10})
 				if err != nil {
 					t.Fatal(err)
 				}
-				pb := probe{abstain: pr.Abstain}
-				for _, h := range hits {
-					if h.SupersededBy == "" {
-						pb.conf, pb.right = h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID])
-						if os.Getenv("SWEEP_LOG") != "" && (pb.abstain == (pb.conf >= DecideThreshold) || !pb.abstain && !pb.right) {
-							t.Logf("abstain=%v right=%v conf=%.2f %q -> %s %q", pb.abstain, pb.right, pb.conf, pr.Query, key[h.Entry.ID], h.Entry.Question)
-						}
-						break
+				pb := probe{abstain: pr.Abstain, set: filepath.Base(dir)}
+				first := -1
+				for i, h := range hits {
+					if h.SupersededBy != "" {
+						continue
 					}
+					if first < 0 {
+						first = i
+						pb.cov, pb.conf, pb.right = h.Coverage, h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID])
+						pb.margin = 1
+						continue
+					}
+					pb.margin = rank.Margin(hits[first].Score, h.Score)
+					break
+				}
+				if os.Getenv("SWEEP_LOG") != "" && first >= 0 && (pb.abstain == (pb.conf >= DecideThreshold) || !pb.abstain && !pb.right) {
+					t.Logf("abstain=%v right=%v conf=%.2f cov=%.2f margin=%.2f %q -> %s %q", pb.abstain, pb.right, pb.conf, pb.cov, pb.margin, pr.Query, key[hits[first].Entry.ID], hits[first].Entry.Question)
 				}
 				probes = append(probes, pb)
 			}
 		}
 	}
-	accuracy := func(thr float64) (acc, prec, rec, ans float64) {
-		ok, silent, silentOK, abst, ansOK := 0, 0, 0, 0, 0
+	// The model: P(first hit wanted) = σ(b0 + b1·coverage + b2·coverage·margin).
+	var xs [][3]float64
+	var ys []float64
+	for _, p := range probes {
+		xs = append(xs, [3]float64{1, p.cov, p.cov * p.margin})
+		y := 0.0
+		if !p.abstain && p.right {
+			y = 1
+		}
+		ys = append(ys, y)
+	}
+	beta := fitLogistic(xs, ys, confidenceL2)
+	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f (rank: %.2f, %.2f, %.2f)", beta[0], beta[1], beta[2], rank.ConfBias, rank.ConfCoverage, rank.ConfMargin)
+	for i, c := range []float64{rank.ConfBias, rank.ConfCoverage, rank.ConfMargin} {
+		if math.Abs(beta[i]-c) > 0.02 {
+			t.Errorf("rank.Confidence coefficient %d is %.2f; the development probes fit %.3f", i, c, beta[i])
+		}
+	}
+	accuracy := func(thr float64, set string) (acc, prec, rec, ans float64) {
+		ok, silent, silentOK, abst, ansOK, n := 0, 0, 0, 0, 0, 0
 		for _, p := range probes {
+			if set != "" && p.set != set {
+				continue
+			}
+			n++
 			decides := p.conf >= thr && p.conf > 0
 			if !decides {
 				silent++
@@ -553,7 +592,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 				ansOK++
 			}
 		}
-		return float64(ok) / float64(len(probes)), float64(silentOK) / float64(max(1, silent)), float64(silentOK) / float64(max(1, abst)), float64(ansOK) / float64(max(1, len(probes)-abst))
+		return float64(ok) / float64(n), float64(silentOK) / float64(max(1, silent)), float64(silentOK) / float64(max(1, abst)), float64(ansOK) / float64(max(1, n-abst))
 	}
 	top1, answerable := 0, 0
 	for _, p := range probes {
@@ -569,14 +608,74 @@ func TestDecideThresholdSweep(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| threshold | decide accuracy | answerable | abstention precision | abstention recall | balanced (mean of answerable and abstention recall) |\n|---|---|---|---|---|---|\n")
 	for thr := 0.30; thr <= 0.901; thr += 0.05 {
-		acc, prec, rec, ans := accuracy(thr)
+		acc, prec, rec, ans := accuracy(thr, "")
 		fmt.Fprintf(&b, "| %.2f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", thr, acc, ans, prec, rec, (ans+rec)/2)
 		if acc > bestAcc {
 			best, bestAcc = thr, acc
 		}
 	}
 	t.Logf("%d development probes; best threshold %.2f (accuracy %.3f)\n%s", len(probes), best, bestAcc, b.String())
-	if acc, _, _, _ := accuracy(DecideThreshold); acc < bestAcc-0.05 {
+	var per strings.Builder
+	for _, set := range append(dirs, blind...) {
+		acc, prec, rec, ans := accuracy(DecideThreshold, filepath.Base(set))
+		fmt.Fprintf(&per, "| %s | %.3f | %.3f | %.3f | %.3f |\n", filepath.Base(set), acc, ans, prec, rec)
+	}
+	t.Logf("at DecideThreshold %.2f, by set:\n| set | decide accuracy | answerable | abstention precision | abstention recall |\n|---|---|---|---|---|\n%s", DecideThreshold, per.String())
+	if acc, _, _, _ := accuracy(DecideThreshold, ""); acc < bestAcc-0.05 {
 		t.Errorf("DecideThreshold %.2f: accuracy %.3f, the best threshold %.2f gives %.3f", DecideThreshold, acc, best, bestAcc)
 	}
+}
+
+// confidenceL2 is the ridge penalty of the confidence fit, per probe.
+const confidenceL2 = 0.01
+
+// fitLogistic returns the maximum-likelihood coefficients of a logistic
+// model of ys on xs (xs[i][0] = 1 is the intercept), with an L2 penalty
+// l2·n on the other coefficients, by Newton's method.
+func fitLogistic(xs [][3]float64, ys []float64, l2 float64) [3]float64 {
+	var beta [3]float64
+	n := float64(len(xs))
+	for iter := 0; iter < 50; iter++ {
+		var g [3]float64
+		var h [3][3]float64
+		for i, x := range xs {
+			z := beta[0]*x[0] + beta[1]*x[1] + beta[2]*x[2]
+			p := 1 / (1 + math.Exp(-z))
+			for j := range 3 {
+				g[j] += (p - ys[i]) * x[j]
+				for k := range 3 {
+					h[j][k] += p * (1 - p) * x[j] * x[k]
+				}
+			}
+		}
+		for j := 1; j < 3; j++ {
+			g[j] += l2 * n * beta[j]
+			h[j][j] += l2 * n
+		}
+		d := solve3(h, g)
+		for j := range 3 {
+			beta[j] -= d[j]
+		}
+		if math.Abs(d[0])+math.Abs(d[1])+math.Abs(d[2]) < 1e-10 {
+			break
+		}
+	}
+	return beta
+}
+
+// solve3 solves a·x = b for a 3×3 system by Cramer's rule.
+func solve3(a [3][3]float64, b [3]float64) [3]float64 {
+	det := func(m [3][3]float64) float64 {
+		return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+	}
+	d := det(a)
+	var x [3]float64
+	for j := range 3 {
+		m := a
+		for i := range 3 {
+			m[i][j] = b[i]
+		}
+		x[j] = det(m) / d
+	}
+	return x
 }

@@ -37,9 +37,11 @@ type Hit struct {
 	// [0, 1] (darwin-memo: score / idf mass; BM25F: over rank.BM25F's
 	// weights).
 	Coverage float64
-	// Confidence in [0, 1]: Coverage, or for a lesson listed in place of
-	// one it supersedes, the higher of the two. Decide answers with BM25F
-	// only from DecideThreshold.
+	// Confidence in [0, 1]: darwin-memo's ranking, Coverage; BM25F, the
+	// calibrated probability that the lesson answers the query
+	// (rank.Confidence of its coverage and, for the first lesson that may
+	// decide, its margin over the next). Decide answers with BM25F only
+	// from DecideThreshold.
 	Confidence float64
 	// SupersededBy is the living lesson that replaces this one by record
 	// ("" when none does): it is listed just before, and this one does not
@@ -48,7 +50,9 @@ type Hit struct {
 }
 
 // DecideThreshold is the confidence from which a BM25F hit may decide:
-// below it decide is silent. Chosen on the development sets
+// below it decide is silent. The confidence is a probability calibrated on
+// the development sets (rank.Confidence), so the threshold that maximises
+// expected accuracy is 0.5; the sweep over the development sets agrees
 // (docs/retrieval.md, "Abstention").
 const DecideThreshold = 0.5
 
@@ -369,7 +373,7 @@ func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
 	at := make(map[*Entry]int, len(raw))
 	for i, r := range raw {
 		e := docOf(r.Doc)
-		hits[i] = Hit{Entry: e, Score: s.decayed(e, r.Score, opts.HalfLife), Coverage: r.Coverage, Confidence: r.Coverage}
+		hits[i] = Hit{Entry: e, Score: s.decayed(e, r.Score, opts.HalfLife), Coverage: r.Coverage}
 	}
 	slices.SortStableFunc(hits, func(a, b Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -381,10 +385,20 @@ func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
 		at[h.Entry] = i
 	}
 	sup := s.supersession()
-	out := make([]Hit, 0, min(len(hits), opts.K))
+	// List in order until K are listed and the second lesson that may
+	// decide is known (the first one's margin is measured against it).
+	out := make([]Hit, 0, min(len(hits), opts.K+1))
 	listed := map[*Entry]bool{}
+	deciders := 0
+	add := func(h Hit) {
+		out = append(out, h)
+		listed[h.Entry] = true
+		if h.SupersededBy == "" {
+			deciders++
+		}
+	}
 	for _, h := range hits {
-		if len(out) == opts.K {
+		if len(out) >= opts.K && deciders >= 2 {
 			break
 		}
 		if listed[h.Entry] {
@@ -393,22 +407,37 @@ func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
 		if l := sup.latest(h.Entry); l != nil {
 			h.SupersededBy = l.ID
 			if !listed[l] {
-				r := Hit{Entry: l, Score: h.Score, Coverage: h.Coverage, Confidence: h.Confidence}
+				r := Hit{Entry: l, Score: h.Score, Coverage: h.Coverage}
 				if i, ok := at[l]; ok {
-					r.Score, r.Coverage = max(r.Score, hits[i].Score), hits[i].Coverage
-					r.Confidence = max(r.Confidence, hits[i].Confidence)
+					r.Score, r.Coverage = max(r.Score, hits[i].Score), max(r.Coverage, hits[i].Coverage)
 				}
-				out = append(out, r)
-				listed[l] = true
-				if len(out) == opts.K {
-					break
-				}
+				add(r)
 			}
 		}
-		out = append(out, h)
-		listed[h.Entry] = true
+		add(h)
 	}
-	return out
+	// Confidence (rank.Confidence): the first lesson that may decide has
+	// the margin of its score over the next such lesson's; the others 0.
+	first, next := -1, 0.0
+	for i, h := range out {
+		if h.SupersededBy != "" {
+			continue
+		}
+		if first < 0 {
+			first = i
+		} else {
+			next = h.Score
+			break
+		}
+	}
+	for i := range out {
+		m := 0.0
+		if i == first {
+			m = rank.Margin(out[i].Score, next)
+		}
+		out[i].Confidence = rank.Confidence(out[i].Coverage, m)
+	}
+	return out[:min(len(out), opts.K)]
 }
 
 // decayed is score halved every halfLife ticks since e was last settled

@@ -144,3 +144,39 @@ func hitIDs(hits []Hit) []string {
 	}
 	return out
 }
+
+// A lesson that alone matches much of a question written as a symptom
+// decides, though it covers under half of the query's weight: its margin
+// over the next lesson counts (rank.Confidence). Two lessons matching it
+// alike leave decide silent.
+func TestDecideCountsTheMargin(t *testing.T) {
+	const q = "gradle daemon disappeared during integrationTest on the ci runner"
+	for _, c := range []struct {
+		name   string
+		qa     []string
+		decide bool
+	}{
+		{"alone", []string{
+			"Gradle runs out of memory during integrationTest, what do I change?", "Raise org.gradle.jvmargs to -Xmx4g in gradle.properties.",
+			"Which Node version does CI use?", "Node 22.",
+			"How do I name a Flyway migration?", "V<timestamp>__what.sql",
+		}, true},
+		{"tied", []string{
+			"Gradle runs out of memory during integrationTest, what do I change?", "Raise org.gradle.jvmargs to -Xmx4g in gradle.properties.",
+			"Gradle is slow during integrationTest, what do I change?", "Turn on the build cache in gradle.properties.",
+		}, false},
+	} {
+		s, es := bm25Store(t, c.qa...)
+		hits, err := s.Retrieve(q, RetrieveOptions{K: 3})
+		if err != nil || len(hits) == 0 || hits[0].Entry != es[0] && hits[0].Entry != es[1] {
+			t.Fatalf("%s: hits %v (%v)", c.name, hitIDs(hits), err)
+		}
+		if c.decide && hits[0].Coverage >= 0.5 {
+			t.Fatalf("%s: coverage %.2f, want a query the lesson covers under half of", c.name, hits[0].Coverage)
+		}
+		d, err := s.Decide(q, DecideOptions{})
+		if err != nil || d.Silent == c.decide {
+			t.Errorf("%s: decide silent %v (confidence %.2f, coverage %.2f), want silent %v", c.name, d.Silent, hits[0].Confidence, hits[0].Coverage, !c.decide)
+		}
+	}
+}
