@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -214,7 +215,10 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	defer fs.SetOutput(out)
 	for {
-		if err := fs.Parse(args); err != nil {
+		// A negative number ("settle TICKET -1") is an argument, not a flag: parse up to it.
+		num := numberAt(fs, args)
+		head := args[:num]
+		if err := fs.Parse(head); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fs.SetOutput(out)
 				fs.Usage()
@@ -223,13 +227,47 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, &usageError{err.Error()}
 		}
 		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, locateStore(fs)
+		if len(head) > 0 && len(rest) < len(head) && head[len(head)-len(rest)-1] == "--" {
+			return append(append(pos, rest...), args[num:]...), locateStore(fs)
 		}
-		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), locateStore(fs)
+		if len(rest) == 0 {
+			if num == len(args) {
+				return pos, locateStore(fs)
+			}
+			pos = append(pos, args[num])
+			args = args[num+1:]
+			continue
 		}
 		pos = append(pos, rest[0])
-		args = rest[1:]
+		args = append(rest[1:], args[num:]...)
 	}
+}
+
+// numberAt returns the index of the first argument that is a negative
+// number standing where a flag could (not the value of the flag before it),
+// or len(args).
+func numberAt(fs *flag.FlagSet, args []string) int {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if _, err := strconv.ParseFloat(a, 64); err == nil && strings.HasPrefix(a, "-") && (i == 0 || !takesValue(fs, args[i-1])) {
+			return i
+		}
+	}
+	return len(args)
+}
+
+// takesValue reports whether arg is a flag of fs whose value is the next argument.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	if !strings.HasPrefix(arg, "-") || strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }
