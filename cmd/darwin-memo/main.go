@@ -140,12 +140,40 @@ func printHelp(w io.Writer, cmds []command) {
 
 // suggest names a command close to a mistyped one.
 func suggest(name string, cmds []command) string {
+	lower := strings.ToLower(name)
 	for _, c := range cmds {
-		if strings.HasPrefix(c.name, name) || strings.HasPrefix(name, c.name) {
+		if strings.HasPrefix(c.name, lower) || strings.HasPrefix(lower, c.name) || editDistance(lower, c.name) <= 2 {
 			return fmt.Sprintf(" (did you mean %q?)", c.name)
 		}
 	}
 	return ""
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of two neighbours.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 // usageError is a mistake in the command line (exit 2).
