@@ -135,6 +135,9 @@ func runTick(ctx context.Context, sio *IO, args []string) error {
 			return err
 		}
 		for i := 0; i < *count; i++ {
+			if err := ctx.Err(); err != nil { // Ctrl-C: stop, and save nothing
+				return fmt.Errorf("interrupted after %d of %d ticks; the store was not changed: %w", i, *count, err)
+			}
 			ticks = append(ticks, s.Tick(lessons.TickOptions{ExpireAfter: *expire}))
 		}
 		return nil

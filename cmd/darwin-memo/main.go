@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -139,12 +140,40 @@ func printHelp(w io.Writer, cmds []command) {
 
 // suggest names a command close to a mistyped one.
 func suggest(name string, cmds []command) string {
+	lower := strings.ToLower(name)
 	for _, c := range cmds {
-		if strings.HasPrefix(c.name, name) || strings.HasPrefix(name, c.name) {
+		if strings.HasPrefix(c.name, lower) || strings.HasPrefix(lower, c.name) || editDistance(lower, c.name) <= 2 {
 			return fmt.Sprintf(" (did you mean %q?)", c.name)
 		}
 	}
 	return ""
+}
+
+// editDistance is the optimal string alignment distance of a and b:
+// insertions, deletions, substitutions and swaps of two neighbours.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }
 
 // usageError is a mistake in the command line (exit 2).
@@ -214,7 +243,10 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	defer fs.SetOutput(out)
 	for {
-		if err := fs.Parse(args); err != nil {
+		// A negative number ("settle TICKET -1") is an argument, not a flag: parse up to it.
+		num := numberAt(fs, args)
+		head := args[:num]
+		if err := fs.Parse(head); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				fs.SetOutput(out)
 				fs.Usage()
@@ -223,13 +255,47 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			return nil, &usageError{err.Error()}
 		}
 		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, locateStore(fs)
+		if len(head) > 0 && len(rest) < len(head) && head[len(head)-len(rest)-1] == "--" {
+			return append(append(pos, rest...), args[num:]...), locateStore(fs)
 		}
-		if len(args) > 0 && len(rest) < len(args) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), locateStore(fs)
+		if len(rest) == 0 {
+			if num == len(args) {
+				return pos, locateStore(fs)
+			}
+			pos = append(pos, args[num])
+			args = args[num+1:]
+			continue
 		}
 		pos = append(pos, rest[0])
-		args = rest[1:]
+		args = append(rest[1:], args[num:]...)
 	}
+}
+
+// numberAt returns the index of the first argument that is a negative
+// number standing where a flag could (not the value of the flag before it),
+// or len(args).
+func numberAt(fs *flag.FlagSet, args []string) int {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if _, err := strconv.ParseFloat(a, 64); err == nil && strings.HasPrefix(a, "-") && (i == 0 || !takesValue(fs, args[i-1])) {
+			return i
+		}
+	}
+	return len(args)
+}
+
+// takesValue reports whether arg is a flag of fs whose value is the next argument.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name := strings.TrimLeft(arg, "-")
+	if !strings.HasPrefix(arg, "-") || strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return !ok || !b.IsBoolFlag()
 }
