@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/citation"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -168,7 +169,32 @@ type ConsultOutput struct {
 	Ticket     string   `json:"ticket,omitempty" jsonschema:"the line to paste into the pull request body if you act on the answer"`
 	Trailer    string   `json:"trailer,omitempty" jsonschema:"the same ticket as a git commit trailer, for a commit message instead of the pull request body"`
 	Withheld   []string `json:"withheld,omitempty" jsonschema:"lessons that matched but are on probation and may not decide yet"`
-	Next       string   `json:"next" jsonschema:"what to do with this result"`
+	Stale      []string `json:"stale,omitempty" jsonschema:"lessons that matched but every file they cite is gone from the working tree, so they did not decide"`
+	// Citations are the deciding lesson's, checked against the working tree.
+	Citations []citation.Result `json:"citations,omitempty" jsonschema:"the files the deciding lesson cites and whether each still exists: open them before acting on the answer"`
+	Next      string            `json:"next" jsonschema:"what to do with this result"`
+}
+
+// citeChecker checks citations against the working tree of the repository the store at
+// storePath is in; nil (checking nothing) when the tree cannot be opened.
+func citeChecker(storePath string) *citation.Checker {
+	root, err := citation.RepoRoot(storePath)
+	if err != nil {
+		return nil
+	}
+	c, err := citation.Open(root)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// checked is e's citations as c finds them (nil when e cites nothing or c is nil).
+func checked(c *citation.Checker, e *lessons.Entry) []citation.Result {
+	if c == nil || !citation.Mentions(e.Sources) {
+		return nil
+	}
+	return c.Check(e.Sources)
 }
 
 func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in ConsultInput) (*mcp.CallToolResult, ConsultOutput, error) {
@@ -185,13 +211,32 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 		return nil, out, fmt.Errorf("top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
 	err := h.src.with(ctx, func(s *lessons.Store) error {
-		d, err := s.Decide(q, lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: k}, Provisional: in.Provisional})
+		cc := citeChecker(h.src.path)
+		if cc != nil {
+			defer cc.Close()
+		}
+		stale := func(e *lessons.Entry) string {
+			if citation.Stale(checked(cc, e)) {
+				return "stale_citations"
+			}
+			return ""
+		}
+		d, err := s.Decide(q, lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: k}, Provisional: in.Provisional, Exclude: stale})
 		if err != nil {
 			return err
 		}
 		out.Silent, out.Withheld = d.Silent, d.Withheld
+		for _, x := range d.Excluded {
+			out.Stale = append(out.Stale, x.ID)
+		}
+		if e, ok := s.Entry(d.Decider); ok && d.Decider != "" {
+			out.Citations = checked(cc, e)
+		}
 		if d.Silent {
 			out.Next = "No stored lesson answers this question. Do not invent one; proceed without stored guidance. There is no ticket."
+			if len(out.Stale) > 0 {
+				out.Next += fmt.Sprintf(" %d matching lesson(s) cite only files that no longer exist, so they may not decide (stale_citations).", len(out.Stale))
+			}
 			if len(d.Withheld) > 0 {
 				out.Next += fmt.Sprintf(" %d matching lesson(s) were imported and are on probation, so they may not decide yet; "+
 					"call consult again with provisional: true to hear the best of them, marked provisional.", len(d.Withheld))
@@ -202,7 +247,7 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 		line := d.StoreFreeLine()
 		out.Ticket = "<!-- " + line + " -->"
 		out.Trailer = lessons.TrailerKey + ":" + strings.TrimPrefix(line, "darwin-memo:")
-		out.Next = "If you act on this answer, put the ticket line in your pull request body (it is an HTML comment, " +
+		out.Next = "Open the files the lesson cites (citations) before acting on it. If you act on this answer, put the ticket line in your pull request body (it is an HTML comment, " +
 			"invisible when rendered): CI then credits or debits the lesson by the tests your change made pass or fail."
 		return nil
 	})
