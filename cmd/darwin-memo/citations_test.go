@@ -129,3 +129,41 @@ func TestDecideSkipsLessonWhoseCitedFilesAreGone(t *testing.T) {
 		t.Errorf("every cited file gone: %+v, want silent, stale_citations, both named", d)
 	}
 }
+
+// Given a repository whose lesson cites a deleted file, beside one citing an existing file and
+// one citing nothing, doctor warns about the stale one and the uncited one (exit 0).
+func TestDoctorListsStaleAndUncitedLessons(t *testing.T) {
+	store, staleID, _ := citeRepo(t)
+	r := runCLI(t, "add", "--store", store, "What port do the tests use?", "8080")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if err := os.Remove(filepath.Join(filepath.Dir(filepath.Dir(store)), "src/old.go")); err != nil {
+		t.Fatal(err)
+	}
+	r = runCLI(t, "doctor", "--json", "--store", store)
+	if r.code != 0 {
+		t.Fatalf("doctor: exit %d: %s", r.code, r.stderr)
+	}
+	var d struct {
+		Findings []struct {
+			Code, Severity string
+			Evidence       struct{ Lessons []string }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, f := range d.Findings {
+		if f.Severity == "warn" {
+			got[f.Code] = f.Evidence.Lessons
+		}
+	}
+	if !slices.Equal(got["stale_citations"], []string{staleID}) || len(got["uncited"]) != 1 {
+		t.Errorf("doctor findings %+v, want stale_citations [%s] and one uncited", d.Findings, staleID)
+	}
+	if r := runCLI(t, "doctor", "--store", store); !strings.Contains(r.stdout, "warn stale_citations") {
+		t.Errorf("doctor text:\n%s", r.stdout)
+	}
+}
