@@ -59,4 +59,14 @@ func TestConsultSkipsLessonWhoseCitedFilesAreGone(t *testing.T) {
 	if err := s.VerifyTicket(tickets[0], lessons.VerifyOptions{}); err != nil {
 		t.Fatalf("the bot would refuse the ticket: %v", err)
 	}
+	res, _ = call(t, cs, "lesson", map[string]any{"id": ids[0]})
+	if l := structured[mcpserver.LessonOutput](t, res); len(l.Citations) != 1 || l.Citations[0].State != "missing" {
+		t.Errorf("lesson %s citations %+v, want src/old.go missing", ids[0], l.Citations)
+	}
+	res, _ = call(t, cs, "search", map[string]any{"query": "integration tests"})
+	for _, h := range structured[mcpserver.SearchOutput](t, res).Hits {
+		if len(h.Citations) != 1 || (h.ID == ids[0]) != (h.Citations[0].State == "missing") {
+			t.Errorf("search hit %s citations %+v", h.ID, h.Citations)
+		}
+	}
 }

@@ -278,6 +278,8 @@ type SearchHit struct {
 	Answer    string  `json:"answer"`
 	Energy    float64 `json:"energy" jsonschema:"the lesson's balance: it earns when CI measures that it helped"`
 	MayDecide bool    `json:"may_decide" jsonschema:"false while the lesson is on probation"`
+	// Citations are the lesson's, checked against the working tree.
+	Citations []citation.Result `json:"citations,omitempty" jsonschema:"the files the lesson cites and whether each still exists"`
 }
 
 // SearchOutput is the search tool's structured result.
@@ -300,8 +302,12 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	}
 	err := h.src.with(ctx, func(s *lessons.Store) error {
 		hits, err := s.Retrieve(q, lessons.RetrieveOptions{K: k})
+		cc := citeChecker(h.src.path)
+		if cc != nil {
+			defer cc.Close()
+		}
 		for _, x := range hits {
-			out.Hits = append(out.Hits, SearchHit{x.Entry.ID, x.Score, x.Entry.Question, x.Entry.Answer, x.Entry.Energy, x.Entry.MayDecide()})
+			out.Hits = append(out.Hits, SearchHit{x.Entry.ID, x.Score, x.Entry.Question, x.Entry.Answer, x.Entry.Energy, x.Entry.MayDecide(), checked(cc, x.Entry)})
 		}
 		return err
 	})
@@ -332,6 +338,8 @@ type LessonOutput struct {
 	ID     string `json:"id"`
 	Living bool   `json:"living" jsonschema:"false for a dead or merged lesson"`
 	Story  string `json:"story" jsonschema:"energy, uses, settlements and lineage; the obituary of a dead lesson"`
+	// Citations are a living lesson's, checked against the working tree.
+	Citations []citation.Result `json:"citations,omitempty" jsonschema:"the files the lesson cites and whether each still exists: open them before acting on it"`
 }
 
 func (h *handlers) lesson(ctx context.Context, _ *mcp.CallToolRequest, in LessonInput) (*mcp.CallToolResult, LessonOutput, error) {
@@ -348,6 +356,12 @@ func (h *handlers) lesson(ctx context.Context, _ *mcp.CallToolRequest, in Lesson
 			return fmt.Errorf("unknown lesson id %q: this store has no living or dead lesson with it; ids come from consult or search", id)
 		}
 		out.Living, out.Story = living, story
+		if living {
+			if cc := citeChecker(h.src.path); cc != nil {
+				defer cc.Close()
+				out.Citations = checked(cc, e)
+			}
+		}
 		return nil
 	})
 	if err != nil {
