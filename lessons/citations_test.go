@@ -179,3 +179,28 @@ func TestImportKeepsCitations(t *testing.T) {
 		t.Errorf("imported sources %q, want %q", got.Sources, e.Sources)
 	}
 }
+
+// Given a lesson whose only cited file a merge removed beside one that still cites a file,
+// the rendering marks the first "(cites removed files)" and not the second.
+func TestRenderMarksStaleCitations(t *testing.T) {
+	s := econStore(t, func(c *Config) {})
+	gone := addCiting(t, s, "how are tokens minted", "path:src/gone.go")
+	live := addCiting(t, s, "how is the cache evicted", "path:src/app.go")
+	s.FollowCitations(3, []citation.Change{{Status: "removed", Path: "src/gone.go"}})
+	out, err := s.Render(RenderOptions{Budget: 4000, MaxLines: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		e    *Entry
+		want bool
+	}{{gone, true}, {live, false}} {
+		marked := false
+		for _, l := range strings.Split(string(out), "\n") {
+			marked = marked || strings.Contains(l, "id "+prefix8(tt.e.ID)) && strings.Contains(l, "cites removed files")
+		}
+		if marked != tt.want {
+			t.Errorf("%s marked %v, want %v:\n%s", tt.e.Question, marked, tt.want, out)
+		}
+	}
+}

@@ -153,6 +153,9 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 			continue // cannot fit: skip formatting it
 		}
 		l2 := fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))
+		if s.CitationsStale(e) {
+			l2 = strings.TrimSuffix(l2, ")") + ", cites removed files)"
+		}
 		if headerNext()+1+note+bytesUsed+least+len(l2) > opts.Budget {
 			continue // cannot fit: skip formatting it
 		}

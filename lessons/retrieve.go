@@ -173,6 +173,11 @@ type DecideOptions struct {
 	// supporters and no decider. Settling it moves their probation (a
 	// supporter's share of the credit) without letting them decide.
 	Provisional bool
+	// Exclude, when set, names a reason a hit may neither decide nor support
+	// ("" to keep it): decide passes over it to the next candidate, and the
+	// ticket does not name it, so CI, which does not ask, still verifies the
+	// ticket. The reasons are in Decision.Excluded.
+	Exclude func(*Entry) string
 }
 
 // ProvisionalNote starts the answer of a provisional decide.
@@ -189,7 +194,8 @@ type Decision struct {
 	Decider     string   // "" for none
 	Supporting  []string // other hits in rank order
 	Hits        []Hit
-	Withheld    []string // probationary ids withheld from a silent answer
+	Withheld    []string    // probationary ids withheld from a silent answer
+	Excluded    []Exclusion // hits DecideOptions.Exclude passed over, in rank order
 	Tick        int
 	Retrieval   Retrieval // the ranking used; the ticket's version follows it
 	// Ticket is the record of this consult. It is nil when silent. When
@@ -223,6 +229,7 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 	}
 	d := &Decision{Query: query, Hits: hits, Tick: s.tick, Retrieval: opts.Retrieval}
 	bm25 := opts.Retrieval == RetrievalBM25F
+	hits = d.exclude(hits, opts.Exclude)
 	if bm25 {
 		// Only confident hits take part, and a superseded lesson does not.
 		hits = slices.DeleteFunc(slices.Clone(hits), func(h Hit) bool { return h.Confidence < DecideThreshold || h.SupersededBy != "" })
@@ -243,6 +250,7 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 		if d.Supporting, err = s.ticketSupporters(query, decider, hits, opts.RetrieveOptions); err != nil {
 			return nil, err
 		}
+		d.Supporting = slices.DeleteFunc(d.Supporting, d.excluded)
 		if bm25 {
 			// Conflicts are resolved by recorded supersession: the decider speaks alone.
 			d.Answer = decider.Answer + "\n" + ageLine(decider)
@@ -279,6 +287,32 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 			pyjson.Pair("decider", pyjson.String(d.Decider)), pyjson.Pair("supporting", pyjson.Strings(d.Supporting)), pyjson.Pair("withheld", pyjson.Strings(d.Withheld)))
 	}
 	return d, nil
+}
+
+// Exclusion is a hit DecideOptions.Exclude passed over, and why.
+type Exclusion struct {
+	ID     string
+	Reason string
+}
+
+// exclude drops the hits ex names a reason for, recording them in d.Excluded.
+func (d *Decision) exclude(hits []Hit, ex func(*Entry) string) []Hit {
+	if ex == nil {
+		return hits
+	}
+	var kept []Hit
+	for _, h := range hits {
+		if why := ex(h.Entry); why != "" {
+			d.Excluded = append(d.Excluded, Exclusion{h.Entry.ID, why})
+			continue
+		}
+		kept = append(kept, h)
+	}
+	return kept
+}
+
+func (d *Decision) excluded(id string) bool {
+	return slices.ContainsFunc(d.Excluded, func(x Exclusion) bool { return x.ID == id })
 }
 
 func (s *Store) freshTicketID(t *Ticket) string {

@@ -59,7 +59,7 @@ func (v *nonNegative) Set(s string) error {
 }
 
 func runAdd(ctx context.Context, sio *IO, args []string) error {
-	fs := newFlags(sio, "add", "add [--store PATH] [--kind K] [--source LABEL]... [--supersedes ID]... QUESTION ANSWER")
+	fs := newFlags(sio, "add", "add [--store PATH] [--kind K] [--source LABEL]... [--cite PATH[#Symbol]]... [--supersedes ID]... QUESTION ANSWER")
 	store := writeFlags(fs)
 	kind := kindValue(lessons.KindExplicit)
 	fs.Var(&kind, "kind", "lesson kind: explicit, inferred, entity, cross_doc, experience, consolidated")
@@ -67,6 +67,8 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 	fs.Var(&sources, "source", "provenance label, repeatable (e.g. pr#123, path:src/x.go)")
 	var ts timestampValue
 	fs.Var(&ts, "recorded-ts", "when the lesson was recorded: ISO-8601 with a zone (2026-06-13T12:43:53Z), stored in UTC to the second (default now)")
+	var cites multi
+	fs.Var(&cites, "cite", "file the lesson describes, repeatable: PATH or PATH#Symbol relative to the repository root (recorded as the source label path:PATH); decide and query check it still exists (docs/compat.md#citations)")
 	var supersedes multi
 	fs.Var(&supersedes, "supersedes", "id of a living lesson this one replaces, repeatable: it is then listed as superseded and never decides (recorded as the source label supersedes:ID)")
 	q := fs.String("question", "", "the question (instead of the first argument)")
@@ -86,6 +88,15 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 	}
 	if strings.TrimSpace(*q) == "" || strings.TrimSpace(*a) == "" {
 		return usagef("need a QUESTION and an ANSWER, e.g. darwin-memo add \"How do I run the tests?\" \"make test; it needs docker\"")
+	}
+	for _, c := range cites {
+		l, err := lessons.ValidCitation(c)
+		if err != nil {
+			return usagef("--cite %q: %v", c, err)
+		}
+		if !slices.Contains(sources, l) {
+			sources = append(sources, l)
+		}
 	}
 	lesson := lessons.NewLesson{Question: *q, Answer: *a, Kind: lessons.Kind(kind), Sources: sources, RecordedTS: string(ts)}
 	if err := lesson.Validate(); err != nil { // before touching the disk

@@ -285,6 +285,7 @@ func runDoctor(ctx context.Context, sio *IO, args []string) error {
 		return err
 	}
 	d := s.Doctor(events)
+	d.Findings = append(d.Findings, citationFindings(s, *store)...)
 	if *asJSON {
 		if err := writeJSON(sio, d); err != nil {
 			return err

@@ -6,8 +6,19 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/citation"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
+
+// findHit is the entry of d's hit with id (nil when none).
+func findHit(d *lessons.Decision, id string) *lessons.Entry {
+	for _, h := range d.Hits {
+		if h.Entry.ID == id {
+			return h.Entry
+		}
+	}
+	return nil
+}
 
 // The consulting commands: decide and query (what agents run), with what they share.
 
@@ -115,7 +126,9 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		return usagef("--top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
 	// Once: this process asks one question, so no index is built (the same answer, sooner).
-	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret, Once: true}, Register: *register, Provisional: *provisional}
+	cites := openCiteChecker(store.path)
+	defer cites.close()
+	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret, Once: true}, Register: *register, Provisional: *provisional, Exclude: cites.exclude}
 	var d *lessons.Decision
 	decide := func(s *lessons.Store) error {
 		var err error
@@ -148,9 +161,23 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		Ticket   *string    `json:"ticket"`
 		Reason   string     `json:"reason,omitempty"`
 		Withheld []withheld `json:"withheld,omitempty"`
+		// Stale names the lessons passed over because every file they cite is gone.
+		Stale     []string          `json:"stale,omitempty"`
+		Citations []citation.Result `json:"citations,omitempty"` // the decider's, checked
 	}{Silent: d.Silent}
+	for _, x := range d.Excluded {
+		out.Stale = append(out.Stale, x.ID)
+		for _, r := range cites.of(findHit(d, x.ID)) {
+			fmt.Fprintf(io.Stderr, "lesson %s %s; it does not decide\n", x.ID, termSafe(r.Text()))
+		}
+	}
 	if d.Silent {
 		out.Reason, out.Withheld = silenceReason(io, store.path, !storeGiven(fs), missing, d)
+		if out.Reason == "nothing_relevant" && len(d.Excluded) > 0 {
+			out.Reason = staleCitations
+		}
+	} else if d.Decider != "" {
+		out.Citations = cites.of(findHit(d, d.Decider))
 	}
 	if unverifiable != nil {
 		out.Answer, out.Reason = &d.Answer, "unverifiable_ticket"
@@ -216,10 +243,14 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 		// SupersededBy names the lesson that replaced this one by record: it
 		// is listed just before and this one never decides.
 		SupersededBy string `json:"superseded_by,omitempty"`
+		// Citations are the files the lesson cites, checked against the working tree.
+		Citations []citation.Result `json:"citations,omitempty"`
 	}
+	cites := openCiteChecker(*store)
+	defer cites.close()
 	out := []hit{}
 	for _, h := range hits {
-		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), jsonFloat(h.Confidence), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy), h.SupersededBy})
+		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), jsonFloat(h.Confidence), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy), h.SupersededBy, cites.of(h.Entry)})
 	}
 	if *asJSON {
 		return writeJSON(io, out)
@@ -238,6 +269,11 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 			sup = "  superseded by " + h.SupersededBy
 		}
 		fmt.Fprintf(io.Stdout, "%s  score %.3f  confidence %.2f  energy %.3f%s  %s\n  %s\n", h.ID, float64(h.Score), float64(h.Confidence), float64(h.Energy), sup, termSafe(h.Question), termSafe(h.Answer))
+		for _, r := range h.Citations {
+			if t := r.Text(); t != "" {
+				fmt.Fprintf(io.Stdout, "  (%s)\n", termSafe(t))
+			}
+		}
 	}
 	return nil
 }

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/citation"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // Issue 23 §11: the README's console examples are what the CLI prints in this repository. Each
@@ -42,6 +46,7 @@ func TestREADMEExamples(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(repo, ".darwin-memo", "lessons.json"), copyData, 0o644); err != nil {
 				t.Fatal(err)
 			}
+			citedFiles(t, repo, copyData)
 			t.Chdir(repo)
 			args := shellWords(t, strings.TrimPrefix(ex.command, "darwin-memo "))
 			r := runCLI(t, args...)
@@ -146,5 +151,35 @@ func matchesElided(want, got any) bool {
 		return true
 	default:
 		return reflect.DeepEqual(want, got)
+	}
+}
+
+// citedFiles writes, under repo, every file the store's lessons cite (holding the cited
+// symbols), so that the examples run as in this repository's working tree.
+func citedFiles(t *testing.T, repo string, store []byte) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "lessons.json")
+	if err := os.WriteFile(p, store, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := lessons.Load(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syms := map[string][]string{}
+	for _, e := range s.Living() {
+		cites, _ := citation.Of(e.Sources)
+		for _, c := range cites {
+			syms[c.Path] = append(syms[c.Path], c.Symbol)
+		}
+	}
+	for path, ss := range syms {
+		f := filepath.Join(repo, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(strings.Join(ss, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/citation"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -168,7 +169,32 @@ type ConsultOutput struct {
 	Ticket     string   `json:"ticket,omitempty" jsonschema:"the line to paste into the pull request body if you act on the answer"`
 	Trailer    string   `json:"trailer,omitempty" jsonschema:"the same ticket as a git commit trailer, for a commit message instead of the pull request body"`
 	Withheld   []string `json:"withheld,omitempty" jsonschema:"lessons that matched but are on probation and may not decide yet"`
-	Next       string   `json:"next" jsonschema:"what to do with this result"`
+	Stale      []string `json:"stale,omitempty" jsonschema:"lessons that matched but every file they cite is gone from the working tree, so they did not decide"`
+	// Citations are the deciding lesson's, checked against the working tree.
+	Citations []citation.Result `json:"citations,omitempty" jsonschema:"the files the deciding lesson cites and whether each still exists: open them before acting on the answer"`
+	Next      string            `json:"next" jsonschema:"what to do with this result"`
+}
+
+// citeChecker checks citations against the working tree of the repository the store at
+// storePath is in; nil (checking nothing) when the tree cannot be opened.
+func citeChecker(storePath string) *citation.Checker {
+	root, err := citation.RepoRoot(storePath)
+	if err != nil {
+		return nil
+	}
+	c, err := citation.Open(root)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// checked is e's citations as c finds them (nil when e cites nothing or c is nil).
+func checked(c *citation.Checker, e *lessons.Entry) []citation.Result {
+	if c == nil || !citation.Mentions(e.Sources) {
+		return nil
+	}
+	return c.Check(e.Sources)
 }
 
 func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in ConsultInput) (*mcp.CallToolResult, ConsultOutput, error) {
@@ -185,13 +211,32 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 		return nil, out, fmt.Errorf("top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
 	err := h.src.with(ctx, func(s *lessons.Store) error {
-		d, err := s.Decide(q, lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: k}, Provisional: in.Provisional})
+		cc := citeChecker(h.src.path)
+		if cc != nil {
+			defer cc.Close()
+		}
+		stale := func(e *lessons.Entry) string {
+			if citation.Stale(checked(cc, e)) {
+				return "stale_citations"
+			}
+			return ""
+		}
+		d, err := s.Decide(q, lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: k}, Provisional: in.Provisional, Exclude: stale})
 		if err != nil {
 			return err
 		}
 		out.Silent, out.Withheld = d.Silent, d.Withheld
+		for _, x := range d.Excluded {
+			out.Stale = append(out.Stale, x.ID)
+		}
+		if e, ok := s.Entry(d.Decider); ok && d.Decider != "" {
+			out.Citations = checked(cc, e)
+		}
 		if d.Silent {
 			out.Next = "No stored lesson answers this question. Do not invent one; proceed without stored guidance. There is no ticket."
+			if len(out.Stale) > 0 {
+				out.Next += fmt.Sprintf(" %d matching lesson(s) cite only files that no longer exist, so they may not decide (stale_citations).", len(out.Stale))
+			}
 			if len(d.Withheld) > 0 {
 				out.Next += fmt.Sprintf(" %d matching lesson(s) were imported and are on probation, so they may not decide yet; "+
 					"call consult again with provisional: true to hear the best of them, marked provisional.", len(d.Withheld))
@@ -202,7 +247,7 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 		line := d.StoreFreeLine()
 		out.Ticket = "<!-- " + line + " -->"
 		out.Trailer = lessons.TrailerKey + ":" + strings.TrimPrefix(line, "darwin-memo:")
-		out.Next = "If you act on this answer, put the ticket line in your pull request body (it is an HTML comment, " +
+		out.Next = "Open the files the lesson cites (citations) before acting on it. If you act on this answer, put the ticket line in your pull request body (it is an HTML comment, " +
 			"invisible when rendered): CI then credits or debits the lesson by the tests your change made pass or fail."
 		return nil
 	})
@@ -233,6 +278,8 @@ type SearchHit struct {
 	Answer    string  `json:"answer"`
 	Energy    float64 `json:"energy" jsonschema:"the lesson's balance: it earns when CI measures that it helped"`
 	MayDecide bool    `json:"may_decide" jsonschema:"false while the lesson is on probation"`
+	// Citations are the lesson's, checked against the working tree.
+	Citations []citation.Result `json:"citations,omitempty" jsonschema:"the files the lesson cites and whether each still exists"`
 }
 
 // SearchOutput is the search tool's structured result.
@@ -255,8 +302,12 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	}
 	err := h.src.with(ctx, func(s *lessons.Store) error {
 		hits, err := s.Retrieve(q, lessons.RetrieveOptions{K: k})
+		cc := citeChecker(h.src.path)
+		if cc != nil {
+			defer cc.Close()
+		}
 		for _, x := range hits {
-			out.Hits = append(out.Hits, SearchHit{x.Entry.ID, x.Score, x.Entry.Question, x.Entry.Answer, x.Entry.Energy, x.Entry.MayDecide()})
+			out.Hits = append(out.Hits, SearchHit{x.Entry.ID, x.Score, x.Entry.Question, x.Entry.Answer, x.Entry.Energy, x.Entry.MayDecide(), checked(cc, x.Entry)})
 		}
 		return err
 	})
@@ -287,6 +338,8 @@ type LessonOutput struct {
 	ID     string `json:"id"`
 	Living bool   `json:"living" jsonschema:"false for a dead or merged lesson"`
 	Story  string `json:"story" jsonschema:"energy, uses, settlements and lineage; the obituary of a dead lesson"`
+	// Citations are a living lesson's, checked against the working tree.
+	Citations []citation.Result `json:"citations,omitempty" jsonschema:"the files the lesson cites and whether each still exists: open them before acting on it"`
 }
 
 func (h *handlers) lesson(ctx context.Context, _ *mcp.CallToolRequest, in LessonInput) (*mcp.CallToolResult, LessonOutput, error) {
@@ -303,6 +356,12 @@ func (h *handlers) lesson(ctx context.Context, _ *mcp.CallToolRequest, in Lesson
 			return fmt.Errorf("unknown lesson id %q: this store has no living or dead lesson with it; ids come from consult or search", id)
 		}
 		out.Living, out.Story = living, story
+		if living {
+			if cc := citeChecker(h.src.path); cc != nil {
+				defer cc.Close()
+				out.Citations = checked(cc, e)
+			}
+		}
 		return nil
 	})
 	if err != nil {
