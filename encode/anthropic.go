@@ -14,11 +14,17 @@ type anthropic struct {
 	r                     retrier
 }
 
-const anthropicTool = "emit_lessons"
+// anthropicTool is the forced tool of a request: emit_lessons for the
+// lessons, emit_<Name> for another reply.
+func anthropicTool(req Request) string { return "emit_" + req.replyName() }
 
 func (p *anthropic) Name() string { return p.name }
 
 func (p *anthropic) Reflect(ctx context.Context, req Request) (Reply, error) {
+	tool, purpose := anthropicTool(req), req.Purpose
+	if purpose == "" {
+		purpose = "Record the lessons (0 to 5) learned from the pull request data."
+	}
 	body := map[string]any{
 		"model":       p.model,
 		"max_tokens":  req.MaxTokens,
@@ -26,11 +32,11 @@ func (p *anthropic) Reflect(ctx context.Context, req Request) (Reply, error) {
 		"system":      req.System,
 		"messages":    []openAIMessage{{Role: "user", Content: req.User}},
 		"tools": []map[string]any{{
-			"name":         anthropicTool,
-			"description":  "Record the lessons (0 to 5) learned from the pull request data.",
+			"name":         tool,
+			"description":  purpose,
 			"input_schema": req.Schema,
 		}},
-		"tool_choice": map[string]any{"type": "tool", "name": anthropicTool},
+		"tool_choice": map[string]any{"type": "tool", "name": tool},
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
@@ -67,10 +73,10 @@ func (p *anthropic) Reflect(ctx context.Context, req Request) (Reply, error) {
 		return Reply{}, fmt.Errorf("%s: the model refused", p.name)
 	}
 	for _, b := range resp.Content {
-		if b.Type == "tool_use" && b.Name == anthropicTool {
+		if b.Type == "tool_use" && b.Name == tool {
 			return Reply{Text: string(b.Input), FinishReason: resp.StopReason,
 				InTokens: resp.Usage.InputTokens, OutTokens: resp.Usage.OutputTokens}, nil
 		}
 	}
-	return Reply{}, fmt.Errorf("%s: reply has no %s tool call (stop_reason %q)", p.name, anthropicTool, resp.StopReason)
+	return Reply{}, fmt.Errorf("%s: reply has no %s tool call (stop_reason %q)", p.name, tool, resp.StopReason)
 }

@@ -42,6 +42,8 @@ type Known interface {
 // livingList is a Known over a list of lessons, tokenised when asked.
 type livingList []Living
 
+func (l livingList) texts() []Living { return l }
+
 func (l livingList) MostSimilar(question, answer string) (id string, similarity float64) {
 	toks := rank.Tokens(question + " " + answer)
 	for _, k := range l {
@@ -83,6 +85,13 @@ type Candidate struct {
 	// token Jaccard with this one is >= DuplicateThreshold.
 	DuplicateOf string
 	Similarity  float64
+	// Supersedes is the living lesson a model said this lesson replaces,
+	// one of those it was shown (see askSupersession); Sources carries it as
+	// a "supersedes:<id>" label.
+	Supersedes string
+	// SupersedeNote says why the model's answer to the supersession question
+	// was not recorded ("" when it was, or when nothing was asked).
+	SupersedeNote string
 }
 
 // Added reports whether the lesson should be added to the store.
@@ -186,22 +195,31 @@ func (e *Encoder) EncodeKnown(ctx context.Context, pr *PR, living Known) (*Resul
 		}
 		cands = append(cands, e.validate(p, chk, pv, raws, "none")...)
 	}
-	e.dedup(cands, living)
+	texts := textsOf(living)
+	e.dedup(cands, living, texts)
 	limit(cands)
+	if e.provider.Name() != "none" {
+		e.askSupersession(ctx, cands, texts)
+	}
 	res.Candidates = cands
 	return res, nil
 }
 
-// prompt builds the user message with a fresh nonce, drawing again (up to
-// 4 times) in the astronomically unlikely case that the PR text contains it.
+// prompt builds the user message with a fresh nonce.
 func (e *Encoder) prompt(p *PR, docs []Document) (string, error) {
+	return e.withNonce(func(nonce string) (string, error) { return userPrompt(p, docs, nonce) })
+}
+
+// withNonce builds a user message with a fresh nonce, drawing again (up to
+// 4 times) in the astronomically unlikely case that the data contains it.
+func (e *Encoder) withNonce(build func(nonce string) (string, error)) (string, error) {
 	var err error
 	for try := 0; try < 4; try++ {
 		var nonce, user string
 		if nonce, err = newNonce(e.cfg.rand); err != nil {
 			return "", err
 		}
-		if user, err = userPrompt(p, docs, nonce); err == nil {
+		if user, err = build(nonce); err == nil {
 			return user, nil
 		}
 	}
@@ -261,7 +279,12 @@ func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson
 // an earlier passing candidate, is >= DuplicateThreshold. The living lessons
 // come first: an earlier candidate is named only when it is strictly more
 // similar than every living lesson.
-func (e *Encoder) dedup(cands []Candidate, living Known) {
+//
+// A lesson that asks a living lesson's question again (case, spacing and
+// final punctuation aside) with another answer is not a duplicate of it: it
+// replaces it, and the store records that when it is added (Store.Add). The
+// living lessons' texts (texts, nil when Known has none) tell which those are.
+func (e *Encoder) dedup(cands []Candidate, living Known, texts []Living) {
 	type known struct {
 		id     string
 		tokens []string
@@ -276,7 +299,7 @@ func (e *Encoder) dedup(cands []Candidate, living Known) {
 		var best float64
 		var bestID string
 		if living != nil {
-			bestID, best = living.MostSimilar(c.Question, c.Answer)
+			bestID, best = nearestLiving(c, living, texts)
 		}
 		for _, k := range pool {
 			if s := rank.Jaccard(toks, k.tokens); s > best {

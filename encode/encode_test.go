@@ -75,7 +75,7 @@ func TestDedupAndBirth(t *testing.T) {
 	twin.Question = "Which ports does lib.Load accept?"
 	third := RawLesson{Question: "What does the Makefile vet target run?", Answer: "The Makefile vet target runs go vet ./... like the test target runs go test.",
 		Kind: "explicit", Evidence: []string{"diff:Makefile"}, Paths: []string{"Makefile"}}
-	living := []Living{{ID: "052a99cf0a4c", Question: "Which ports does lib.Load accept in hello.conf?", Answer: "Ports between 1 and 65535; lib.Load returns ErrPort for port 0 and wraps errors."}}
+	living := []Living{{ID: "052a99cf0a4c", Question: "Which ports does lib.Load accept in hello.conf files?", Answer: "Ports between 1 and 65535; lib.Load returns ErrPort for port 0 and wraps errors."}}
 	res, err := New(staticProvider{[]RawLesson{goodLesson, twin, third}}).Encode(context.Background(), pr, living)
 	if err != nil {
 		t.Fatal(err)

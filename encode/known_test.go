@@ -22,7 +22,7 @@ func TestEncodeKnownStoreMatchesList(t *testing.T) {
 	gen := textgen.Lessons(9, n)
 	for i, l := range gen {
 		if i == n/2 { // the lesson the fixture's first lesson duplicates, amid many others
-			if _, err := s.Add(lessons.NewLesson{Question: "Which ports does lib.Load accept in hello.conf?", Answer: "Ports between 1 and 65535; lib.Load returns ErrPort for port 0 and wraps errors."}); err != nil {
+			if _, err := s.Add(lessons.NewLesson{Question: "Which ports does lib.Load accept in hello.conf files?", Answer: "Ports between 1 and 65535; lib.Load returns ErrPort for port 0 and wraps errors."}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -43,7 +43,7 @@ func TestEncodeKnownStoreMatchesList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := enc.EncodeKnown(context.Background(), fixturePR(t), s)
+	got, err := enc.EncodeKnown(context.Background(), fixturePR(t), KnownWithLiving(s, list))
 	if err != nil {
 		t.Fatal(err)
 	}

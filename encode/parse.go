@@ -64,14 +64,11 @@ func StripThink(s string) string {
 // lessons array is a valid reply; text after the first JSON value is
 // ignored.
 func ParseLessons(text string) ([]RawLesson, error) {
-	text = StripThink(text)
-	i := strings.IndexAny(text, "{[")
-	if i < 0 {
-		return nil, ErrNoJSON
+	dec, first, err := firstJSON(text)
+	if err != nil {
+		return nil, err
 	}
-	dec := json.NewDecoder(strings.NewReader(text[i:]))
-	dec.DisallowUnknownFields()
-	if text[i] == '[' {
+	if first == '[' {
 		var ls []RawLesson
 		if err := dec.Decode(&ls); err != nil {
 			return nil, fmt.Errorf("decode lessons array: %w", err)
@@ -88,6 +85,20 @@ func ParseLessons(text string) ([]RawLesson, error) {
 		return nil, errors.New(`decode lessons object: missing "lessons" array`)
 	}
 	return *reply.Lessons, nil
+}
+
+// firstJSON returns a decoder, unknown fields forbidden, at the first JSON
+// object or array of a model reply with its think blocks stripped, and that
+// value's first byte.
+func firstJSON(text string) (*json.Decoder, byte, error) {
+	text = StripThink(text)
+	i := strings.IndexAny(text, "{[")
+	if i < 0 {
+		return nil, 0, ErrNoJSON
+	}
+	dec := json.NewDecoder(strings.NewReader(text[i:]))
+	dec.DisallowUnknownFields()
+	return dec, text[i], nil
 }
 
 // marshalLessons encodes raw lessons as a reply the way a model would.

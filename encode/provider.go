@@ -38,6 +38,20 @@ type Request struct {
 	// PR is the normalised pull request; only the deterministic provider
 	// reads it.
 	PR *PR
+	// Name names the reply ("lessons" when empty): the json_schema name of
+	// OpenAI-compatible providers, and Anthropic's forced tool emit_<Name>.
+	Name string
+	// Purpose describes the reply to Anthropic's forced tool ("" means the
+	// lessons' description).
+	Purpose string
+}
+
+// replyName is r.Name, "lessons" when empty.
+func (r Request) replyName() string {
+	if r.Name == "" {
+		return "lessons"
+	}
+	return r.Name
 }
 
 // Reply is a provider's answer.

@@ -32,6 +32,10 @@ func (r *Result) Summary() string {
 			status, note = "duplicate", fmt.Sprintf("matches %s (Jaccard %.2f)", c.DuplicateOf, c.Similarity)
 		case c.Proposed:
 			status, note = "proposed", "untrusted source: "+c.Untrusted
+		case c.Supersedes != "":
+			note = "replaces " + c.Supersedes
+		case c.SupersedeNote != "":
+			note = c.SupersedeNote
 		}
 		fmt.Fprintf(&b, "| %s | Q: %s<br>A: %s | %s | %s |\n", status,
 			escapeMarkdown(c.Question, 200), escapeMarkdown(c.Answer, 400),

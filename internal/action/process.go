@@ -848,8 +848,15 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		enc = encode.New(nil, encode.WithTrustedAssociations(r.Config.TrustedAssociations...))
 	}
 	// The store answers the duplicate check from the token sets the tick's consolidation
-	// computed: the living lessons are not tokenised again.
-	res, err := enc.EncodeKnown(ctx, epr, st.store)
+	// computed: the living lessons are not tokenised again. Their texts let the encoder tell
+	// a question asked again and ask a model which lesson its lesson replaces.
+	var living []encode.Living
+	for _, e := range st.store.Living() {
+		if e.Alive() {
+			living = append(living, encode.Living{ID: e.ID, Question: e.Question, Answer: e.Answer})
+		}
+	}
+	res, err := enc.EncodeKnown(ctx, epr, encode.KnownWithLiving(st.store, living))
 	if err != nil {
 		return fmt.Errorf("encoding lessons from #%d: %w", n, err)
 	}
@@ -857,6 +864,11 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: the %s encoder failed (%s); used the deterministic encoder", n, res.Requested, res.Fallback))
 	}
 	added, proposed := res.Added(), res.Proposed()
+	for _, c := range added {
+		if c.SupersedeNote != "" {
+			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson %s: %s", n, c.ID, c.SupersedeNote))
+		}
+	}
 	if !trusted {
 		// The user trusts this association less than the default: propose only.
 		proposed, added = append(proposed, added...), nil
