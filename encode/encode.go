@@ -86,8 +86,8 @@ type Candidate struct {
 	DuplicateOf string
 	Similarity  float64
 	// Supersedes is the living lesson a model said this lesson replaces,
-	// one of those it was shown (see askSupersession); Sources carries it as
-	// a "supersedes:<id>" label.
+	// one of those it was shown (see askSupersession). The action records it
+	// in the added lesson's sources as darwin-memo's "supersedes:<id>" label.
 	Supersedes string
 	// SupersedeNote says why the model's answer to the supersession question
 	// was not recorded ("" when it was, or when nothing was asked).

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/rank"
-	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // Supersession is recorded at a lesson's birth, never guessed later
@@ -314,6 +313,5 @@ func (e *Encoder) askSupersession(ctx context.Context, cands []Candidate, texts 
 			continue
 		}
 		c.Supersedes = id
-		c.Sources = append(c.Sources, lessons.SupersedesPrefix+id)
 	}
 }

@@ -876,7 +876,11 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 	// Added together: their supersession checks share one index for their questions.
 	news := make([]lessons.NewLesson, len(added))
 	for i, c := range added {
-		news[i] = lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: c.Sources, RecordedTS: c.RecordedTS}
+		sources := c.Sources
+		if c.Supersedes != "" { // the model's answer, an id it was shown: recorded as darwin-memo sources are
+			sources = append(slices.Clip(sources), lessons.SupersedesPrefix+c.Supersedes)
+		}
+		news[i] = lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: sources, RecordedTS: c.RecordedTS}
 	}
 	_, errs := st.store.AddLessons(news)
 	for _, err := range errs {
