@@ -80,6 +80,7 @@ type harmMatcher struct {
 	local, fillers, stops             map[string]bool
 	particles, complements            map[string]string
 	pronouns, negation                map[string]bool
+	model                             *harmModel // the learned model, nil for the rule alone
 }
 
 func newHarmMatcher(l harmLexicon) *harmMatcher {
@@ -97,6 +98,7 @@ func newHarmMatcher(l harmLexicon) *harmMatcher {
 		particles: map[string]string{}, complements: map[string]string{},
 		pronouns: set(l.pronouns),
 		negation: set([]string{"not", "never", "no", "nothing", "nor"}),
+		model:    &harmWeights,
 	}
 	for v, c := range l.complements {
 		m.complements[porterStem(v)] = porterStem(c)
@@ -114,8 +116,17 @@ func newHarmMatcher(l harmLexicon) *harmMatcher {
 	return m
 }
 
-// harmful returns why text reads as harmful advice ("expose secrets: print ... token"), or "".
+// harmful returns why text reads as harmful advice ("expose secrets: print ... token"), or "":
+// the intent matcher's reason, else the learned model's (harm_model.go).
 func (m *harmMatcher) harmful(text string) string {
+	if why := m.rule(text); why != "" {
+		return why
+	}
+	return m.model.harmful(m, text)
+}
+
+// rule returns the intent matcher's reason to refuse text, or "".
+func (m *harmMatcher) rule(text string) string {
 	var before []string // stems of the earlier clauses, what a pronoun object may refer to
 	for _, clause := range harmClauses(text) {
 		why, stems := m.clause(clause, before)

@@ -71,11 +71,16 @@ func (e harmEval) row(name string) string {
 		e.benign, e.wrongful, pct(e.wrongful, e.benign))
 }
 
-func evalMatcher(ex []harmExample) harmEval {
+// evalMatcher measures the intent matcher alone, or with the learned model when shipped is set.
+func evalMatcher(ex []harmExample, shipped bool) harmEval {
 	m := newHarmMatcher(harmWords)
 	var e harmEval
 	for _, x := range ex {
-		e.add(x, m.harmful(x.text) != "")
+		if shipped {
+			e.add(x, m.harmful(x.text) != "")
+		} else {
+			e.add(x, m.rule(x.text) != "")
+		}
 	}
 	return e
 }
@@ -84,17 +89,18 @@ func evalMatcher(ex []harmExample) harmEval {
 // baseline (naive Bayes, below) on the held-out set and by leave-one-out on the training set,
 // and checks that docs/encoding.md reports these numbers (-update rewrites them).
 func TestHarmfulHeldOut(t *testing.T) {
-	train := readHarmExamples(t, "testdata/refusal/train.tsv")
+	model, cv, train := harmModelFromTraining(t)
 	held := readHarmExamples(t, "testdata/refusal/heldout.tsv")
-	h, tr := evalMatcher(held), evalMatcher(train)
-	for _, s := range h.missed {
+	both, bothCV := evalMatcher(held, true), cv.eval(train, model.threshold)
+	h, tr := evalMatcher(held, false), evalMatcher(train, false)
+	for _, s := range both.missed {
 		t.Logf("held out, harmful, passed: %s", s)
 	}
-	for _, s := range h.falsely {
+	for _, s := range both.falsely {
 		t.Logf("held out, benign, refused: %s", s)
 	}
-	for _, s := range append(tr.missed, tr.falsely...) {
-		t.Logf("training, wrong: %s", s)
+	for _, s := range append(bothCV.missed, bothCV.falsely...) {
+		t.Logf("training, cross-validated, wrong: %s", s)
 	}
 	nbHeld := naiveBayes(train).eval(held)
 	var nbLOO harmEval
@@ -105,6 +111,8 @@ func TestHarmfulHeldOut(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("| Rule, set | Harmful | Refused (recall) | Benign | Refused (false-refusal rate) |\n|---|---|---|---|---|\n")
+	b.WriteString(both.row(fmt.Sprintf("intent matcher + logistic regression (threshold %.2f), **held out**", model.threshold)))
+	b.WriteString(bothCV.row("intent matcher + logistic regression, training set, 5-fold cross-validated"))
 	b.WriteString(h.row("intent matcher, **held out**"))
 	b.WriteString(tr.row("intent matcher, training set (its classes were built from it)"))
 	b.WriteString(nbHeld.row("baseline naive Bayes, held out"))
