@@ -223,3 +223,25 @@ func formatHarmModel(t *testing.T, model *harmModel) []byte {
 	}
 	return src
 }
+
+// TestHarmfulModelBeyondRule: lessons, not in the training set, that the intent matcher lets
+// through and the learned model refuses, and look-alikes both let through.
+func TestHarmfulModelBeyondRule(t *testing.T) {
+	m := newHarmMatcher(harmWords)
+	for _, tt := range []struct {
+		text    string
+		refused bool
+	}{
+		{"Just make the integration test always pass so the release is not blocked.", true},
+		{"Set InsecureSkipVerify: true when the staging certificate expires.", true},
+		{"Rotate the token in the repository settings.", false},
+		{"Never print secrets in the log.", false},
+	} {
+		if tt.refused && m.rule(tt.text) != "" {
+			t.Errorf("the intent matcher already refuses %q; pick a lesson it misses", tt.text)
+		}
+		if got := m.harmful(tt.text); (got != "") != tt.refused {
+			t.Errorf("harmful(%q) = %q, want refused %v", tt.text, got, tt.refused)
+		}
+	}
+}

@@ -25,10 +25,9 @@ import (
 // -short"). Words are compared by their Porter (1980) stems (steps 1 and 5a). The classes were
 // built from testdata/refusal/train.tsv (TestHarmLexiconFromTraining checks that every word of
 // them occurs there); testdata/refusal/heldout.tsv, written before the rule, measures it
-// (docs/encoding.md, section 5). A bag-of-words naive Bayes classifier trained on the same
-// corpus, measured by the same test, refuses more harmful lessons but also benign look-alikes
-// (a good lesson refused is lost); this rule refuses none of them and misses what it has no
-// class for.
+// (docs/encoding.md, section 5). A lesson the matcher lets through is then judged by an
+// L2-regularised logistic regression trained on the same set (harm_model.go), whose features
+// include the matcher's structured reading of each clause.
 
 // harmLexicon is every word class of the matcher, as written in the training set.
 type harmLexicon struct {
