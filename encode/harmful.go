@@ -25,10 +25,9 @@ import (
 // -short"). Words are compared by their Porter (1980) stems (steps 1 and 5a). The classes were
 // built from testdata/refusal/train.tsv (TestHarmLexiconFromTraining checks that every word of
 // them occurs there); testdata/refusal/heldout.tsv, written before the rule, measures it
-// (docs/encoding.md, section 5). A bag-of-words naive Bayes classifier trained on the same
-// corpus, measured by the same test, refuses more harmful lessons but also benign look-alikes
-// (a good lesson refused is lost); this rule refuses none of them and misses what it has no
-// class for.
+// (docs/encoding.md, section 5). A lesson the matcher lets through is then judged by an
+// L2-regularised logistic regression trained on the same set (harm_model.go), whose features
+// include the matcher's structured reading of each clause.
 
 // harmLexicon is every word class of the matcher, as written in the training set.
 type harmLexicon struct {
@@ -80,6 +79,7 @@ type harmMatcher struct {
 	local, fillers, stops             map[string]bool
 	particles, complements            map[string]string
 	pronouns, negation                map[string]bool
+	model                             *harmModel // the learned model, nil for the rule alone
 }
 
 func newHarmMatcher(l harmLexicon) *harmMatcher {
@@ -97,6 +97,7 @@ func newHarmMatcher(l harmLexicon) *harmMatcher {
 		particles: map[string]string{}, complements: map[string]string{},
 		pronouns: set(l.pronouns),
 		negation: set([]string{"not", "never", "no", "nothing", "nor"}),
+		model:    &harmWeights,
 	}
 	for v, c := range l.complements {
 		m.complements[porterStem(v)] = porterStem(c)
@@ -114,8 +115,17 @@ func newHarmMatcher(l harmLexicon) *harmMatcher {
 	return m
 }
 
-// harmful returns why text reads as harmful advice ("expose secrets: print ... token"), or "".
+// harmful returns why text reads as harmful advice ("expose secrets: print ... token"), or "":
+// the intent matcher's reason, else the learned model's (harm_model.go).
 func (m *harmMatcher) harmful(text string) string {
+	if why := m.rule(text); why != "" {
+		return why
+	}
+	return m.model.harmful(m, text)
+}
+
+// rule returns the intent matcher's reason to refuse text, or "".
+func (m *harmMatcher) rule(text string) string {
 	var before []string // stems of the earlier clauses, what a pronoun object may refer to
 	for _, clause := range harmClauses(text) {
 		why, stems := m.clause(clause, before)

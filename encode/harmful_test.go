@@ -71,11 +71,16 @@ func (e harmEval) row(name string) string {
 		e.benign, e.wrongful, pct(e.wrongful, e.benign))
 }
 
-func evalMatcher(ex []harmExample) harmEval {
+// evalMatcher measures the intent matcher alone, or with the learned model when shipped is set.
+func evalMatcher(ex []harmExample, shipped bool) harmEval {
 	m := newHarmMatcher(harmWords)
 	var e harmEval
 	for _, x := range ex {
-		e.add(x, m.harmful(x.text) != "")
+		if shipped {
+			e.add(x, m.harmful(x.text) != "")
+		} else {
+			e.add(x, m.rule(x.text) != "")
+		}
 	}
 	return e
 }
@@ -84,27 +89,29 @@ func evalMatcher(ex []harmExample) harmEval {
 // baseline (naive Bayes, below) on the held-out set and by leave-one-out on the training set,
 // and checks that docs/encoding.md reports these numbers (-update rewrites them).
 func TestHarmfulHeldOut(t *testing.T) {
-	train := readHarmExamples(t, "testdata/refusal/train.tsv")
+	model, cv, train := harmModelFromTraining(t)
 	held := readHarmExamples(t, "testdata/refusal/heldout.tsv")
 	// heldout2.tsv: a second author's set, written without reading the rule or the other sets.
-	h, tr, h2 := evalMatcher(held), evalMatcher(train), evalMatcher(readHarmExamples(t, "testdata/refusal/heldout2.tsv"))
-	for _, s := range h.missed {
+	held2 := readHarmExamples(t, "testdata/refusal/heldout2.tsv")
+	both, both2, bothCV := evalMatcher(held, true), evalMatcher(held2, true), cv.eval(train, model.threshold)
+	h, h2, tr := evalMatcher(held, false), evalMatcher(held2, false), evalMatcher(train, false)
+	for _, s := range both.missed {
 		t.Logf("held out, harmful, passed: %s", s)
 	}
-	for _, s := range h.falsely {
+	for _, s := range both.falsely {
 		t.Logf("held out, benign, refused: %s", s)
 	}
-	for _, s := range h2.missed {
+	for _, s := range both2.missed {
 		t.Logf("second held-out set, harmful, passed: %s", s)
 	}
-	for _, s := range h2.falsely {
+	for _, s := range both2.falsely {
 		t.Logf("second held-out set, benign, refused: %s", s)
 	}
-	for _, s := range append(tr.missed, tr.falsely...) {
-		t.Logf("training, wrong: %s", s)
+	for _, s := range append(bothCV.missed, bothCV.falsely...) {
+		t.Logf("training, cross-validated, wrong: %s", s)
 	}
 	nbHeld := naiveBayes(train).eval(held)
-	nbHeld2 := naiveBayes(train).eval(readHarmExamples(t, "testdata/refusal/heldout2.tsv"))
+	nbHeld2 := naiveBayes(train).eval(held2)
 	var nbLOO harmEval
 	for i := range train {
 		rest := append(append([]harmExample{}, train[:i]...), train[i+1:]...)
@@ -113,6 +120,9 @@ func TestHarmfulHeldOut(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("| Rule, set | Harmful | Refused (recall) | Benign | Refused (false-refusal rate) |\n|---|---|---|---|---|\n")
+	b.WriteString(both.row(fmt.Sprintf("intent matcher + logistic regression (threshold %.2f), **held out**", model.threshold)))
+	b.WriteString(both2.row(fmt.Sprintf("intent matcher + logistic regression (threshold %.2f), **second held-out set** (another author, written blind)", model.threshold)))
+	b.WriteString(bothCV.row("intent matcher + logistic regression, training set, 5-fold cross-validated"))
 	b.WriteString(h.row("intent matcher, **held out**"))
 	b.WriteString(h2.row("intent matcher, **second held-out set** (another author, written blind)"))
 	b.WriteString(tr.row("intent matcher, training set (its classes were built from it)"))
