@@ -179,6 +179,8 @@ type Result struct {
 	// LastBotPR is the title and body of the last bot pull request the action wrote, as a
 	// maintainer saw it before merging it ("" when the action never opened one).
 	LastBotPR string
+	// BotPRs are the title and body of every bot pull request a maintainer merged, in order.
+	BotPRs []string
 }
 
 // DefaultRounds is enough history for every fate: trivia, which no query retrieves, starve on
@@ -593,6 +595,7 @@ func mergeBot(git *ghfake.GitRepo, ci *ciModel, res *Result) error {
 	for _, p := range git.Pulls() {
 		if p.State == "open" && p.Head == botBranch {
 			res.LastBotPR = "# " + p.Title + "\n\n" + p.Body
+			res.BotPRs = append(res.BotPRs, res.LastBotPR)
 			sha, err := git.MergeOpenPull(p.Number)
 			if err != nil {
 				return err

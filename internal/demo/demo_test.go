@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,15 +26,19 @@ func TestDemo(t *testing.T) {
 	if per := float64(res.Requests) / float64(len(res.Rows)); per > 40 {
 		t.Fatalf("%.1f requests per merged pull request", per)
 	}
-	// The last bot pull request a maintainer merged carries the report sections, and its deaths
-	// are the trivia that starved at the end.
-	for _, want := range []string{"<!-- darwin-memo-action -->", "### Settlements", "### Survivors", "```mermaid", "starved"} {
+	// The last bot pull request a maintainer merged carries the report sections, and the
+	// trivia's starvation reached a maintainer in a bot pull request's deaths.
+	for _, want := range []string{"<!-- darwin-memo-action -->", "### Settlements", "### Survivors", "```mermaid"} {
 		if !strings.Contains(res.LastBotPR, want) {
 			t.Errorf("last bot pull request lacks %q:\n%s", want, res.LastBotPR)
 		}
 	}
+	if !slices.ContainsFunc(res.BotPRs, func(body string) bool { return strings.Contains(body, "starved") }) {
+		t.Errorf("no bot pull request of %d reported a starved lesson", len(res.BotPRs))
+	}
 	// The table explains itself, and the fates include the lessons born during the run and
-	// the heir of the merged duplicates (issue 10 §3).
+	// the heirs of merges (issue 10 §3): the seeded near-duplicates' (Check requires it) and
+	// those of lessons that ask a question again, which supersede and then merge.
 	for _, want := range []string{"lesson used", "total energy", "numbers skip where the bot's own pull requests took them", "created #"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
@@ -43,8 +48,8 @@ func TestDemo(t *testing.T) {
 	for _, f := range res.Fates {
 		roles[f.Role]++
 	}
-	if roles[RoleBorn] == 0 || roles[RoleHeir] != 1 {
-		t.Errorf("fates by role %v, want born lessons and one heir", roles)
+	if roles[RoleBorn] == 0 || roles[RoleHeir] == 0 {
+		t.Errorf("fates by role %v, want born lessons and heirs", roles)
 	}
 	if raceEnabled {
 		return // the determinism rerun doubles a slow run under the race detector
