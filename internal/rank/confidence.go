@@ -18,9 +18,9 @@ import "math"
 // they drift); the target is "the first lesson is the one wanted", so
 // an unanswerable query and a wrong first lesson are alike negatives.
 const (
-	ConfBias     = -1.23
-	ConfCoverage = 2.13
-	ConfMargin   = 1.84
+	ConfBias     = -1.17
+	ConfCoverage = 2.10
+	ConfMargin   = 1.87
 )
 
 // Confidence returns the calibrated probability that a lesson with this
