@@ -13,7 +13,7 @@ import (
 // and bigrams of each clause, words after a negation marked "not_" (Das and Chen 2001), the
 // clause's first word (its mood), and the intent matcher's structured reading of the clause
 // (verb class x object class, negated or not, directive or not, local, off switches). Its
-// weights, in harm_weights.go, are trained on testdata/refusal/train.tsv by
+// weights, in harm_weights.tsv (embedded, read by harm_weights.go), are trained on testdata/refusal/train.tsv by
 // TestHarmfulModel (-update rewrites them), which also chooses the threshold by 5-fold
 // cross-validation on that set, as the lowest at which the rule and the model together refuse
 // at most 5 % of its benign lessons. A lesson the intent matcher lets through is refused when
