@@ -36,15 +36,23 @@ func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if limit <= 0 {
 		limit = mcp.DefaultMaxLineLength
 	}
-	w := &lockedWriter{w: t.Writer}
+	w := &lockedWriter{w: t.Writer, flight: newInFlight()}
 	pr, pw := io.Pipe()
-	go filterLines(t.Reader, pw, w, limit)
+	go func() {
+		err := filterLines(t.Reader, pw, w, limit)
+		if err == nil {
+			// The input ended: the server still answers what it was asked.
+			w.flight.wait(ctx)
+		}
+		pw.CloseWithError(err)
+	}()
 	return (&mcp.IOTransport{Reader: pr, Writer: w, MaxLineLength: limit}).Connect(ctx)
 }
 
-// filterLines copies the lines of r that are JSON-RPC messages to pw and
-// answers the others on w. It closes pw when r ends or fails.
-func filterLines(r io.Reader, pw *io.PipeWriter, w io.Writer, limit int) {
+// filterLines copies the lines of r that are JSON-RPC messages to pw, noting
+// the requests among them in w's flight, and answers the others on w. It
+// returns nil when r ends, else why it stopped.
+func filterLines(r io.Reader, pw *io.PipeWriter, w *lockedWriter, limit int) error {
 	br := bufio.NewReader(r)
 	for {
 		line, tooLong, err := readLine(br, limit)
@@ -60,19 +68,20 @@ func filterLines(r io.Reader, pw *io.PipeWriter, w io.Writer, limit int) {
 			}
 			if reply != nil {
 				if _, werr := w.Write(reply); werr != nil {
-					pw.CloseWithError(werr)
-					return
+					return werr
 				}
-			} else if _, werr := pw.Write(append(bytes.TrimRight(line, "\r\n"), '\n')); werr != nil {
-				return // the session ended
+			} else {
+				w.flight.asked(line)
+				if _, werr := pw.Write(append(bytes.TrimRight(line, "\r\n"), '\n')); werr != nil {
+					return werr // the session ended
+				}
 			}
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = nil
+				return nil
 			}
-			pw.CloseWithError(err)
-			return
+			return err
 		}
 	}
 }
@@ -127,17 +136,126 @@ func errorReply(code int64, msg string) []byte {
 }
 
 // lockedWriter serialises writes, so a reply of the filter never lands in
-// the middle of one of the server's.
+// the middle of one of the server's, and notes the answers in flight.
 type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu     sync.Mutex
+	w      io.Writer
+	flight *inFlight
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if err == nil {
+		l.flight.answered(p)
+	}
+	return n, err
 }
 
-// Close does not close the writer: stdout outlives the session.
-func (l *lockedWriter) Close() error { return nil }
+// Close does not close the writer: stdout outlives the session. It tells a
+// filter waiting for answers that none will come.
+func (l *lockedWriter) Close() error {
+	l.flight.end()
+	return nil
+}
+
+// inFlight holds the ids of the requests forwarded to the server and not yet
+// answered, so that the end of the input ends the session only once every
+// request has its answer (a client may write its requests and close stdin).
+type inFlight struct {
+	mu      sync.Mutex
+	pending map[string]bool
+	changed chan struct{} // closed and replaced when pending shrinks or the session ends
+	ended   bool
+}
+
+func newInFlight() *inFlight {
+	return &inFlight{pending: map[string]bool{}, changed: make(chan struct{})}
+}
+
+// messageIDs returns the keys of the ids of the requests (asking) or the
+// responses (!asking) in a line: one message or a batch.
+func messageIDs(line []byte, asking bool) []string {
+	line = bytes.TrimSpace(line)
+	msgs := []json.RawMessage{line}
+	if len(line) > 0 && line[0] == '[' && json.Unmarshal(line, &msgs) != nil {
+		return nil
+	}
+	var ids []string
+	for _, m := range msgs {
+		msg, err := jsonrpc.DecodeMessage(m)
+		if err != nil {
+			continue
+		}
+		var id jsonrpc.ID
+		switch x := msg.(type) {
+		case *jsonrpc.Request:
+			if !asking {
+				continue
+			}
+			id = x.ID
+		case *jsonrpc.Response:
+			if asking {
+				continue
+			}
+			id = x.ID
+		}
+		if id.IsValid() {
+			ids = append(ids, fmt.Sprintf("%T:%v", id.Raw(), id.Raw()))
+		}
+	}
+	return ids
+}
+
+func (f *inFlight) asked(line []byte) {
+	ids := messageIDs(line, true)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, id := range ids {
+		f.pending[id] = true
+	}
+}
+
+func (f *inFlight) answered(p []byte) {
+	ids := messageIDs(p, false)
+	if len(ids) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, id := range ids {
+		delete(f.pending, id)
+	}
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+func (f *inFlight) end() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.ended {
+		f.ended = true
+		close(f.changed)
+		f.changed = make(chan struct{})
+	}
+}
+
+// wait returns when every request forwarded has been answered, the session
+// has ended, or ctx is done.
+func (f *inFlight) wait(ctx context.Context) {
+	for {
+		f.mu.Lock()
+		if len(f.pending) == 0 || f.ended {
+			f.mu.Unlock()
+			return
+		}
+		ch := f.changed
+		f.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}

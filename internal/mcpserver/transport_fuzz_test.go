@@ -17,7 +17,8 @@ func FuzzFilterLines(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		pr, pw := io.Pipe()
 		var replies bytes.Buffer
-		go filterLines(bytes.NewReader(in), pw, &replies, 64)
+		w := &lockedWriter{w: &replies, flight: newInFlight()}
+		go func() { pw.CloseWithError(filterLines(bytes.NewReader(in), pw, w, 64)) }()
 		forwarded, err := io.ReadAll(pr)
 		if err != nil {
 			t.Fatal(err)

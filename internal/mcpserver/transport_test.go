@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,4 +168,57 @@ func TestStdioKeepsServingTheSDKClientAfterGarbage(t *testing.T) {
 	if err := cs.Ping(context.Background(), nil); err != nil {
 		t.Errorf("ping after the failed read: %v", err)
 	}
+}
+
+// Issue 23: an agent (or a script) that writes its requests and closes stdin at once gets an
+// answer to every request; the server did end at EOF with calls still in flight and lost
+// their answers.
+func TestStdioAnswersEveryRequestBeforeEOF(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "lessons.json")
+	if err := os.WriteFile(path, []byte(`{"entries": [], "graveyard": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	const calls = 20
+	for i := 2; i < 2+calls; i++ {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"consult","arguments":{"task":"how do I run the tests %d"}}}`+"\n", i, i)
+	}
+	in.WriteString("not json\n")
+	var out strings.Builder
+	srv := mcpserver.New(mcpserver.Options{Store: path, Version: "test", Now: clock})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: strings.NewReader(in.String()), Writer: &syncWriter{w: &out}}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	ids := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r wireReply
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("reply %q: %v", line, err)
+		}
+		ids[fmt.Sprint(r.ID)] = true
+	}
+	for i := 1; i < 2+calls; i++ {
+		if !ids[fmt.Sprint(i)] {
+			t.Errorf("no answer to request %d; answered %v", i, ids)
+		}
+	}
+	if !ids["<nil>"] {
+		t.Errorf("no parse error for the last line")
+	}
+}
+
+// syncWriter lets the test read what the server wrote from another goroutine safely.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
