@@ -167,3 +167,50 @@ func TestDoctorListsStaleAndUncitedLessons(t *testing.T) {
 		t.Errorf("doctor text:\n%s", r.stdout)
 	}
 }
+
+// Issue 26 §1: import keeps each lesson's citations, and they are checked against the
+// working tree of the repository the importing store is in: a lesson citing a file that
+// repository lacks is stale there, whatever it was where it came from.
+func TestImportKeepsCitations(t *testing.T) {
+	from, staleID, liveID := citeRepo(t)
+	root := t.TempDir()
+	for _, d := range []string{".git", "src", ".darwin-memo"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "src/new.go"), []byte("package src\nfunc Run() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store := filepath.Join(root, ".darwin-memo", "lessons.json")
+	if r := runCLI(t, "import", "--store", store, "--probation", "0", from); r.code != 0 {
+		t.Fatalf("import: exit %d: %s", r.code, r.stderr)
+	}
+	src, err := lessons.Load(context.Background(), from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := lessons.Load(context.Background(), store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{staleID, liveID} {
+		a, _ := src.Entry(id)
+		b, ok := dst.Entry(id)
+		if !ok || !slices.Equal(a.Sources, b.Sources) {
+			t.Fatalf("lesson %s imported with sources %v, want %v", id, b, a.Sources)
+		}
+	}
+	r := runCLI(t, "decide", "--store", store, "how do I run the integration tests")
+	var d struct {
+		Answer    *string
+		Stale     []string
+		Citations []struct{ Path, State string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
+		t.Fatalf("decide: exit %d: %v\n%s%s", r.code, err, r.stdout, r.stderr)
+	}
+	if d.Answer == nil || !strings.HasPrefix(*d.Answer, "make integration-local") || !slices.Equal(d.Stale, []string{staleID}) || len(d.Citations) != 1 || d.Citations[0].State != "ok" {
+		t.Errorf("decide after import: %+v, want %s to decide with its citation ok and %s stale (src/old.go is not in this repository)", d, liveID, staleID)
+	}
+}
