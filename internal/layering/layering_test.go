@@ -20,7 +20,7 @@ const module = "github.com/darwin-memo/darwin-memo-action"
 // "Instruments"): no product package depends on them, save the CLI on internal/demo (the
 // `demo` command, which links internal/ghfake).
 var instruments = []string{
-	"bench/...", "internal/demo", "internal/ghfake/...", "internal/textidx/textgen", "internal/tinygguf/...",
+	"bench/...", "internal/demo", "internal/ghfake/...", "internal/rank/textgen", "internal/tinygguf/...",
 	"internal/golden", "internal/docscheck", "internal/releasecheck", "internal/layering",
 }
 
