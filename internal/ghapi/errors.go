@@ -62,4 +62,3 @@ func StatusCode(err error) int {
 	}
 	return 0
 }
-
