@@ -2,11 +2,9 @@ package pyjson
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -385,20 +383,6 @@ func keyString(b []byte) string {
 	return string(b)
 }
 
-// plainWord reports whether none of the eight bytes of w is a quote, a
-// backslash, a control character or a non-ASCII byte (exact SWAR tests:
-// a byte b is below n <= 0x80 iff (b-n) borrows with b's top bit clear).
-func plainWord(w uint64) bool { return plainMask(w) == 0 }
-
-// plainMask is plainWord's test as a mask: its lowest set bit is the top bit
-// of the first byte of w that is not plain (a test may also flag bytes after
-// one it flags, where the borrow carries on, never before it).
-func plainMask(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
-	return below(w^(ones*'"'), 1) | below(w^(ones*'\\'), 1) | below(w, 0x20) | w&highs
-}
-
 // StrBytes parses the string token at the decoder's position (the caller
 // has seen its kind) and returns its decoded bytes, valid until the next
 // call (no allocation on the fast path).
@@ -409,8 +393,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 	ascii := true
 	// fast path: no escapes
 	for d.pos < len(d.data) {
-		// Skip eight plain bytes (printable ASCII, no quote or backslash)
-		// at a time.
+		// Skip the plain bytes (printable ASCII, no quote or backslash).
 		d.pos = skipPlain(d.data, d.pos)
 		if d.pos >= len(d.data) {
 			break
@@ -923,61 +906,12 @@ func (d *Decoder) Render(w *Writer, indent int) (string, error) {
 }
 
 // skipPlain returns the index of the first byte at or after i that is not a
-// plain string byte (printable ASCII other than the quote and the
-// backslash), or, within seven bytes of the end of data, an index a few
-// bytes before it (the caller goes on byte by byte): the first two words
-// are tested eight bytes at a time, the byte found in a word by its mask
-// (no byte-by-byte walk to it), and a longer run goes to plainLen.
+// plain string byte: printable ASCII other than the quote and the backslash.
 func skipPlain(data []byte, i int) int {
-	for range 2 {
-		if i+8 > len(data) {
-			return i
-		}
-		if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3 // exactly the byte
-		}
-		i += 8
-	}
-	return i + plainLen(data[i:])
-}
-
-// plainLen returns how many bytes at the start of b are plain string bytes:
-// printable ASCII other than the quote and the backslash.
-func plainLen(b []byte) int { return runLen(b, 0) }
-
-// asciiSafeLen returns how many bytes at the start of s json.dumps writes as
-// they are (ensure_ascii): plainLen's bytes except DEL, which it escapes.
-func asciiSafeLen(s string) int { return runLen(unsafe.Slice(unsafe.StringData(s), len(s)), 1) }
-
-// runLen is plainLen (del 0) and asciiSafeLen (del 1, DEL stops the run too).
-// The quote and the backslash are found with bytes.IndexByte (vectorised);
-// control bytes, bytes from 0x80 and, with del, DEL are tested 32 bytes at a
-// time: a byte below 0x20 borrows into its top bit when 0x20 is taken away,
-// DEL reaches it when 1 is added, and any byte carried or borrowed across is
-// itself one that ends the run, so the test is exact for the word.
-func runLen(b []byte, del uint64) int {
-	end := bytes.IndexByte(b, '"')
-	if end < 0 {
-		end = len(b)
-	}
-	if k := bytes.IndexByte(b[:end], '\\'); k >= 0 {
-		end = k
-	}
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	stop := func(w uint64) uint64 { return (w-ones*0x20)&^w | w | (w + ones*del) }
-	i := 0
-	for i+32 <= end {
-		if (stop(binary.LittleEndian.Uint64(b[i:]))|stop(binary.LittleEndian.Uint64(b[i+8:]))|
-			stop(binary.LittleEndian.Uint64(b[i+16:]))|stop(binary.LittleEndian.Uint64(b[i+24:])))&highs != 0 {
+	for i < len(data) {
+		if c := data[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
 			break
 		}
-		i += 32
-	}
-	for i+8 <= end && stop(binary.LittleEndian.Uint64(b[i:]))&highs == 0 {
-		i += 8
-	}
-	limit := byte(0x80 - del)
-	for i < end && b[i] >= 0x20 && b[i] < limit {
 		i++
 	}
 	return i

@@ -172,9 +172,6 @@ func AppendString(buf []byte, s string) []byte {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
 			i++
-			if len(s)-i >= 16 {
-				i += asciiSafeLen(s[i:]) // a long run: the vectorised scan
-			}
 			continue
 		}
 		buf = append(buf, s[start:i]...)
