@@ -288,15 +288,8 @@ func (d *Decoder) rawString() (string, error) {
 }
 
 // rawKey parses an object key, returning shared strings for the keys of
-// the store format so they are not allocated per object. A key of printable
-// ASCII without escapes (every key of a store) is read where it stands
-// (scanPlain); anything else is left to StrBytes from the start.
+// the store format so they are not allocated per object.
 func (d *Decoder) rawKey() (string, error) {
-	if end, ok := scanPlain(d.data, d.pos); ok {
-		k := keyString(d.data[d.pos+1 : end])
-		d.pos = end + 1
-		return k, nil
-	}
 	b, err := d.StrBytes()
 	if err != nil {
 		return "", err

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// keyByStrBytes is the general path rawKey's fast path stands for.
+// keyByStrBytes is what rawKey reads, without its shared key strings.
 func keyByStrBytes(data []byte) (string, int, error) {
 	d := NewDecoder("t", data)
 	b, err := d.StrBytes()
@@ -29,7 +29,7 @@ func checkKey(t *testing.T, b []byte) {
 }
 
 // rawKey reads what StrBytes reads, with the same errors, for store keys,
-// other plain keys, and keys its fast path leaves to StrBytes.
+// other plain keys, and keys with escapes or bytes that are not plain.
 func TestRawKey(t *testing.T) {
 	for _, k := range []string{"tick", "ts", "text", "event", "ticket", "credit", "delta", "detail", "source", "evidence", "cause", "uses",
 		"last_used_tick", "question", "answer", "kind", "sources", "energy", "born_cycle", "recorded_ts", "last_used_cycle", "lineage", "id",
