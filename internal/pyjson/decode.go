@@ -2,7 +2,6 @@ package pyjson
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -57,8 +56,6 @@ type Decoder struct {
 	path []pathElem
 	// scratch buffer for strings with escapes
 	scratch []byte
-	// keys of the objects reformat is inside (for duplicate detection)
-	keys []string
 }
 
 // NewDecoder returns a decoder at the start of data; name labels its errors
@@ -782,119 +779,16 @@ func Parse(name string, data []byte) (Value, error) {
 // gives up near 1000 levels, and darwin-memo stores nest only a few levels.
 const maxDepth = 512
 
-// errDupKey makes reformat fall back to the generic path, which applies
-// Python's last-value-wins rule for repeated object keys.
-var errDupKey = errors.New("duplicate key")
-
-// reformat streams the next value into w in Python's formatting without
-// building a value tree (the fast path for history notes).
-func (d *Decoder) reformat(w *Writer, depth int) error {
-	if depth > maxDepth {
-		return d.syntaxErr(d.pos, "nesting too deep")
-	}
-	k, err := d.Peek()
-	if err != nil {
-		return err
-	}
-	switch k {
-	case KindString:
-		b, err := d.StrBytes()
-		if err != nil {
-			return err
-		}
-		if len(b) == 0 {
-			w.buf = append(w.buf, '"', '"')
-		} else {
-			w.buf = AppendString(w.buf, unsafe.String(&b[0], len(b)))
-		}
-	case KindNumber:
-		b, isF, err := d.numberSpan()
-		if err != nil {
-			return err
-		}
-		switch {
-		case isF:
-			w.buf = AppendFloat(w.buf, spanFloat(b))
-		case string(b) == "-0":
-			w.buf = append(w.buf, '0')
-		default:
-			w.buf = append(w.buf, b...)
-		}
-	case KindBool, KindNull:
-		v, err := d.literal()
-		if err != nil {
-			return err
-		}
-		w.Value(v)
-	case KindArray:
-		n := 0
-		err := d.Array(func(int) error {
-			if n == 0 {
-				w.Open('[')
-			} else {
-				w.Sep()
-			}
-			n++
-			return d.reformat(w, depth+1)
-		})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			w.buf = append(w.buf, '[', ']')
-		} else {
-			w.Close(']')
-		}
-	default:
-		base := len(d.keys) // keys of this object live in d.keys[base:]
-		err := d.Object(func(key string) error {
-			for _, k := range d.keys[base:] {
-				if k == key {
-					return errDupKey
-				}
-			}
-			if len(d.keys) == base {
-				w.Open('{')
-			} else {
-				w.Sep()
-			}
-			d.keys = append(d.keys, key)
-			w.Key(key)
-			return d.reformat(w, depth+1)
-		})
-		n := len(d.keys) - base
-		d.keys = d.keys[:base]
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			w.buf = append(w.buf, '{', '}')
-		} else {
-			w.Close('}')
-		}
-	}
-	return nil
-}
-
 // Render formats the next value as json.dumps(indent=2) writes it at
-// nesting depth indent and returns it, without building a Value when the
-// value repeats no key. w is scratch space, a writer from NewWriter.
+// nesting depth indent and returns it. w is scratch space, a writer from
+// NewWriter.
 func (d *Decoder) Render(w *Writer, indent int) (string, error) {
-	start, pathLen := d.pos, len(d.path)
-	d.keys = d.keys[:0]
-	w.buf, w.indent = w.buf[:0], indent
-	err := d.reformat(w, 0)
-	if errors.Is(err, errDupKey) {
-		d.pos, d.path = start, d.path[:pathLen]
-		w.buf, w.indent = w.buf[:0], indent
-		var v Value
-		if v, err = d.value(0); err == nil {
-			w.Value(v)
-		}
-	}
+	v, err := d.value(0)
 	if err != nil {
 		return "", err
 	}
+	w.buf, w.indent = w.buf[:0], indent
+	w.Value(v)
 	return string(w.buf), nil
 }
 
