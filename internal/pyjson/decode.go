@@ -284,93 +284,13 @@ func (d *Decoder) rawString() (string, error) {
 	return string(b), nil
 }
 
-// rawKey parses an object key, returning shared strings for the keys of
-// the store format so they are not allocated per object.
+// rawKey parses an object key.
 func (d *Decoder) rawKey() (string, error) {
 	b, err := d.StrBytes()
 	if err != nil {
 		return "", err
 	}
-	return keyString(b), nil
-}
-
-// keyString returns b as a string, shared for the keys of the store format.
-func keyString(b []byte) string {
-	switch len(b) {
-	case 2:
-		switch string(b) {
-		case "ts":
-			return "ts"
-		case "id":
-			return "id"
-		}
-	case 4:
-		switch string(b) {
-		case "tick":
-			return "tick"
-		case "text":
-			return "text"
-		case "uses":
-			return "uses"
-		case "kind":
-			return "kind"
-		}
-	case 5:
-		switch string(b) {
-		case "event":
-			return "event"
-		case "delta":
-			return "delta"
-		case "cause":
-			return "cause"
-		}
-	case 6:
-		switch string(b) {
-		case "ticket":
-			return "ticket"
-		case "credit":
-			return "credit"
-		case "detail":
-			return "detail"
-		case "source":
-			return "source"
-		case "answer":
-			return "answer"
-		case "energy":
-			return "energy"
-		}
-	case 7:
-		switch string(b) {
-		case "sources":
-			return "sources"
-		case "lineage":
-			return "lineage"
-		}
-	case 8:
-		switch string(b) {
-		case "evidence":
-			return "evidence"
-		case "question":
-			return "question"
-		}
-	case 10:
-		if string(b) == "born_cycle" {
-			return "born_cycle"
-		}
-	case 11:
-		if string(b) == "recorded_ts" {
-			return "recorded_ts"
-		}
-	case 14:
-		if string(b) == "last_used_tick" {
-			return "last_used_tick"
-		}
-	case 15:
-		if string(b) == "last_used_cycle" {
-			return "last_used_cycle"
-		}
-	}
-	return string(b)
+	return string(b), nil
 }
 
 // StrBytes parses the string token at the decoder's position (the caller
