@@ -1,7 +1,6 @@
 package encode
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -184,41 +183,5 @@ func TestLimitCountsOnlyNewLessons(t *testing.T) {
 	}
 	if got := strings.Join(status, " "); got != "added dup added added added added limit limit limit limit" {
 		t.Errorf("statuses = %s", got)
-	}
-}
-
-func TestSummaryIsInert(t *testing.T) {
-	pr := fixturePR(t)
-	bad := RawLesson{Question: "Where are docs?", Answer: "See [docs](https://evil.example) ![x](https://e.x/p.png) <img src=x> @octocat | `rm`", Kind: "explicit", Evidence: []string{"pr"}}
-	res, err := New(staticProvider{[]RawLesson{goodLesson, bad}}).Encode(context.Background(), pr, []Living{{ID: "abc", Question: "x", Answer: "y"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := res.Summary()
-	for _, want := range []string{"### Lessons from PR #1347", "Provider: `fake:static`", "| added | Q: `Which ports", "| rejected |", "path:lib/config.go`"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("summary lacks %q:\n%s", want, s)
-		}
-	}
-	for _, line := range strings.Split(s, "\n") {
-		if !strings.HasPrefix(line, "| rejected") {
-			continue
-		}
-		// every cell is one code span: no live link, image, tag or mention
-		cells := strings.Split(strings.ReplaceAll(line, `\|`, ""), "|")
-		for _, cell := range cells[2:] {
-			cell = strings.TrimSpace(cell)
-			for _, part := range strings.Split(strings.TrimPrefix(strings.TrimPrefix(cell, "Q: "), ""), "<br>A: ") {
-				part = strings.TrimPrefix(part, "Q: ")
-				if part != "" && (!strings.HasPrefix(part, "`") || !strings.HasSuffix(part, "`") || strings.Count(part, "`") != 2) {
-					t.Errorf("cell part %q is not one code span", part)
-				}
-			}
-		}
-	}
-	var empty bytes.Buffer
-	empty.WriteString((&Result{PR: 3, Requested: "none"}).Summary())
-	if !strings.Contains(empty.String(), "No lessons") {
-		t.Errorf("empty summary %q", empty.String())
 	}
 }

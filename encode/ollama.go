@@ -100,9 +100,6 @@ func (p *ollamaProvider) once(ctx context.Context, req Request) (Reply, bool, er
 			"num_predict": req.MaxTokens,
 		},
 	}
-	if p.cfg.think != nil {
-		cr.Think = &api.ThinkValue{Value: *p.cfg.think}
-	}
 	var (
 		content  strings.Builder
 		final    api.ChatResponse

@@ -118,3 +118,11 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// orNone returns s, or "NONE" when s is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "NONE"
+	}
+	return s
+}

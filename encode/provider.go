@@ -73,7 +73,6 @@ type config struct {
 	logger     *slog.Logger
 	sleep      func(context.Context, time.Duration) error
 	maxWait    time.Duration
-	think      *bool
 	rand       io.Reader
 	trustAll   bool
 	trusted    []string
@@ -118,18 +117,6 @@ func WithLogger(l *slog.Logger) Option {
 // and returns at once).
 func WithSleep(sleep func(context.Context, time.Duration) error) Option {
 	return func(p *config) { p.sleep = sleep }
-}
-
-// WithMaxWait sets the longest server-requested wait the retry policy
-// honours (default 60 s); a longer request fails the call with a
-// *WaitTooLongError so the encoder can fall back at once.
-func WithMaxWait(d time.Duration) Option {
-	return func(p *config) { p.maxWait = d }
-}
-
-// WithThink sets Ollama's think flag (default unset: the server decides).
-func WithThink(on bool) Option {
-	return func(p *config) { p.think = &on }
 }
 
 // NewProvider returns the provider named by spec, the action input `llm`:

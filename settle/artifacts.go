@@ -129,12 +129,6 @@ type budget struct {
 	cases int
 }
 
-// readJUnitZip is tallyJUnitZip with the whole per-commit budget.
-func readJUnitZip(name string, data []byte, lim Limits) (*junit.Tally, []string, error) {
-	t, _, notes, err := tallyJUnitZip(name, data, lim, budget{lim.MaxCommitBytes, lim.MaxCases})
-	return t, notes, err
-}
-
 // tallyJUnitZip streams the *.xml entries of an artifact zip through the
 // JUnit parser into a tally: per-test statuses only, never a document or a
 // testcase list, so memory does not grow with the size of the XML. Nothing

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/junit"
 )
 
 func writeZip(tb testing.TB, w io.Writer, files map[string][]byte) {
@@ -94,4 +96,10 @@ func TestArtifactMatches(t *testing.T) {
 			t.Errorf("artifactMatches(%q, %q) = %v", tt.pattern, tt.name, got)
 		}
 	}
+}
+
+// readJUnitZip is tallyJUnitZip with the whole per-commit budget.
+func readJUnitZip(name string, data []byte, lim Limits) (*junit.Tally, []string, error) {
+	t, _, notes, err := tallyJUnitZip(name, data, lim, budget{lim.MaxCommitBytes, lim.MaxCases})
+	return t, notes, err
 }

@@ -44,12 +44,12 @@ func marshalHistory(t *testing.T, h *settle.FlakyHistory) []byte {
 // back to them would show here.
 func TestCase28CollectionErrorAbstains(t *testing.T) {
 	collection := []byte(`<testsuites><testsuite name="pytest"><testcase classname="" name="tests/test_x.py"><error/></testcase></testsuite></testsuites>`)
-	rep, err := junit.ParseBytes("collection.xml", collection)
-	if err != nil {
+	var rep junit.Tally
+	if err := rep.Add("collection.xml", bytes.NewReader(collection)); err != nil {
 		t.Fatal(err)
 	}
-	if !rep.HasCollectionError() || !slices.Equal(rep.CollectionErrors, []string{"tests/test_x.py"}) {
-		t.Fatalf("CollectionErrors = %q, want [tests/test_x.py]", rep.CollectionErrors)
+	if ids, _ := rep.CollectionErrors(); !slices.Equal(ids, []string{"tests/test_x.py"}) {
+		t.Fatalf("CollectionErrors = %q, want [tests/test_x.py]", ids)
 	}
 	// Other modules that did run do not save the run: pytest still
 	// reports the broken module this way and darwin-memo abstains.
@@ -148,8 +148,8 @@ func TestCase30DeltaSharedTransitions(t *testing.T) {
 	headXML := []byte(`<testsuite><testcase name="t1"/><testcase name="t2"/><testcase name="t5"/><testcase name="t4"/></testsuite>`)
 	results := func(t *testing.T, x []byte) map[string]junit.Status {
 		t.Helper()
-		rep, err := junit.ParseBytes("case30.xml", x)
-		if err != nil {
+		var rep junit.Tally
+		if err := rep.Add("case30.xml", bytes.NewReader(x)); err != nil {
 			t.Fatal(err)
 		}
 		return rep.Results()
@@ -259,8 +259,8 @@ func TestCase31FlakyQuarantine(t *testing.T) {
 //     leaves no history entry.
 func TestCase32SkipsDoNotEnterFlakeHistory(t *testing.T) {
 	x := []byte(`<testsuite><testcase classname="c" name="S"><skipped/></testcase><testcase classname="c" name="P"/></testsuite>`)
-	rep, err := junit.ParseBytes("case32.xml", x)
-	if err != nil {
+	var rep junit.Tally
+	if err := rep.Add("case32.xml", bytes.NewReader(x)); err != nil {
 		t.Fatal(err)
 	}
 	run := rep.Results()

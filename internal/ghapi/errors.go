@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -62,18 +61,4 @@ func StatusCode(err error) int {
 		return ab.Response.StatusCode
 	}
 	return 0
-}
-
-// ResetAt returns when a rate-limit error says calls may resume, or the
-// zero time when it does not say.
-func ResetAt(err error, now time.Time) time.Time {
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) {
-		return rl.Rate.Reset.Time
-	}
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &ab) && ab.RetryAfter != nil {
-		return now.Add(*ab.RetryAfter)
-	}
-	return time.Time{}
 }

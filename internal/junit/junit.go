@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -87,65 +86,13 @@ type Case struct {
 	Message string
 }
 
-// Report is the parsed content of one or more JUnit XML documents.
-type Report struct {
-	// Cases holds every testcase in document order, duplicates included.
-	Cases []Case
-	// CollectionErrors lists testcases that carry an <error> while their
-	// classname is empty: how pytest reports a module that failed to
-	// collect. darwin-memo abstains on these; see HasCollectionError.
-	CollectionErrors []string
-}
-
 // MaxDepth bounds element nesting so hostile input cannot exhaust the stack
 // of a caller that walks it; encoding/xml itself does not recurse.
 const MaxDepth = 256
 
-// ErrNotJUnit is wrapped by Parse when the document's root element is not
+// ErrNotJUnit is wrapped by Tally.Add when the document's root element is not
 // <testsuites>, <testsuite> or <testcase>.
 var ErrNotJUnit = errors.New("not a JUnit XML report")
-
-// Parse reads one JUnit XML document. It accepts <testsuites> and
-// <testsuite> roots, suites nested to any depth and testcases directly under
-// <testsuites>. name is used only in error messages.
-func Parse(name string, r io.Reader) (*Report, error) {
-	rep := &Report{}
-	if err := rep.add(name, r); err != nil {
-		return nil, err
-	}
-	return rep, nil
-}
-
-// ParseBytes is Parse over an in-memory document.
-func ParseBytes(name string, data []byte) (*Report, error) {
-	return Parse(name, bytes.NewReader(data))
-}
-
-// Merge appends the cases of other to r (several report files of one run).
-func (r *Report) Merge(other *Report) {
-	if other == nil {
-		return
-	}
-	r.Cases = append(r.Cases, other.Cases...)
-	r.CollectionErrors = append(r.CollectionErrors, other.CollectionErrors...)
-}
-
-// HasCollectionError reports whether any testcase with an empty classname
-// carries an <error>.
-func (r *Report) HasCollectionError() bool { return len(r.CollectionErrors) > 0 }
-
-// Results reduces the cases to one status per id, combining duplicates.
-func (r *Report) Results() map[string]Status {
-	out := make(map[string]Status, len(r.Cases))
-	for _, c := range r.Cases {
-		if prev, ok := out[c.ID]; ok {
-			out[c.ID] = Combine(prev, c.Status)
-			continue
-		}
-		out[c.ID] = c.Status
-	}
-	return out
-}
 
 // Counts summarises a result map.
 type Counts struct {
@@ -171,18 +118,6 @@ func Count(results map[string]Status) Counts {
 	return c
 }
 
-// FlakyIDs returns the sorted ids whose combined status is Flaky.
-func FlakyIDs(results map[string]Status) []string {
-	var ids []string
-	for id, s := range results {
-		if s == Flaky {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	return ids
-}
-
 // ID builds the normalized test id from a classname and a name, as
 // darwin-memo does: "classname::name", or name alone without a classname.
 func ID(classname, name string) string {
@@ -192,16 +127,6 @@ func ID(classname, name string) string {
 		return name
 	}
 	return classname + "::" + name
-}
-
-func (r *Report) add(name string, src io.Reader) error {
-	return walk(name, src, func(c *Case, collection bool) error {
-		if collection {
-			r.CollectionErrors = append(r.CollectionErrors, c.ID)
-		}
-		r.Cases = append(r.Cases, *c)
-		return nil
-	})
 }
 
 // walk streams one JUnit XML document and calls emit for every testcase as soon as its end

@@ -24,7 +24,7 @@ const maxCollection = 20
 // the result map and nothing of the documents or their testcases, so memory grows with the
 // number of distinct tests, never with the size of the reports (a failure's text is dropped
 // as soon as its first line is known). Several documents (the reports of one commit) add up;
-// duplicate ids combine as in Report.Results.
+// duplicate ids combine with Combine.
 type Tally struct {
 	// MaxCases, when positive, caps the testcases read across every document added; the
 	// testcase past it makes Add fail with an error wrapping ErrTooManyCases.
@@ -75,7 +75,7 @@ func (t *Tally) Results() map[string]Status {
 func (t *Tally) Cases() int { return t.cases }
 
 // CollectionErrors lists the first ids of testcases with an empty classname and an <error>
-// (see Report.CollectionErrors), and how many there were in all.
+// (a module pytest could not collect), and how many there were in all.
 func (t *Tally) CollectionErrors() ([]string, int) { return t.collection, t.collections }
 
 // compactID returns id, or for an id longer than MaxIDBytes its first 200 bytes (cut on a

@@ -276,7 +276,7 @@ func TestMemoryDoc(t *testing.T) {
 	sb.WriteString("| parser | testcases | peak heap per 100 MB of XML | time |\n|---|---:|---:|---:|\n")
 	for _, kind := range []string{"tally", "report"} {
 		peak, took, cases := peakHeapPer100MB(t, kind)
-		name := map[string]string{"tally": "`junit.Tally` (the action)", "report": "`junit.Parse` (every testcase kept)"}[kind]
+		name := map[string]string{"tally": "`junit.Tally` (the action)", "report": "`Report` (the tests' parser, every testcase kept)"}[kind]
 		fmt.Fprintf(&sb, "| %s | %d | %.1f MB | %.1f s |\n", name, cases, float64(peak)/(1<<20), took.Seconds())
 	}
 	sb.WriteString(memDocEnd)

@@ -2,11 +2,8 @@ package pyjson
 
 import (
 	"bytes"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -59,8 +56,6 @@ type Decoder struct {
 	path []pathElem
 	// scratch buffer for strings with escapes
 	scratch []byte
-	// keys of the objects reformat is inside (for duplicate detection)
-	keys []string
 }
 
 // NewDecoder returns a decoder at the start of data; name labels its errors
@@ -289,114 +284,13 @@ func (d *Decoder) rawString() (string, error) {
 	return string(b), nil
 }
 
-// rawKey parses an object key, returning shared strings for the keys of
-// the store format so they are not allocated per object. A key of printable
-// ASCII without escapes (every key of a store) is read where it stands
-// (scanPlain); anything else is left to StrBytes from the start.
+// rawKey parses an object key.
 func (d *Decoder) rawKey() (string, error) {
-	if end, ok := scanPlain(d.data, d.pos); ok {
-		k := keyString(d.data[d.pos+1 : end])
-		d.pos = end + 1
-		return k, nil
-	}
 	b, err := d.StrBytes()
 	if err != nil {
 		return "", err
 	}
-	return keyString(b), nil
-}
-
-// keyString returns b as a string, shared for the keys of the store format.
-func keyString(b []byte) string {
-	switch len(b) {
-	case 2:
-		switch string(b) {
-		case "ts":
-			return "ts"
-		case "id":
-			return "id"
-		}
-	case 4:
-		switch string(b) {
-		case "tick":
-			return "tick"
-		case "text":
-			return "text"
-		case "uses":
-			return "uses"
-		case "kind":
-			return "kind"
-		}
-	case 5:
-		switch string(b) {
-		case "event":
-			return "event"
-		case "delta":
-			return "delta"
-		case "cause":
-			return "cause"
-		}
-	case 6:
-		switch string(b) {
-		case "ticket":
-			return "ticket"
-		case "credit":
-			return "credit"
-		case "detail":
-			return "detail"
-		case "source":
-			return "source"
-		case "answer":
-			return "answer"
-		case "energy":
-			return "energy"
-		}
-	case 7:
-		switch string(b) {
-		case "sources":
-			return "sources"
-		case "lineage":
-			return "lineage"
-		}
-	case 8:
-		switch string(b) {
-		case "evidence":
-			return "evidence"
-		case "question":
-			return "question"
-		}
-	case 10:
-		if string(b) == "born_cycle" {
-			return "born_cycle"
-		}
-	case 11:
-		if string(b) == "recorded_ts" {
-			return "recorded_ts"
-		}
-	case 14:
-		if string(b) == "last_used_tick" {
-			return "last_used_tick"
-		}
-	case 15:
-		if string(b) == "last_used_cycle" {
-			return "last_used_cycle"
-		}
-	}
-	return string(b)
-}
-
-// plainWord reports whether none of the eight bytes of w is a quote, a
-// backslash, a control character or a non-ASCII byte (exact SWAR tests:
-// a byte b is below n <= 0x80 iff (b-n) borrows with b's top bit clear).
-func plainWord(w uint64) bool { return plainMask(w) == 0 }
-
-// plainMask is plainWord's test as a mask: its lowest set bit is the top bit
-// of the first byte of w that is not plain (a test may also flag bytes after
-// one it flags, where the borrow carries on, never before it).
-func plainMask(w uint64) uint64 {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
-	return below(w^(ones*'"'), 1) | below(w^(ones*'\\'), 1) | below(w, 0x20) | w&highs
+	return string(b), nil
 }
 
 // StrBytes parses the string token at the decoder's position (the caller
@@ -409,8 +303,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 	ascii := true
 	// fast path: no escapes
 	for d.pos < len(d.data) {
-		// Skip eight plain bytes (printable ASCII, no quote or backslash)
-		// at a time.
+		// Skip the plain bytes (printable ASCII, no quote or backslash).
 		d.pos = skipPlain(d.data, d.pos)
 		if d.pos >= len(d.data) {
 			break
@@ -806,178 +699,26 @@ func Parse(name string, data []byte) (Value, error) {
 // gives up near 1000 levels, and darwin-memo stores nest only a few levels.
 const maxDepth = 512
 
-// errDupKey makes reformat fall back to the generic path, which applies
-// Python's last-value-wins rule for repeated object keys.
-var errDupKey = errors.New("duplicate key")
-
-// reformat streams the next value into w in Python's formatting without
-// building a value tree (the fast path for history notes).
-func (d *Decoder) reformat(w *Writer, depth int) error {
-	if depth > maxDepth {
-		return d.syntaxErr(d.pos, "nesting too deep")
-	}
-	k, err := d.Peek()
-	if err != nil {
-		return err
-	}
-	switch k {
-	case KindString:
-		b, err := d.StrBytes()
-		if err != nil {
-			return err
-		}
-		if len(b) == 0 {
-			w.buf = append(w.buf, '"', '"')
-		} else {
-			w.buf = AppendString(w.buf, unsafe.String(&b[0], len(b)))
-		}
-	case KindNumber:
-		b, isF, err := d.numberSpan()
-		if err != nil {
-			return err
-		}
-		switch {
-		case isF:
-			w.buf = AppendFloat(w.buf, spanFloat(b))
-		case string(b) == "-0":
-			w.buf = append(w.buf, '0')
-		default:
-			w.buf = append(w.buf, b...)
-		}
-	case KindBool, KindNull:
-		v, err := d.literal()
-		if err != nil {
-			return err
-		}
-		w.Value(v)
-	case KindArray:
-		n := 0
-		err := d.Array(func(int) error {
-			if n == 0 {
-				w.Open('[')
-			} else {
-				w.Sep()
-			}
-			n++
-			return d.reformat(w, depth+1)
-		})
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			w.buf = append(w.buf, '[', ']')
-		} else {
-			w.Close(']')
-		}
-	default:
-		base := len(d.keys) // keys of this object live in d.keys[base:]
-		err := d.Object(func(key string) error {
-			for _, k := range d.keys[base:] {
-				if k == key {
-					return errDupKey
-				}
-			}
-			if len(d.keys) == base {
-				w.Open('{')
-			} else {
-				w.Sep()
-			}
-			d.keys = append(d.keys, key)
-			w.Key(key)
-			return d.reformat(w, depth+1)
-		})
-		n := len(d.keys) - base
-		d.keys = d.keys[:base]
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			w.buf = append(w.buf, '{', '}')
-		} else {
-			w.Close('}')
-		}
-	}
-	return nil
-}
-
 // Render formats the next value as json.dumps(indent=2) writes it at
-// nesting depth indent and returns it, without building a Value when the
-// value repeats no key. w is scratch space, a writer from NewWriter.
+// nesting depth indent and returns it. w is scratch space, a writer from
+// NewWriter.
 func (d *Decoder) Render(w *Writer, indent int) (string, error) {
-	start, pathLen := d.pos, len(d.path)
-	d.keys = d.keys[:0]
-	w.buf, w.indent = w.buf[:0], indent
-	err := d.reformat(w, 0)
-	if errors.Is(err, errDupKey) {
-		d.pos, d.path = start, d.path[:pathLen]
-		w.buf, w.indent = w.buf[:0], indent
-		var v Value
-		if v, err = d.value(0); err == nil {
-			w.Value(v)
-		}
-	}
+	v, err := d.value(0)
 	if err != nil {
 		return "", err
 	}
+	w.buf, w.indent = w.buf[:0], indent
+	w.Value(v)
 	return string(w.buf), nil
 }
 
 // skipPlain returns the index of the first byte at or after i that is not a
-// plain string byte (printable ASCII other than the quote and the
-// backslash), or, within seven bytes of the end of data, an index a few
-// bytes before it (the caller goes on byte by byte): the first two words
-// are tested eight bytes at a time, the byte found in a word by its mask
-// (no byte-by-byte walk to it), and a longer run goes to plainLen.
+// plain string byte: printable ASCII other than the quote and the backslash.
 func skipPlain(data []byte, i int) int {
-	for range 2 {
-		if i+8 > len(data) {
-			return i
-		}
-		if m := plainMask(binary.LittleEndian.Uint64(data[i:])); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3 // exactly the byte
-		}
-		i += 8
-	}
-	return i + plainLen(data[i:])
-}
-
-// plainLen returns how many bytes at the start of b are plain string bytes:
-// printable ASCII other than the quote and the backslash.
-func plainLen(b []byte) int { return runLen(b, 0) }
-
-// asciiSafeLen returns how many bytes at the start of s json.dumps writes as
-// they are (ensure_ascii): plainLen's bytes except DEL, which it escapes.
-func asciiSafeLen(s string) int { return runLen(unsafe.Slice(unsafe.StringData(s), len(s)), 1) }
-
-// runLen is plainLen (del 0) and asciiSafeLen (del 1, DEL stops the run too).
-// The quote and the backslash are found with bytes.IndexByte (vectorised);
-// control bytes, bytes from 0x80 and, with del, DEL are tested 32 bytes at a
-// time: a byte below 0x20 borrows into its top bit when 0x20 is taken away,
-// DEL reaches it when 1 is added, and any byte carried or borrowed across is
-// itself one that ends the run, so the test is exact for the word.
-func runLen(b []byte, del uint64) int {
-	end := bytes.IndexByte(b, '"')
-	if end < 0 {
-		end = len(b)
-	}
-	if k := bytes.IndexByte(b[:end], '\\'); k >= 0 {
-		end = k
-	}
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	stop := func(w uint64) uint64 { return (w-ones*0x20)&^w | w | (w + ones*del) }
-	i := 0
-	for i+32 <= end {
-		if (stop(binary.LittleEndian.Uint64(b[i:]))|stop(binary.LittleEndian.Uint64(b[i+8:]))|
-			stop(binary.LittleEndian.Uint64(b[i+16:]))|stop(binary.LittleEndian.Uint64(b[i+24:])))&highs != 0 {
+	for i < len(data) {
+		if c := data[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
 			break
 		}
-		i += 32
-	}
-	for i+8 <= end && stop(binary.LittleEndian.Uint64(b[i:]))&highs == 0 {
-		i += 8
-	}
-	limit := byte(0x80 - del)
-	for i < end && b[i] >= 0x20 && b[i] < limit {
 		i++
 	}
 	return i

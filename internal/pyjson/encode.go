@@ -2,7 +2,6 @@ package pyjson
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"math"
 	"strconv"
@@ -172,9 +171,6 @@ func AppendString(buf []byte, s string) []byte {
 		c := s[i]
 		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
 			i++
-			if len(s)-i >= 16 {
-				i += asciiSafeLen(s[i:]) // a long run: the vectorised scan
-			}
 			continue
 		}
 		buf = append(buf, s[start:i]...)
@@ -358,19 +354,11 @@ func Compact(v Value) []byte {
 // Indent rewrites the JSON document doc as Python's json.dumps(indent=2)
 // writes what json.loads reads from it. name labels errors.
 func Indent(name string, doc []byte) ([]byte, error) {
-	d := NewDecoder(name, doc)
-	w := NewWriter(make([]byte, 0, len(doc)+len(doc)/4), 0)
-	err := d.reformat(w, 0)
-	switch {
-	case err == nil:
-		err = d.End()
-	case errors.Is(err, errDupKey):
-		// A repeated key: the generic path keeps its last value, as json.loads does.
-		var v Value
-		if v, err = Parse(name, doc); err == nil {
-			w.buf, w.indent = w.buf[:0], 0
-			w.Value(v)
-		}
+	v, err := Parse(name, doc)
+	if err != nil {
+		return nil, err
 	}
-	return w.buf, err
+	w := NewWriter(make([]byte, 0, len(doc)+len(doc)/4), 0)
+	w.Value(v)
+	return w.buf, nil
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// keyByStrBytes is the general path rawKey's fast path stands for.
+// keyByStrBytes is what rawKey reads, without its shared key strings.
 func keyByStrBytes(data []byte) (string, int, error) {
 	d := NewDecoder("t", data)
 	b, err := d.StrBytes()
@@ -29,7 +29,7 @@ func checkKey(t *testing.T, b []byte) {
 }
 
 // rawKey reads what StrBytes reads, with the same errors, for store keys,
-// other plain keys, and keys its fast path leaves to StrBytes.
+// other plain keys, and keys with escapes or bytes that are not plain.
 func TestRawKey(t *testing.T) {
 	for _, k := range []string{"tick", "ts", "text", "event", "ticket", "credit", "delta", "detail", "source", "evidence", "cause", "uses",
 		"last_used_tick", "question", "answer", "kind", "sources", "energy", "born_cycle", "recorded_ts", "last_used_cycle", "lineage", "id",
@@ -47,34 +47,6 @@ func FuzzKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkKey(t, b)
 	})
-}
-
-// skipPlain finds the first byte that is not plain exactly, except within
-// seven bytes of the end of the data (where callers go on byte by byte).
-func checkSkipPlainExact(t *testing.T, b []byte) {
-	for i := 0; i <= len(b); i++ {
-		want := firstNonPlain(b, i)
-		got := skipPlain(b, i)
-		if got != want && !(got < want && got+8 > len(b) && got >= want-7) {
-			t.Fatalf("skipPlain(%q, %d) = %d, want %d", b, i, got, want)
-		}
-	}
-}
-
-func TestSkipPlainExact(t *testing.T) {
-	run := "abcdefgh ,.:;-_~abcdefgh ,.:;-_~abcdefgh ,.:;-_~"
-	for _, stop := range []byte{'"', '\\', 0, '\n', 0x1f, 0x7f, 0x80, 0xc3, 0xff} {
-		for n := 0; n <= len(run); n++ {
-			for _, tail := range []string{"", "x", "tail\"x and more bytes after it"} {
-				checkSkipPlainExact(t, append(append([]byte(run[:n]), stop), tail...))
-			}
-		}
-	}
-}
-
-func FuzzSkipPlainExact(f *testing.F) {
-	f.Add([]byte("question\": \"How do I\\n fix it\x01\x80\""))
-	f.Fuzz(checkSkipPlainExact)
 }
 
 // checkSkipStrict: Skip accepts what Value accepts, and ends where it ends.

@@ -1,8 +1,6 @@
 package pyjson
 
 import (
-	"bytes"
-	"encoding/binary"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -50,77 +48,6 @@ func BenchmarkSkipStrictIndented(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func BenchmarkPlainScan(b *testing.B) {
-	s := []byte(strings.Repeat("Set the retry budget in scheduler/config.go and rerun with -count=1; the timeout is read once at start. ", 10) + `"`)
-	b.Run("words", func(b *testing.B) {
-		b.SetBytes(int64(len(s)))
-		for b.Loop() {
-			j := 0
-			for j+8 <= len(s) && plainWord(binary.LittleEndian.Uint64(s[j:])) {
-				j += 8
-			}
-			sink = j
-		}
-	})
-	b.Run("plainLen", func(b *testing.B) {
-		b.SetBytes(int64(len(s)))
-		for b.Loop() {
-			sink = plainLen(s)
-		}
-	})
-}
-
-var sink int
-
-// firstNonPlain is the definition plainLen and skipPlain implement: the
-// index of the first byte from i that is not printable ASCII, or is a quote
-// or a backslash.
-func firstNonPlain(b []byte, i int) int {
-	for i < len(b) && b[i] >= 0x20 && b[i] < 0x80 && b[i] != '"' && b[i] != '\\' {
-		i++
-	}
-	return i
-}
-
-func checkPlain(t *testing.T, b []byte) {
-	if got, want := plainLen(b), firstNonPlain(b, 0); got != want {
-		t.Fatalf("plainLen(%q) = %d, want %d", b, got, want)
-	}
-	want := firstNonPlain(b, 0)
-	if i := bytes.IndexByte(b[:want], 0x7f); i >= 0 {
-		want = i // json.dumps escapes DEL
-	}
-	if got := asciiSafeLen(string(b)); got != want {
-		t.Fatalf("asciiSafeLen(%q) = %d, want %d", b, got, want)
-	}
-	for i := 0; i <= len(b); i++ {
-		want := firstNonPlain(b, i)
-		if got := skipPlain(b, i); got < i || got > want || got < want-7 {
-			t.Fatalf("skipPlain(%q, %d) = %d, want %d (or up to seven bytes before it)", b, i, got, want)
-		}
-	}
-}
-
-// plainLen and skipPlain stop at every kind of byte that ends a plain run,
-// at every offset and alignment, however long the run before it.
-func TestPlainLen(t *testing.T) {
-	run := strings.Repeat("abcdefgh ,.:;-_~", 12)
-	for _, stop := range []byte{'"', '\\', 0, '\n', 0x1f, 0x7e, 0x7f, 0x80, 0xc3, 0xff, ' '} {
-		for n := 0; n <= 100; n++ {
-			b := append([]byte(run[:n]), stop)
-			b = append(b, "tail\"x"...)
-			checkPlain(t, b)
-			checkPlain(t, b[:n+1])
-		}
-	}
-}
-
-func FuzzPlainLen(f *testing.F) {
-	f.Add([]byte(strings.Repeat("plain text ", 10) + "\\n\"end"))
-	f.Add([]byte("\x00\x1f\x7f\x80\"\\"))
-	f.Fuzz(func(t *testing.T, b []byte) { checkPlain(t, b) })
 }
 
 // AppendString writes only printable ASCII (json.dumps's ensure_ascii: DEL

@@ -2,7 +2,6 @@ package pyjson
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"math"
 	"strings"
@@ -39,32 +38,6 @@ func TestAppendString(t *testing.T) {
 	for _, tt := range tests {
 		if got := string(AppendString(nil, tt.in)); got != tt.want {
 			t.Errorf("escape(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
-// plainWord must agree with a byte-by-byte test for every byte value in
-// every position (and for mixes of them).
-func TestPlainWordMatchesBytewise(t *testing.T) {
-	bytewise := func(b []byte) bool {
-		for _, c := range b {
-			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
-				return false
-			}
-		}
-		return true
-	}
-	var b [8]byte
-	for pos := range 8 {
-		for v := range 256 {
-			for i := range b {
-				b[i] = 'a' + byte(i)
-			}
-			b[pos] = byte(v)
-			b[(pos+3)%8] = byte(255 - v) // a second byte, sometimes special too
-			if got, want := plainWord(binary.LittleEndian.Uint64(b[:])), bytewise(b[:]); got != want {
-				t.Fatalf("plainWord(%q) = %v, want %v", b, got, want)
-			}
 		}
 	}
 }

@@ -26,27 +26,3 @@ func (d *Decoder) skip(depth int) error {
 	}
 	return err
 }
-
-// scanPlain reads the string token at data[i] when it holds only printable
-// ASCII without escapes, and returns the index of its closing quote; ok is
-// false for anything else.
-func scanPlain(data []byte, i int) (end int, ok bool) {
-	if i >= len(data) || data[i] != '"' {
-		return 0, false
-	}
-	j := i + 1
-	for {
-		j = skipPlain(data, j)
-		if j >= len(data) {
-			return 0, false
-		}
-		c := data[j]
-		if c == '"' {
-			return j, true
-		}
-		if c < 0x20 || c == '\\' || c >= 0x80 {
-			return 0, false
-		}
-		j++
-	}
-}
