@@ -35,9 +35,12 @@ func ParseVocabulary(s string) (Vocabulary, error) {
 //   - sharedWords, the words every topic uses, most frequent first: ordinary
 //     English words of a lesson ("test", "run", "fix") at the head, where the
 //     ranking's background word list finds them common, and words of the
-//     trade that English finds rare ("config", "timeout", "schema") further
-//     down. They are shared across topics, so they say little about which
-//     lesson a query wants.
+//     trade that English finds rare ("timeout", "schema", "endpoint")
+//     further down. They are shared across topics, so they say little about
+//     which lesson a query wants. Words the encoder's harmful-advice model
+//     leans on ("fail", "set", "add", "return", "error", "token", "script",
+//     "step", "config") are left out, so that every simulated lesson passes
+//     the encoder.
 //   - Each topic's own words (zipfTopicVocab made-up words, as a code base's
 //     package and identifier names are): the topic's first word is in most
 //     of its texts, its last few in one or two. They are what tells the
