@@ -8,7 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Gated: the `ledger` arm, which runs the defaults (scale 1.5, supporting_share
 # 0, bundle split, regressions assessed apart, retrieval upkeep, idle upkeep
-# scale, tenure and harm gain for new stores; docs/tuning.md), on the goals it
+# scale, tenure and harm gain for new stores; docs/tuning.md), consulting with
+# darwin-memo's ranking (report.BenchRetrieval: under BM25F, the default of
+# decide, the ledger misses the lead goals; docs/retrieval.md, "Selection
+# benchmark"), on the goals it
 # meets over the full seeds 1-20: issue 6's kill, retention and
 # cumulative-delta goals and every row of issue 13's goal table (kill10,
 # damage, capability, lead0, lead10). Damage is met at its bound (34 tests)

@@ -33,6 +33,9 @@ type Options struct {
 	Upkeep float64
 	// ExpireAfter is the ticket expiry of each tick (0: the default, 50).
 	ExpireAfter int
+	// Retrieval is the ranking the arm consults with; "" is the store's
+	// default, what decide ships (BM25F).
+	Retrieval lessons.Retrieval
 }
 
 // Describe renders the options in one line for reports.
@@ -70,9 +73,13 @@ func (o Options) Describe() string {
 	if cfg.SegregateLosses {
 		gain += ", regressions assessed apart from improvements"
 	}
-	return fmt.Sprintf("store-free tickets, resource scale %g, %s, %s, supporting share %g, "+
+	ranking := "BM25F (the default ranking)"
+	if o.Retrieval == lessons.RetrievalDarwinMemo {
+		ranking = "darwin-memo's ranking"
+	}
+	return fmt.Sprintf("consulting with %s, store-free tickets, resource scale %g, %s, %s, supporting share %g, "+
 		"consolidation every %d ticks at Jaccard %g, spawn energy %g, cap %g, one tick per merged PR whose settlement landed",
-		o.Scale, econ, gain, cfg.SupportingShare, cfg.ConsolidateEvery, cfg.MergeThreshold,
+		ranking, o.Scale, econ, gain, cfg.SupportingShare, cfg.ConsolidateEvery, cfg.MergeThreshold,
 		lessons.SpawnEnergy, lessons.DefaultMaxEnergy)
 }
 
@@ -104,14 +111,9 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 func New(opts Options) *Arm {
 	opts = opts.withDefaults()
 	rec := lessons.RecommendedConfig()
-	// The simulated worlds measure selection (energy), with lessons of one
-	// topic competing as under darwin-memo's ranking: a task's query holds
-	// three of its topic's eight made-up words and a lesson five, so a
-	// third of the lessons that serve a task cover under half of its query,
-	// and BM25F at DecideThreshold is silent on them. The arm therefore
-	// still consults with darwin-memo's ranking (docs/retrieval.md,
-	// "Selection benchmark").
-	s := lessons.New("sim/lessons.json", lessons.Options{Now: func() time.Time { return epoch }, Config: &rec, Retrieval: lessons.RetrievalDarwinMemo})
+	// The arm consults as decide does, with the store's default ranking
+	// unless Options.Retrieval names another.
+	s := lessons.New("sim/lessons.json", lessons.Options{Now: func() time.Time { return epoch }, Config: &rec, Retrieval: opts.Retrieval})
 	cfg := s.Config()
 	if opts.Config != nil {
 		cfg = *opts.Config
@@ -165,7 +167,8 @@ func (a *Arm) Consult(query string, pr int) (sim.Consultation, error) {
 	if d.Silent || d.Ticket == nil {
 		return sim.Consultation{}, nil
 	}
-	ft := lessons.FreeTicket{Tick: d.Tick, Decider: d.Decider, Supporting: slices.Clone(d.Supporting), Query: d.Query}
+	ft := d.FreeTicket()
+	ft.Supporting = slices.Clone(ft.Supporting)
 	id := ft.ID()
 	a.tickets[id] = ft
 	c := sim.Consultation{Ticket: id, Decider: a.entry(d.Decider)}

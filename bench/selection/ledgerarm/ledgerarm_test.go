@@ -195,3 +195,37 @@ func TestQuarantinedFlakeDoesNotMoveALesson(t *testing.T) {
 		t.Errorf("a first-time flake did not cost the lesson: energy %v, without it %v", ef, ec)
 	}
 }
+
+func TestConsultsWithTheRankingItIsGiven(t *testing.T) {
+	tests := []struct {
+		retrieval lessons.Retrieval
+		want      lessons.Retrieval
+		version   int
+	}{
+		{"", lessons.RetrievalBM25F, 2}, // what decide ships
+		{lessons.RetrievalBM25F, lessons.RetrievalBM25F, 2},
+		{lessons.RetrievalDarwinMemo, lessons.RetrievalDarwinMemo, 1},
+	}
+	for _, tt := range tests {
+		a := New(Options{Retrieval: tt.retrieval})
+		if got := a.Store().Retrieval(); got != tt.want {
+			t.Errorf("Retrieval %q: the store ranks with %q, want %q", tt.retrieval, got, tt.want)
+		}
+		if err := a.Add(lesson(0, "flaky cache eviction in the fixture loader", "clear the cache before the test"), 0); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range a.Store().Living() {
+			e.Probation = 0
+		}
+		c, err := a.Consult("flaky cache eviction fixture loader", 0)
+		if err != nil || c.Silent() {
+			t.Fatalf("Retrieval %q: consult = %+v, %v", tt.retrieval, c, err)
+		}
+		if ft := a.tickets[c.Ticket]; ft.Version != tt.version {
+			t.Errorf("Retrieval %q: ticket version %d, want %d", tt.retrieval, ft.Version, tt.version)
+		}
+		if d := (Options{Retrieval: tt.retrieval}).Describe(); !strings.HasPrefix(d, "consulting with ") {
+			t.Errorf("Describe() = %q, want the ranking first", d)
+		}
+	}
+}

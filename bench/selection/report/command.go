@@ -45,10 +45,22 @@ func usagef(format string, args ...any) error {
 // met.
 var ErrGoalMissed = errors.New("selection goal missed")
 
+// BenchRetrieval is the ranking the published benchmark's ledger arms
+// consult with: darwin-memo's, not BM25F, the default that decide ships.
+// Under BM25F at lessons.DecideThreshold the ledger is silent on most
+// tasks of the simulated worlds, whose lessons of one topic all serve its
+// tasks however few of a query's words they hold, and it falls below the
+// best baseline, in the made-up worlds and in the Zipf ones alike
+// (docs/retrieval.md, "Selection benchmark"). -retrieval bm25f runs it.
+const BenchRetrieval = lessons.RetrievalDarwinMemo
+
 // LedgerOptions are the ledger arm's settings in the published benchmark:
 // the defaults of the action and of the stores it creates (scale 1.5,
-// lessons.RecommendedConfig; docs/tuning.md says why).
-func LedgerOptions() ledgerarm.Options { return ledgerarm.Options{Name: Ours} }
+// lessons.RecommendedConfig; docs/tuning.md says why), consulting with
+// BenchRetrieval.
+func LedgerOptions() ledgerarm.Options {
+	return ledgerarm.Options{Name: Ours, Retrieval: BenchRetrieval}
+}
 
 // darwin-memo's settings, which the defaults replaced (docs/tuning.md): its
 // CI convention's resource scale and its default supporting share, which
@@ -71,7 +83,7 @@ const Issue6 = Ours + "_issue6"
 func Issue6Options() ledgerarm.Options {
 	cfg := lessons.DefaultConfig()
 	cfg.SupportingShare = 0
-	return ledgerarm.Options{Name: Issue6, Config: &cfg}
+	return ledgerarm.Options{Name: Issue6, Config: &cfg, Retrieval: BenchRetrieval}
 }
 
 // DarwinMemoOptions are the ledger settings of the DarwinMemo arm: scale 2
@@ -79,17 +91,28 @@ func Issue6Options() ledgerarm.Options {
 func DarwinMemoOptions() ledgerarm.Options {
 	cfg := lessons.DefaultConfig()
 	cfg.SupportingShare = DarwinMemoShare
-	return ledgerarm.Options{Name: DarwinMemo, Scale: DarwinMemoScale, Config: &cfg}
+	return ledgerarm.Options{Name: DarwinMemo, Scale: DarwinMemoScale, Config: &cfg, Retrieval: BenchRetrieval}
 }
 
 // NewSweep builds the benchmark's sweep: the ledger with the defaults as
 // the reference arm, the ledger with the defaults before issue 13 and with
 // darwin-memo's settings, then every baseline.
 func NewSweep(cfg sim.Config, seeds int, noises []float64) sim.Sweep {
+	return newSweep(cfg, seeds, noises, BenchRetrieval)
+}
+
+// newSweep is NewSweep with the ledger arms consulting with r.
+func newSweep(cfg sim.Config, seeds int, noises []float64, r lessons.Retrieval) sim.Sweep {
 	ss := SeedRange(1, seeds)
-	arms := append([]sim.ArmSpec{ledgerarm.Spec(Issue6Options()), ledgerarm.Spec(DarwinMemoOptions())}, sim.Baselines(cfg)...)
+	arms := append([]sim.ArmSpec{ledgerarm.Spec(consulting(Issue6Options(), r)), ledgerarm.Spec(consulting(DarwinMemoOptions(), r))}, sim.Baselines(cfg)...)
 	return sim.Sweep{Config: cfg, Seeds: ss, Noises: noises,
-		Reference: ledgerarm.Spec(LedgerOptions()), Arms: arms, KeepSeries: true}
+		Reference: ledgerarm.Spec(consulting(LedgerOptions(), r)), Arms: arms, KeepSeries: true}
+}
+
+// consulting returns o consulting with r.
+func consulting(o ledgerarm.Options, r lessons.Retrieval) ledgerarm.Options {
+	o.Retrieval = r
+	return o
 }
 
 // SeedRange returns the n seeds first, first+1, ...
@@ -117,6 +140,8 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		write   = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
 		tuning  = fs.String("tuning", "", "also run the ledger-settings sensitivity sweep (0% and 10% noise) and write its table into this markdown file (between the tuning markers)")
 		reqArm  = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults), "+Issue6+" (the defaults before issue 13) or "+DarwinMemo+" (darwin-memo's settings)")
+		vocab   = fs.String("vocabulary", string(sim.MadeUp), "how the worlds spell lessons and queries: "+string(sim.MadeUp)+" (the published worlds) or "+string(sim.Zipf)+" (shared English words and Zipf-spread topic words; docs/retrieval.md)")
+		ranking = fs.String("retrieval", string(BenchRetrieval), "the ranking the ledger arms consult with: darwin-memo (the published benchmark) or bm25f (the default of decide)")
 		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
 	fs.Usage = func() {
@@ -158,6 +183,18 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	slices.Sort(levels)
 	levels = slices.Compact(levels)
+	v, err := sim.ParseVocabulary(*vocab)
+	if err != nil {
+		return &UsageError{err}
+	}
+	cfg.Vocabulary = v
+	retrieval, err := lessons.ParseRetrieval(*ranking)
+	if err != nil {
+		return &UsageError{err}
+	}
+	if (v != sim.MadeUp || retrieval != BenchRetrieval) && (*write != "" || *tuning != "") {
+		return usagef("-vocabulary %s -retrieval %s: the docs are generated with -vocabulary %s -retrieval %s; drop -write and -tuning to look at others", v, retrieval, sim.MadeUp, BenchRetrieval)
+	}
 	if err := cfg.Validate(); err != nil {
 		return &UsageError{err}
 	}
@@ -185,7 +222,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *first != 1 && *write != "" {
 		return usagef("-first-seed %d: the docs are generated from seeds 1 to n; drop -write to look at other seeds", *first)
 	}
-	sw := NewSweep(cfg, n, levels)
+	sw := newSweep(cfg, n, levels, retrieval)
 	sw.Seeds = SeedRange(*first, n)
 	sw.Workers = *workers
 	start := time.Now()
@@ -195,8 +232,8 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	elapsed := time.Since(start)
 
-	meta := Meta{Command: RegenCommand, Config: cfg, Seeds: n, LedgerSettings: LedgerOptions().Describe(),
-		DarwinMemoSettings: DarwinMemoOptions().Describe(), Issue6Settings: Issue6Options().Describe()}
+	meta := Meta{Command: RegenCommand, Config: cfg, Seeds: n, LedgerSettings: consulting(LedgerOptions(), retrieval).Describe(),
+		DarwinMemoSettings: consulting(DarwinMemoOptions(), retrieval).Describe(), Issue6Settings: consulting(Issue6Options(), retrieval).Describe()}
 	// The held-out seeds (the next n worlds) at 0% and 10% noise: the goal
 	// table of benchmarks.md and the held-out table of tuning.md.
 	held := *first + uint64(n)

@@ -210,6 +210,10 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"extra"}, "unexpected argument"},
 		{[]string{"-prs", "2"}, "PRs = 2"},
 		{[]string{"-require-arm", "ledger_x"}, "-require-arm"},
+		{[]string{"-vocabulary", "english"}, "unknown vocabulary"},
+		{[]string{"-retrieval", "v3"}, "unknown retrieval"},
+		{[]string{"-vocabulary", "zipf", "-write", "x.md"}, "docs are generated with"},
+		{[]string{"-retrieval", "bm25f", "-tuning", "x.md"}, "docs are generated with"},
 	}
 	for _, tt := range tests {
 		err := Command(context.Background(), tt.args, io.Discard, io.Discard)

@@ -126,7 +126,7 @@ func variant(scale, share float64) Variant {
 	cfg := lessons.DefaultConfig()
 	cfg.SupportingShare = share
 	name := fmt.Sprintf("%s_scale%g_share%g", Ours, scale, share)
-	return Variant{name, settings, ledgerarm.Options{Name: name, Scale: scale, Config: &cfg}}
+	return Variant{name, settings, ledgerarm.Options{Name: name, Scale: scale, Config: &cfg, Retrieval: BenchRetrieval}}
 }
 
 // TuningSweep runs, at 0% and 10% noise, every variant the main sweep r

@@ -62,6 +62,9 @@ type Config struct {
 	PRsPerDay int
 	// TTLDays is the TTL arm's lifetime of an unused lesson.
 	TTLDays int
+	// Vocabulary is how lessons and queries are spelt (vocab.go); "" is
+	// MadeUp.
+	Vocabulary Vocabulary
 }
 
 // DefaultConfig is the repository the published benchmark simulates.
@@ -128,5 +131,6 @@ func (c Config) Validate() error {
 	mix := c.MixUseful + c.MixNearDup + c.MixPoison + c.MixTrivia
 	check(c.MixUseful >= 0 && c.MixNearDup >= 0 && c.MixPoison >= 0 && c.MixTrivia >= 0 && mix > 0, "arrival mix must be non-negative with a positive sum")
 	check(c.PRsPerDay >= 1 && c.TTLDays >= 1, "PRsPerDay and TTLDays must be >= 1")
+	check(c.Vocabulary == "" || c.Vocabulary == MadeUp || c.Vocabulary == Zipf, "Vocabulary = %q: use %q or %q", c.Vocabulary, MadeUp, Zipf)
 	return errors.Join(errs...)
 }

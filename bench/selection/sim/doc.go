@@ -2,7 +2,8 @@
 // agents consult a lesson store, so that selection policies (arms) can be
 // compared on the same stream.
 //
-// A World is generated from a Config and a seed: topics with their own words,
+// A World is generated from a Config and a seed: topics with their own words
+// (made up, or spread as English text's are: Config.Vocabulary, vocab.go),
 // a per-test suite (TestsPerTopic tests per topic), lessons of four classes
 // (useful, near-duplicate of a useful one, poisoned, inert trivia) that arrive
 // over time (each extracted by the encoder's deterministic path from a

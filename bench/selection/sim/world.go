@@ -128,6 +128,9 @@ func NewWorld(cfg Config, seed uint64) (*World, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x5e1ec7)) // stream constant: "select"
 	w := &World{Config: cfg, Seed: seed, Arrivals: make([][]int, cfg.PRs)}
 	g := &gen{w: w, rng: rng, unique: cfg.Topics*wordsPerTopic + miscWords}
+	if cfg.Vocabulary == Zipf {
+		g.zipfText, g.unique = newZipfText(rng), cfg.Topics*zipfTopicVocab
+	}
 	g.zipf = zipfWeights(cfg.Topics, cfg.TopicSkew)
 
 	// Initial store, all arriving before PR 0.
@@ -261,6 +264,8 @@ type gen struct {
 	rng    *rand.Rand
 	zipf   []float64
 	unique int // next unused word index
+	// zipfText draws the texts when the vocabulary is Zipf (vocab.go).
+	zipfText *zipfText
 }
 
 func (g *gen) topic() int { return pick(g.rng, g.zipf) }
@@ -304,10 +309,19 @@ func (g *gen) miscWord() string {
 	return word(g.w.Config.Topics*wordsPerTopic + g.rng.IntN(miscWords))
 }
 
+// lessonText draws the question and answer of a useful or poisoned lesson
+// of topic t.
+func (g *gen) lessonText(t int) (question, answer string) {
+	if z := g.zipfText; z != nil {
+		return join(z.topicWords(t, zipfQuestionTopicN), z.shared(zipfQuestionSharedN)),
+			join(g.uniqueWords(zipfAnswerFactN), z.shared(zipfAnswerSharedN))
+	}
+	return strings.Join(g.topicWords(t, questionTopicN), " "), strings.Join(g.uniqueWords(answerWords), " ")
+}
+
 func (g *gen) addUseful(t, born int) {
-	g.add(Lesson{Class: Useful, Topic: t, Fact: g.w.Facts, Born: born,
-		Question: strings.Join(g.topicWords(t, questionTopicN), " "),
-		Answer:   strings.Join(g.uniqueWords(answerWords), " ")})
+	q, a := g.lessonText(t)
+	g.add(Lesson{Class: Useful, Topic: t, Fact: g.w.Facts, Born: born, Question: q, Answer: a})
 	g.w.Facts++
 }
 
@@ -319,19 +333,48 @@ func (g *gen) addNearDup(born int) {
 		}
 	}
 	orig := g.w.Lessons[useful[g.rng.IntN(len(useful))]]
+	if g.zipfText != nil {
+		g.addZipfNearDup(orig, born)
+		return
+	}
 	words := strings.Fields(orig.Answer)
 	words[g.rng.IntN(len(words))] = g.uniqueWords(1)[0]
 	g.add(Lesson{Class: NearDuplicate, Topic: orig.Topic, Fact: orig.Fact, Born: born,
 		Question: orig.Question, Answer: strings.Join(words, " ")})
 }
 
+// addZipfNearDup rewords a useful lesson of the Zipf vocabulary: one shared
+// word of its question becomes another shared word, one word of its fact a
+// new word. The question changes, as a rewording's does, so the store does
+// not read the copy as replacing the original (a lesson asking the same
+// question with another answer supersedes it under BM25F).
+func (g *gen) addZipfNearDup(orig Lesson, born int) {
+	q := strings.Fields(orig.Question)
+	for {
+		w := g.zipfText.shared(1)[0]
+		if !slices.Contains(q, w) {
+			q[zipfQuestionTopicN+g.rng.IntN(zipfQuestionSharedN)] = w
+			break
+		}
+	}
+	a := strings.Fields(orig.Answer)
+	a[g.rng.IntN(zipfAnswerFactN)] = g.uniqueWords(1)[0]
+	g.add(Lesson{Class: NearDuplicate, Topic: orig.Topic, Fact: orig.Fact, Born: born,
+		Question: strings.Join(q, " "), Answer: strings.Join(a, " ")})
+}
+
 func (g *gen) addPoison(t, born int) {
-	g.add(Lesson{Class: Poisoned, Topic: t, Fact: -1, Born: born,
-		Question: strings.Join(g.topicWords(t, questionTopicN), " "),
-		Answer:   strings.Join(g.uniqueWords(answerWords), " ")})
+	q, a := g.lessonText(t)
+	g.add(Lesson{Class: Poisoned, Topic: t, Fact: -1, Born: born, Question: q, Answer: a})
 }
 
 func (g *gen) addTrivia(t, born int) {
+	if z := g.zipfText; z != nil {
+		g.add(Lesson{Class: Trivia, Topic: t, Fact: -1, Born: born,
+			Question: join(z.topicWords(t, 1), z.shared(zipfTriviaSharedN)),
+			Answer:   join(g.uniqueWords(zipfTriviaFactN), z.shared(1))})
+		return
+	}
 	q := append(g.topicWords(t, 1), g.miscWord(), g.miscWord(), g.miscWord())
 	g.add(Lesson{Class: Trivia, Topic: t, Fact: -1, Born: born,
 		Question: strings.Join(q, " "),
@@ -341,13 +384,19 @@ func (g *gen) addTrivia(t, born int) {
 func (g *gen) task() Task {
 	cfg := g.w.Config
 	t := g.topic()
-	q := g.topicWords(t, queryTopicN)
-	if g.rng.IntN(2) == 0 {
-		q = append(q, g.miscWord())
+	var query string
+	if z := g.zipfText; z != nil {
+		query = join(z.topicWords(t, zipfQueryTopicN), z.shared(zipfQuerySharedN+g.rng.IntN(2)))
+	} else {
+		q := g.topicWords(t, queryTopicN)
+		if g.rng.IntN(2) == 0 {
+			q = append(q, g.miscWord())
+		}
+		query = strings.Join(q, " ")
 	}
 	return Task{
 		Topic:    t,
-		Query:    strings.Join(q, " "),
+		Query:    query,
 		Target:   t*cfg.TestsPerTopic + g.rng.IntN(cfg.TestsPerTopic),
 		UFix:     g.rng.Float64(),
 		UHarm:    g.rng.Float64(),
