@@ -18,9 +18,9 @@ import "math"
 // they drift); the target is "the first lesson is the one wanted", so
 // an unanswerable query and a wrong first lesson are alike negatives.
 const (
-	ConfBias     = -1.17
-	ConfCoverage = 2.10
-	ConfMargin   = 1.87
+	ConfBias     = -1.12
+	ConfCoverage = 2.02
+	ConfMargin   = 1.74
 )
 
 // Confidence returns the calibrated probability that a lesson with this
