@@ -486,15 +486,17 @@ func blindPacks(t *testing.T, dir string) []evalPack {
 // TestDecideThresholdSweep fits rank.Confidence's coefficients and chooses
 // DecideThreshold: on every development set (the suite, the held-out
 // packs and the blind sets once scored), each probe's first lesson that
-// may decide, its coverage and margin, and whether it is wanted. It refits
-// the logistic model (maximum likelihood, a small L2 penalty, Newton's
-// method) and fails if rank's constants are more than 0.02 from the fit;
-// then logs decide's accuracy, abstention precision and recall at each
-// threshold with -v and fails if DecideThreshold is not within 0.05 of
-// the best one's accuracy.
+// may decide, its coverage and margin, the query's length, and whether it
+// is wanted. It refits the logistic model (maximum likelihood, a small L2
+// penalty, Newton's method) and fails if rank's constants are more than
+// 0.02 from the fit; then logs decide's accuracy, abstention precision and
+// recall at each threshold, and each set's accuracy when the model is
+// fitted on the other sets alone (leave-one-set-out), with -v, and fails
+// if DecideThreshold is not within 0.05 of the best one's accuracy.
 func TestDecideThresholdSweep(t *testing.T) {
 	type probe struct {
 		cov, margin float64 // of the first hit that may decide
+		terms       int     // distinct terms of the query
 		conf        float64 // its confidence
 		right       bool    // that hit is wanted
 		abstain     bool
@@ -530,7 +532,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				pb := probe{abstain: pr.Abstain, set: filepath.Base(dir)}
+				pb := probe{abstain: pr.Abstain, set: filepath.Base(dir), terms: len(rank.QueryTerms(pr.Query))}
 				first := -1
 				for i, h := range hits {
 					if h.SupersededBy != "" {
@@ -552,20 +554,30 @@ func TestDecideThresholdSweep(t *testing.T) {
 			}
 		}
 	}
-	// The model: P(first hit wanted) = σ(b0 + b1·coverage + b2·coverage·margin).
-	var xs [][3]float64
-	var ys []float64
-	for _, p := range probes {
-		xs = append(xs, [3]float64{1, p.cov, p.cov * p.margin})
-		y := 0.0
-		if !p.abstain && p.right {
-			y = 1
-		}
-		ys = append(ys, y)
+	// The model: P(first hit wanted) = σ(b0 + b1·coverage + b2·coverage·margin + b3·ln(terms)).
+	features := func(p probe) []float64 {
+		return []float64{1, p.cov, p.cov * p.margin, rank.QueryLength(p.terms)}
 	}
-	beta := fitLogistic(xs, ys, confidenceL2)
-	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f (rank: %.2f, %.2f, %.2f)", beta[0], beta[1], beta[2], rank.ConfBias, rank.ConfCoverage, rank.ConfMargin)
-	for i, c := range []float64{rank.ConfBias, rank.ConfCoverage, rank.ConfMargin} {
+	fit := func(keep func(probe) bool) []float64 {
+		var xs [][]float64
+		var ys []float64
+		for _, p := range probes {
+			if !keep(p) {
+				continue
+			}
+			xs = append(xs, features(p))
+			y := 0.0
+			if !p.abstain && p.right {
+				y = 1
+			}
+			ys = append(ys, y)
+		}
+		return fitLogistic(xs, ys, confidenceL2)
+	}
+	beta := fit(func(probe) bool { return true })
+	consts := []float64{rank.ConfBias, rank.ConfCoverage, rank.ConfMargin, rank.ConfTerms}
+	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f, query length %.3f (rank: %.2f)", beta[0], beta[1], beta[2], beta[3], consts)
+	for i, c := range consts {
 		if math.Abs(beta[i]-c) > 0.02 {
 			t.Errorf("rank.Confidence coefficient %d is %.2f; the development probes fit %.3f", i, c, beta[i])
 		}
@@ -621,6 +633,34 @@ func TestDecideThresholdSweep(t *testing.T) {
 		fmt.Fprintf(&per, "| %s | %.3f | %.3f | %.3f | %.3f |\n", filepath.Base(set), acc, ans, prec, rec)
 	}
 	t.Logf("at DecideThreshold %.2f, by set:\n| set | decide accuracy | answerable | abstention precision | abstention recall |\n|---|---|---|---|---|\n%s", DecideThreshold, per.String())
+	// Leave-one-set-out: each set decided by the model fitted on the
+	// others (a decide where σ ≥ 0.5), the estimate of a new set's score.
+	var loso strings.Builder
+	mean := 0.0
+	sets := append(dirs, blind...)
+	for _, set := range sets {
+		set = filepath.Base(set)
+		b := fit(func(p probe) bool { return p.set != set })
+		ok, n := 0, 0
+		for _, p := range probes {
+			if p.set != set {
+				continue
+			}
+			n++
+			z := 0.0
+			for j, x := range features(p) {
+				z += b[j] * x
+			}
+			decides := p.cov > 0 && z >= 0
+			if p.abstain != decides && (p.abstain || p.right) {
+				ok++
+			}
+		}
+		acc := float64(ok) / float64(n)
+		mean += acc
+		fmt.Fprintf(&loso, "| %s | %.3f |\n", set, acc)
+	}
+	t.Logf("leave-one-set-out decide accuracy (mean %.3f):\n| left-out set | decide accuracy |\n|---|---|\n%s", mean/float64(len(sets)), loso.String())
 	if acc, _, _, _ := accuracy(DecideThreshold, ""); acc < bestAcc-0.05 {
 		t.Errorf("DecideThreshold %.2f: accuracy %.3f, the best threshold %.2f gives %.3f", DecideThreshold, acc, best, bestAcc)
 	}
@@ -632,50 +672,74 @@ const confidenceL2 = 0.01
 // fitLogistic returns the maximum-likelihood coefficients of a logistic
 // model of ys on xs (xs[i][0] = 1 is the intercept), with an L2 penalty
 // l2·n on the other coefficients, by Newton's method.
-func fitLogistic(xs [][3]float64, ys []float64, l2 float64) [3]float64 {
-	var beta [3]float64
+func fitLogistic(xs [][]float64, ys []float64, l2 float64) []float64 {
+	d := len(xs[0])
+	beta := make([]float64, d)
 	n := float64(len(xs))
 	for iter := 0; iter < 50; iter++ {
-		var g [3]float64
-		var h [3][3]float64
+		g := make([]float64, d)
+		h := make([][]float64, d)
+		for j := range h {
+			h[j] = make([]float64, d)
+		}
 		for i, x := range xs {
-			z := beta[0]*x[0] + beta[1]*x[1] + beta[2]*x[2]
+			z := 0.0
+			for j := range d {
+				z += beta[j] * x[j]
+			}
 			p := 1 / (1 + math.Exp(-z))
-			for j := range 3 {
+			for j := range d {
 				g[j] += (p - ys[i]) * x[j]
-				for k := range 3 {
+				for k := range d {
 					h[j][k] += p * (1 - p) * x[j] * x[k]
 				}
 			}
 		}
-		for j := 1; j < 3; j++ {
+		for j := 1; j < d; j++ {
 			g[j] += l2 * n * beta[j]
 			h[j][j] += l2 * n
 		}
-		d := solve3(h, g)
-		for j := range 3 {
-			beta[j] -= d[j]
+		step := solve(h, g)
+		sum := 0.0
+		for j := range d {
+			beta[j] -= step[j]
+			sum += math.Abs(step[j])
 		}
-		if math.Abs(d[0])+math.Abs(d[1])+math.Abs(d[2]) < 1e-10 {
+		if sum < 1e-10 {
 			break
 		}
 	}
 	return beta
 }
 
-// solve3 solves a·x = b for a 3×3 system by Cramer's rule.
-func solve3(a [3][3]float64, b [3]float64) [3]float64 {
-	det := func(m [3][3]float64) float64 {
-		return m[0][0]*(m[1][1]*m[2][2]-m[1][2]*m[2][1]) - m[0][1]*(m[1][0]*m[2][2]-m[1][2]*m[2][0]) + m[0][2]*(m[1][0]*m[2][1]-m[1][1]*m[2][0])
+// solve solves a·x = b by Gaussian elimination with partial pivoting (a is
+// the Hessian of fitLogistic: symmetric positive definite).
+func solve(a [][]float64, b []float64) []float64 {
+	n := len(b)
+	m := make([][]float64, n)
+	for i := range n {
+		m[i] = append(slices.Clone(a[i]), b[i])
 	}
-	d := det(a)
-	var x [3]float64
-	for j := range 3 {
-		m := a
-		for i := range 3 {
-			m[i][j] = b[i]
+	for c := range n {
+		p := c
+		for r := c + 1; r < n; r++ {
+			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
+				p = r
+			}
 		}
-		x[j] = det(m) / d
+		m[c], m[p] = m[p], m[c]
+		for r := range n {
+			if r != c {
+				f := m[r][c] / m[c][c]
+				for k := c; k <= n; k++ {
+					m[r][k] -= f * m[c][k]
+				}
+			}
+		}
+	}
+	x := make([]float64, n)
+	for i := range n {
+		x[i] = m[i][n] / m[i][i]
 	}
 	return x
 }
