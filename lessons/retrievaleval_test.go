@@ -558,23 +558,17 @@ func TestDecideThresholdSweep(t *testing.T) {
 	features := func(p probe) []float64 {
 		return []float64{1, p.cov, p.cov * p.margin, rank.QueryLength(p.terms)}
 	}
-	fit := func(keep func(probe) bool) []float64 {
-		var xs [][]float64
-		var ys []float64
-		for _, p := range probes {
-			if !keep(p) {
-				continue
-			}
-			xs = append(xs, features(p))
-			y := 0.0
-			if !p.abstain && p.right {
-				y = 1
-			}
-			ys = append(ys, y)
+	var xs [][]float64
+	var ys []float64
+	for _, p := range probes {
+		xs = append(xs, features(p))
+		y := 0.0
+		if !p.abstain && p.right {
+			y = 1
 		}
-		return fitLogistic(xs, ys, confidenceL2)
+		ys = append(ys, y)
 	}
-	beta := fit(func(probe) bool { return true })
+	beta := fitLogistic(xs, ys, confidenceL2)
 	consts := []float64{rank.ConfBias, rank.ConfCoverage, rank.ConfMargin, rank.ConfTerms}
 	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f, query length %.3f (rank: %.2f)", beta[0], beta[1], beta[2], beta[3], consts)
 	for i, c := range consts {
@@ -634,33 +628,21 @@ func TestDecideThresholdSweep(t *testing.T) {
 	}
 	t.Logf("at DecideThreshold %.2f, by set:\n| set | decide accuracy | answerable | abstention precision | abstention recall |\n|---|---|---|---|---|\n%s", DecideThreshold, per.String())
 	// Leave-one-set-out: each set decided by the model fitted on the
-	// others (a decide where σ ≥ 0.5), the estimate of a new set's score.
-	var loso strings.Builder
-	mean := 0.0
-	sets := append(dirs, blind...)
-	for _, set := range sets {
-		set = filepath.Base(set)
-		b := fit(func(p probe) bool { return p.set != set })
-		ok, n := 0, 0
-		for _, p := range probes {
-			if p.set != set {
-				continue
-			}
-			n++
-			z := 0.0
-			for j, x := range features(p) {
-				z += b[j] * x
-			}
-			decides := p.cov > 0 && z >= 0
-			if p.abstain != decides && (p.abstain || p.right) {
-				ok++
-			}
-		}
-		acc := float64(ok) / float64(n)
-		mean += acc
-		fmt.Fprintf(&loso, "| %s | %.3f |\n", set, acc)
+	// others, the estimate of a new set's score.
+	var ex []fitExample
+	for _, p := range probes {
+		ex = append(ex, fitExample{set: p.set, x: features(p), hit: p.cov > 0, right: p.right, abstain: p.abstain})
 	}
-	t.Logf("leave-one-set-out decide accuracy (mean %.3f):\n| left-out set | decide accuracy |\n|---|---|\n%s", mean/float64(len(sets)), loso.String())
+	var sets []string
+	for _, d := range append(dirs, blind...) {
+		sets = append(sets, filepath.Base(d))
+	}
+	acc, mean := leaveOneSetOut(sets, ex)
+	var loso strings.Builder
+	for i, set := range sets {
+		fmt.Fprintf(&loso, "| %s | %.3f |\n", set, acc[i])
+	}
+	t.Logf("leave-one-set-out decide accuracy (mean %.3f):\n| left-out set | decide accuracy |\n|---|---|\n%s", mean, loso.String())
 	if acc, _, _, _ := accuracy(DecideThreshold, ""); acc < bestAcc-0.05 {
 		t.Errorf("DecideThreshold %.2f: accuracy %.3f, the best threshold %.2f gives %.3f", DecideThreshold, acc, best, bestAcc)
 	}
@@ -668,6 +650,56 @@ func TestDecideThresholdSweep(t *testing.T) {
 
 // confidenceL2 is the ridge penalty of the confidence fit, per probe.
 const confidenceL2 = 0.01
+
+// A fitExample is one development probe for the confidence model: its
+// set, its features (x[0] = 1), whether any lesson was listed, whether the
+// first lesson that may decide is wanted, and whether it asks what the
+// store cannot answer.
+type fitExample struct {
+	set                 string
+	x                   []float64
+	hit, right, abstain bool
+}
+
+// leaveOneSetOut returns each set's decide accuracy under the logistic
+// model fitted on the other sets' examples (a decide where the model gives
+// 0.5 or more and a lesson was listed), and their mean.
+func leaveOneSetOut(sets []string, ex []fitExample) ([]float64, float64) {
+	acc := make([]float64, len(sets))
+	mean := 0.0
+	for i, set := range sets {
+		var xs [][]float64
+		var ys []float64
+		for _, e := range ex {
+			if e.set != set {
+				y := 0.0
+				if !e.abstain && e.right {
+					y = 1
+				}
+				xs, ys = append(xs, e.x), append(ys, y)
+			}
+		}
+		beta := fitLogistic(xs, ys, confidenceL2)
+		ok, n := 0, 0
+		for _, e := range ex {
+			if e.set != set {
+				continue
+			}
+			n++
+			z := 0.0
+			for j, x := range e.x {
+				z += beta[j] * x
+			}
+			decides := e.hit && z >= 0
+			if e.abstain && !decides || !e.abstain && decides && e.right {
+				ok++
+			}
+		}
+		acc[i] = float64(ok) / float64(max(1, n))
+		mean += acc[i] / float64(len(sets))
+	}
+	return acc, mean
+}
 
 // fitLogistic returns the maximum-likelihood coefficients of a logistic
 // model of ys on xs (xs[i][0] = 1 is the intercept), with an L2 penalty
