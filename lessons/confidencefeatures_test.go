@@ -179,7 +179,7 @@ var (
 
 func (p featureProbe) features() (f features, ok bool) {
 	first, next := p.firstTwo()
-	f.queryLength = rank.QueryLength(len(p.terms))
+	f.queryLength = math.Log(float64(max(1, len(p.terms))))
 	if first < 0 {
 		return f, false
 	}

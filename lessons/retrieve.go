@@ -39,8 +39,8 @@ type Hit struct {
 	Coverage float64
 	// Confidence in [0, 1]: darwin-memo's ranking, Coverage; BM25F, the
 	// calibrated probability that the lesson answers the query
-	// (rank.Confidence of its coverage, the query's length and, for the
-	// first lesson that may decide, its margin over the next). Decide answers with BM25F only
+	// (rank.Confidence of its coverage and, for the first lesson that may
+	// decide, its margin over the next). Decide answers with BM25F only
 	// from DecideThreshold.
 	Confidence float64
 	// SupersededBy is the living lesson that replaces this one by record
@@ -451,8 +451,7 @@ func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
 		add(h)
 	}
 	// Confidence (rank.Confidence): the first lesson that may decide has
-	// the margin of its score over the next such lesson's, the others 0;
-	// every lesson has the query's length.
+	// the margin of its score over the next such lesson's; the others 0.
 	first, next := -1, 0.0
 	for i, h := range out {
 		if h.SupersededBy != "" {
@@ -465,13 +464,12 @@ func (s *Store) retrieveBM25F(query string, opts RetrieveOptions) []Hit {
 			break
 		}
 	}
-	terms := len(rank.QueryTerms(query))
 	for i := range out {
 		m := 0.0
 		if i == first {
 			m = rank.Margin(out[i].Score, next)
 		}
-		out[i].Confidence = rank.Confidence(out[i].Coverage, m, terms)
+		out[i].Confidence = rank.Confidence(out[i].Coverage, m)
 	}
 	return out[:min(len(out), opts.K)]
 }
