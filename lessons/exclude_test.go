@@ -40,7 +40,7 @@ func TestDecideExcludeKeepsTicketVerifiable(t *testing.T) {
 			if dec.Decider != next.ID || slices.Contains(dec.Supporting, stale.ID) {
 				t.Fatalf("decider %s supporters %v, want %s and not %s", dec.Decider, dec.Supporting, next.ID, stale.ID)
 			}
-			if want := []Exclusion{{stale.ID, "stale_citations"}}; !slices.Equal(dec.Excluded, want) {
+			if want := []Exclusion{{ID: stale.ID, Reason: "stale_citations"}}; !slices.Equal(dec.Excluded, want) {
 				t.Errorf("excluded %v, want %v", dec.Excluded, want)
 			}
 			ft := dec.FreeTicket()

@@ -1,43 +1,28 @@
 package lessons
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
-// Retrieval names a ranking. Tickets record the one they were minted with
-// (the vN of a store-free ticket), so the action verifies each ticket with
-// the ranking that produced it.
-type Retrieval string
+// Retrieval names a ranking (rank.Ranking). Tickets record the one they
+// were minted with (the vN of a store-free ticket), so the action verifies
+// each ticket with the ranking that produced it.
+type Retrieval = rank.Ranking
 
+// The rankings: darwin-memo's (tickets v1) and BM25F, the default
+// (tickets v2; docs/retrieval.md).
 const (
-	// RetrievalDarwinMemo is darwin-memo's ranking, byte for byte: smoothed
-	// IDF over token sets, the 0.25 coverage floor, energy only to break
-	// ties (semantics §4.2). Tickets: v1.
-	RetrievalDarwinMemo Retrieval = "darwin-memo"
-	// RetrievalBM25F is this project's ranking, the default
-	// (docs/retrieval.md): BM25F over the question and the answer
-	// (internal/rank), the question weighted above the answer; decide
-	// answers only at a confidence of DecideThreshold or more. Tickets: v2.
-	RetrievalBM25F Retrieval = "bm25f"
+	RetrievalDarwinMemo = rank.RankingDarwinMemo
+	RetrievalBM25F      = rank.RankingBM25F
 )
 
 // ParseRetrieval reads a retrieval name: "darwin-memo" (or "v1") or
 // "bm25f" (or "v2").
-func ParseRetrieval(s string) (Retrieval, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "darwin-memo", "v1":
-		return RetrievalDarwinMemo, nil
-	case "bm25f", "v2":
-		return RetrievalBM25F, nil
-	}
-	return "", fmt.Errorf("unknown retrieval %q; use bm25f (v2) or darwin-memo (v1)", s)
-}
+func ParseRetrieval(s string) (Retrieval, error) { return rank.ParseRanking(s) }
 
-// TicketVersion is the store-free ticket version minted with r.
-func (r Retrieval) TicketVersion() int {
+// ticketVersion is the store-free ticket version minted with r.
+func ticketVersion(r Retrieval) int {
 	if r == RetrievalDarwinMemo {
 		return 1
 	}

@@ -208,8 +208,8 @@ func runPack(t *testing.T, mode evalMode, common evalPack, p evalPack, all []eva
 			if len(errs) > 0 || len(bt) != 1 {
 				t.Fatalf("ticket %q: %v", d.StoreFreeLine(), errs)
 			}
-			if bt[0].Free.Version != mode.query.TicketVersion() {
-				t.Errorf("ticket version %d, want %d", bt[0].Free.Version, mode.query.TicketVersion())
+			if bt[0].Free.Version != ticketVersion(mode.query) {
+				t.Errorf("ticket version %d, want %d", bt[0].Free.Version, ticketVersion(mode.query))
 			}
 			if err := s.VerifyTicket(bt[0], VerifyOptions{}); err != nil {
 				t.Errorf("%s %q: own ticket refused: %v", mode.name, pr.Query, err)

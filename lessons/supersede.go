@@ -3,6 +3,8 @@ package lessons
 import (
 	"slices"
 	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // Supersession is recorded at a lesson's birth, never guessed at query
@@ -12,8 +14,9 @@ import (
 // lesson replaces, or from Store.Add when a living lesson asks the same
 // question (normalised: case, spacing and final punctuation aside) with another answer.
 // darwin-memo refuses unknown entry keys but keeps source labels, so the
-// record survives a round trip there. A superseded lesson is still
-// retrieved, listed after the lesson that replaces it, and never decides.
+// record survives a round trip there. How a superseded lesson is ranked is
+// internal/rank's (rank.Supersession): still retrieved, listed after the
+// lesson that replaces it, and never deciding.
 
 // SupersedesPrefix starts the source label a lesson carries for each lesson
 // it supersedes ("supersedes:<id>").
@@ -57,58 +60,6 @@ func (s *Store) recordSupersedes(sources []string, question, answer string) []st
 	return sources
 }
 
-// supersession maps a lesson id to the living lessons recording that they
-// supersede it.
-type supersession map[string][]*Entry
-
-func (s *Store) supersession() supersession {
-	m := supersession{}
-	for _, e := range s.living {
-		for _, id := range e.Supersedes() {
-			if id != e.ID {
-				m[id] = append(m[id], e)
-			}
-		}
-	}
-	return m
-}
-
-// chain follows the records from e: e, the newest living lesson that
-// supersedes it, the newest that supersedes that one, and so on.
-func (m supersession) chain(e *Entry) []*Entry {
-	out := []*Entry{e}
-	for {
-		var next *Entry
-		for _, c := range m[e.ID] {
-			if !slices.Contains(out, c) && (next == nil || newer(c, next)) {
-				next = c
-			}
-		}
-		if next == nil {
-			return out
-		}
-		out = append(out, next)
-		e = next
-	}
-}
-
-// latest is the last lesson of e's chain, nil when nothing supersedes e.
-func (m supersession) latest(e *Entry) *Entry {
-	if c := m.chain(e); len(c) > 1 {
-		return c[len(c)-1]
-	}
-	return nil
-}
-
-// newer reports whether a was recorded after b: by recorded_ts (an empty
-// one is oldest), then born tick.
-func newer(a, b *Entry) bool {
-	if c := strings.Compare(a.RecordedTS, b.RecordedTS); c != 0 {
-		return c > 0
-	}
-	return a.BornCycle > b.BornCycle
-}
-
 // SupersededBy returns the newest living lesson that supersedes id,
 // directly or down a chain ("" when none does).
 func (s *Store) SupersededBy(id string) string {
@@ -116,7 +67,7 @@ func (s *Store) SupersededBy(id string) string {
 	if !ok {
 		return ""
 	}
-	if l := s.supersession().latest(e); l != nil {
+	if l, ok := rank.NewSupersession(s.living, source{s}).Latest(e); ok {
 		return l.ID
 	}
 	return ""
@@ -131,7 +82,7 @@ func (s *Store) SupersessionChain(id string) []string {
 		return []string{id}
 	}
 	var ids []string
-	for _, c := range s.supersession().chain(e) {
+	for _, c := range rank.NewSupersession(s.living, source{s}).Chain(e) {
 		ids = append(ids, c.ID)
 	}
 	return ids

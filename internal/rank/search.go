@@ -1,0 +1,245 @@
+package rank
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+)
+
+// A Query is one question to a [Library].
+type Query[K comparable] struct {
+	Text     string
+	Ranking  Ranking
+	K        int     // hits to keep; at least 1
+	HalfLife float64 // > 0 halves a score every HalfLife ticks since the lesson was last settled (or born); 0 is off
+	Tick     int     // the current tick, to which ages are counted
+	// Keep, when set, says which lessons may be hits (the caller's
+	// filters). For darwin-memo's ranking the kept lessons are the corpus
+	// (document frequencies over them, as in darwin-memo); for BM25F term
+	// weights stay the whole library's, so a filtered hit's confidence is
+	// the one an unfiltered query sees.
+	Keep func(K) bool
+	// Once says the library is asked once (a process that loads it, asks
+	// one question and exits): rank without building an index, by a pass
+	// over the lessons for the query's terms alone. The results are
+	// identical; an index already built is used, and none is kept.
+	Once bool
+}
+
+// A Result is one retrieved lesson.
+type Result[K comparable] struct {
+	Lesson K
+	Score  float64
+	// Coverage is the weighted share of the query the lesson holds, in
+	// [0, 1] (darwin-memo: score / idf mass; BM25F: over BM25F's weights).
+	Coverage float64
+	// Confidence in [0, 1]: darwin-memo's ranking, Coverage; BM25F, the
+	// calibrated probability that the lesson answers the query
+	// ([Confidence] of its coverage and, for the first lesson that may
+	// decide, its margin over the next).
+	Confidence float64
+	// SupersededBy is the id of the living lesson that replaces this one
+	// by record ("" when none does): it is listed just before, and this one
+	// does not decide.
+	SupersededBy string
+}
+
+// Search ranks the living lessons for q. darwin-memo's ranking is smoothed
+// IDF with the MinCoverage floor, energy only breaking ties; BM25F lists up
+// to q.K lessons sharing a term with the query (searchBM25F). It returns
+// nil when nothing qualifies.
+func (l *Library[K]) Search(living []K, q Query[K]) ([]Result[K], error) {
+	if q.HalfLife < 0 || math.IsNaN(q.HalfLife) {
+		return nil, errors.New("half-life must be positive (or 0 to disable decay)")
+	}
+	q.K = max(q.K, 1)
+	switch q.Ranking {
+	case RankingDarwinMemo:
+		return l.searchDarwinMemo(living, q), nil
+	case RankingBM25F:
+		return l.searchBM25F(living, q), nil
+	}
+	return nil, fmt.Errorf("unknown retrieval %q; use bm25f or darwin-memo", q.Ranking)
+}
+
+func (l *Library[K]) searchDarwinMemo(living []K, q Query[K]) []Result[K] {
+	toks := Tokens(q.Text)
+	if len(toks) == 0 || len(living) == 0 {
+		return nil
+	}
+	var x *Index
+	docs := living
+	if q.Keep != nil {
+		// A filtered query is its own corpus (df over the filtered population).
+		docs = nil
+		for _, k := range living {
+			if q.Keep(k) {
+				docs = append(docs, k)
+			}
+		}
+		if len(docs) == 0 {
+			return nil
+		}
+	}
+	switch {
+	case q.Once && (q.Keep != nil || l.dm == nil):
+		x = projectedIndex(toks, len(docs), func(i int) (string, string) { return l.src.Text(docs[i]) })
+	case q.Keep != nil:
+		x = NewIndexIDs(l.src.Dict(), l.src.TokenSets(docs))
+	default:
+		x, docs = l.darwinMemo(living)
+	}
+	energy := func(doc int) float64 { return l.src.Lesson(docs[doc]).Energy }
+	byEnergy := func(a, b int) bool { return energy(a) > energy(b) }
+	var raw []Hit
+	if q.HalfLife > 0 {
+		raw = x.RankTop(toks, MinCoverage, 0, nil)
+		for i := range raw {
+			raw[i].Score = decayed(l.src.Lesson(docs[raw[i].Doc]), raw[i].Score, q.HalfLife, q.Tick)
+		}
+		slices.SortStableFunc(raw, func(a, b Hit) int {
+			switch {
+			case a.Score > b.Score:
+				return -1
+			case a.Score < b.Score:
+				return 1
+			case byEnergy(a.Doc, b.Doc):
+				return -1
+			case byEnergy(b.Doc, a.Doc):
+				return 1
+			}
+			return a.Doc - b.Doc
+		})
+		raw = raw[:min(len(raw), q.K)]
+	} else {
+		raw = x.RankTop(toks, MinCoverage, q.K, byEnergy)
+	}
+	hits := make([]Result[K], len(raw))
+	mass := 0.0
+	if len(raw) > 0 {
+		mass = x.Mass(toks)
+	}
+	for i, h := range raw {
+		cov := 0.0
+		if mass > 0 {
+			cov = min(1, h.Score/mass)
+		}
+		hits[i] = Result[K]{Lesson: docs[h.Doc], Score: h.Score, Coverage: cov, Confidence: cov}
+	}
+	return hits
+}
+
+// searchBM25F is Search for RankingBM25F: every lesson sharing a term with
+// the query (and kept), by BM25F score (then energy, then store order), the
+// first K of them. A lesson some living lesson supersedes by record is
+// listed right after the lesson replacing it last, which takes its place in
+// the ranking when it ranks lower, so the best match is never hidden and
+// never decides past its replacement.
+func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
+	var raw []Scored
+	docs := living
+	if q.Once && l.bm == nil {
+		raw = SearchOnce(q.Text, len(living), func(i int) (string, string) { return l.src.Text(living[i]) }, runtime.GOMAXPROCS(0))
+	} else {
+		var x *BM25F
+		x, docs = l.bm25f(living)
+		raw = x.Search(q.Text)
+	}
+	if q.Keep != nil {
+		raw = slices.DeleteFunc(raw, func(r Scored) bool { return !q.Keep(docs[r.Doc]) })
+	}
+	if len(raw) == 0 {
+		return nil
+	}
+	hits := make([]Result[K], len(raw))
+	energy := make(map[K]float64, len(raw))
+	for i, r := range raw {
+		k := docs[r.Doc]
+		ls := l.src.Lesson(k)
+		energy[k] = ls.Energy
+		hits[i] = Result[K]{Lesson: k, Score: decayed(ls, r.Score, q.HalfLife, q.Tick), Coverage: r.Coverage}
+	}
+	slices.SortStableFunc(hits, func(a, b Result[K]) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(energy[b.Lesson], energy[a.Lesson])
+	})
+	at := make(map[K]int, len(hits))
+	for i, h := range hits {
+		at[h.Lesson] = i
+	}
+	sup := NewSupersession(living, l.src)
+	// List in order until K are listed and the second lesson that may
+	// decide is known (the first one's margin is measured against it).
+	out := make([]Result[K], 0, min(len(hits), q.K+1))
+	listed := map[K]bool{}
+	deciders := 0
+	add := func(h Result[K]) {
+		out = append(out, h)
+		listed[h.Lesson] = true
+		if h.SupersededBy == "" {
+			deciders++
+		}
+	}
+	for _, h := range hits {
+		if len(out) >= q.K && deciders >= 2 {
+			break
+		}
+		if listed[h.Lesson] {
+			continue
+		}
+		if latest, ok := sup.Latest(h.Lesson); ok {
+			h.SupersededBy = l.src.Lesson(latest).ID
+			if !listed[latest] {
+				r := Result[K]{Lesson: latest, Score: h.Score, Coverage: h.Coverage}
+				if i, ok := at[latest]; ok {
+					r.Score, r.Coverage = max(r.Score, hits[i].Score), max(r.Coverage, hits[i].Coverage)
+				}
+				add(r)
+			}
+		}
+		add(h)
+	}
+	// Confidence: the first lesson that may decide has the margin of its
+	// score over the next such lesson's; the others 0.
+	first, next := -1, 0.0
+	for i, h := range out {
+		if h.SupersededBy != "" {
+			continue
+		}
+		if first < 0 {
+			first = i
+		} else {
+			next = h.Score
+			break
+		}
+	}
+	for i := range out {
+		m := 0.0
+		if i == first {
+			m = Margin(out[i].Score, next)
+		}
+		out[i].Confidence = Confidence(out[i].Coverage, m)
+	}
+	return out[:min(len(out), q.K)]
+}
+
+// decayed is score halved every halfLife ticks from the lesson's last
+// settlement (or birth) to tick; halfLife 0 is no decay.
+func decayed(ls Lesson, score, halfLife float64, tick int) float64 {
+	if halfLife <= 0 {
+		return score
+	}
+	ref := ls.Born
+	if ls.Settled >= 0 {
+		ref = ls.Settled
+	}
+	if age := float64(tick - ref); age > 0 {
+		score *= math.Pow(0.5, age/halfLife)
+	}
+	return score
+}
