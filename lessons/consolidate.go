@@ -72,86 +72,13 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 // MostSimilar returns the living entry whose token set has the highest Jaccard similarity with
 // the token set of question and answer (the first in store order on a tie) and that
 // similarity, or "" and 0 when none shares a token with them: the lesson encoder's duplicate
-// check (encode.Known). It adds nothing to the store's token dictionary and computes no token
-// sets: an entry whose set the tick's consolidation (or an index) already computed is compared
-// by its set, and any other is tokenised against a table of the query's own tokens
-// (rank.Similar), its distinct tokens counted only when the query tokens it holds could beat
-// the best so far. Both compute the quotient from the same integers as rank.JaccardKnown, so
-// the answer does not depend on which entries have sets. The 512-bit token signature of each
-// entry tokenised is kept for the next call (the encoder asks about each of a pull request's
-// lessons in turn), which then tokenises only the entries whose signature lets them beat the
-// best so far.
+// check (encode.Known; rank.Library.MostSimilar). It adds nothing to the store's token
+// dictionary and computes no token sets.
 func (s *Store) MostSimilar(question, answer string) (id string, similarity float64) {
-	var (
-		known    []uint32 // the query's ids in the store's dictionary, once an entry has a set
-		distinct int
-		looked   bool
-		q        *rank.Similar // once an entry has no set
-		sigs     *similarSigs
-	)
-	for i, e := range s.living {
-		if !e.hasSet {
-			if q == nil {
-				q = rank.NewSimilar(question, answer)
-				sigs = s.ensureIndexShell().similarSigs(len(s.living))
-			}
-			if sim, ok := q.Above(similarity, sigs.of(i, e), e.Question, e.Answer); ok {
-				id, similarity = e.ID, sim
-			}
-			continue
-		}
-		if !looked {
-			known, distinct = s.tokenDict().LookupText(question, answer)
-			looked = true
-		}
-		if len(known) == 0 {
-			continue
-		}
-		set := e.set
-		// The similarity is at most the smaller set's size over the larger's (rounding is
-		// monotonic, so the bound holds in floating point too): a set that cannot beat the
-		// best so far is not intersected.
-		if lo, hi := min(distinct, len(set)), max(distinct, len(set)); hi == 0 || float64(lo)/float64(hi) <= similarity {
-			continue
-		}
-		if sim := rank.JaccardKnown(known, distinct, set); sim > similarity {
-			id, similarity = e.ID, sim
-		}
+	if e, sim, ok := s.library().MostSimilar(s.living, question, answer); ok {
+		return e.ID, sim
 	}
-	return id, similarity
-}
-
-// similarSigs are the token signatures MostSimilar keeps, by position in the living list, each
-// with the entry it summarises: an entry that is no longer at its position (the list changed)
-// is tokenised again. Only MostSimilar reads them; token sets and the dictionary do not
-// depend on them.
-type similarSigs struct {
-	entries []*Entry
-	sigs    []rank.Signature
-}
-
-// similarSigs returns the store's signatures sized for n living entries.
-func (ix *index) similarSigs(n int) *similarSigs {
-	if ix.sigs == nil {
-		ix.sigs = &similarSigs{}
-	}
-	c := ix.sigs
-	if n > len(c.entries) {
-		c.entries = append(c.entries, make([]*Entry, n-len(c.entries))...)
-		c.sigs = append(c.sigs, make([]rank.Signature, n-len(c.sigs))...)
-	}
-	clear(c.entries[n:]) // do not keep buried entries
-	c.entries, c.sigs = c.entries[:n], c.sigs[:n]
-	return c
-}
-
-// of returns the signature of e, the living entry at position i; the zero Signature (to be
-// computed) if i held another entry.
-func (c *similarSigs) of(i int, e *Entry) *rank.Signature {
-	if c.entries[i] != e {
-		c.entries[i], c.sigs[i] = e, rank.Signature{}
-	}
-	return &c.sigs[i]
+	return "", 0
 }
 
 // sourcePolicy returns the join test of merge_source_policy, or nil for

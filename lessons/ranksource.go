@@ -3,11 +3,10 @@ package lessons
 import "github.com/darwin-memo/darwin-memo-action/internal/rank"
 
 // index holds what the store keeps for the rankings and the encoder's
-// duplicate check: the ranking indexes of the living entries (built on
-// first use, kept current by add and bury) and MostSimilar's signatures.
+// duplicate check (rank.Library): the ranking indexes of the living entries,
+// built on first use and kept current by add and bury.
 type index struct {
-	lib  *rank.Library[*Entry]
-	sigs *similarSigs // nil until first used
+	lib *rank.Library[*Entry]
 }
 
 // ensureIndexShell returns the store's index holder, creating an empty one
@@ -45,6 +44,8 @@ func (src source) TokenSets(es []*Entry) [][]uint32 {
 	}
 	return sets
 }
+
+func (source) CachedSet(e *Entry) ([]uint32, bool) { return e.set, e.hasSet }
 
 func (src source) Dict() *rank.Dict { return src.s.tokenDict() }
 

@@ -154,23 +154,27 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 	if len(raw) == 0 {
 		return nil
 	}
-	hits := make([]Result[K], len(raw))
-	energy := make(map[K]float64, len(raw))
+	type ranked struct {
+		Result[K]
+		energy float64
+	}
+	rs := make([]ranked, len(raw))
 	for i, r := range raw {
 		k := docs[r.Doc]
 		ls := l.src.Lesson(k)
-		energy[k] = ls.Energy
-		hits[i] = Result[K]{Lesson: k, Score: decayed(ls, r.Score, q.HalfLife, q.Tick), Coverage: r.Coverage}
+		rs[i] = ranked{Result[K]{Lesson: k, Score: decayed(ls, r.Score, q.HalfLife, q.Tick), Coverage: r.Coverage}, ls.Energy}
 	}
-	slices.SortStableFunc(hits, func(a, b Result[K]) int {
+	slices.SortStableFunc(rs, func(a, b ranked) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
-		return cmp.Compare(energy[b.Lesson], energy[a.Lesson])
+		return cmp.Compare(b.energy, a.energy)
 	})
+	hits := make([]Result[K], len(rs))
 	at := make(map[K]int, len(hits))
-	for i, h := range hits {
-		at[h.Lesson] = i
+	for i, r := range rs {
+		hits[i] = r.Result
+		at[r.Lesson] = i
 	}
 	sup := NewSupersession(living, l.src)
 	// List in order until K are listed and the second lesson that may
