@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -320,31 +319,6 @@ func sampleHeap(peak *atomic.Uint64, floor uint64) func() {
 		}
 	}()
 	return func() { close(done); <-finished }
-}
-
-func TestEnsureSetsMatchesSerial(t *testing.T) {
-	exhaustive(t)
-	data := benchStoreBytes(t, 1000)
-	par, _ := Parse("p", data)
-	ser, _ := Parse("s", data)
-	for len(par.living) < 4096 { // above the parallel threshold; distinct entries
-		p2, _ := Parse("p", data)
-		s2, _ := Parse("s", data)
-		par.living = append(par.living, p2.living...)
-		ser.living = append(ser.living, s2.living...)
-	}
-	par.ensureSets(par.living)
-	for _, e := range ser.living {
-		ser.tokenSet(e)
-	}
-	for i, e := range par.living {
-		if !slices.Equal(e.set, ser.living[i].set) {
-			t.Fatalf("entry %d: parallel ids %v, serial %v", i, e.set, ser.living[i].set)
-		}
-	}
-	if par.tokenDict().Len() != ser.tokenDict().Len() {
-		t.Fatal("dictionary sizes differ")
-	}
 }
 
 // The store's consolidation uses rank.Cluster; on a realistic store and

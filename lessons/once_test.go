@@ -144,34 +144,6 @@ func TestOnceMatchesIndexOnSuite(t *testing.T) {
 	}
 }
 
-// On a store large enough for projectedIndex to use several workers.
-func TestOnceMatchesIndexParallel(t *testing.T) {
-	data := benchStoreBytes(t, 10000)
-	indexed, err := Parse("indexed", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	once, err := Parse("once", data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range onceQueries(indexed, 3)[:12] {
-		o := RetrieveOptions{Retrieval: RetrievalDarwinMemo, K: 9}
-		want, err := indexed.Decide(q, DecideOptions{RetrieveOptions: o})
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.Once = true
-		got, err := once.Decide(q, DecideOptions{RetrieveOptions: o})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if g, w := decisionKey(got), decisionKey(want); g != w {
-			t.Fatalf("%q:\nonce:\n%s\nindexed:\n%s", q, g, w)
-		}
-	}
-}
-
 // A store loaded to be consulted only has its entries and ledger, its
 // history notes rendered when read, but no graveyard; it decides alike,
 // refuses to be written, and still rejects a malformed history or graveyard.
@@ -240,62 +212,6 @@ func TestConsultOnly(t *testing.T) {
 	if _, err := ParseWith("bad", bad, Options{ConsultOnly: true}); err == nil {
 		t.Error("a malformed graveyard was accepted")
 	}
-}
-
-// FuzzOnceMatchesIndex compares Once with the index on small stores of
-// generated lessons plus lessons and a query from the fuzzer (any text:
-// capitals, digits, non-ASCII, identifiers).
-func FuzzOnceMatchesIndex(f *testing.F) {
-	f.Add(uint64(1), "how do I fix the flaky retry tests", "Retry flaky tests with -count=1", "Use RetryPolicy in scheduler.go", false)
-	f.Add(uint64(2), "Falcon 4521 HTTPServer", "Ünïcode café's naïveTest", "it's the WindowsShell v1.2 go.mod", true)
-	f.Fuzz(func(t *testing.T, seed uint64, query, q1, a1 string, v2Build bool) {
-		build := RetrievalDarwinMemo
-		if v2Build {
-			build = RetrievalBM25F // records supersession labels
-		}
-		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		s := New("fuzz.json", Options{Now: func() time.Time { return base }, Retrieval: build})
-		lessons := textgen.Lessons(seed%64, 40)
-		for i, l := range lessons {
-			q, a := l.Question, l.Answer
-			if i == 20 {
-				q, a = q1, a1
-			}
-			if strings.TrimSpace(q) == "" || strings.TrimSpace(a) == "" {
-				continue
-			}
-			if _, err := s.Add(NewLesson{Question: q, Answer: a, RecordedTS: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")}); err != nil {
-				return // a lesson the store refuses
-			}
-		}
-		data, err := s.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		indexed, err := Parse("indexed", data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		once, err := ParseWith("once", data, Options{ConsultOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalBM25F} {
-			o := RetrieveOptions{Retrieval: r, K: 5}
-			want, err := indexed.Decide(query, DecideOptions{RetrieveOptions: o})
-			if err != nil {
-				t.Fatal(err)
-			}
-			o.Once = true
-			got, err := once.Decide(query, DecideOptions{RetrieveOptions: o})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g, w := decisionKey(got), decisionKey(want); g != w {
-				t.Fatalf("%s %q:\nonce:\n%s\nindexed:\n%s", r, query, g, w)
-			}
-		}
-	})
 }
 
 // Verifying a ticket with VerifyOptions.Once gives the verdict the index

@@ -48,6 +48,11 @@ var rules = []rule{
 		why: "measurement and encoding know nothing of the store: internal/action passes them what they need",
 	},
 	{
+		name: "the rankings never depend on the store", from: []string{"internal/rank/..."},
+		not: []string{"lessons/...", "internal/pyjson"}, enforced: true,
+		why: "internal/rank ranks plain lessons (rank.Source); lessons adapts its entries to it, so ranking code cannot creep back into the store",
+	},
+	{
 		name: "product packages never depend on an instrument", from: []string{"..."}, skip: []string{"cmd/..."},
 		not: instruments, enforced: true,
 		why: "instruments (fakes, benchmarks, generators) are linked only into tests and the CLI's demo",
@@ -173,9 +178,11 @@ func TestRulesCatchViolations(t *testing.T) {
 		{ImportPath: m("internal/report"), Deps: []string{m("bench/selection/sim")}},
 		{ImportPath: m("cmd/darwin-memo"), Deps: []string{m("internal/demo"), m("internal/ghfake"), m("bench/selection/report"), "testing", "net/http/httptest"}},
 		{ImportPath: m("internal/demo"), Deps: []string{m("internal/ghfake"), "testing"}},
+		{ImportPath: m("internal/rank"), Deps: []string{m("lessons"), m("internal/pyjson")}},
 	}
 	want := map[string][]string{
 		"settle and encode never depend on lessons":      {"settle -> lessons", "encode/sub -> lessons"},
+		"the rankings never depend on the store":         {"internal/rank -> lessons", "internal/rank -> internal/pyjson"},
 		"product packages never depend on an instrument": {"internal/action -> internal/ghfake", "internal/report -> bench/selection/sim"},
 		"the CLI links no instrument but the demo":       {"cmd/darwin-memo -> bench/selection/report"},
 		"no product binary links test support":           {"cmd/darwin-memo -> testing", "cmd/darwin-memo -> net/http/httptest"},

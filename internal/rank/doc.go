@@ -1,6 +1,8 @@
-// Package rank holds the text machinery of darwin-memo lessons: the
-// tokeniser, token-set Jaccard similarity, an inverted smoothed-IDF index
-// for retrieval, and anchor clustering for consolidation.
+// Package rank holds the text machinery of darwin-memo lessons and all of
+// their ranking: the tokeniser, token-set Jaccard similarity, an inverted
+// smoothed-IDF index and a BM25F index for retrieval, the rules of a
+// consult, and anchor clustering for consolidation. It knows lessons only
+// as its owner describes them ([Source]); it does not know the store.
 //
 // Everything reproduces the Python darwin-memo semantics (tokenisation and
 // scoring in retrieval.py, anchor clustering in consolidate.py) and stays
@@ -18,6 +20,13 @@
 //     the query tokens, rarest first, and stops walking once the remaining
 //     idf cannot lift an unseen document to the coverage floor; it never
 //     scans all documents or recomputes document frequencies.
+//   - A [Library] ranks its owner's lessons, read through a [Source]:
+//     both rankings' indexes, built on first use and kept current with
+//     [Library.Add] and [Library.Remove]; [Library.Search] (ordering,
+//     decay, supersession placement, [Confidence]) and [Library.Decide]
+//     (decider, supporters, answer, abstention), with a one-shot path
+//     ([Query.Once]) that builds no index and gives the same results; and
+//     [Library.MostSimilar], the encoder's duplicate check.
 //   - [Cluster] is the anchor clustering: an exact all-pairs similarity join
 //     (PPJoin-style prefix, length and positional filters plus 128-bit
 //     token signatures, on all cores) followed by the anchor loop.
