@@ -238,12 +238,6 @@ func commitText(msg string) string {
 	return strings.Join(out, "\n")
 }
 
-// Subject returns the first line of the commit message.
-func (c Commit) Subject() string {
-	s, _, _ := strings.Cut(c.Message, "\n")
-	return strings.TrimSpace(s)
-}
-
 // Short returns the first 7 characters of the commit SHA.
 func (c Commit) Short() string {
 	if len(c.SHA) > 7 {

@@ -8,9 +8,6 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
 )
 
-// FlakyPath is where the quarantine sidecar lives in the repository.
-const FlakyPath = ".darwin-memo/flaky.json"
-
 // Defaults of darwin-memo's settle-ci (--window 10, --flip-threshold 3).
 const (
 	DefaultFlakyWindow    = 10

@@ -168,9 +168,10 @@ func citedFiles(t *testing.T, repo string, store []byte) {
 	}
 	syms := map[string][]string{}
 	for _, e := range s.Living() {
-		cites, _ := citation.Of(e.Sources)
-		for _, c := range cites {
-			syms[c.Path] = append(syms[c.Path], c.Symbol)
+		for _, src := range e.Sources {
+			if c, err := citation.Parse(src); err == nil {
+				syms[c.Path] = append(syms[c.Path], c.Symbol)
+			}
 		}
 	}
 	for path, ss := range syms {

@@ -136,15 +136,15 @@ func TestE2ESteerSidecarPlantedByAnEarlierPullRequest(t *testing.T) {
 	store, es := seedStore(t)
 	h := newHarness(t, store)
 	addCI(h.world, h.git.Ref("main"), "completed", selfQuarantineBefore)
-	plant := h.git.MergePull(ghfake.MergeSpec{Title: "Track flaky tests", Files: map[string][]byte{settle.FlakyPath: forgedFlaky}})
+	plant := h.git.MergePull(ghfake.MergeSpec{Title: "Track flaky tests", Files: map[string][]byte{defaultFlakyPath: forgedFlaky}})
 	addCI(h.world, plant.MergeCommitSHA, "completed", selfQuarantineBefore)
 	res := h.runReal("pull_request_target", mergedEvent(plant.Number))
 	mustCode(t, res, 0)
 	bot := h.openBotPRs()
-	if len(bot) != 1 || !strings.Contains(bot[0].Body, "changes "+settle.FlakyPath) {
+	if len(bot) != 1 || !strings.Contains(bot[0].Body, "changes "+defaultFlakyPath) {
 		t.Fatalf("no bot pull request names #%d's edit of the sidecar: %v\n%s", plant.Number, res.outputs, res.stdout)
 	}
-	if b, _ := h.git.File(DefaultBranch, settle.FlakyPath); len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
+	if b, _ := h.git.File(DefaultBranch, defaultFlakyPath); len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
 		t.Fatalf("the bot branch carries the planted sidecar:\n%s", b)
 	}
 	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),

@@ -29,12 +29,15 @@ var (
 
 // mergeSelfQuarantine merges a pull request with a ticket that adds forgedFlaky, onto a base
 // whose CI ran selfQuarantineBefore.
+// defaultFlakyPath is the flaky sidecar next to the default store.
+var defaultFlakyPath = flakyPathOf(Config{StorePath: DefaultStore})
+
 func mergeSelfQuarantine(t *testing.T) (*harness, []*lessons.Entry, *ghfake.GitPull) {
 	store, es := seedStore(t)
 	h := newHarness(t, store)
 	addCI(h.world, h.git.Ref("main"), "completed", selfQuarantineBefore)
 	pr := h.git.MergePull(ghfake.MergeSpec{Title: "Fix C", Body: h.ticketFor("how do I run the integration tests"),
-		Files: map[string][]byte{settle.FlakyPath: forgedFlaky, "src/c.go": []byte("package app\n")}})
+		Files: map[string][]byte{defaultFlakyPath: forgedFlaky, "src/c.go": []byte("package app\n")}})
 	return h, es, pr
 }
 
@@ -65,10 +68,10 @@ func TestE2ESteerOwnFlakySidecarQuarantinesNothing(t *testing.T) {
 	if q := h.record(DefaultBranch).Processed[0].Quarantined; len(q) != 0 {
 		t.Fatalf("quarantined %v", q)
 	}
-	if b, _ := h.git.File(DefaultBranch, settle.FlakyPath); bytes.Equal(b, forgedFlaky) || len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
+	if b, _ := h.git.File(DefaultBranch, defaultFlakyPath); bytes.Equal(b, forgedFlaky) || len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
 		t.Fatalf("the bot branch carries the pull request's sidecar:\n%s", b)
 	}
-	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "#1 changes "+settle.FlakyPath) {
+	if body := h.openBotPRs()[0].Body; !strings.Contains(body, "#1 changes "+defaultFlakyPath) {
 		t.Fatalf("the bot pull request does not name the pull request that edited the sidecar:\n%s", body)
 	}
 }
@@ -87,7 +90,7 @@ func TestE2ESteerFlakySidecarDoesNotRideTheBotBranch(t *testing.T) {
 	if res.outputs["pull-request-operation"] != "created" {
 		t.Fatalf("outputs %v\n%s", res.outputs, res.stdout)
 	}
-	if b, _ := h.git.File(DefaultBranch, settle.FlakyPath); len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
+	if b, _ := h.git.File(DefaultBranch, defaultFlakyPath); len(settle.LoadFlakyHistory(b).Quarantined()) != 0 {
 		t.Fatalf("the bot branch carries the pull request's sidecar:\n%s", b)
 	}
 	addCI(h.world, pr.HeadSHA, "completed", selfQuarantineAfter)

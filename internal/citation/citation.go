@@ -143,22 +143,6 @@ func FromPath(arg string) (string, error) {
 	return c.Source(), nil
 }
 
-// Of returns the citations among a lesson's sources, in order, and the citation labels that
-// are invalid (with their errors). Sources that are not citations are skipped.
-func Of(sources []string) (cites []Citation, invalid []error) {
-	for _, s := range sources {
-		c, err := Parse(s)
-		switch {
-		case errors.Is(err, ErrNotCitation):
-		case err != nil:
-			invalid = append(invalid, fmt.Errorf("%q: %w", s, err))
-		default:
-			cites = append(cites, c)
-		}
-	}
-	return cites, invalid
-}
-
 // Mentions is a cheap pre-check: whether any source starts with a citation prefix (it may
 // still be invalid). A lesson without one cites nothing.
 func Mentions(sources []string) bool {

@@ -85,14 +85,6 @@ func TestFromPath(t *testing.T) {
 	}
 }
 
-func TestOf(t *testing.T) {
-	t.Parallel()
-	cites, invalid := Of([]string{"pr#3", "path:a.go", "path:/etc/passwd", "path-removed:b.go#F"})
-	if len(cites) != 2 || cites[0].Path != "a.go" || !cites[1].Removed || len(invalid) != 1 || !strings.Contains(invalid[0].Error(), "/etc/passwd") {
-		t.Fatalf("Of = %+v, %v", cites, invalid)
-	}
-}
-
 // FuzzParse: Parse never panics, a parsed citation reads back from its own label, and no
 // accepted path can leave the root or mean something else on another system.
 func FuzzParse(f *testing.F) {

@@ -44,7 +44,6 @@ func (t *Transport) memoGet(key string, req *http.Request) *http.Response {
 	if !ok {
 		return nil
 	}
-	t.memoHits.Add(1)
 	return &http.Response{Status: http.StatusText(e.status), StatusCode: e.status, Header: e.header.Clone(),
 		Body: io.NopCloser(bytes.NewReader(e.body)), ContentLength: int64(len(e.body)), Request: req,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}
@@ -81,6 +80,3 @@ func (t *Transport) memoPut(key string, resp *http.Response) (*http.Response, er
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	return resp, nil
 }
-
-// MemoHits is the number of reads answered from memory (Policy.Memo).
-func (t *Transport) MemoHits() int64 { return t.memoHits.Load() }

@@ -114,7 +114,6 @@ type Transport struct {
 
 	requests atomic.Int64
 	retries  atomic.Int64
-	memoHits atomic.Int64
 
 	mu     sync.Mutex
 	waited time.Duration
@@ -173,13 +172,6 @@ func (t *Transport) Requests() int64 { return t.requests.Load() }
 
 // Retries is the number of attempts that were retries.
 func (t *Transport) Retries() int64 { return t.retries.Load() }
-
-// Waited is the total time spent waiting between attempts.
-func (t *Transport) Waited() time.Duration {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.waited
-}
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {

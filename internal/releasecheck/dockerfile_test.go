@@ -2,6 +2,7 @@ package releasecheck
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -170,22 +171,23 @@ var reLinkerX = regexp.MustCompile(`-X[ =]?(\S+?)\.(\w+)=`)
 // -X with a wrong path or variable is silently ignored by the linker.
 func checkVersionVars(t *testing.T, file, text string) {
 	t.Helper()
+	pkg := reflect.TypeOf(version.Info{}).PkgPath()
 	set := map[string]bool{}
 	for _, m := range reLinkerX.FindAllStringSubmatch(text, -1) {
-		if m[1] != version.ImportPath {
-			t.Errorf("%s: -X %s.%s names a package other than %s", file, m[1], m[2], version.ImportPath)
+		if m[1] != pkg {
+			t.Errorf("%s: -X %s.%s names a package other than %s", file, m[1], m[2], pkg)
 			continue
 		}
 		set[m[2]] = true
 	}
 	for _, v := range []string{"Version", "Commit"} {
 		if !set[v] {
-			t.Errorf("%s: no -X %s.%s=... in the go build flags", file, version.ImportPath, v)
+			t.Errorf("%s: no -X %s.%s=... in the go build flags", file, pkg, v)
 		}
 	}
 	for v := range set {
 		if v != "Version" && v != "Commit" {
-			t.Errorf("%s: -X %s.%s: internal/version has Version and Commit only", file, version.ImportPath, v)
+			t.Errorf("%s: -X %s.%s: internal/version has Version and Commit only", file, pkg, v)
 		}
 	}
 }

@@ -27,10 +27,6 @@ var (
 	Commit string
 )
 
-// ImportPath is this package's import path, the prefix of the linker flags that set Version
-// and Commit (-X ImportPath.Version=v1.2.3).
-const ImportPath = "github.com/darwin-memo/darwin-memo-action/internal/version"
-
 // Unknown stands for a version or commit that neither the linker nor the build info recorded.
 const Unknown = "unknown"
 
