@@ -150,7 +150,7 @@ func TestE2EStoreBlob(t *testing.T) {
 		uploads  bool   // a failed run tried an upload
 	}{
 		{name: "committed"},
-		{name: "rendering fails", inputs: map[string]string{InputRenderBudget: "10"}, wantCode: 1, want: "rendering "},
+		{name: "rendering fails", inputs: map[string]string{"render-budget": "10"}, wantCode: 1, want: "rendering "},
 		{name: "upload fails", failBlob: true, wantCode: 1, want: "creating blob for " + storePath, uploads: true},
 	}
 	for _, tt := range tests {

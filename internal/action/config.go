@@ -18,44 +18,57 @@ type Inputs interface {
 	GetInput(name string) string
 }
 
-// Input names, exactly as declared in action.yml.
+// Names of the inputs other code refers to; every input is in the table inputs.
 const (
-	InputGitHubToken         = "github-token"
-	InputStore               = "store"
-	InputBranch              = "branch"
-	InputBase                = "base"
-	InputLabels              = "labels"
-	InputScale               = "scale"
-	InputExpireAfter         = "expire-after"
-	InputLookback            = "lookback"
-	InputWaitForCI           = "wait-for-ci"
-	InputPRNumber            = "pr-number"
-	InputLLM                 = "llm"
-	InputLLMBaseURL          = "llm-base-url"
-	InputTrustedAssociations = "trusted-associations"
-	InputRender              = "render"
-	InputRenderBudget        = "render-budget"
-	InputArtifactName        = "artifact-name"
-	InputDryRun              = "dry-run"
+	InputGitHubToken = "github-token"
+	InputLLM         = "llm"
 )
 
-// Defaults of the optional inputs; action.yml declares the same values.
+// Defaults the action's messages name.
 const (
-	DefaultStore               = ".darwin-memo/lessons.json"
-	DefaultBranch              = "darwin-memo/lessons"
-	DefaultLabels              = "darwin-memo"
-	DefaultScale               = 1.5
-	DefaultExpireAfter         = 50
-	DefaultLookback            = 30
-	DefaultLLM                 = "none"
-	DefaultTrustedAssociations = "OWNER,MEMBER,COLLABORATOR"
-	DefaultRender              = ".darwin-memo/LESSONS.md"
-	DefaultRenderBudget        = 25 * 1024
+	DefaultStore  = ".darwin-memo/lessons.json"
+	DefaultBranch = "darwin-memo/lessons"
+	DefaultRender = ".darwin-memo/LESSONS.md"
+)
+
+// Bounds of the inputs that take a range.
+const (
 	// MaxLookback bounds how many recently merged pull requests one run examines.
 	MaxLookback = 100
 	// MaxWaitForCI bounds wait-for-ci so a run always ends well inside a job's time limit.
 	MaxWaitForCI = 30 * time.Minute
 )
+
+// input is one action input: its name and default exactly as action.yml declares them
+// (TestInputsMatchActionYML holds the two together), and how its value, the default when
+// empty, goes into a Config. A default that is an expression (${{ ... }}) is the runner's to
+// fill: outside a runner the value stays empty.
+type input struct {
+	name, def string
+	set       func(p *inputParser, c *Config, name, v string)
+}
+
+// inputs are the action's inputs in action.yml's order: the one place each is named,
+// defaulted and parsed.
+var inputs = []input{
+	{InputGitHubToken, "${{ github.token }}", func(p *inputParser, c *Config, name, v string) { c.Token = v }},
+	{"store", DefaultStore, func(p *inputParser, c *Config, name, v string) { c.StorePath = p.repoPath(name, v, false) }},
+	{"branch", DefaultBranch, func(p *inputParser, c *Config, name, v string) { c.Branch = p.branch(name, v) }},
+	{"base", "", func(p *inputParser, c *Config, name, v string) { c.Base = p.branch(name, v) }},
+	{"labels", "darwin-memo", func(p *inputParser, c *Config, name, v string) { c.Labels = p.list(name, v) }},
+	{"scale", "1.5", func(p *inputParser, c *Config, name, v string) { c.Scale = p.positiveFloat(name, v) }},
+	{"expire-after", "50", func(p *inputParser, c *Config, name, v string) { c.ExpireAfter = p.expireAfter(name, v) }},
+	{"lookback", "30", func(p *inputParser, c *Config, name, v string) { c.Lookback = p.intRange(name, v, 1, MaxLookback) }},
+	{"wait-for-ci", "0", func(p *inputParser, c *Config, name, v string) { c.WaitForCI = p.duration(name, v, MaxWaitForCI) }},
+	{"pr-number", "", func(p *inputParser, c *Config, name, v string) { c.PRNumber = p.intRange(name, v, 1, math.MaxInt32) }},
+	{InputLLM, "none", func(p *inputParser, c *Config, name, v string) { c.LLM = p.llm(name, v) }},
+	{"llm-base-url", "", func(p *inputParser, c *Config, name, v string) { c.LLMBaseURL = p.url(name, v) }},
+	{"trusted-associations", "OWNER,MEMBER,COLLABORATOR", func(p *inputParser, c *Config, name, v string) { c.TrustedAssociations = p.associations(name, v) }},
+	{"render", DefaultRender, func(p *inputParser, c *Config, name, v string) { c.RenderPath = p.repoPath(name, v, true) }},
+	{"render-budget", "25kb", func(p *inputParser, c *Config, name, v string) { c.RenderBudget = p.budget(name, v) }},
+	{"artifact-name", "", func(p *inputParser, c *Config, name, v string) { c.ArtifactName = v }},
+	{"dry-run", "false", func(p *inputParser, c *Config, name, v string) { c.DryRun = p.boolean(name, v) }},
+}
 
 // Config is the validated set of action inputs.
 type Config struct {
@@ -102,37 +115,26 @@ type Config struct {
 // passes every value as a string, so each problem is reported with the input's name, the value
 // and what to write instead; all problems are reported at once.
 func ParseConfig(in Inputs) (Config, error) {
-	p := inputParser{in: in}
-	c := Config{
-		Token:        in.GetInput(InputGitHubToken),
-		StorePath:    p.repoPath(InputStore, DefaultStore, false),
-		Branch:       p.branch(InputBranch, DefaultBranch, false),
-		Base:         p.branch(InputBase, "", true),
-		Labels:       p.list(InputLabels, DefaultLabels),
-		Scale:        p.positiveFloat(InputScale, DefaultScale),
-		ExpireAfter:  p.expireAfter(),
-		Lookback:     p.intRange(InputLookback, DefaultLookback, 1, MaxLookback),
-		WaitForCI:    p.duration(InputWaitForCI, 0, MaxWaitForCI),
-		PRNumber:     p.intRange(InputPRNumber, 0, 1, math.MaxInt32),
-		LLM:          p.llm(),
-		LLMBaseURL:   p.url(InputLLMBaseURL),
-		RenderPath:   p.repoPath(InputRender, DefaultRender, true),
-		RenderBudget: p.budget(InputRenderBudget, DefaultRenderBudget),
-		ArtifactName: in.GetInput(InputArtifactName),
-		DryRun:       p.boolean(InputDryRun, false),
+	var p inputParser
+	var c Config
+	for _, i := range inputs {
+		v := in.GetInput(i.name)
+		if v == "" && !strings.HasPrefix(i.def, "${{") {
+			v = i.def
+		}
+		i.set(&p, &c, i.name, v)
 	}
-	c.TrustedAssociations = p.associations()
 	if c.Token == "" {
 		p.fail(InputGitHubToken, "", "is empty; pass `github-token: ${{ github.token }}` (the default) or a PAT / GitHub App token")
 	}
 	if c.Base != "" && c.Base == c.Branch {
-		p.fail(InputBranch, c.Branch, "is the same as input \"base\"; the bot needs a branch of its own")
+		p.fail("branch", c.Branch, "is the same as input \"base\"; the bot needs a branch of its own")
 	}
 	if c.RenderPath != "" && c.RenderPath == c.StorePath {
-		p.fail(InputRender, c.RenderPath, "is the store's own path; choose another file such as "+DefaultRender)
+		p.fail("render", c.RenderPath, "is the store's own path; choose another file such as "+DefaultRender)
 	}
 	if c.StorePath != "" && !strings.HasSuffix(c.StorePath, ".json") {
-		p.fail(InputStore, c.StorePath, "must name a .json file (darwin-memo's store format)")
+		p.fail("store", c.StorePath, "must name a .json file (darwin-memo's store format)")
 	}
 	if err := errors.Join(p.errs...); err != nil {
 		return Config{}, fmt.Errorf("invalid action inputs (fix them in the workflow's `with:` block):\n%w", err)
@@ -154,8 +156,8 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("input %q: %q %s", e.Input, e.Value, e.Msg)
 }
 
+// inputParser parses input values, collecting every problem.
 type inputParser struct {
-	in   Inputs
 	errs []error
 }
 
@@ -163,73 +165,55 @@ func (p *inputParser) fail(name, value, msg string) {
 	p.errs = append(p.errs, &InputError{Input: name, Value: value, Msg: msg})
 }
 
-func (p *inputParser) get(name, def string) string {
-	if v := p.in.GetInput(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func (p *inputParser) boolean(name string, def bool) bool {
-	v := p.in.GetInput(name)
+func (p *inputParser) boolean(name, v string) bool {
 	switch strings.ToLower(v) {
-	case "":
-		return def
 	case "true", "yes", "on", "1":
 		return true
 	case "false", "no", "off", "0":
 		return false
 	}
 	p.fail(name, v, "is not a boolean; use true or false")
-	return def
+	return false
 }
 
-func (p *inputParser) positiveFloat(name string, def float64) float64 {
-	v := p.in.GetInput(name)
-	if v == "" {
-		return def
-	}
+func (p *inputParser) positiveFloat(name, v string) float64 {
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
 		p.fail(name, v, "is not a positive finite number; use for example 1.5")
-		return def
+		return 0
 	}
 	return f
 }
 
-func (p *inputParser) intRange(name string, def, lo, hi int) int {
-	v := p.in.GetInput(name)
+// intRange parses a whole number from lo to hi (a leading # allowed); empty is 0.
+func (p *inputParser) intRange(name, v string, lo, hi int) int {
 	if v == "" {
-		return def
+		return 0
 	}
 	n, err := strconv.Atoi(strings.TrimPrefix(v, "#"))
 	if err != nil || n < lo || n > hi {
 		p.fail(name, v, fmt.Sprintf("is not a whole number from %d to %d", lo, hi))
-		return def
+		return 0
 	}
 	return n
 }
 
-func (p *inputParser) expireAfter() int {
-	v := p.in.GetInput(InputExpireAfter)
+func (p *inputParser) expireAfter(name, v string) int {
 	switch strings.ToLower(v) {
-	case "":
-		return DefaultExpireAfter
 	case "never", "0", "none", "off":
 		return 0
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > 1_000_000 {
-		p.fail(InputExpireAfter, v, "is not a positive number of ticks; use for example 50, or never")
-		return DefaultExpireAfter
+		p.fail(name, v, "is not a positive number of ticks; use for example 50, or never")
+		return 0
 	}
 	return n
 }
 
-func (p *inputParser) duration(name string, def, hi time.Duration) time.Duration {
-	v := p.in.GetInput(name)
-	if v == "" || v == "0" {
-		return def
+func (p *inputParser) duration(name, v string, hi time.Duration) time.Duration {
+	if v == "0" {
+		return 0
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
@@ -240,19 +224,16 @@ func (p *inputParser) duration(name string, def, hi time.Duration) time.Duration
 	}
 	if err != nil || d < 0 || d > hi {
 		p.fail(name, v, fmt.Sprintf("is not a duration from 0s to %s; use for example 5m or 90s", hi))
-		return def
+		return 0
 	}
 	return d
 }
 
 // repoPath validates a repository-relative file path: the action reads and writes it through
-// the contents and Git Data APIs, so it must be clean, relative and outside .git.
-func (p *inputParser) repoPath(name, def string, allowEmpty bool) string {
-	v := p.in.GetInput(name)
-	if v == "" {
-		return def
-	}
-	if allowEmpty && (strings.EqualFold(v, "none") || strings.EqualFold(v, "false")) {
+// the contents and Git Data APIs, so it must be clean, relative and outside .git. With
+// allowNone, "none" and "false" mean no file ("").
+func (p *inputParser) repoPath(name, v string, allowNone bool) string {
+	if allowNone && (strings.EqualFold(v, "none") || strings.EqualFold(v, "false")) {
 		return ""
 	}
 	v = strings.TrimPrefix(v, "./")
@@ -269,17 +250,19 @@ func (p *inputParser) repoPath(name, def string, allowEmpty bool) string {
 	default:
 		return clean
 	}
-	return def
+	return ""
 }
 
-// branch validates a branch name with the rules of git check-ref-format that matter here.
-func (p *inputParser) branch(name, def string, allowEmpty bool) string {
-	v := strings.TrimPrefix(p.in.GetInput(name), "refs/heads/")
+// branch validates a branch name with the rules of git check-ref-format that matter here;
+// empty stays empty.
+func (p *inputParser) branch(name, v string) string {
 	if v == "" {
-		if allowEmpty {
-			return ""
-		}
-		return def
+		return ""
+	}
+	v = strings.TrimPrefix(v, "refs/heads/")
+	if v == "" {
+		p.fail(name, "refs/heads/", "names no branch")
+		return ""
 	}
 	bad := v[0] == '-' || v[0] == '/' || strings.HasSuffix(v, "/") || strings.HasSuffix(v, ".") ||
 		strings.HasSuffix(v, ".lock") || strings.Contains(v, "..") || strings.Contains(v, "//") ||
@@ -291,13 +274,12 @@ func (p *inputParser) branch(name, def string, allowEmpty bool) string {
 	}
 	if bad {
 		p.fail(name, v, "is not a valid branch name (see git check-ref-format); use for example "+DefaultBranch)
-		return def
+		return ""
 	}
 	return v
 }
 
-func (p *inputParser) list(name, def string) []string {
-	v := p.get(name, def)
+func (p *inputParser) list(name, v string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == '\n' }) {
@@ -320,12 +302,12 @@ var knownAssociations = map[string]bool{
 	"FIRST_TIME_CONTRIBUTOR": true, "FIRST_TIMER": true, "MANNEQUIN": true, "NONE": true,
 }
 
-func (p *inputParser) associations() []string {
+func (p *inputParser) associations(name, v string) []string {
 	var out []string
-	for _, a := range p.list(InputTrustedAssociations, DefaultTrustedAssociations) {
+	for _, a := range p.list(name, v) {
 		u := strings.ToUpper(a)
 		if !knownAssociations[u] {
-			p.fail(InputTrustedAssociations, a, "is not a GitHub author association; use OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR or NONE")
+			p.fail(name, a, "is not a GitHub author association; use OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR or NONE")
 			continue
 		}
 		out = append(out, u)
@@ -333,29 +315,24 @@ func (p *inputParser) associations() []string {
 	return out
 }
 
-func (p *inputParser) llm() string {
-	v := p.get(InputLLM, DefaultLLM)
+func (p *inputParser) llm(name, v string) string {
 	if v == "none" {
 		return v
 	}
 	provider, model, ok := strings.Cut(v, ":")
 	switch {
 	case !ok || model == "":
-		p.fail(InputLLM, v, "has no model; write provider:model, for example ollama:qwen2.5:0.5b, or none")
+		p.fail(name, v, "has no model; write provider:model, for example ollama:qwen2.5:0.5b, or none")
 	case provider != "ollama" && provider != "openai" && provider != "anthropic" && provider != "github":
-		p.fail(InputLLM, v, "names an unknown provider; use none, ollama:<model>, openai:<model>, anthropic:<model> or github:<model>")
+		p.fail(name, v, "names an unknown provider; use none, ollama:<model>, openai:<model>, anthropic:<model> or github:<model>")
 	default:
 		return v
 	}
-	return DefaultLLM
+	return ""
 }
 
-func (p *inputParser) url(name string) string {
-	v := p.in.GetInput(name)
-	if v == "" {
-		return ""
-	}
-	if !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
+func (p *inputParser) url(name, v string) string {
+	if v != "" && !strings.HasPrefix(v, "http://") && !strings.HasPrefix(v, "https://") {
 		p.fail(name, v, "is not an http(s) URL")
 		return ""
 	}
@@ -364,15 +341,11 @@ func (p *inputParser) url(name string) string {
 
 // budget parses a byte size as the renderer does (lessons.ParseBudget): a number with an
 // optional unit b, k, kb, m or mb (case-insensitive, k and m are ×1024).
-func (p *inputParser) budget(name string, def int) int {
-	v := p.in.GetInput(name)
-	if v == "" {
-		return def
-	}
+func (p *inputParser) budget(name, v string) int {
 	n, err := lessons.ParseBudget(v)
 	if err != nil {
 		p.fail(name, v, "is not a byte size; use for example 25kb")
-		return def
+		return 0
 	}
 	return n
 }

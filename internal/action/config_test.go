@@ -4,11 +4,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sethvargo/go-githubactions"
+	"gopkg.in/yaml.v3"
 )
 
 // envMap is a map-backed getenv.
@@ -25,7 +27,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Token != "ghs_x" || c.StorePath != DefaultStore || c.Branch != DefaultBranch || c.Scale != 1.5 ||
-		c.ExpireAfter != 50 || c.Lookback != DefaultLookback || c.RenderPath != DefaultRender ||
+		c.ExpireAfter != 50 || c.Lookback != 30 || c.RenderPath != DefaultRender ||
 		c.RenderBudget != 25*1024 || c.LLM != "none" || c.DryRun || len(c.Labels) != 1 || c.Labels[0] != "darwin-memo" {
 		t.Fatalf("defaults: %+v", c)
 	}
@@ -69,6 +71,39 @@ func TestParseConfigValues(t *testing.T) {
 	}
 }
 
+// TestInputsMatchActionYML: the input table names every input action.yml declares, in its
+// order, with the default action.yml declares.
+func TestInputsMatchActionYML(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("..", "..", "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		Inputs yaml.Node `yaml:"inputs"`
+	}
+	if err := yaml.Unmarshal(b, &meta); err != nil {
+		t.Fatalf("action.yml: %v", err)
+	}
+	var declared []string
+	for i := 0; i+1 < len(meta.Inputs.Content); i += 2 {
+		var in struct {
+			Default string `yaml:"default"`
+		}
+		if err := meta.Inputs.Content[i+1].Decode(&in); err != nil {
+			t.Fatalf("action.yml input %s: %v", meta.Inputs.Content[i].Value, err)
+		}
+		declared = append(declared, meta.Inputs.Content[i].Value+"="+in.Default)
+	}
+	var table []string
+	for _, in := range inputs {
+		table = append(table, in.name+"="+in.def)
+	}
+	if !slices.Equal(table, declared) {
+		t.Errorf("the input table (config.go) and action.yml differ:\ntable:      %q\naction.yml: %q", table, declared)
+	}
+}
+
 func TestParseConfigErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -87,6 +122,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"store not json", envMap{"INPUT_STORE": "lessons.yaml"}, "store"},
 		{"branch bad", envMap{"INPUT_BRANCH": "a..b"}, "branch"},
 		{"branch space", envMap{"INPUT_BRANCH": "my branch"}, "branch"},
+		{"branch prefix only", envMap{"INPUT_BRANCH": "refs/heads/"}, "branch"},
 		{"branch equals base", envMap{"INPUT_BRANCH": "main", "INPUT_BASE": "main"}, "branch"},
 		{"dry-run word", envMap{"INPUT_DRY-RUN": "maybe"}, "dry-run"},
 		{"llm provider", envMap{"INPUT_LLM": "gpt4"}, "llm"},
@@ -140,13 +176,13 @@ func TestRenderBudgetInput(t *testing.T) {
 		return githubactions.New(githubactions.WithGetenv(env.get))
 	}
 	for in, want := range map[string]int{"25kb": 25600, "4096": 4096, "1m": 1 << 20, "2 KB": 2048, "10b": 10} {
-		c, err := ParseConfig(validInputs(map[string]string{InputRenderBudget: in}))
+		c, err := ParseConfig(validInputs(map[string]string{"render-budget": in}))
 		if err != nil || c.RenderBudget != want {
 			t.Errorf("%q: %d %v, want %d", in, c.RenderBudget, err, want)
 		}
 	}
 	for _, in := range []string{"0", "0.5", "-1kb", "kb", "1tb", "NaN", "2gb"} {
-		if _, err := ParseConfig(validInputs(map[string]string{InputRenderBudget: in})); err == nil || !strings.Contains(err.Error(), `"render-budget"`) {
+		if _, err := ParseConfig(validInputs(map[string]string{"render-budget": in})); err == nil || !strings.Contains(err.Error(), `"render-budget"`) {
 			t.Errorf("%q: error %v", in, err)
 		}
 	}
