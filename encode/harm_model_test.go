@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 )
 
 // Training of the learned model (harm_model.go). Everything here is deterministic: the
@@ -176,6 +178,9 @@ func harmModelFromTraining(t *testing.T) (*harmModel, harmCV, []harmExample) {
 // TestHarmfulModel checks that harm_weights.go is the model trained on train.tsv (-update
 // rewrites it).
 func TestHarmfulModel(t *testing.T) {
+	if !*update {
+		exhaustive.Only(t) // retrains the model
+	}
 	model, _, _ := harmModelFromTraining(t)
 	src := formatHarmModel(t, model)
 	if *update {

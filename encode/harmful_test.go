@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 )
 
 var update = flag.Bool("update", false, "rewrite the harmful-advice numbers in docs/encoding.md")
@@ -89,6 +91,9 @@ func evalMatcher(ex []harmExample, shipped bool) harmEval {
 // baseline (naive Bayes, below) on the held-out set and by leave-one-out on the training set,
 // and checks that docs/encoding.md reports these numbers (-update rewrites them).
 func TestHarmfulHeldOut(t *testing.T) {
+	if !*update {
+		exhaustive.Only(t) // trains, cross-validates and evaluates over every labelled set
+	}
 	model, cv, train := harmModelFromTraining(t)
 	held := readHarmExamples(t, "testdata/refusal/heldout.tsv")
 	// heldout2.tsv: a second author's set, written without reading the rule or the other sets.

@@ -2,10 +2,10 @@ package encode
 
 import (
 	"context"
-	"os"
 	"reflect"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
@@ -15,10 +15,7 @@ import (
 // living lessons (each tokenised when asked).
 func TestEncodeKnownStoreMatchesList(t *testing.T) {
 	s := lessons.New("lessons.json", lessons.Options{})
-	n := 300
-	if os.Getenv("DARWIN_MEMO_EXHAUSTIVE") == "1" {
-		n = 3000
-	}
+	n := exhaustive.Or(300, 3000)
 	gen := textgen.Lessons(9, n)
 	for i, l := range gen {
 		if i == n/2 { // the lesson the fixture's first lesson duplicates, amid many others

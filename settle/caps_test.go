@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
@@ -66,11 +67,10 @@ func TestPerCommitCapsAbstainForGood(t *testing.T) {
 
 // TestDefaultCasesCap: with the default limits, a pull request whose artifacts hold more
 // testcases than any real suite (the attack: a few MB of zip inflating to millions of tiny
-// testcases) abstains for good instead of holding every testcase in memory.
+// testcases) abstains for good instead of holding every testcase in memory. A long sweep
+// (200,001 testcases); TestPerCommitCapsAbstainForGood is the fast case, with small caps.
 func TestDefaultCasesCap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("generates 200,001 testcases")
-	}
+	exhaustive.Only(t)
 	n := settle.DefaultLimits().MaxCases + 1
 	res, _ := measure(t, artifactRepo(t, casesXML(3, "t1"), casesXML(n, "")), settle.Options{})
 	if res.Outcome != settle.Abstained || !res.Final || !strings.Contains(res.Reason, fmt.Sprintf("more than %d testcases", n-1)) {

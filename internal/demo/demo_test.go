@@ -9,9 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 )
 
+// TestDemo runs the whole demo (DefaultRounds), as `darwin-memo demo` does: every fate
+// reached. A long sweep; TestDemoShortHistory is the fast case.
 func TestDemo(t *testing.T) {
+	exhaustive.Only(t)
 	var out bytes.Buffer
 	res, err := Run(context.Background(), Options{Out: &out})
 	t.Log("\n" + out.String())
@@ -51,21 +56,12 @@ func TestDemo(t *testing.T) {
 	if roles[RoleBorn] == 0 || roles[RoleHeir] == 0 {
 		t.Errorf("fates by role %v, want born lessons and heirs", roles)
 	}
-	if raceEnabled {
-		return // the determinism rerun doubles a slow run under the race detector
-	}
-	// Deterministic: a second run prints the same store.
-	again, err := Run(context.Background(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(again.Store, res.Store) {
-		t.Fatal("two demo runs ended in different stores")
-	}
 }
 
 // A history too short for every fate is no failure: Run says which fates are still to come
-// (issue 10 §3: -rounds 2 exited 1 with UNEXPECTED).
+// (issue 10 §3: -rounds 2 exited 1 with UNEXPECTED). The runway the demo gives a trivia lesson
+// is the bot pull request's "Ticks to starvation" for it, in the same output: one formula
+// (lessons.Store.TicksToStarvation, issue 23 §10). A second run ends in the same store.
 func TestDemoShortHistory(t *testing.T) {
 	var out bytes.Buffer
 	res, err := Run(context.Background(), Options{Out: &out, Rounds: 2})
@@ -74,15 +70,6 @@ func TestDemoShortHistory(t *testing.T) {
 	}
 	if len(res.NotYet()) == 0 || strings.Contains(out.String(), "UNEXPECTED") || !strings.Contains(out.String(), "selection has not finished") {
 		t.Errorf("not-yet fates %v, output:\n%s", res.NotYet(), out.String())
-	}
-}
-
-// Issue 23 §10: the runway the demo gives a trivia lesson is the bot pull request's "Ticks to
-// starvation" for it, in the same output: one formula (lessons.Store.TicksToStarvation).
-func TestDemoRunwayMatchesTheBotPullRequest(t *testing.T) {
-	res, err := Run(context.Background(), Options{Out: io.Discard, Rounds: 2})
-	if err != nil {
-		t.Fatal(err)
 	}
 	compared := 0
 	for _, line := range res.NotYet() {
@@ -102,5 +89,12 @@ func TestDemoRunwayMatchesTheBotPullRequest(t *testing.T) {
 	}
 	if compared == 0 {
 		t.Fatalf("no trivia runway to compare in %v", res.NotYet())
+	}
+	again, err := Run(context.Background(), Options{Out: io.Discard, Rounds: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.Store, res.Store) {
+		t.Fatal("two demo runs ended in different stores")
 	}
 }

@@ -21,12 +21,12 @@ const module = "github.com/darwin-memo/darwin-memo-action"
 // `demo` command, which links internal/ghfake).
 var instruments = []string{
 	"bench/...", "internal/demo", "internal/ghfake/...", "internal/rank/textgen", "internal/tinygguf/...",
-	"internal/golden", "internal/docscheck", "internal/releasecheck", "internal/layering",
+	"internal/golden", "internal/exhaustive", "internal/docscheck", "internal/releasecheck", "internal/layering",
 }
 
 // testSupport is what no product binary links: the testing packages, and the repository's
 // test-only helpers.
-var testSupport = []string{"testing", "testing/...", "net/http/httptest", "internal/golden", "internal/ghfake/ghschema"}
+var testSupport = []string{"testing", "testing/...", "net/http/httptest", "internal/golden", "internal/exhaustive", "internal/ghfake/ghschema"}
 
 // rule: the packages from (patterns) but those in skip depend on none of the packages in not
 // (patterns), except those in allow. A rule not enforced yet (enforced false) is only logged while it is broken,

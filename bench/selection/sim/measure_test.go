@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
@@ -29,11 +30,11 @@ func allPassing(n int) []bool {
 	return out
 }
 
+// TestCompactMeasurementMatchesFullSuite: the CI that hands settle only the tests that
+// changed measures what the whole suite measures, over a random walk of the suite (400 steps
+// per noise level in the long sweep, 80 in the fast case).
 func TestCompactMeasurementMatchesFullSuite(t *testing.T) {
-	steps := 400
-	if testing.Short() {
-		steps = 100
-	}
+	steps := exhaustive.Or(80, 400)
 	for _, noise := range []float64{0, 0.1, 0.5, 0.9} {
 		w := measureWorld(t, noise)
 		rng := rand.New(rand.NewPCG(uint64(noise*100), 1))
