@@ -136,8 +136,8 @@ type Encoder struct {
 }
 
 // New returns an encoder that asks provider (nil means the deterministic
-// encoder). Options used: WithRand, WithLogger, WithTrustAllAuthors,
-// WithTrustedAssociations, WithCallTimeout.
+// encoder). Options used: WithRand, WithLogger, WithTrustedAssociations,
+// WithCallTimeout.
 func New(provider Provider, opts ...Option) *Encoder {
 	if provider == nil {
 		provider = noneProvider{}

@@ -126,7 +126,7 @@ func TestTrust(t *testing.T) {
 		for i := range p.Reviews {
 			p.Reviews[i].AuthorAssociation = tc.reviewer
 		}
-		res, err := New(staticProvider{[]RawLesson{goodLesson, review}}, WithTrustAllAuthors(tc.optIn)).Encode(context.Background(), &p, nil)
+		res, err := New(staticProvider{[]RawLesson{goodLesson, review}}, trustIf(tc.optIn)).Encode(context.Background(), &p, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,6 +136,18 @@ func TestTrust(t *testing.T) {
 			}
 		}
 	}
+}
+
+// trustEveryone trusts every author association, as a workflow that lists them all in the
+// trusted-associations input does.
+var trustEveryone = WithTrustedAssociations("OWNER", "MEMBER", "COLLABORATOR", "CONTRIBUTOR", "FIRST_TIME_CONTRIBUTOR", "FIRST_TIMER", "MANNEQUIN", "NONE")
+
+// trustIf is trustEveryone when all is set, else the default trust.
+func trustIf(all bool) Option {
+	if all {
+		return trustEveryone
+	}
+	return func(*config) {}
 }
 
 func TestTrustedAssociations(t *testing.T) {

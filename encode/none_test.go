@@ -96,7 +96,7 @@ func TestDeterministicOnRealMergedWebhookPR(t *testing.T) {
 	if got := res.Candidates[0].Sources; strings.Join(got, " ") != "pr#3 path:cloudbuild.yaml" {
 		t.Errorf("sources %v", got)
 	}
-	res, err = New(nil, WithTrustAllAuthors(true)).Encode(context.Background(), pr, nil)
+	res, err = New(nil, trustEveryone).Encode(context.Background(), pr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

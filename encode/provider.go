@@ -74,7 +74,6 @@ type config struct {
 	sleep      func(context.Context, time.Duration) error
 	maxWait    time.Duration
 	rand       io.Reader
-	trustAll   bool
 	trusted    []string
 	timeout    time.Duration
 }
@@ -224,12 +223,6 @@ func WithCallTimeout(d time.Duration) Option {
 	return func(c *config) { c.timeout = d }
 }
 
-// WithTrustAllAuthors opts in to adding lessons from authors who are not
-// OWNER, MEMBER or COLLABORATOR (by default they are only proposed).
-func WithTrustAllAuthors(on bool) Option {
-	return func(c *config) { c.trustAll = on }
-}
-
 // WithTrustedAssociations replaces the author associations whose lessons
 // are added rather than proposed (default OWNER, MEMBER, COLLABORATOR). It
 // applies to the PR author and to the authors of cited review comments.
@@ -237,11 +230,8 @@ func WithTrustedAssociations(associations ...string) Option {
 	return func(c *config) { c.trusted = associations }
 }
 
-// isTrusted applies WithTrustAllAuthors and WithTrustedAssociations.
+// isTrusted applies WithTrustedAssociations.
 func (c config) isTrusted(association string) bool {
-	if c.trustAll {
-		return true
-	}
 	if c.trusted == nil {
 		return Trusted(association)
 	}
