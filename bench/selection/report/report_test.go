@@ -155,7 +155,7 @@ func TestNiceTicks(t *testing.T) {
 func TestCommandWritesDeterministicDocs(t *testing.T) {
 	dir := t.TempDir()
 	md := filepath.Join(dir, "benchmarks.md")
-	args := []string{"-seeds", "2", "-prs", "60", "-noise", "0,0.1", "-write", md}
+	args := []string{"-seeds", "2", "-prs", "30", "-noise", "0,0.1", "-write", md}
 	var out bytes.Buffer
 	if err := Command(context.Background(), args, &out, io.Discard); err != nil {
 		t.Fatal(err)
@@ -238,7 +238,7 @@ func TestCommandErrors(t *testing.T) {
 
 func TestTuningReusesTheMainSweep(t *testing.T) {
 	cfg := sim.DefaultConfig()
-	cfg.PRs = 40
+	cfg.PRs = 20
 	main, err := NewSweep(cfg, 1, []float64{0, 0.1}).Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +319,7 @@ func TestCommandWritesTuningTables(t *testing.T) {
 	if err := os.WriteFile(tuning, []byte(prose), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-seeds", "2", "-prs", "40", "-noise", "0,0.1", "-tuning", tuning}
+	args := []string{"-seeds", "2", "-prs", "20", "-noise", "0,0.1", "-tuning", tuning}
 	var out bytes.Buffer
 	if err := Command(context.Background(), args, &out, io.Discard); err != nil {
 		t.Fatal(err)
