@@ -61,9 +61,6 @@ const DefaultWalkBack = 10
 
 // Options tune Measure. The zero value is the default behaviour.
 type Options struct {
-	// UseMergeCommitCI measures "after" at the merge commit when its push
-	// CI is complete, instead of the PR's final head.
-	UseMergeCommitCI bool
 	// ArtifactName is a path.Match glob selecting the workflow artifacts
 	// that hold JUnit XML; empty selects names containing test, junit or
 	// report.
@@ -76,8 +73,6 @@ type Options struct {
 	// computed, as darwin-memo does) and quarantined tests leave the delta.
 	// The caller saves it afterwards.
 	History *FlakyHistory
-	// IgnoreChecks names check runs to ignore.
-	IgnoreChecks []string
 	// IgnoreRunIDs lists workflow runs to ignore, with their job check
 	// runs: pass GITHUB_RUN_ID so the run doing the measuring (still in
 	// progress, and filed under the PR head for pull_request events) does
@@ -365,20 +360,6 @@ type chosen struct {
 func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
 	head := m.pr.GetHead().GetSHA()
 	why := fmt.Sprintf("final head of #%d (its pull_request CI)", m.pr.GetNumber())
-	if mc := m.pr.GetMergeCommitSHA(); m.opts.UseMergeCommitCI && mc != "" {
-		ci, err := m.ciAt(ctx, mc)
-		if err != nil {
-			return chosen{}, err
-		}
-		switch {
-		case ci.hasCI() && len(ci.incomplete()) == 0:
-			return chosen{mc, fmt.Sprintf("merge commit of #%d (push CI complete)", m.pr.GetNumber()), ci}, nil
-		case ci.hasCI():
-			why += "; merge commit CI still running"
-		default:
-			why += "; no CI on the merge commit"
-		}
-	}
 	ci, err := m.ciAt(ctx, head)
 	if err != nil {
 		return chosen{}, err
@@ -388,7 +369,7 @@ func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
 	}
 	// Repositories whose CI runs only on push to the base branch have none
 	// on the PR head; the merge commit's push CI is then the after side.
-	if mc := m.pr.GetMergeCommitSHA(); mc != "" && !m.opts.UseMergeCommitCI {
+	if mc := m.pr.GetMergeCommitSHA(); mc != "" {
 		mci, err := m.ciAt(ctx, mc)
 		if err != nil {
 			return chosen{}, err

@@ -45,15 +45,10 @@ func (s *sideCI) incomplete() []string {
 	return out
 }
 
-// ignored reports whether a check run is excluded: named in IgnoreChecks,
-// or a job of an ignored workflow run (Actions job check runs link their
-// run in details_url: .../actions/runs/<id>/job/<job id>).
+// ignored reports whether a check run is a job of an ignored workflow run
+// (Actions job check runs link their run in details_url:
+// .../actions/runs/<id>/job/<job id>).
 func (m *measurer) ignored(r *github.CheckRun) bool {
-	for _, n := range m.opts.IgnoreChecks {
-		if n == r.GetName() {
-			return true
-		}
-	}
 	for _, id := range m.opts.IgnoreRunIDs {
 		if strings.Contains(r.GetDetailsURL()+"/", fmt.Sprintf("/actions/runs/%d/", id)) {
 			return true
