@@ -19,23 +19,15 @@ import (
 // publish-unit-test-result-action writes at the end of its check-run summary.
 const DigestPrefix = "[test-results]:data:application/gzip;base64,"
 
-// Digest is the decoded statistics of an EnricoMi check run. "Tests" are
-// unique test cases, "runs" every execution (matrix, retries).
+// Digest is the part of an EnricoMi check run's statistics the measurement reads: the counts
+// of unique test cases (the digest also counts "runs", every execution across a matrix and
+// retries, which a delta of tests must not).
 type Digest struct {
-	Files      int    `json:"files"`
-	Suites     int    `json:"suites"`
-	Duration   int    `json:"duration"`
-	Tests      int    `json:"tests"`
-	TestsSucc  int    `json:"tests_succ"`
-	TestsSkip  int    `json:"tests_skip"`
-	TestsFail  int    `json:"tests_fail"`
-	TestsError int    `json:"tests_error"`
-	Runs       int    `json:"runs"`
-	RunsSucc   int    `json:"runs_succ"`
-	RunsSkip   int    `json:"runs_skip"`
-	RunsFail   int    `json:"runs_fail"`
-	RunsError  int    `json:"runs_error"`
-	Commit     string `json:"commit"`
+	Tests      int `json:"tests"`
+	TestsSucc  int `json:"tests_succ"`
+	TestsSkip  int `json:"tests_skip"`
+	TestsFail  int `json:"tests_fail"`
+	TestsError int `json:"tests_error"`
 }
 
 // ErrNoDigest is returned by DecodeDigest when the summary has no digest.

@@ -75,9 +75,6 @@ func TestDecodeDigestFixtures(t *testing.T) {
 			if got := d.Counts(); got != tt.want {
 				t.Errorf("Counts = %+v, want %+v", got, tt.want)
 			}
-			if d.Commit != "commit sha" {
-				t.Errorf("Commit = %q", d.Commit)
-			}
 		})
 	}
 	if _, err := DecodeDigest("no digest here"); !errors.Is(err, ErrNoDigest) {
