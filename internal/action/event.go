@@ -54,7 +54,6 @@ func ParseEvent(name string, payload []byte) (Trigger, error) {
 			HeadSHA    string `json:"head_sha"`
 			HeadBranch string `json:"head_branch"`
 			Event      string `json:"event"`
-			Status     string `json:"status"`
 		} `json:"workflow_run"`
 		Inputs map[string]any `json:"inputs"`
 	}
