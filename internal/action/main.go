@@ -46,8 +46,6 @@ type Options struct {
 	Now func() time.Time
 	// Sleep waits while CI is pending under wait-for-ci (nil: a timer).
 	Sleep func(ctx context.Context, d time.Duration) error
-	// EncoderOptions are passed to the lesson encoder (tests inject fakes).
-	EncoderOptions []encode.Option
 	// FileLimits bound the files written to the bot branch (zero: GitHub's 50 MB warning
 	// and 100 MB limit; tests lower them).
 	FileLimits FileLimits
@@ -127,7 +125,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if measure == nil {
 		measure = SettleMeasurer(cfg.ArtifactName, env.RunID, BotFiles(cfg), nil)
 	}
-	encOpts := append([]encode.Option{encode.WithGetenv(opts.Getenv)}, opts.EncoderOptions...)
+	encOpts := []encode.Option{encode.WithGetenv(opts.Getenv)}
 	if cfg.LLMBaseURL != "" {
 		encOpts = append(encOpts, encode.WithBaseURL(cfg.LLMBaseURL))
 	}
