@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path"
 	"strconv"
@@ -36,8 +35,6 @@ type Options struct {
 	Getenv func(string) string
 	// Stdout receives the log and workflow commands.
 	Stdout io.Writer
-	// HTTPBase is the transport under the GitHub client's retry layer (nil: the default).
-	HTTPBase http.RoundTripper
 	// Policy bounds the GitHub client's retries (zero fields: ghapi's defaults).
 	Policy ghapi.Policy
 	// Measure measures merged pull requests (nil: settle.Measure).
@@ -117,7 +114,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 		policy.Logf = logf
 	}
 	policy.Memo = true // a run reads the same commits and files at a sha several times
-	client, tr, err := ghapi.NewClient(ghapi.Options{APIURL: env.APIURL, Token: cfg.Token, Base: opts.HTTPBase, Policy: policy, UserAgent: "darwin-memo-action"})
+	client, tr, err := ghapi.NewClient(ghapi.Options{APIURL: env.APIURL, Token: cfg.Token, Policy: policy, UserAgent: "darwin-memo-action"})
 	if err != nil {
 		return nil, env, err
 	}

@@ -32,9 +32,6 @@ type Options struct {
 	Token string
 	// UserAgent overrides go-github's default user agent.
 	UserAgent string
-	// Base is the transport under the retry and auth layers; nil means a
-	// clone of http.DefaultTransport.
-	Base http.RoundTripper
 	// Policy bounds retries; zero fields take the defaults of DefaultPolicy.
 	Policy Policy
 }
@@ -42,10 +39,7 @@ type Options struct {
 // NewClient returns a go-github client for opts.APIURL and the Transport
 // that carries it, so callers can read request counts.
 func NewClient(opts Options) (*github.Client, *Transport, error) {
-	base := opts.Base
-	if base == nil {
-		base = http.DefaultTransport.(*http.Transport).Clone()
-	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
 	api := strings.TrimSpace(opts.APIURL)
 	if api == "" {
 		api = DefaultAPIURL
