@@ -24,29 +24,23 @@ import (
 type StdioTransport struct {
 	Reader io.Reader
 	Writer io.Writer
-	// MaxLineLength bounds one message; 0 means mcp.DefaultMaxLineLength.
-	MaxLineLength int
 }
 
 // Connect implements mcp.Transport: the SDK's IOTransport reads the lines
 // that are JSON-RPC messages, through a pipe fed by a filter that answers
 // the others itself.
 func (t *StdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	limit := t.MaxLineLength
-	if limit <= 0 {
-		limit = mcp.DefaultMaxLineLength
-	}
 	w := &lockedWriter{w: t.Writer, flight: newInFlight()}
 	pr, pw := io.Pipe()
 	go func() {
-		err := filterLines(t.Reader, pw, w, limit)
+		err := filterLines(t.Reader, pw, w, mcp.DefaultMaxLineLength)
 		if err == nil {
 			// The input ended: the server still answers what it was asked.
 			w.flight.wait(ctx)
 		}
 		pw.CloseWithError(err)
 	}()
-	return (&mcp.IOTransport{Reader: pr, Writer: w, MaxLineLength: limit}).Connect(ctx)
+	return (&mcp.IOTransport{Reader: pr, Writer: w, MaxLineLength: mcp.DefaultMaxLineLength}).Connect(ctx)
 }
 
 // filterLines copies the lines of r that are JSON-RPC messages to pw, noting
