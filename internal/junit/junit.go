@@ -18,13 +18,11 @@
 package junit
 
 import (
-	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -67,23 +65,15 @@ func Combine(a, b Status) Status {
 	return a
 }
 
-// Case is one <testcase> element.
+// Case is one <testcase> element: what a measurement reads of it.
 type Case struct {
 	// ID is classname + "::" + name, or just name when classname is empty.
 	ID        string
-	Suite     string // innermost enclosing <testsuite name>
 	Classname string
 	Name      string
-	File      string
 	Status    Status
-	// Errored is true when the final outcome came from an <error> (or
-	// <rerunError>) rather than a <failure>.
+	// Errored is true when the final outcome came from an <error> rather than a <failure>.
 	Errored bool
-	// Reruns counts rerun/flaky elements (flakyFailure, rerunFailure, ...).
-	Reruns int
-	// Message is the first line of the failure, error or skip message,
-	// capped at 200 bytes.
-	Message string
 }
 
 // MaxDepth bounds element nesting so hostile input cannot exhaust the stack
@@ -131,15 +121,13 @@ func ID(classname, name string) string {
 
 // walk streams one JUnit XML document and calls emit for every testcase as soon as its end
 // tag is read (c is reused afterwards: emit copies what it keeps); collection is true for a
-// testcase with an empty classname and an <error>. It
-// keeps only the enclosing suite names and the testcase being read (at most maxBody bytes of
-// a failure's or skip's text), never the document, so its memory does not grow with the
-// report's size. encoding/xml expands no external entity and no DTD: a document that uses
+// testcase with an empty classname and an <error>. It keeps only the testcase being read
+// (its id and the kinds of its children, never their text) and not the document, so its
+// memory does not grow with the report's size. encoding/xml expands no external entity and no DTD: a document that uses
 // an entity it declares (billion laughs, XXE) fails with a syntax error.
 func walk(name string, src io.Reader, emit func(c *Case, collection bool) error) error {
 	d := xml.NewDecoder(src)
 	d.CharsetReader = charsetReader
-	var suites []string
 	depth := 0
 	sawRoot := false
 	var cur *caseState // the testcase being read, nil outside one
@@ -174,21 +162,11 @@ func walk(name string, src io.Reader, emit func(c *Case, collection bool) error)
 				// Inside a testcase only its direct children count, as with
 				// DecodeElement into xmlCase: nested suites and cases are ignored.
 				if depth == cur.depth+1 {
-					cur.startChild(t)
+					cur.child = t.Name.Local
 				}
-			case t.Name.Local == "testsuite":
-				suites = append(suites, attr(t, "name"))
 			case t.Name.Local == "testcase":
-				suite := ""
-				if len(suites) > 0 {
-					suite = suites[len(suites)-1]
-				}
-				cs.reset(t, suite, depth)
+				cs.reset(t, depth)
 				cur = &cs
-			}
-		case xml.CharData:
-			if cur != nil && depth == cur.depth+1 {
-				cur.text(t)
 			}
 		case xml.EndElement:
 			switch {
@@ -200,8 +178,6 @@ func walk(name string, src io.Reader, emit func(c *Case, collection bool) error)
 				if err := emit(c, collection); err != nil {
 					return err
 				}
-			case cur == nil && t.Name.Local == "testsuite" && len(suites) > 0:
-				suites = suites[:len(suites)-1]
 			}
 			depth--
 		}
@@ -224,10 +200,6 @@ func attr(t xml.StartElement, name string) string {
 	return v
 }
 
-// maxBody bounds the text kept from one failure, error or skip element: enough for the first
-// line Case.Message shows (200 bytes) after any leading white space.
-const maxBody = 4096
-
 // caseState is one <testcase> being streamed. Children are seen in document order, so the
 // "skip unless already failed" rule applies as they arrive.
 type caseState struct {
@@ -236,69 +208,32 @@ type caseState struct {
 	failed, skipped, flaky bool
 	plainError             bool // an <error> child: with an empty classname, a collection error
 	child                  string
-	childMsg               string
-	body                   []byte
 }
 
-// reset starts a testcase, keeping the body buffer's capacity.
-func (cs *caseState) reset(t xml.StartElement, suite string, depth int) {
-	*cs = caseState{depth: depth, body: cs.body[:0]}
-	cs.c = Case{Suite: suite, Classname: attr(t, "classname"), Name: attr(t, "name"), File: attr(t, "file"), Status: Passed}
+// reset starts a testcase.
+func (cs *caseState) reset(t xml.StartElement, depth int) {
+	*cs = caseState{depth: depth}
+	cs.c = Case{Classname: attr(t, "classname"), Name: attr(t, "name"), Status: Passed}
 	cs.c.ID = ID(cs.c.Classname, cs.c.Name)
-}
-
-func (cs *caseState) startChild(t xml.StartElement) {
-	cs.child = t.Name.Local
-	cs.childMsg = attr(t, "message")
-	cs.body = cs.body[:0]
-}
-
-// text keeps the start of a child's character data: leading white space is dropped and at
-// most maxBody bytes are kept.
-func (cs *caseState) text(data []byte) {
-	switch cs.child {
-	case "failure", "error", "skipped":
-	default:
-		return
-	}
-	if len(cs.body) == 0 {
-		data = bytes.TrimLeftFunc(data, unicode.IsSpace)
-	}
-	if room := maxBody - len(cs.body); len(data) > room {
-		data = data[:room]
-	}
-	cs.body = append(cs.body, data...)
 }
 
 func (cs *caseState) endChild() {
 	c := &cs.c
 	switch cs.child {
 	case "failure", "error":
-		if !cs.failed {
-			c.Message = cs.message()
-		}
 		cs.failed = true
 		c.Errored = c.Errored || cs.child == "error"
 		cs.plainError = cs.plainError || cs.child == "error"
 	case "skipped":
-		if !cs.failed && !cs.skipped {
-			c.Message = cs.message()
-		}
 		cs.skipped = true
-	case "flakyFailure", "flakyError":
-		c.Reruns++
-		cs.flaky = true
-	case "rerunFailure", "rerunError":
-		// Written next to a final <failure>/<error> when every rerun
-		// failed too. Alone (no final failure) it can only mean the
-		// test passed eventually, so it is treated like flaky.
-		c.Reruns++
+	case "flakyFailure", "flakyError", "rerunFailure", "rerunError":
+		// A rerun element written next to a final <failure>/<error> when every rerun failed
+		// too. Alone (no final failure) it can only mean the test passed eventually, so it is
+		// treated like flaky.
 		cs.flaky = true
 	}
 	cs.child = ""
 }
-
-func (cs *caseState) message() string { return firstLine(cs.childMsg, string(cs.body)) }
 
 func (cs *caseState) finish() (*Case, bool) {
 	c := &cs.c
@@ -315,23 +250,6 @@ func (cs *caseState) finish() (*Case, bool) {
 	}
 	collection := c.Errored && strings.TrimSpace(c.Classname) == "" && cs.plainError
 	return c, collection
-}
-
-func firstLine(msg, body string) string {
-	s := strings.TrimSpace(msg)
-	if s == "" {
-		s = strings.TrimSpace(body)
-	}
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	if len(s) > 200 {
-		s = s[:200]
-		for !utf8.ValidString(s) && len(s) > 0 {
-			s = s[:len(s)-1]
-		}
-	}
-	return s
 }
 
 // charsetReader accepts the single-byte encodings producers actually declare

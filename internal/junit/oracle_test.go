@@ -22,7 +22,6 @@ func oracleParse(name string, src io.Reader) (*Report, error) {
 func (r *Report) oracleAdd(name string, src io.Reader) error {
 	d := xml.NewDecoder(src)
 	d.CharsetReader = charsetReader
-	var suites []string
 	depth := 0
 	sawRoot := false
 	for {
@@ -47,20 +46,13 @@ func (r *Report) oracleAdd(name string, src io.Reader) error {
 					return fmt.Errorf("junit: parse %s: root element <%s>: %w", name, t.Name.Local, ErrNotJUnit)
 				}
 			}
-			switch t.Name.Local {
-			case "testsuite":
-				suites = append(suites, attr(t, "name"))
-			case "testcase":
+			if t.Name.Local == "testcase" {
 				var tc xmlCase
 				if err := d.DecodeElement(&tc, &t); err != nil {
 					return fmt.Errorf("junit: parse %s: testcase %q: %w", name, attr(t, "name"), err)
 				}
 				depth--
-				suite := ""
-				if len(suites) > 0 {
-					suite = suites[len(suites)-1]
-				}
-				c := tc.toCase(suite)
+				c := tc.toCase()
 				if c.Errored && strings.TrimSpace(tc.Classname) == "" && hasPlainError(tc) {
 					r.CollectionErrors = append(r.CollectionErrors, c.ID)
 				}
@@ -68,9 +60,6 @@ func (r *Report) oracleAdd(name string, src io.Reader) error {
 			}
 		case xml.EndElement:
 			depth--
-			if t.Name.Local == "testsuite" && len(suites) > 0 {
-				suites = suites[:len(suites)-1]
-			}
 		}
 	}
 	if !sawRoot {
@@ -84,15 +73,12 @@ func (r *Report) oracleAdd(name string, src io.Reader) error {
 type xmlCase struct {
 	Name      string     `xml:"name,attr"`
 	Classname string     `xml:"classname,attr"`
-	File      string     `xml:"file,attr"`
 	Children  []xmlChild `xml:",any"`
 }
 
 type xmlChild struct {
 	XMLName xml.Name
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Body    string `xml:",chardata"`
+	Body    string `xml:",chardata"` // read, so a malformed child fails as in the product
 }
 
 func hasPlainError(tc xmlCase) bool {
@@ -104,37 +90,25 @@ func hasPlainError(tc xmlCase) bool {
 	return false
 }
 
-func (tc xmlCase) toCase(suite string) Case {
+func (tc xmlCase) toCase() Case {
 	c := Case{
 		ID:        ID(tc.Classname, tc.Name),
-		Suite:     suite,
 		Classname: tc.Classname,
 		Name:      tc.Name,
-		File:      tc.File,
 		Status:    Passed,
 	}
 	failed, skipped, flaky := false, false, false
 	for _, ch := range tc.Children {
 		switch ch.XMLName.Local {
 		case "failure", "error":
-			if !failed {
-				c.Message = firstLine(ch.Message, ch.Body)
-			}
 			failed = true
 			c.Errored = c.Errored || ch.XMLName.Local == "error"
 		case "skipped":
-			if !failed && !skipped {
-				c.Message = firstLine(ch.Message, ch.Body)
-			}
 			skipped = true
-		case "flakyFailure", "flakyError":
-			c.Reruns++
-			flaky = true
-		case "rerunFailure", "rerunError":
+		case "flakyFailure", "flakyError", "rerunFailure", "rerunError":
 			// Written next to a final <failure>/<error> when every rerun
 			// failed too. Alone (no final failure) it can only mean the
 			// test passed eventually, so it is treated like flaky.
-			c.Reruns++
 			flaky = true
 		}
 	}

@@ -315,9 +315,6 @@ func FuzzStreamingMatchesOracle(f *testing.F) {
 	f.Add([]byte(`<testsuite><testcase name="a"><skipped>  x</skipped><failure><![CDATA[
   trace]]><b>ignored</b> more</failure><testcase name="inner"/></testcase></testsuite>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > maxBody {
-			return // a failure's text past maxBody may end its first line differently (white space)
-		}
 		got, err := ParseBytes("f.xml", data)
 		want, oerr := oracleParse("f.xml", bytes.NewReader(data))
 		if err != nil || oerr != nil {
