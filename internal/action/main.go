@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path"
 	"strconv"
@@ -122,7 +123,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if measure == nil {
 		measure = SettleMeasurer(cfg.ArtifactName, env.RunID, BotFiles(cfg), nil)
 	}
-	encOpts := []encode.Option{encode.WithGetenv(opts.Getenv)}
+	encOpts := []encode.Option{encode.WithGetenv(opts.Getenv), encode.WithLogger(encoderLogger(out))}
 	if cfg.LLMBaseURL != "" {
 		encOpts = append(encOpts, encode.WithBaseURL(cfg.LLMBaseURL))
 	}
@@ -228,4 +229,26 @@ func prNumber(n int) string {
 // bytes, labelled with the store file's name.
 func RenderStore(s *lessons.Store, storePath string, budget int) ([]byte, error) {
 	return s.Render(lessons.RenderOptions{Budget: budget, Label: path.Base(storePath), Questions: true})
+}
+
+// encoderLogger is the encoder's slog.Logger: one step-log line per record,
+// without the time (the runner stamps each line), each passed through
+// logsafe, since its attributes quote model replies.
+func encoderLogger(out io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(logWriter{out}, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}
+
+// logWriter writes what a slog handler formats through logsafe.Lines.
+type logWriter struct{ w io.Writer }
+
+func (l logWriter) Write(p []byte) (int, error) {
+	logsafe.Lines(l.w, string(p))
+	return len(p), nil
 }
