@@ -40,6 +40,7 @@ type featureTerm struct {
 
 type featureHit struct {
 	question        string
+	answer          string
 	q, a            []string // the question's and answer's terms in order
 	score, coverage float64
 	superseded      bool
@@ -94,7 +95,7 @@ func collectFeatureProbes(t *testing.T) (sets []string, out []featureProbe) {
 				}
 				fp := featureProbe{set: filepath.Base(dir), query: pr.Query, abstain: pr.Abstain, lessons: len(s.living), storeTerms: storeTerms, seq: rank.Terms(pr.Query)}
 				for _, h := range hits {
-					fp.hits = append(fp.hits, featureHit{question: h.Entry.Question, q: rank.Terms(h.Entry.Question), a: rank.Terms(h.Entry.Answer),
+					fp.hits = append(fp.hits, featureHit{question: h.Entry.Question, answer: h.Entry.Answer, q: rank.Terms(h.Entry.Question), a: rank.Terms(h.Entry.Answer),
 						score: h.Score, coverage: h.Coverage, superseded: h.SupersededBy != "", wanted: slices.Contains(pr.Want, key[h.Entry.ID])})
 				}
 				first, _ := fp.firstTwo()

@@ -1,0 +1,252 @@
+package lessons
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
+)
+
+// Word-vector candidates of rank.Confidence (issue 24): the semantic
+// similarity of the query and the first lesson, from pretrained GloVe
+// vectors, as one more feature of the model. The vectors are not in the
+// repository; docs/retrieval.md says how the text file is made.
+//
+//	go test ./lessons -run TestVectorFeatures -v -wordvectors FILE
+var wordVectorsFile = flag.String("wordvectors", "", "a GloVe text file (word, then its components, one word a line, most frequent first) for TestVectorFeatures")
+
+// wordVectors maps a word to its unit-length vector.
+type wordVectors map[string][]float32
+
+// loadWordVectors reads the first n words of a GloVe text file.
+func loadWordVectors(t *testing.T, path string, n int) wordVectors {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("open word vectors: %v", err)
+	}
+	defer f.Close()
+	out := wordVectors{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() && len(out) < n {
+		fields := strings.Fields(sc.Text())
+		v := make([]float32, len(fields)-1)
+		norm := 0.0
+		for i, s := range fields[1:] {
+			x, err := strconv.ParseFloat(s, 32)
+			if err != nil {
+				t.Fatalf("word vectors %s: %v", fields[0], err)
+			}
+			v[i] = float32(x)
+			norm += x * x
+		}
+		norm = math.Sqrt(norm)
+		for i := range v {
+			v[i] /= float32(norm)
+		}
+		out[fields[0]] = v
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read word vectors: %v", err)
+	}
+	return out
+}
+
+func (wv wordVectors) cos(a, b string) float64 {
+	x, ok1 := wv[a]
+	y, ok2 := wv[b]
+	if !ok1 || !ok2 {
+		return 0
+	}
+	s := 0.0
+	for i := range x {
+		s += float64(x[i]) * float64(y[i])
+	}
+	return s
+}
+
+// vectorFeatures are the word-vector features of one probe's first lesson
+// that may decide.
+type vectorFeatures struct {
+	meanCosQuestion float64    // cosine of the weighted mean vectors of the query and the lesson's question
+	meanCosLesson   float64    // ... of the query and the whole lesson
+	softCoverage    [3]float64 // coverage where an unmatched query word counts its best cosine (at least softThresholds[i]) with a lesson word
+	softQuestion    float64    // soft coverage (threshold 0.5) against the question alone
+	nextSoft        float64    // the next lesson's soft coverage (0.5)
+}
+
+var softThresholds = [3]float64{0.4, 0.5, 0.6}
+
+// words returns the distinct surface words of text's terms with their
+// background weight 0.5 + 0.5 · rarity.
+func vectorWords(text string) (words []string, weights []float64) {
+	for _, q := range rank.QueryTerms(text) {
+		words = append(words, q.Word)
+		weights = append(weights, 0.5+0.5*rank.Rarity(q.Word))
+	}
+	return words, weights
+}
+
+func (wv wordVectors) mean(words []string, weights []float64) []float64 {
+	var m []float64
+	for i, w := range words {
+		v, ok := wv[w]
+		if !ok {
+			continue
+		}
+		if m == nil {
+			m = make([]float64, len(v))
+		}
+		for j := range v {
+			m[j] += weights[i] * float64(v[j])
+		}
+	}
+	return m
+}
+
+func cosine(a, b []float64) float64 {
+	if a == nil || b == nil {
+		return 0
+	}
+	s, na, nb := 0.0, 0.0, 0.0
+	for i := range a {
+		s += a[i] * b[i]
+		na += a[i] * a[i]
+		nb += b[i] * b[i]
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return s / math.Sqrt(na*nb)
+}
+
+// softCoverage is the share of the query's weight the lesson holds, a
+// query word the lesson lacks counting its best cosine with a lesson word
+// when that is at least tau (soft term matching, after Sidorov et al. 2014).
+func (wv wordVectors) softCoverage(p featureProbe, h featureHit, lessonWords []string, tau float64) float64 {
+	q := rank.QueryTerms(p.query)
+	num, den := 0.0, 0.0
+	for i, ft := range p.terms {
+		den += ft.weight
+		if h.holds(ft.term) {
+			num += ft.weight
+			continue
+		}
+		best := 0.0
+		for _, w := range lessonWords {
+			best = max(best, wv.cos(q[i].Word, w))
+		}
+		if best >= tau {
+			num += best * ft.weight
+		}
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
+func (wv wordVectors) features(p featureProbe) vectorFeatures {
+	var f vectorFeatures
+	first, next := p.firstTwo()
+	if first < 0 {
+		return f
+	}
+	h := p.hits[first]
+	qw, qweights := vectorWords(p.query)
+	for i, ft := range p.terms {
+		qweights[i] = ft.weight
+	}
+	qm := wv.mean(qw, qweights)
+	questionWords, questionWeights := vectorWords(h.question)
+	f.meanCosQuestion = cosine(qm, wv.mean(questionWords, questionWeights))
+	lessonWords, lessonWeights := vectorWords(h.question + "\n" + h.answer)
+	f.meanCosLesson = cosine(qm, wv.mean(lessonWords, lessonWeights))
+	for i, tau := range softThresholds {
+		f.softCoverage[i] = wv.softCoverage(p, h, lessonWords, tau)
+	}
+	f.softQuestion = wv.softCoverage(p, featureHit{q: h.q}, questionWords, 0.5)
+	if next >= 0 {
+		o := p.hits[next]
+		ow, _ := vectorWords(o.question + "\n" + o.answer)
+		f.nextSoft = wv.softCoverage(p, o, ow, 0.5)
+	}
+	return f
+}
+
+func TestVectorFeatures(t *testing.T) {
+	if *wordVectorsFile == "" {
+		t.Skip("run with -wordvectors FILE")
+	}
+	sets, probes := collectFeatureProbes(t)
+	var b strings.Builder
+	fmt.Fprintf(&b, "| words | features | mean |")
+	for _, s := range sets {
+		fmt.Fprintf(&b, " %s |", s)
+	}
+	b.WriteString("\n|---|---|---|" + strings.Repeat("---|", len(sets)) + "\n")
+	for _, n := range []int{20000, 50000, 100000} {
+		wv := loadWordVectors(t, *wordVectorsFile, n)
+		type row struct {
+			f features
+			v vectorFeatures
+		}
+		rows := make([]row, len(probes))
+		for i, p := range probes {
+			rows[i].f, _ = p.features()
+			rows[i].v = wv.features(p)
+		}
+		candidates := []struct {
+			name  string
+			model func(features, vectorFeatures) []float64
+		}{
+			{"coverage, coverage·margin", func(f features, _ vectorFeatures) []float64 { return []float64{1, f.coverage, f.coverage * f.margin} }},
+			{"+ mean cosine, question", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.meanCosQuestion}
+			}},
+			{"+ mean cosine, lesson", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.meanCosLesson}
+			}},
+			{"+ soft coverage question (0.5)", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.softQuestion}
+			}},
+			{"+ next soft coverage", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.softCoverage[1], v.nextSoft}
+			}},
+		}
+		for i, tau := range softThresholds {
+			candidates = append(candidates, struct {
+				name  string
+				model func(features, vectorFeatures) []float64
+			}{fmt.Sprintf("+ soft coverage (%.1f)", tau), func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.softCoverage[i]}
+			}}, struct {
+				name  string
+				model func(features, vectorFeatures) []float64
+			}{fmt.Sprintf("soft coverage (%.1f) for coverage", tau), func(f features, v vectorFeatures) []float64 {
+				return []float64{1, v.softCoverage[i], v.softCoverage[i] * f.margin}
+			}})
+		}
+		for _, c := range candidates {
+			var ex []fitExample
+			for i, p := range probes {
+				first, _ := p.firstTwo()
+				ex = append(ex, fitExample{set: p.set, x: c.model(rows[i].f, rows[i].v), hit: first >= 0, right: first >= 0 && p.hits[first].wanted, abstain: p.abstain})
+			}
+			acc, mean := leaveOneSetOut(sets, ex)
+			fmt.Fprintf(&b, "| %d | %s | %.3f |", n, c.name, mean)
+			for _, a := range acc {
+				fmt.Fprintf(&b, " %.3f |", a)
+			}
+			b.WriteString("\n")
+		}
+	}
+	t.Log("leave-one-set-out decide accuracy with word-vector features:\n" + b.String())
+}
