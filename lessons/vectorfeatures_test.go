@@ -21,6 +21,65 @@ import (
 //	go test ./lessons -run TestVectorFeatures -v -wordvectors FILE
 var wordVectorsFile = flag.String("wordvectors", "", "a GloVe text file (word, then its components, one word a line, most frequent first) for TestVectorFeatures")
 
+// synsetsFile is WordNet's synonym sets, one a line, words split by
+// spaces (made from wordnet-base's data files, as docs/retrieval.md says).
+var synsetsFile = flag.String("synsets", "", "a file of WordNet synonym sets, one a line, for TestVectorFeatures")
+
+// synonyms maps a term (a stemmed word) to the terms sharing a WordNet
+// synonym set with it.
+type synonyms map[string]map[string]bool
+
+func loadSynonyms(t *testing.T, path string) synonyms {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read synonym sets: %v", err)
+	}
+	out := synonyms{}
+	for _, line := range strings.Split(string(b), "\n") {
+		var terms []string
+		for _, w := range strings.Fields(line) {
+			terms = append(terms, rank.Stem(w))
+		}
+		for _, a := range terms {
+			for _, b := range terms {
+				if a == b {
+					continue
+				}
+				if out[a] == nil {
+					out[a] = map[string]bool{}
+				}
+				out[a][b] = true
+			}
+		}
+	}
+	return out
+}
+
+// coverage is the share of the query's weight the lesson holds, a query
+// term the lesson lacks counting whole when a lesson term is its synonym
+// (query expansion by WordNet synonyms, after Voorhees 1994).
+func (syn synonyms) coverage(p featureProbe, h featureHit) float64 {
+	num, den := 0.0, 0.0
+	for _, ft := range p.terms {
+		den += ft.weight
+		if h.holds(ft.term) {
+			num += ft.weight
+			continue
+		}
+		for o := range syn[ft.term] {
+			if h.holds(o) {
+				num += ft.weight
+				break
+			}
+		}
+	}
+	if den == 0 {
+		return 0
+	}
+	return num / den
+}
+
 // wordVectors maps a word to its unit-length vector.
 type wordVectors map[string][]float32
 
@@ -80,6 +139,11 @@ type vectorFeatures struct {
 	softCoverage    [3]float64 // coverage where an unmatched query word counts its best cosine (at least softThresholds[i]) with a lesson word
 	softQuestion    float64    // soft coverage (threshold 0.5) against the question alone
 	nextSoft        float64    // the next lesson's soft coverage (0.5)
+	nextMeanCos     float64    // the next lesson's meanCosLesson
+	synonymCoverage float64    // coverage counting WordNet synonyms as matches
+	uniformCos      float64    // meanCosLesson, every word weighing 1
+	rarityCos       float64    // meanCosLesson, the query's words weighing 0.5 + 0.5 · rarity too
+	unmatchedCos    float64    // cosine of the mean of the query words the lesson lacks and the lesson's
 }
 
 var softThresholds = [3]float64{0.4, 0.5, 0.6}
@@ -169,6 +233,23 @@ func (wv wordVectors) features(p featureProbe) vectorFeatures {
 	f.meanCosQuestion = cosine(qm, wv.mean(questionWords, questionWeights))
 	lessonWords, lessonWeights := vectorWords(h.question + "\n" + h.answer)
 	f.meanCosLesson = cosine(qm, wv.mean(lessonWords, lessonWeights))
+	ones := func(n int) []float64 {
+		w := make([]float64, n)
+		for i := range w {
+			w[i] = 1
+		}
+		return w
+	}
+	f.uniformCos = cosine(wv.mean(qw, ones(len(qw))), wv.mean(lessonWords, ones(len(lessonWords))))
+	_, qrarity := vectorWords(p.query)
+	f.rarityCos = cosine(wv.mean(qw, qrarity), wv.mean(lessonWords, lessonWeights))
+	unmatched := make([]float64, len(qw))
+	for i, ft := range p.terms {
+		if !h.holds(ft.term) {
+			unmatched[i] = ft.weight
+		}
+	}
+	f.unmatchedCos = cosine(wv.mean(qw, unmatched), wv.mean(lessonWords, lessonWeights))
 	for i, tau := range softThresholds {
 		f.softCoverage[i] = wv.softCoverage(p, h, lessonWords, tau)
 	}
@@ -177,8 +258,56 @@ func (wv wordVectors) features(p featureProbe) vectorFeatures {
 		o := p.hits[next]
 		ow, _ := vectorWords(o.question + "\n" + o.answer)
 		f.nextSoft = wv.softCoverage(p, o, ow, 0.5)
+		ow, oweights := vectorWords(o.question + "\n" + o.answer)
+		f.nextMeanCos = cosine(qm, wv.mean(ow, oweights))
 	}
 	return f
+}
+
+// rerank reports, for each weight lambda, for how many answerable probes
+// the lesson first by score/s1 + lambda · meanCosLesson among the listed
+// ones that may decide is a wanted one.
+func (wv wordVectors) rerank(probes []featureProbe) string {
+	lambdas := []float64{0, 0.1, 0.25, 0.5, 1}
+	right := make([]int, len(lambdas))
+	answerable := 0
+	for _, p := range probes {
+		first, _ := p.firstTwo()
+		if p.abstain || first < 0 {
+			continue
+		}
+		answerable++
+		qw, qweights := vectorWords(p.query)
+		for i, ft := range p.terms {
+			qweights[i] = ft.weight
+		}
+		qm := wv.mean(qw, qweights)
+		cos := make([]float64, len(p.hits))
+		for i, h := range p.hits {
+			lw, lweights := vectorWords(h.question + "\n" + h.answer)
+			cos[i] = cosine(qm, wv.mean(lw, lweights))
+		}
+		s1 := p.hits[first].score
+		for k, lambda := range lambdas {
+			best, bestScore := -1, math.Inf(-1)
+			for i, h := range p.hits {
+				if h.superseded {
+					continue
+				}
+				if sc := h.score/s1 + lambda*cos[i]; sc > bestScore {
+					best, bestScore = i, sc
+				}
+			}
+			if p.hits[best].wanted {
+				right[k]++
+			}
+		}
+	}
+	var b strings.Builder
+	for k, lambda := range lambdas {
+		fmt.Fprintf(&b, "λ %.2f: %d of %d; ", lambda, right[k], answerable)
+	}
+	return b.String()
 }
 
 func TestVectorFeatures(t *testing.T) {
@@ -214,6 +343,24 @@ func TestVectorFeatures(t *testing.T) {
 			{"+ mean cosine, lesson", func(f features, v vectorFeatures) []float64 {
 				return []float64{1, f.coverage, f.coverage * f.margin, v.meanCosLesson}
 			}},
+			{"+ mean cosine, lesson, unweighted", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.uniformCos}
+			}},
+			{"+ mean cosine, lesson, query weighted by rarity", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.rarityCos}
+			}},
+			{"+ mean cosine of the unmatched query words", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.unmatchedCos}
+			}},
+			{"+ mean cosine, lesson, its margin over the next", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.meanCosLesson, v.meanCosLesson - v.nextMeanCos}
+			}},
+			{"+ coverage · mean cosine, lesson", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, f.coverage * v.meanCosLesson}
+			}},
+			{"+ mean cosine, lesson, + coverage · it", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.meanCosLesson, f.coverage * v.meanCosLesson}
+			}},
 			{"+ soft coverage question (0.5)", func(f features, v vectorFeatures) []float64 {
 				return []float64{1, f.coverage, f.coverage * f.margin, v.softQuestion}
 			}},
@@ -233,6 +380,28 @@ func TestVectorFeatures(t *testing.T) {
 			}{fmt.Sprintf("soft coverage (%.1f) for coverage", tau), func(f features, v vectorFeatures) []float64 {
 				return []float64{1, v.softCoverage[i], v.softCoverage[i] * f.margin}
 			}})
+		}
+		if *synsetsFile != "" && n == 50000 {
+			syn := loadSynonyms(t, *synsetsFile)
+			for i, p := range probes {
+				if first, _ := p.firstTwo(); first >= 0 {
+					rows[i].v.synonymCoverage = syn.coverage(p, p.hits[first])
+				}
+			}
+			candidates = append(candidates, struct {
+				name  string
+				model func(features, vectorFeatures) []float64
+			}{"WordNet: + synonym coverage", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.synonymCoverage}
+			}}, struct {
+				name  string
+				model func(features, vectorFeatures) []float64
+			}{"WordNet: synonym coverage for coverage", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, v.synonymCoverage, v.synonymCoverage * f.margin}
+			}})
+		}
+		if n == 50000 {
+			t.Logf("GloVe %d words as a ranking signal: %s", n, wv.rerank(probes))
 		}
 		for _, c := range candidates {
 			var ex []fitExample
