@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -186,6 +187,7 @@ type vectorFeatures struct {
 	nextMeanCos     float64    // the next lesson's meanCosLesson
 	synonymCoverage float64    // coverage counting WordNet synonyms as matches
 	centeredCos     float64    // meanCosLesson of the centered vectors
+	idfCos          float64    // meanCosLesson, the lesson's words weighing their BM25F weight in the store
 	uniformCos      float64    // meanCosLesson, every word weighing 1
 	rarityCos       float64    // meanCosLesson, the query's words weighing 0.5 + 0.5 · rarity too
 	unmatchedCos    float64    // cosine of the mean of the query words the lesson lacks and the lesson's
@@ -316,6 +318,11 @@ func (wv wordVectors) features(p featureProbe, centered wordVectors) vectorFeatu
 		}
 		return w
 	}
+	idfWeights := make([]float64, len(lessonWords))
+	for i, q := range rank.QueryTerms(h.question + "\n" + h.answer) {
+		idfWeights[i] = rank.IDF(p.df[q.Term], p.lessons) * lessonWeights[i]
+	}
+	f.idfCos = cosine(qm, wv.mean(lessonWords, idfWeights))
 	f.centeredCos = cosine(centered.mean(qw, qweights), centered.mean(lessonWords, lessonWeights))
 	f.uniformCos = cosine(wv.mean(qw, ones(len(qw))), wv.mean(lessonWords, ones(len(lessonWords))))
 	_, qrarity := vectorWords(p.query)
@@ -442,6 +449,11 @@ func flips(sets []string, a, b []fitExample) string {
 	return fmt.Sprintf("answerable +%d −%d, abstention +%d −%d", won[0], lost[0], won[1], lost[1])
 }
 
+func quartiles(xs []float64) [3]float64 {
+	slices.Sort(xs)
+	return [3]float64{xs[len(xs)/4], xs[len(xs)/2], xs[3*len(xs)/4]}
+}
+
 func TestVectorFeatures(t *testing.T) {
 	if *wordVectorsFile == "" {
 		t.Skip("run with -wordvectors FILE")
@@ -481,6 +493,9 @@ func TestVectorFeatures(t *testing.T) {
 			}},
 			{"+ soft cosine, lesson (0.6)", func(f features, v vectorFeatures) []float64 {
 				return []float64{1, f.coverage, f.coverage * f.margin, v.softCosine[1]}
+			}},
+			{"+ mean cosine, lesson, IDF-weighted", func(f features, v vectorFeatures) []float64 {
+				return []float64{1, f.coverage, f.coverage * f.margin, v.idfCos}
 			}},
 			{"+ mean cosine, lesson, centered vectors", func(f features, v vectorFeatures) []float64 {
 				return []float64{1, f.coverage, f.coverage * f.margin, v.centeredCos}
@@ -547,6 +562,18 @@ func TestVectorFeatures(t *testing.T) {
 		}
 		if n == 50000 {
 			t.Logf("GloVe %d words as a ranking signal: %s", n, wv.rerank(probes))
+			var wanted, abstain []float64
+			for i, p := range probes {
+				first, _ := p.firstTwo()
+				switch {
+				case first < 0:
+				case p.abstain:
+					abstain = append(abstain, rows[i].v.meanCosLesson)
+				case p.hits[first].wanted:
+					wanted = append(wanted, rows[i].v.meanCosLesson)
+				}
+			}
+			t.Logf("mean cosine of the first lesson, quartiles: wanted %.2f, abstention %.2f", quartiles(wanted), quartiles(abstain))
 		}
 		var baseEx []fitExample
 		for ci, c := range candidates {
