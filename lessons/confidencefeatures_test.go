@@ -24,8 +24,9 @@ var confidenceFeatures = flag.Bool("confidencefeatures", false, "log the leave-o
 type featureProbe struct {
 	set, query string
 	abstain    bool
-	lessons    int // living lessons in its store
-	storeTerms int // terms in its store, repeats included
+	lessons    int            // living lessons in its store
+	storeTerms int            // terms in its store, repeats included
+	df         map[string]int // lessons of its store holding each term
 	terms      []featureTerm
 	seq        []string     // the query's terms in order, repeats included
 	hits       []featureHit // Retrieve's first 10
@@ -40,6 +41,7 @@ type featureTerm struct {
 
 type featureHit struct {
 	question        string
+	answer          string
 	q, a            []string // the question's and answer's terms in order
 	score, coverage float64
 	superseded      bool
@@ -81,20 +83,28 @@ func collectFeatureProbes(t *testing.T) (sets []string, out []featureProbe) {
 			x := rank.NewBM25F()
 			var docs [][]string
 			storeTerms := 0
+			df := map[string]int{}
 			for _, e := range s.living {
 				x.Add(e.Question, e.Answer)
 				d := append(rank.Terms(e.Question), rank.Terms(e.Answer)...)
 				docs = append(docs, d)
 				storeTerms += len(d)
+				seen := map[string]bool{}
+				for _, term := range d {
+					if !seen[term] {
+						seen[term] = true
+						df[term]++
+					}
+				}
 			}
 			for _, pr := range p.Probes {
 				hits, err := s.Retrieve(pr.Query, RetrieveOptions{Retrieval: RetrievalBM25F, K: 10})
 				if err != nil {
 					t.Fatal(err)
 				}
-				fp := featureProbe{set: filepath.Base(dir), query: pr.Query, abstain: pr.Abstain, lessons: len(s.living), storeTerms: storeTerms, seq: rank.Terms(pr.Query)}
+				fp := featureProbe{set: filepath.Base(dir), query: pr.Query, abstain: pr.Abstain, lessons: len(s.living), storeTerms: storeTerms, df: df, seq: rank.Terms(pr.Query)}
 				for _, h := range hits {
-					fp.hits = append(fp.hits, featureHit{question: h.Entry.Question, q: rank.Terms(h.Entry.Question), a: rank.Terms(h.Entry.Answer),
+					fp.hits = append(fp.hits, featureHit{question: h.Entry.Question, answer: h.Entry.Answer, q: rank.Terms(h.Entry.Question), a: rank.Terms(h.Entry.Answer),
 						score: h.Score, coverage: h.Coverage, superseded: h.SupersededBy != "", wanted: slices.Contains(pr.Want, key[h.Entry.ID])})
 				}
 				first, _ := fp.firstTwo()
