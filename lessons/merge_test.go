@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -199,7 +200,7 @@ func FuzzMerge(f *testing.F) {
 			return
 		}
 		// The output is JSON as darwin-memo reads it (Python's grammar: NaN is allowed).
-		if _, _, err := lessons.ExtensionOf("merged", out, ""); err != nil {
+		if _, _, err := storedoc.ExtensionOf("merged", out, ""); err != nil {
 			t.Fatalf("output does not read back: %v\n%s", err, out)
 		}
 		// Merging with itself as both sides is the identity.

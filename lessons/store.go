@@ -255,8 +255,8 @@ type Options struct {
 	// or gets DefaultConfig() when the file has none (as in darwin-memo).
 	Config *Config
 	// LockWait is how long LoadLocked and Save wait for another process to
-	// release the store's lock before failing with ErrLocked. Zero means
-	// DefaultLockWait; negative means fail at once.
+	// release the store's lock before failing with storedoc.ErrLocked. Zero means
+	// storedoc.DefaultLockWait; negative means fail at once.
 	LockWait time.Duration
 	// Retrieval is the ranking Retrieve and Decide use when neither the
 	// call nor the store's config ("retrieval") names one. Default: BM25F.

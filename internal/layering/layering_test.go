@@ -53,6 +53,11 @@ var rules = []rule{
 		why: "internal/rank ranks plain lessons (rank.Source); lessons adapts its entries to it, so ranking code cannot creep back into the store",
 	},
 	{
+		name: "the store document never depends on the store's model", from: []string{"internal/storedoc/..."},
+		not: []string{"lessons/...", "internal/rank/..."}, enforced: true,
+		why: "internal/storedoc is the file (lock, atomic writes, side files, extensions, the three-way merge) on internal/pyjson; lessons builds its model on it, so the model cannot creep into the file layer",
+	},
+	{
 		name: "product packages never depend on an instrument", from: []string{"..."}, skip: []string{"cmd/..."},
 		not: instruments, enforced: true,
 		why: "instruments (fakes, benchmarks, generators) are linked only into tests and the CLI's demo",
