@@ -1,13 +1,12 @@
 package lessons
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 // Kind is the kind of a lesson.
@@ -277,20 +276,9 @@ type Options struct {
 	LazyHistory bool
 }
 
-// ContentID is the default id source: the first 12 hex chars of the SHA-256
-// of the NUL-joined parts. darwin-memo uses random UUIDs instead (see
-// docs/compat.md).
-func ContentID(parts ...string) string {
-	h := sha256.New()
-	for i, p := range parts {
-		if i > 0 {
-			h.Write([]byte{0})
-		}
-		h.Write([]byte(p))
-	}
-	var sum [32]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))[:12]
-}
+// ContentID is the default id source: storedoc.ContentID, the id the three-way merge gives
+// an entry without one.
+func ContentID(parts ...string) string { return storedoc.ContentID(parts...) }
 
 // Store is a darwin-memo lesson store together with its ledger: living
 // entries, graveyard, tick counter, pending tickets, history, damaged set,
