@@ -74,7 +74,7 @@ func (s *Store) refusals() []Finding {
 // being fed with evidence, or is it ticking toward extinction? It also
 // reports everything for which another command would refuse the store
 // (refusals).
-func (s *Store) Doctor(events []Event) *Diagnosis {
+func (s *Store) Doctor(events []storedoc.Event) *Diagnosis {
 	d := &Diagnosis{Findings: s.refusals()}
 	if d.Findings == nil {
 		d.Findings = []Finding{}
@@ -92,7 +92,7 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 			if dl, ok := ev.Delta(); ok && dl != 0 {
 				nonzero++
 			}
-			ap, ok := ev.v.Get("applied")
+			ap, ok := ev.Get("applied")
 			if !ok {
 				untracked++
 			} else {

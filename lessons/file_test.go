@@ -64,8 +64,8 @@ func TestCase26StaleWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.Save(ctx)
-	if !errors.Is(err, ErrStale) {
-		t.Fatalf("Save after external change = %v, want ErrStale", err)
+	if !errors.Is(err, storedoc.ErrStale) {
+		t.Fatalf("Save after external change = %v, want storedoc.ErrStale", err)
 	}
 	if got, _ := os.ReadFile(p); string(got) != `{"config": {}, "entries": [], "graveyard": []}` {
 		t.Error("stale save overwrote the file")

@@ -320,13 +320,13 @@ type Store struct {
 	settledRuns []pyjson.Value
 	cfg         Config
 
-	events   []Event
+	events   []storedoc.Event
 	warnings []string
 	opts     Options
 	sizeHint int // bytes of the file this store was parsed from
 	idx      *index
 	dict     *rank.Dict
-	file     *fileState
+	file     *storedoc.File
 }
 
 // New returns an empty store with opts.Config, or DefaultConfig() when that

@@ -281,7 +281,7 @@ func runDoctor(ctx context.Context, sio *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	events, err := lessons.ReadEvents(storedoc.EventsPath(*store))
+	events, err := storedoc.ReadEvents(storedoc.EventsPath(*store))
 	if err != nil {
 		return err
 	}
