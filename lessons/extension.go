@@ -2,74 +2,33 @@ package lessons
 
 import (
 	"crypto/sha256"
-	"fmt"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 // Extensions are the top-level keys of a store that darwin-memo does not know and ignores (the
-// action keeps its record of processed pull requests under one). The store keeps them, in
-// their order, as values of the Python-compatible reader, and writes them back after its own
-// keys; this file gives them an API so no other package has to parse or splice the store.
-
-// ownTopKey reports whether key is one of the top-level keys the store itself owns.
-func ownTopKey(key string) bool {
-	switch key {
-	case "config", "entries", "graveyard", "ledger", "retriever":
-		return true
-	}
-	return false
-}
+// action keeps its record of processed pull requests under one). The store keeps them in a
+// storedoc.Extensions, in their order, and writes them back after its own keys; this file
+// gives them an API on the store so no other package has to parse or splice the store.
 
 // Extension returns the value of the top-level key darwin-memo ignores as compact JSON in
 // Python's spelling (json.dumps: non-ASCII escaped, NaN and Infinity as Python writes them),
 // and whether the store has the key.
 func (s *Store) Extension(key string) ([]byte, bool) {
-	if ownTopKey(key) {
+	if storedoc.OwnKey(key) {
 		return nil, false
 	}
-	for i := len(s.extraTop) - 1; i >= 0; i-- {
-		if s.extraTop[i].Key == key {
-			return pyjson.Compact(s.extraTop[i].Value), true
-		}
-	}
-	return nil, false
+	return s.extensions.Get(key)
 }
 
 // Extensions lists the store's extension keys in file order.
-func (s *Store) Extensions() []string {
-	keys := make([]string, 0, len(s.extraTop))
-	for _, mb := range s.extraTop {
-		keys = append(keys, mb.Key)
-	}
-	return keys
-}
+func (s *Store) Extensions() []string { return s.extensions.Keys() }
 
 // SetExtension sets the top-level key darwin-memo ignores to the JSON value data, read as
 // darwin-memo reads its store (Python's json.loads). A key the store has keeps its place; a new
 // one is written last. nil data removes the key. The keys the store owns (config, entries,
 // graveyard, ledger, retriever) are refused.
-func (s *Store) SetExtension(key string, data []byte) error {
-	if ownTopKey(key) {
-		return fmt.Errorf("%q is a key of the store itself, not an extension", key)
-	}
-	if data == nil {
-		out := s.extraTop[:0]
-		for _, mb := range s.extraTop {
-			if mb.Key != key {
-				out = append(out, mb)
-			}
-		}
-		s.extraTop = out
-		return nil
-	}
-	v, err := pyjson.Parse("extension "+key, data)
-	if err != nil {
-		return err
-	}
-	s.extraTop = pyjson.SetMember(s.extraTop, key, v)
-	return nil
-}
+func (s *Store) SetExtension(key string, data []byte) error { return s.extensions.Set(key, data) }
 
 // SameExcept reports whether s and o write the same bytes once the extension keys named are
 // left out of both (for example: do two stores differ in anything but a record?). Each store

@@ -294,9 +294,9 @@ type Store struct {
 	byID      map[string]*Entry // living entries by id
 	deadIDs   map[string]int    // graveyard ids -> last index
 
-	retriever *pyjson.Value   // carried through untouched
-	extraTop  []pyjson.Member // unknown top-level keys, in original order
-	extraCfg  []pyjson.Member // unknown store-config keys
+	retriever  *pyjson.Value       // carried through untouched
+	extensions storedoc.Extensions // unknown top-level keys, in original order
+	extraCfg   []pyjson.Member     // unknown store-config keys
 
 	hasLedger      bool
 	hasSettledRuns bool

@@ -2,7 +2,6 @@ package lessons
 
 import (
 	"io"
-	"slices"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -65,12 +64,7 @@ func (s *Store) marshal(w *pyjson.Writer, skip []string) {
 		w.Field("ledger")
 		s.writeLedger(w)
 	}
-	for _, mb := range s.extraTop {
-		if !slices.Contains(skip, mb.Key) {
-			w.Field(mb.Key)
-			w.Value(mb.Value)
-		}
-	}
+	s.extensions.Write(w, skip)
 	w.Close('}')
 }
 
