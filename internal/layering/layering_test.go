@@ -184,13 +184,15 @@ func TestRulesCatchViolations(t *testing.T) {
 		{ImportPath: m("cmd/darwin-memo"), Deps: []string{m("internal/demo"), m("internal/ghfake"), m("bench/selection/report"), "testing", "net/http/httptest"}},
 		{ImportPath: m("internal/demo"), Deps: []string{m("internal/ghfake"), "testing"}},
 		{ImportPath: m("internal/rank"), Deps: []string{m("lessons"), m("internal/pyjson")}},
+		{ImportPath: m("internal/storedoc"), Deps: []string{m("lessons"), m("internal/pyjson"), m("internal/rank")}},
 	}
 	want := map[string][]string{
-		"settle and encode never depend on lessons":      {"settle -> lessons", "encode/sub -> lessons"},
-		"the rankings never depend on the store":         {"internal/rank -> lessons", "internal/rank -> internal/pyjson"},
-		"product packages never depend on an instrument": {"internal/action -> internal/ghfake", "internal/report -> bench/selection/sim"},
-		"the CLI links no instrument but the demo":       {"cmd/darwin-memo -> bench/selection/report"},
-		"no product binary links test support":           {"cmd/darwin-memo -> testing", "cmd/darwin-memo -> net/http/httptest"},
+		"settle and encode never depend on lessons":             {"settle -> lessons", "encode/sub -> lessons"},
+		"the rankings never depend on the store":                {"internal/rank -> lessons", "internal/rank -> internal/pyjson"},
+		"product packages never depend on an instrument":        {"internal/action -> internal/ghfake", "internal/report -> bench/selection/sim"},
+		"the CLI links no instrument but the demo":              {"cmd/darwin-memo -> bench/selection/report"},
+		"no product binary links test support":                  {"cmd/darwin-memo -> testing", "cmd/darwin-memo -> net/http/httptest"},
+		"the store document never depends on the store's model": {"internal/storedoc -> lessons", "internal/storedoc -> internal/rank"},
 	}
 	for _, r := range rules {
 		if got := r.violations(pkgs); strings.Join(got, ";") != strings.Join(want[r.name], ";") {
