@@ -61,9 +61,9 @@ const (
 	eventKeep        = 3
 )
 
-// AppendEvents appends events to the JSONL log at path, rotating first when
+// appendEvents appends events to the JSONL log at path, rotating first when
 // the live file has reached 10 MiB (live -> .1 -> .2 -> .3, three kept).
-func AppendEvents(path string, events []Event) error {
+func appendEvents(path string, events []Event) error {
 	if len(events) == 0 {
 		return nil
 	}

@@ -32,7 +32,7 @@ func TestEventLogRotatesAndReadsOldestFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := AppendEvents(log, []Event{ev(st.tick)}); err != nil {
+		if err := appendEvents(log, []Event{ev(st.tick)}); err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 		for _, p := range st.parts {
@@ -45,7 +45,7 @@ func TestEventLogRotatesAndReadsOldestFirst(t *testing.T) {
 		if err := os.Truncate(log, eventRotateBytes); err != nil {
 			t.Fatal(err)
 		}
-		if err := AppendEvents(log, []Event{ev(9)}); err != nil {
+		if err := appendEvents(log, []Event{ev(9)}); err != nil {
 			t.Fatal(err)
 		}
 	}

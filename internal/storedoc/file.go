@@ -36,9 +36,7 @@ func EventsPath(store string) string {
 	return strings.TrimSuffix(store, ext) + ".events.jsonl"
 }
 
-// sideIgnore is the .gitignore a new store's .darwin-memo directory gets:
-// the lock sidecar, the local event log (and its rotated parts) and
-// interrupted temporary files are ignored, the store itself is committed.
+// sideIgnore is the .gitignore writeSideIgnore writes for store.
 func sideIgnore(store string) string {
 	base := filepath.Base(store)
 	return "# darwin-memo's side files: the lock, the local event log and temporary files.\n" +
@@ -48,12 +46,12 @@ func sideIgnore(store string) string {
 		"." + base + ".tmp*\n"
 }
 
-// WriteSideIgnore writes the .gitignore of a store just created into its directory when that
+// writeSideIgnore writes the .gitignore of a store just created into its directory when that
 // directory is a .darwin-memo directory without a .gitignore of its own: the lock sidecar, the
 // local event log (and its rotated parts) and interrupted temporary files are ignored, the
 // store itself is committed. It is best effort: the store is already saved, and a .gitignore
 // only keeps side files out of commits.
-func WriteSideIgnore(store string) {
+func writeSideIgnore(store string) {
 	dir := filepath.Dir(store)
 	if filepath.Base(dir) != filepath.Dir(DefaultPath) {
 		return
@@ -68,9 +66,9 @@ func WriteSideIgnore(store string) {
 	}
 }
 
-// FileSum streams the file at path through maphash with seed, for change detection (not
+// fileSum streams the file at path through maphash with seed, for change detection (not
 // security): its size and its sum.
-func FileSum(path string, seed maphash.Seed) (int64, uint64, error) {
+func fileSum(path string, seed maphash.Seed) (int64, uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, 0, err
@@ -86,15 +84,15 @@ func FileSum(path string, seed maphash.Seed) (int64, uint64, error) {
 // directory: write, fsync, close, rename, then a best-effort fsync of the
 // directory. The target is never left half-written.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return WriteFileAtomicFunc(path, perm, func(w io.Writer) error {
+	return writeFileAtomicFunc(path, perm, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
 }
 
-// WriteFileAtomicFunc is WriteFileAtomic with the content streamed by write. A file that
+// writeFileAtomicFunc is WriteFileAtomic with the content streamed by write. A file that
 // exists keeps its mode; perm is a new file's.
-func WriteFileAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error) error {
+func writeFileAtomicFunc(path string, perm os.FileMode, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("could not create directory for %s: %w", path, err)

@@ -94,9 +94,9 @@ func (f *File) Differs(write func(io.Writer) (int64, error)) (bool, error) {
 
 // Save writes the document write produces to path: the lock (unless f holds the one on path,
 // waiting up to wait for another writer), the read-only check, the stale-writer check when path
-// is f's (the file must be as it was read), then an atomic write (WriteFileAtomicFunc); a store
-// just created gets its directory's .gitignore (WriteSideIgnore), and events are appended to
-// the event log next to it (AppendEvents), all under the lock. f may be nil, for a document
+// is f's (the file must be as it was read), then an atomic write as WriteFileAtomic's; a store
+// just created gets its .darwin-memo directory's .gitignore, and events are appended to the
+// event log next to it (rotated at 10 MiB), all under the lock. f may be nil, for a document
 // that was not read from a file. It returns the File that now remembers path's bytes: f when
 // path is f's, a new File when f is nil, and f unchanged when the document was saved elsewhere.
 func Save(ctx context.Context, f *File, path string, wait time.Duration, write func(io.Writer) (int64, error), events []Event) (*File, error) {
@@ -117,7 +117,7 @@ func Save(ctx context.Context, f *File, path string, wait time.Duration, write f
 	created := errors.Is(statErr, os.ErrNotExist)
 	same := f != nil && f.path == path
 	if same {
-		size, sum, err := FileSum(path, f.seed)
+		size, sum, err := fileSum(path, f.seed)
 		switch {
 		case err != nil && !errors.Is(err, os.ErrNotExist):
 			return f, fmt.Errorf("could not re-read %s before writing: %w", path, err)
@@ -132,7 +132,7 @@ func Save(ctx context.Context, f *File, path string, wait time.Duration, write f
 		h.SetSeed(f.seed)
 	}
 	var size int64
-	err := WriteFileAtomicFunc(path, 0o644, func(out io.Writer) error {
+	err := writeFileAtomicFunc(path, 0o644, func(out io.Writer) error {
 		var err error
 		size, err = write(io.MultiWriter(out, &h))
 		return err
@@ -148,9 +148,9 @@ func Save(ctx context.Context, f *File, path string, wait time.Duration, write f
 		f.sum, f.size = h.Sum64(), size
 	}
 	if created {
-		WriteSideIgnore(path)
+		writeSideIgnore(path)
 	}
-	if err := AppendEvents(EventsPath(path), events); err != nil {
+	if err := appendEvents(EventsPath(path), events); err != nil {
 		return f, fmt.Errorf("store saved, but the event log could not be written: %w", err)
 	}
 	return f, nil
