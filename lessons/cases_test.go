@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/rank"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 var t0 = time.Date(2026, 6, 13, 12, 43, 53, 0, time.UTC)
@@ -51,7 +52,7 @@ func isPending(s *Store, id string) bool {
 	return slices.ContainsFunc(s.pending, func(t *Ticket) bool { return t.ID == id })
 }
 
-func lastEvent(s *Store) Event { return s.events[len(s.events)-1] }
+func lastEvent(s *Store) storedoc.Event { return s.events[len(s.events)-1] }
 
 func lastNote(s *Store, id string) Note {
 	h := s.History(id)
@@ -344,7 +345,7 @@ func TestCase16Expiry(t *testing.T) {
 	}
 	found := false
 	for _, ev := range s.events {
-		if ev.Name() == "expired" && ev.v.Field("source").Str() == "expired" && ev.Tick() == 51 {
+		if ev.Name() == "expired" && ev.Source() == "expired" && ev.Tick() == 51 {
 			found = true
 		}
 	}
@@ -820,8 +821,8 @@ func TestCaseCompatForgetChecksEscrowBeforePin(t *testing.T) {
 	if r := s.Forget(e.ID); r != ForgetEscrowed {
 		t.Fatalf("forget = %s, want escrowed", r)
 	}
-	if ev := lastEvent(s); ev.Name() != "forget_refused" || ev.v.Field("reason").Str() != ForgetEscrowed {
-		t.Errorf("event %s %s", ev.Name(), ev.v.Field("reason").Str())
+	if ev := lastEvent(s); ev.Name() != "forget_refused" || ev.Field("reason").Str() != ForgetEscrowed {
+		t.Errorf("event %s %s", ev.Name(), ev.Field("reason").Str())
 	}
 	if _, ok := s.Entry(e.ID); !ok {
 		t.Error("forgotten despite escrow")

@@ -20,10 +20,11 @@
 //	doc, _ := s.Render(lessons.RenderOptions{Budget: 25 << 10})
 //	err = s.Save(ctx)                           // or Marshal() for the bytes
 //
-// The bot branch's store and the base branch's meet in a three-way merge that reads them as
-// Parse does (Merge, MergeStore; the rules are in docs/merge.md), and top-level keys
-// darwin-memo ignores, such as the action's record, are kept as extensions
-// (Store.Extension, Store.SetExtension).
+// The bot branch's store and the base branch's meet in a three-way merge of their documents
+// (internal/storedoc's Merge; the rules are in docs/merge.md) that MergeStore loads, and
+// top-level keys darwin-memo ignores, such as the action's record, are kept as extensions
+// (Store.Extension, Store.SetExtension). The file itself (its lock, atomic writes, side files)
+// is internal/storedoc's.
 //
 // A Store is not safe for concurrent use; the file lock (LoadLocked, Save)
 // serialises processes, not goroutines.

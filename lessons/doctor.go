@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 // Finding is one doctor diagnosis.
@@ -63,7 +64,7 @@ func (s *Store) refusals() []Finding {
 	if err := s.CheckBalances(); err != nil {
 		out = append(out, Finding{"energy_not_finite", "error", err.Error(), map[string]any{}, "settle and tick refuse this store; put a number back (or restore the file with git)"})
 	}
-	if err := CheckWritable(s.Path()); err != nil {
+	if err := storedoc.CheckWritable(s.Path()); err != nil {
 		out = append(out, Finding{"store_read_only", "warn", err.Error(), map[string]any{"path": s.Path()}, "commands that change the store (add, tick, settle, pin, ...) refuse it; chmod u+w it if it should change"})
 	}
 	return out
@@ -73,7 +74,7 @@ func (s *Store) refusals() []Finding {
 // being fed with evidence, or is it ticking toward extinction? It also
 // reports everything for which another command would refuse the store
 // (refusals).
-func (s *Store) Doctor(events []Event) *Diagnosis {
+func (s *Store) Doctor(events []storedoc.Event) *Diagnosis {
 	d := &Diagnosis{Findings: s.refusals()}
 	if d.Findings == nil {
 		d.Findings = []Finding{}
@@ -91,7 +92,7 @@ func (s *Store) Doctor(events []Event) *Diagnosis {
 			if dl, ok := ev.Delta(); ok && dl != 0 {
 				nonzero++
 			}
-			ap, ok := ev.v.Get("applied")
+			ap, ok := ev.Get("applied")
 			if !ok {
 				untracked++
 			} else {

@@ -2,139 +2,49 @@ package lessons
 
 import (
 	"crypto/sha256"
-	"fmt"
 
-	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 // Extensions are the top-level keys of a store that darwin-memo does not know and ignores (the
-// action keeps its record of processed pull requests under one). The store keeps them, in
-// their order, as values of the Python-compatible reader, and writes them back after its own
-// keys; this file gives them an API so no other package has to parse or splice the store.
-
-// ownTopKey reports whether key is one of the top-level keys the store itself owns.
-func ownTopKey(key string) bool {
-	switch key {
-	case "config", "entries", "graveyard", "ledger", "retriever":
-		return true
-	}
-	return false
-}
+// action keeps its record of processed pull requests under one). The store keeps them in a
+// storedoc.Extensions, in their order, and writes them back after its own keys; this file
+// gives them an API on the store so no other package has to parse or splice the store.
 
 // Extension returns the value of the top-level key darwin-memo ignores as compact JSON in
 // Python's spelling (json.dumps: non-ASCII escaped, NaN and Infinity as Python writes them),
 // and whether the store has the key.
 func (s *Store) Extension(key string) ([]byte, bool) {
-	if ownTopKey(key) {
+	if storedoc.OwnKey(key) {
 		return nil, false
 	}
-	for i := len(s.extraTop) - 1; i >= 0; i-- {
-		if s.extraTop[i].Key == key {
-			return pyjson.Compact(s.extraTop[i].Value), true
-		}
-	}
-	return nil, false
+	return s.extensions.Get(key)
 }
 
 // Extensions lists the store's extension keys in file order.
-func (s *Store) Extensions() []string {
-	keys := make([]string, 0, len(s.extraTop))
-	for _, mb := range s.extraTop {
-		keys = append(keys, mb.Key)
-	}
-	return keys
-}
+func (s *Store) Extensions() []string { return s.extensions.Keys() }
 
 // SetExtension sets the top-level key darwin-memo ignores to the JSON value data, read as
 // darwin-memo reads its store (Python's json.loads). A key the store has keeps its place; a new
 // one is written last. nil data removes the key. The keys the store owns (config, entries,
 // graveyard, ledger, retriever) are refused.
-func (s *Store) SetExtension(key string, data []byte) error {
-	if ownTopKey(key) {
-		return fmt.Errorf("%q is a key of the store itself, not an extension", key)
-	}
-	if data == nil {
-		out := s.extraTop[:0]
-		for _, mb := range s.extraTop {
-			if mb.Key != key {
-				out = append(out, mb)
-			}
-		}
-		s.extraTop = out
-		return nil
-	}
-	v, err := pyjson.Parse("extension "+key, data)
-	if err != nil {
-		return err
-	}
-	s.extraTop = pyjson.SetMember(s.extraTop, key, v)
-	return nil
-}
-
-// ExtensionOf returns the value of one top-level key of a store document as compact JSON in
-// Python's spelling, without loading the store: the document only has to be a JSON object
-// (Python's json.loads grammar), so a store whose lessons do not load still gives it. ok is
-// false when the key is absent.
-func ExtensionOf(name string, doc []byte, key string) (value []byte, ok bool, err error) {
-	p := pyjson.NewDecoder(name, doc)
-	if err := p.Expect(pyjson.KindObject, "a JSON object"); err != nil {
-		return nil, false, err
-	}
-	var found []byte
-	err = p.Object(func(k string) error {
-		if k != key {
-			return p.Skip()
-		}
-		v, err := p.Value()
-		if err == nil {
-			found = pyjson.Compact(v) // a repeated key: the last value wins, as in Python
-		}
-		return err
-	})
-	if err == nil {
-		err = p.End()
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return found, found != nil, nil
-}
+func (s *Store) SetExtension(key string, data []byte) error { return s.extensions.Set(key, data) }
 
 // SameExcept reports whether s and o write the same bytes once the extension keys named are
 // left out of both (for example: do two stores differ in anything but a record?). Each store
-// is written into a SHA-256 digest, one after the other, so neither document is held in
-// memory.
+// is written once, without those keys, into a SHA-256 digest, so neither document is held in
+// memory and neither store changes.
 func (s *Store) SameExcept(o *Store, keys ...string) bool {
 	a, errS := s.digestExcept(keys)
 	b, errO := o.digestExcept(keys)
 	return errS == nil && errO == nil && a == b
 }
 
-// digestExcept is the SHA-256 digest of what s writes with the keys left out of its
-// extensions.
+// digestExcept is the SHA-256 digest of what s writes with the extension keys left out.
 func (s *Store) digestExcept(keys []string) ([sha256.Size]byte, error) {
-	restore := s.hideExtensions(keys)
-	defer restore()
 	h := sha256.New()
-	if _, err := s.WriteTo(h); err != nil {
+	if _, err := s.writeTo(h, keys); err != nil {
 		return [sha256.Size]byte{}, err
 	}
 	return [sha256.Size]byte(h.Sum(nil)), nil
-}
-
-// hideExtensions leaves the keys out of s's extensions until the returned function runs.
-func (s *Store) hideExtensions(keys []string) (restore func()) {
-	saved := s.extraTop
-	kept := make([]pyjson.Member, 0, len(saved))
-	for _, mb := range saved {
-		hidden := false
-		for _, k := range keys {
-			hidden = hidden || mb.Key == k
-		}
-		if !hidden {
-			kept = append(kept, mb)
-		}
-	}
-	s.extraTop = kept
-	return func() { s.extraTop = saved }
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 func copyFixture(t *testing.T) string {
@@ -62,8 +64,8 @@ func TestCase26StaleWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = s.Save(ctx)
-	if !errors.Is(err, ErrStale) {
-		t.Fatalf("Save after external change = %v, want ErrStale", err)
+	if !errors.Is(err, storedoc.ErrStale) {
+		t.Fatalf("Save after external change = %v, want storedoc.ErrStale", err)
 	}
 	if got, _ := os.ReadFile(p); string(got) != `{"config": {}, "entries": [], "graveyard": []}` {
 		t.Error("stale save overwrote the file")
@@ -78,21 +80,21 @@ func TestLockContention(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := Lock(p); !errors.Is(err, ErrLocked) {
-		t.Fatalf("second Lock = %v, want ErrLocked", err)
+	if _, err := storedoc.Lock(p); !errors.Is(err, storedoc.ErrLocked) {
+		t.Fatalf("second Lock = %v, want storedoc.ErrLocked", err)
 	}
 	other, err := LoadWith(ctx, p, Options{LockWait: 30 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Save(ctx); !errors.Is(err, ErrLocked) {
-		t.Fatalf("save while locked elsewhere = %v, want ErrLocked", err)
+	if err := other.Save(ctx); !errors.Is(err, storedoc.ErrLocked) {
+		t.Fatalf("save while locked elsewhere = %v, want storedoc.ErrLocked", err)
 	}
 	if err := s.Save(ctx); err != nil {
 		t.Fatalf("save by the lock holder: %v", err)
 	}
 	s.Close()
-	if l, err := Lock(p); err != nil {
+	if l, err := storedoc.Lock(p); err != nil {
 		t.Fatalf("lock after Close: %v", err)
 	} else {
 		l.Unlock()
@@ -115,12 +117,6 @@ func TestLoadMissingAndMalformed(t *testing.T) {
 	_, err = Load(ctx, bad)
 	if err == nil || err.Error() != bad+": $.entries[0].question: expected a string, got number" {
 		t.Errorf("malformed: %v", err)
-	}
-}
-
-func TestEventsPath(t *testing.T) {
-	if got := EventsPath("a/lessons.json"); got != "a/lessons.events.jsonl" {
-		t.Error(got)
 	}
 }
 
@@ -186,60 +182,4 @@ func persistedShare(t *testing.T, path string) float64 {
 		t.Fatalf("%s: ledger.config.supporting_share missing: %s", path, data)
 	}
 	return f
-}
-
-// A writer waits for the lock up to LockWait instead of failing at once.
-func TestLockWaitsForRelease(t *testing.T) {
-	p := copyFixture(t)
-	held, err := Lock(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.AfterFunc(50*time.Millisecond, func() { held.Unlock() })
-	lk, err := LockWait(context.Background(), p, 5*time.Second)
-	if err != nil {
-		t.Fatalf("LockWait = %v, want the lock once released", err)
-	}
-	lk.Unlock()
-}
-
-// Discard removes the sidecar only when its lock created it, and a waiter
-// that locked the removed file retries on the new one.
-func TestDiscardRemovesOnlyACreatedSidecar(t *testing.T) {
-	p := copyFixture(t)
-	lk, err := Lock(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lk.Discard()
-	if _, err := os.Stat(p + ".lock"); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("created sidecar left behind: %v", err)
-	}
-	if err := os.WriteFile(p+".lock", nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	lk, err = Lock(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lk.Discard()
-	if _, err := os.Stat(p + ".lock"); err != nil {
-		t.Fatalf("pre-existing sidecar removed: %v", err)
-	}
-	// one holder discards while another waits: the waiter gets a lock on a
-	// sidecar that exists, never on the removed file
-	os.Remove(p + ".lock")
-	first, err := Lock(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.AfterFunc(30*time.Millisecond, func() { first.Discard() })
-	second, err := LockWait(context.Background(), p, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Unlock()
-	if _, err := Lock(p); !errors.Is(err, ErrLocked) {
-		t.Fatalf("third Lock = %v, want ErrLocked while the waiter holds it", err)
-	}
 }

@@ -9,85 +9,85 @@ import (
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
-// checkMergeEntries merges the entries of b, o, th and fails t unless every id is in the
-// merged lists once. It returns the merge's error.
-func checkMergeEntries(t testing.TB, b, o, th *rawObj) error {
+// checkMergeEntries merges b, o, th (storedoc.MergeCompact) and fails t unless every id is
+// in the merged entries and graveyard once. It returns the merge's error.
+func checkMergeEntries(t testing.TB, b, o, th []byte) error {
 	t.Helper()
-	living, dead, err := mergeEntries(b, o, th)
+	out, err := storedoc.MergeCompact(b, o, th, nil)
 	if err != nil {
 		return err
 	}
+	doc, err := pyjson.Parse("merged", out)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
-	for _, e := range append(living, dead...) {
-		id, _, err := entryID(pyjson.NewDecoder("merged", e))
-		if err != nil {
-			t.Fatalf("merged entry %s: %v", e, err)
+	for _, e := range append(doc.Field("entries").Elems(), doc.Field("graveyard").Elems()...) {
+		id, ok := e.Get("id")
+		if !ok || id.Kind() != pyjson.KindString {
+			t.Fatalf("merged entry %s has no string id", pyjson.Compact(e))
 		}
-		if seen[id] {
-			t.Fatalf("id %q merged twice", id)
+		if seen[id.Str()] {
+			t.Fatalf("id %q merged twice", id.Str())
 		}
-		seen[id] = true
+		seen[id.Str()] = true
 	}
 	return nil
 }
 
-// storeObjects reads the three sides of a merge.
-func storeObjects(b, o, t []byte) (*rawObj, *rawObj, *rawObj, error) {
-	x, err := rawObject(b)
+// parsed reads the JSON b, failing t when it does not read.
+func parsed(t testing.TB, b []byte) pyjson.Value {
+	t.Helper()
+	v, err := pyjson.Parse("x", b)
 	if err != nil {
-		return nil, nil, nil, err
+		t.Fatal(err)
 	}
-	y, err := rawObject(o)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	z, err := rawObject(t)
-	return x, y, z, err
+	return v
 }
 
 // editEntries rewrites a store document's entries and graveyard with edit, which gets and
 // returns them as lists of entries' bytes; the other members stay as they are.
 func editEntries(t testing.TB, doc []byte, edit func(living, dead [][]byte) ([][]byte, [][]byte)) []byte {
 	t.Helper()
-	o, err := rawObject(doc)
-	if err != nil {
-		t.Fatal(err)
+	v := parsed(t, doc)
+	list := func(key string) [][]byte {
+		var out [][]byte
+		for _, e := range v.Field(key).Elems() {
+			out = append(out, pyjson.Compact(e))
+		}
+		return out
 	}
-	living, err := rawArray(o.vals["entries"])
-	if err != nil {
-		t.Fatal(err)
+	values := func(l [][]byte) pyjson.Value {
+		vs := make([]pyjson.Value, len(l))
+		for i, e := range l {
+			vs[i] = parsed(t, e)
+		}
+		return pyjson.Array(vs...)
 	}
-	dead, err := rawArray(o.vals["graveyard"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	living, dead = edit(living, dead)
-	o.set("entries", rawList(living))
-	o.set("graveyard", rawList(dead))
-	return o.bytes()
+	living, dead := edit(list("entries"), list("graveyard"))
+	v.Set("entries", values(living))
+	v.Set("graveyard", values(dead))
+	return pyjson.Compact(v)
 }
 
 // withField returns the entry e with key set to the JSON val (nil: removed).
 func withField(t testing.TB, e []byte, key string, val []byte) []byte {
 	t.Helper()
-	o, err := rawObject(e)
-	if err != nil {
-		t.Fatal(err)
+	v := parsed(t, e)
+	if val != nil {
+		v.Set(key, parsed(t, val))
+		return pyjson.Compact(v)
 	}
-	out := newRawObj()
-	for _, k := range o.keys {
-		if k != key {
-			out.set(k, o.vals[k])
-		} else if val != nil {
-			out.set(k, val)
+	var kept []pyjson.Member
+	for _, m := range v.Members() {
+		if m.Key != key {
+			kept = append(kept, m)
 		}
 	}
-	if _, had := o.vals[key]; !had && val != nil {
-		out.set(key, val)
-	}
-	return out.bytes()
+	return pyjson.Compact(pyjson.Object(kept...))
 }
 
 // pick returns k distinct indexes below n.
@@ -95,7 +95,7 @@ func pick(r *rand.Rand, n, k int) []int {
 	return r.Perm(n)[:min(k, n)]
 }
 
-// The entries step of the merge on the edits bot and people make, and the errors it gives.
+// The merge of entries (storedoc.Merge) on the edits bot and people make, and the errors it gives.
 func TestMergeEntryLists(t *testing.T) {
 	exhaustive(t)
 	base := benchStoreBytes(t, 2000)
@@ -225,10 +225,7 @@ func TestMergeEntryLists(t *testing.T) {
 		{name: "ids with an escape, keys not ASCII", base: base,
 			ours: editEntries(t, bot, func(l, d [][]byte) ([][]byte, [][]byte) {
 				for i := 0; i < len(l); i += 50 {
-					id, _, err := entryID(pyjson.NewDecoder("x", l[i]))
-					if err != nil {
-						t.Fatal(err)
-					}
+					id := parsed(t, l[i]).Field("id").Str()
 					// the same id with an escape, and a key not ASCII
 					esc := `"\u00` + fmt.Sprintf("%02x", id[0]) + id[1:] + `"`
 					l[i] = withField(t, withField(t, l[i], "id", []byte(esc)), "cl\u00e9", []byte("1"))
@@ -264,11 +261,7 @@ func TestMergeEntryLists(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b, o, th, err := storeObjects(orEmptyJSON(c.base), c.ours, c.theirs)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = checkMergeEntries(t, b, o, th)
+			err := checkMergeEntries(t, c.base, c.ours, c.theirs)
 			switch {
 			case c.wantErr == "" && err != nil:
 				t.Fatal(err)
@@ -306,7 +299,7 @@ func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
 		}
 		return b
 	}
-	merged, err := Merge(base, ours, theirs, nil)
+	merged, err := storedoc.Merge(base, ours, theirs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			if err != nil {
 				return err
 			}
-			s.extraTop = pyjson.SetMember(s.extraTop, key, v)
+			s.extensions.Read(key, v)
 			return nil
 		}
 	})

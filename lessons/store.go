@@ -1,13 +1,12 @@
 package lessons
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 // Kind is the kind of a lesson.
@@ -255,8 +254,8 @@ type Options struct {
 	// or gets DefaultConfig() when the file has none (as in darwin-memo).
 	Config *Config
 	// LockWait is how long LoadLocked and Save wait for another process to
-	// release the store's lock before failing with ErrLocked. Zero means
-	// DefaultLockWait; negative means fail at once.
+	// release the store's lock before failing with storedoc.ErrLocked. Zero means
+	// storedoc.DefaultLockWait; negative means fail at once.
 	LockWait time.Duration
 	// Retrieval is the ranking Retrieve and Decide use when neither the
 	// call nor the store's config ("retrieval") names one. Default: BM25F.
@@ -277,20 +276,9 @@ type Options struct {
 	LazyHistory bool
 }
 
-// ContentID is the default id source: the first 12 hex chars of the SHA-256
-// of the NUL-joined parts. darwin-memo uses random UUIDs instead (see
-// docs/compat.md).
-func ContentID(parts ...string) string {
-	h := sha256.New()
-	for i, p := range parts {
-		if i > 0 {
-			h.Write([]byte{0})
-		}
-		h.Write([]byte(p))
-	}
-	var sum [32]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))[:12]
-}
+// ContentID is the default id source: storedoc.ContentID, the id the three-way merge gives
+// an entry without one.
+func ContentID(parts ...string) string { return storedoc.ContentID(parts...) }
 
 // Store is a darwin-memo lesson store together with its ledger: living
 // entries, graveyard, tick counter, pending tickets, history, damaged set,
@@ -306,9 +294,9 @@ type Store struct {
 	byID      map[string]*Entry // living entries by id
 	deadIDs   map[string]int    // graveyard ids -> last index
 
-	retriever *pyjson.Value   // carried through untouched
-	extraTop  []pyjson.Member // unknown top-level keys, in original order
-	extraCfg  []pyjson.Member // unknown store-config keys
+	retriever  *pyjson.Value       // carried through untouched
+	extensions storedoc.Extensions // unknown top-level keys, in original order
+	extraCfg   []pyjson.Member     // unknown store-config keys
 
 	hasLedger      bool
 	hasSettledRuns bool
@@ -332,13 +320,13 @@ type Store struct {
 	settledRuns []pyjson.Value
 	cfg         Config
 
-	events   []Event
+	events   []storedoc.Event
 	warnings []string
 	opts     Options
 	sizeHint int // bytes of the file this store was parsed from
 	idx      *index
 	dict     *rank.Dict
-	file     *fileState
+	file     *storedoc.File
 }
 
 // New returns an empty store with opts.Config, or DefaultConfig() when that

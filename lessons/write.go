@@ -14,7 +14,7 @@ func (s *Store) Marshal() ([]byte, error) {
 		return nil, errConsultOnly
 	}
 	w := pyjson.NewWriter(make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))), 0)
-	s.marshal(w)
+	s.marshal(w, nil)
 	if s.historyErr != nil {
 		return nil, s.historyErr
 	}
@@ -23,19 +23,23 @@ func (s *Store) Marshal() ([]byte, error) {
 
 // WriteTo streams the bytes Marshal returns to out, without holding the
 // whole document in memory.
-func (s *Store) WriteTo(out io.Writer) (int64, error) {
+func (s *Store) WriteTo(out io.Writer) (int64, error) { return s.writeTo(out, nil) }
+
+// writeTo is WriteTo with the extension keys in skip left out.
+func (s *Store) writeTo(out io.Writer, skip []string) (int64, error) {
 	if s.opts.ConsultOnly {
 		return 0, errConsultOnly
 	}
 	w := pyjson.NewStreamWriter(out, 1<<17)
-	s.marshal(w)
+	s.marshal(w, skip)
 	if s.historyErr != nil {
 		return 0, s.historyErr // what was sent is cut short of the notes: the caller has an error
 	}
 	return w.Done()
 }
 
-func (s *Store) marshal(w *pyjson.Writer) {
+// marshal writes the store to w, leaving out the extension keys in skip.
+func (s *Store) marshal(w *pyjson.Writer, skip []string) {
 	w.Open('{')
 	w.Key("config")
 	w.Open('{')
@@ -60,10 +64,7 @@ func (s *Store) marshal(w *pyjson.Writer) {
 		w.Field("ledger")
 		s.writeLedger(w)
 	}
-	for _, mb := range s.extraTop {
-		w.Field(mb.Key)
-		w.Value(mb.Value)
-	}
+	s.extensions.Write(w, skip)
 	w.Close('}')
 }
 

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -223,7 +224,7 @@ func TestFailedCommandsChangeNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := failureDir(t)
 			if tt.locked {
-				lk, err := lessons.Lock(filepath.Join(dir, "lessons.json"))
+				lk, err := storedoc.Lock(filepath.Join(dir, "lessons.json"))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -212,7 +213,7 @@ func runRender(ctx context.Context, sio *IO, args []string) error {
 		_, err := sio.Stdout.Write(doc)
 		return err
 	}
-	if err := lessons.WriteFileAtomic(*outPath, doc, 0o644); err != nil {
+	if err := storedoc.WriteFileAtomic(*outPath, doc, 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintf(sio.Stdout, "rendered %s: %d bytes, %d lines\n", *outPath, len(doc), bytes.Count(doc, []byte("\n")))
@@ -229,7 +230,7 @@ func checkRenderTarget(store, out string) error {
 	for _, side := range []struct{ path, what string }{
 		{store, "the store itself"},
 		{store + ".lock", "the store's lock file"},
-		{lessons.EventsPath(store), "the store's event log"},
+		{storedoc.EventsPath(store), "the store's event log"},
 	} {
 		if samePath(out, side.path) {
 			return usagef("-o %s is %s (%s); render never writes the store or its side files: pass another file, or -o - for stdout", out, side.what, side.path)
@@ -280,7 +281,7 @@ func runDoctor(ctx context.Context, sio *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	events, err := lessons.ReadEvents(lessons.EventsPath(*store))
+	events, err := storedoc.ReadEvents(storedoc.EventsPath(*store))
 	if err != nil {
 		return err
 	}

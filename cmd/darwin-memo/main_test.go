@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 var fixed = time.Date(2026, 6, 13, 12, 43, 53, 0, time.UTC)
@@ -207,7 +207,7 @@ func TestRenderMissingStore(t *testing.T) {
 
 func TestStoreLockedIsReported(t *testing.T) {
 	p := fixtureStore(t)
-	lk, err := lessons.Lock(p)
+	lk, err := storedoc.Lock(p)
 	if err != nil {
 		t.Fatal(err)
 	}

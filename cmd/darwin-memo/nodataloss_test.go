@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 // Issue 23 §1: render never writes the store or its side files, whichever path names them,
@@ -22,7 +22,7 @@ func TestRenderRefusesTheStoreAndItsSideFiles(t *testing.T) {
 	if err := os.Symlink(store, filepath.Join(dir, "link.md")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(lessons.EventsPath(store), []byte{}, 0o644); err != nil {
+	if err := os.WriteFile(storedoc.EventsPath(store), []byte{}, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	before, err := os.ReadFile(store)
@@ -37,7 +37,7 @@ func TestRenderRefusesTheStoreAndItsSideFiles(t *testing.T) {
 		{"another spelling", filepath.Join(sd, ".", "..", filepath.Base(sd), "lessons.json"), "is the store itself"},
 		{"a link to the store", filepath.Join(dir, "link.md"), "is the store itself"},
 		{"the lock, not there yet", store + ".lock", "lock file"},
-		{"the event log", lessons.EventsPath(store), "event log"},
+		{"the event log", storedoc.EventsPath(store), "event log"},
 		{"a directory", dir, "is a directory"},
 	}
 	for _, tt := range tests {
@@ -97,7 +97,7 @@ func TestReadOnlyStoreIsNotRewritten(t *testing.T) {
 			if err != nil || !bytes.Equal(before, after) || !os.SameFile(fi0, fi1) || fi1.Mode().Perm() != 0o444 {
 				t.Error("the read-only store was replaced")
 			}
-			for _, side := range []string{store + ".lock", lessons.EventsPath(store)} {
+			for _, side := range []string{store + ".lock", storedoc.EventsPath(store)} {
 				if _, err := os.Stat(side); err == nil {
 					t.Errorf("%s was created", side)
 				}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -151,7 +152,7 @@ func (a *alreadySettled) Error() string { return fmt.Sprintf("already %s at tick
 // settledAt looks the ticket up in the store's event log: the tick of the
 // settlement or abandonment that closed it, and which of the two it was.
 func settledAt(store, ticket string) (tick int, how string, ok bool) {
-	events, err := lessons.ReadEvents(lessons.EventsPath(store))
+	events, err := storedoc.ReadEvents(storedoc.EventsPath(store))
 	if err != nil {
 		return 0, "", false
 	}

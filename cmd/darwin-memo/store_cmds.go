@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 	"github.com/darwin-memo/darwin-memo-action/internal/storefind"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
@@ -45,7 +46,7 @@ type writeTarget struct {
 func writeFlags(fs *flag.FlagSet) *writeTarget {
 	t := &writeTarget{}
 	fs.StringVar(&t.path, "store", "", storeUsage)
-	t.wait = lessons.DefaultLockWait
+	t.wait = storedoc.DefaultLockWait
 	fs.Var((*lockWaitValue)(&t.wait), "lock-wait", "how long to wait for another darwin-memo holding the store's lock (0: fail at once)")
 	return t
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -206,7 +207,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 // mergeStores is the three-way merge of mergeBotBranch. It takes the documents as arguments
 // and does not use ours after the merge, so only the merge holds them.
 func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, ours []byte) (*lessons.Store, string, []byte, error) {
-	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]lessons.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
+	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]storedoc.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
 	if err != nil {
 		again, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
 		if rerr != nil {

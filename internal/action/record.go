@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -229,7 +230,7 @@ func ReadRecord(doc []byte) (Record, error) {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return Record{Version: 1}, nil
 	}
-	raw, _, err := lessons.ExtensionOf("store", doc, RecordKey)
+	raw, _, err := storedoc.ExtensionOf("store", doc, RecordKey)
 	if err != nil {
 		return Record{Version: 1}, fmt.Errorf("store is not a JSON object: %w", err)
 	}

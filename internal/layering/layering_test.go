@@ -53,6 +53,11 @@ var rules = []rule{
 		why: "internal/rank ranks plain lessons (rank.Source); lessons adapts its entries to it, so ranking code cannot creep back into the store",
 	},
 	{
+		name: "the store document never depends on the store's model", from: []string{"internal/storedoc/..."},
+		not: []string{"lessons/...", "internal/rank/..."}, enforced: true,
+		why: "internal/storedoc is the file (lock, atomic writes, side files, extensions, the three-way merge) on internal/pyjson; lessons builds its model on it, so the model cannot creep into the file layer",
+	},
+	{
 		name: "product packages never depend on an instrument", from: []string{"..."}, skip: []string{"cmd/..."},
 		not: instruments, enforced: true,
 		why: "instruments (fakes, benchmarks, generators) are linked only into tests and the CLI's demo",
@@ -179,13 +184,15 @@ func TestRulesCatchViolations(t *testing.T) {
 		{ImportPath: m("cmd/darwin-memo"), Deps: []string{m("internal/demo"), m("internal/ghfake"), m("bench/selection/report"), "testing", "net/http/httptest"}},
 		{ImportPath: m("internal/demo"), Deps: []string{m("internal/ghfake"), "testing"}},
 		{ImportPath: m("internal/rank"), Deps: []string{m("lessons"), m("internal/pyjson")}},
+		{ImportPath: m("internal/storedoc"), Deps: []string{m("lessons"), m("internal/pyjson"), m("internal/rank")}},
 	}
 	want := map[string][]string{
-		"settle and encode never depend on lessons":      {"settle -> lessons", "encode/sub -> lessons"},
-		"the rankings never depend on the store":         {"internal/rank -> lessons", "internal/rank -> internal/pyjson"},
-		"product packages never depend on an instrument": {"internal/action -> internal/ghfake", "internal/report -> bench/selection/sim"},
-		"the CLI links no instrument but the demo":       {"cmd/darwin-memo -> bench/selection/report"},
-		"no product binary links test support":           {"cmd/darwin-memo -> testing", "cmd/darwin-memo -> net/http/httptest"},
+		"settle and encode never depend on lessons":             {"settle -> lessons", "encode/sub -> lessons"},
+		"the rankings never depend on the store":                {"internal/rank -> lessons", "internal/rank -> internal/pyjson"},
+		"product packages never depend on an instrument":        {"internal/action -> internal/ghfake", "internal/report -> bench/selection/sim"},
+		"the CLI links no instrument but the demo":              {"cmd/darwin-memo -> bench/selection/report"},
+		"no product binary links test support":                  {"cmd/darwin-memo -> testing", "cmd/darwin-memo -> net/http/httptest"},
+		"the store document never depends on the store's model": {"internal/storedoc -> lessons", "internal/storedoc -> internal/rank"},
 	}
 	for _, r := range rules {
 		if got := r.violations(pkgs); strings.Join(got, ";") != strings.Join(want[r.name], ";") {

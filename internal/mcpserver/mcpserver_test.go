@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/mcpserver"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -320,7 +321,7 @@ func TestRereadsAStoreReplacedWithinOneTimestampTick(t *testing.T) {
 	if changed == string(data) {
 		t.Fatal("the answer is not in the file")
 	}
-	if err := lessons.WriteFileAtomic(path, []byte(changed), 0o644); err != nil {
+	if err := storedoc.WriteFileAtomic(path, []byte(changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {

@@ -1,6 +1,6 @@
 //go:build aix || solaris || (!unix && !windows)
 
-package lessons
+package storedoc
 
 import (
 	"fmt"

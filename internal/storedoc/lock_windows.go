@@ -1,6 +1,6 @@
 //go:build windows
 
-package lessons
+package storedoc
 
 import (
 	"errors"

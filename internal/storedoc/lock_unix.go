@@ -1,6 +1,6 @@
 //go:build unix && !aix && !solaris
 
-package lessons
+package storedoc
 
 import (
 	"errors"

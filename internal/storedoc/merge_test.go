@@ -1,4 +1,4 @@
-package lessons_test
+package storedoc_test
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/darwin-memo/darwin-memo-action/lessons"
+	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
-// The three-way merge's tests (moved from internal/storemerge with their assertions).
+// The three-way merge's tests on documents; lessons tests that the merged stores load.
 
 func mentry(id, q string, energy float64, extra string) string {
 	return `{"question":"` + q + `","answer":"a ` + q + `","kind":"explicit","sources":[],"energy":` +
@@ -81,7 +81,7 @@ func TestMergeEntries(t *testing.T) {
 	// ticket 3, abandoned ticket 2, added entry eeee by hand, forgot... and added a note.
 	theirs := mstore([]string{mentry("aaaaaaaaaaaa", "alpha edited", 1, ""), mentry("bbbbbbbbbbbb", "beta", 1, ""), mentry("cccccccccccc", "gamma", 1, `,"pinned":true`), mentry("eeeeeeeeeeee", "epsilon", 1, "")}, nil,
 		`{"tick_count":3,"pending":[`+ticket("111111111111")+`,`+ticket("333333333333")+`],"history":{"aaaaaaaaaaaa":["n1","human note"]},"damaged":[],"settled_runs":[]}`)
-	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
+	out, err := storedoc.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestMergeForgetOnMainWins(t *testing.T) {
 	base := mstore([]string{mentry("aaaaaaaaaaaa", "alpha", 1, "")}, nil, "")
 	ours := mstore([]string{mentry("aaaaaaaaaaaa", "alpha", 1.3, "")}, nil, "")
 	theirs := mstore(nil, []string{mentry("aaaaaaaaaaaa", "alpha", 0, "")}, "")
-	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
+	out, err := storedoc.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestMergeIdentitiesOnRealStore(t *testing.T) {
 		"only theirs":     {real, real, edited, edited},
 		"no base":         {nil, real, real, real},
 	} {
-		out, err := lessons.Merge(c.b, c.o, c.t, nil)
+		out, err := storedoc.Merge(c.b, c.o, c.t, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -170,16 +170,16 @@ func TestMergeIdentitiesOnRealStore(t *testing.T) {
 func TestMergeCustomKeyAndErrors(t *testing.T) {
 	t.Parallel()
 	called := false
-	custom := map[string]lessons.KeyMerger{"x": func(b, o, th []byte) ([]byte, error) {
+	custom := map[string]storedoc.KeyMerger{"x": func(b, o, th []byte) ([]byte, error) {
 		called = true
 		return []byte(`"merged"`), nil
 	}}
-	out, err := lessons.Merge([]byte(`{"x":1}`), []byte(`{"x":2}`), []byte(`{"x":3,"y":true}`), custom)
+	out, err := storedoc.Merge([]byte(`{"x":1}`), []byte(`{"x":2}`), []byte(`{"x":3,"y":true}`), custom)
 	if err != nil || !called || !strings.Contains(string(out), `"x": "merged"`) || !strings.Contains(string(out), `"y": true`) {
 		t.Fatalf("%s %v", out, err)
 	}
 	for _, bad := range []string{`[]`, `{"entries":3}`, `{"entries":[{"id":5}]}`, `{`} {
-		if _, err := lessons.Merge(nil, []byte(bad), []byte(`{}`), nil); err == nil {
+		if _, err := storedoc.Merge(nil, []byte(bad), []byte(`{}`), nil); err == nil {
 			t.Errorf("%s: no error", bad)
 		}
 	}
@@ -194,16 +194,16 @@ func FuzzMerge(f *testing.F) {
 	f.Add([]byte(`{}`), []byte(`{"entries":[]}`), []byte(`{"ledger":{"tick_count":2}}`))
 	f.Add([]byte(`{}`), []byte(`{"entries":[{"question":"q","answer":"a","energy":NaN}]}`), []byte(`{"x":-Infinity}`))
 	f.Fuzz(func(t *testing.T, b, o, th []byte) {
-		out, err := lessons.Merge(b, o, th, nil)
+		out, err := storedoc.Merge(b, o, th, nil)
 		if err != nil {
 			return
 		}
 		// The output is JSON as darwin-memo reads it (Python's grammar: NaN is allowed).
-		if _, _, err := lessons.ExtensionOf("merged", out, ""); err != nil {
+		if _, _, err := storedoc.ExtensionOf("merged", out, ""); err != nil {
 			t.Fatalf("output does not read back: %v\n%s", err, out)
 		}
 		// Merging with itself as both sides is the identity.
-		again, err := lessons.Merge(out, out, out, nil)
+		again, err := storedoc.Merge(out, out, out, nil)
 		if err != nil {
 			t.Fatalf("re-merge: %v", err)
 		}
@@ -211,78 +211,4 @@ func FuzzMerge(f *testing.F) {
 			t.Fatalf("not idempotent:\n%s\n%s", out, again)
 		}
 	})
-}
-
-// The merge reads stores as the store does: NaN and Infinity (which Python's json writes for
-// such floats) merge, keep their spelling and load, where encoding/json refused them and the
-// action rebuilt the bot branch from the base branch.
-func TestMergeReadsNaNAsTheStoreDoes(t *testing.T) {
-	t.Parallel()
-	base := mstore([]string{mentry("aaaaaaaaaaaa", "alpha", 1, "")}, nil, `{"tick_count":1,"config":{"x":NaN}}`)
-	ours := strings.Replace(base, `"energy":1`, `"energy":NaN`, 1)
-	theirs := strings.Replace(base, `"tick_count":1`, `"tick_count":2`, 1)
-	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := lessons.Parse("merged", out)
-	if err != nil {
-		t.Fatalf("merged store does not load: %v\n%s", err, out)
-	}
-	if e, _ := s.Entry("aaaaaaaaaaaa"); e == nil || e.Energy == e.Energy {
-		t.Fatalf("the bot's NaN energy was lost: %+v", e)
-	}
-	if s.TickCount() != 2 || !strings.Contains(string(out), `"x": NaN`) {
-		t.Fatalf("tick %d, want 2; ledger.config's NaN kept:\n%s", s.TickCount(), out)
-	}
-}
-
-// Lessons added by hand without an id are matched by the id every load gives them, on all three
-// sides, so the bot's changes to one merge with people's.
-func TestMergeMatchesEntriesWithoutID(t *testing.T) {
-	t.Parallel()
-	noID := func(energy float64, pinned bool) string {
-		e := `{"question":"How?","answer":"Like this.","energy":` + jsonFloat(energy)
-		if pinned {
-			e += `,"pinned":true`
-		}
-		return e + `}`
-	}
-	base := mstore([]string{noID(1, false)}, nil, "")
-	ours := mstore([]string{noID(1.5, false)}, nil, "")
-	theirs := mstore([]string{noID(1, true)}, nil, "")
-	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := lessons.Parse("merged", out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Living()) != 1 {
-		t.Fatalf("%d living, want the one lesson matched across the sides:\n%s", len(s.Living()), out)
-	}
-	e := s.Living()[0]
-	if e.ID != lessons.ContentID("entry", "How?", "Like this.") || e.Energy != 1.5 || !e.Pinned {
-		t.Fatalf("want the content id, the bot's energy and people's pin: %+v", e)
-	}
-}
-
-// A repeated key in an entry one side wrote by hand is carried into the merged document and
-// read as json.loads reads it (the last value wins), instead of failing the merge.
-func TestMergeRepeatedKeyInAnEntry(t *testing.T) {
-	base := mstore([]string{mentry("aaaaaaaaaaaa", "q", 1, "")}, nil, "")
-	ours := mstore([]string{mentry("aaaaaaaaaaaa", "q", 1, ""), mentry("bbbbbbbbbbbb", "r", 1, "")}, nil, "")
-	theirs := mstore([]string{mentry("aaaaaaaaaaaa", "q", 1, `,"pinned":false,"pinned":true`)}, nil, "")
-	out, err := lessons.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := lessons.Parse("merged", out)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	if e, ok := s.Entry("aaaaaaaaaaaa"); !ok || !e.Pinned {
-		t.Errorf("merged entry lost the pin (last value of a repeated key):\n%s", out)
-	}
 }

@@ -1,4 +1,4 @@
-package lessons
+package storedoc
 
 import (
 	"bytes"
@@ -42,19 +42,10 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 	return pyjson.Indent("merged store", doc)
 }
 
-// MergeStore is Merge loaded as a store with opts (ParseWith), without writing the merged
-// document out first. An error says whether the documents did not merge or the merged store
-// does not load.
-func MergeStore(name string, base, ours, theirs []byte, custom map[string]KeyMerger, opts Options) (*Store, error) {
-	doc, err := mergeDocs(base, ours, theirs, custom)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ParseWith(name, doc, opts)
-	if err != nil {
-		return nil, fmt.Errorf("the merged store does not load: %w", err)
-	}
-	return s, nil
+// MergeCompact is Merge without the darwin-memo layout: the merged document compact, each
+// value as one of the sides spelled it, for a reader that parses it at once (lessons.MergeStore).
+func MergeCompact(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
+	return mergeDocs(base, ours, theirs, custom)
 }
 
 // sideNames name the three sides of a merge in errors, in the order base, ours, theirs.
