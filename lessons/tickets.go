@@ -376,41 +376,19 @@ func (s *Store) verifyClaim(id string, f FreeTicket, r Retrieval, opts VerifyOpt
 }
 
 // Supporters. Whatever ranking chose a ticket's decider, the ticket names
-// its supporters by darwin-memo's rule (semantics §4.3): every other hit of
-// darwin-memo's retrieval for the query (top k over the 0.25 coverage
-// floor), in its rank order, probationary ones included. A ranking that
-// keeps only the decider (v3 cuts hits under 0.75 of the best and drops
-// superseded lessons) would otherwise name none, and the lessons darwin-memo
-// credits with supporting_share would earn nothing. A ticket is verified the
-// same way: its decider must be retrieved by its own ranking, each supporter
-// by its ranking or by darwin-memo's.
-
-// ticketSupporters returns the supporters a ticket names beside decider:
-// darwin-memo's hits for query under opts (its filters and k) other than
-// decider. hits are the ranking's (opts.Retrieval's); with darwin-memo's
-// ranking they are darwin-memo's hits already.
-func (s *Store) ticketSupporters(query string, decider *Entry, hits []Hit, opts RetrieveOptions) ([]string, error) {
-	if s.resolveRetrieval(opts.Retrieval) != RetrievalDarwinMemo {
-		opts.Retrieval = RetrievalDarwinMemo
-		var err error
-		if hits, err = s.Retrieve(query, opts); err != nil {
-			return nil, err
-		}
-	}
-	out := []string{}
-	for _, h := range hits {
-		// A lesson superseded by record never supports (darwin-memo has no supersession).
-		if h.Entry != decider && s.SupersededBy(h.Entry.ID) == "" {
-			out = append(out, h.Entry.ID)
-		}
-	}
-	return out, nil
-}
+// its supporters by darwin-memo's rule (semantics §4.3, rank's
+// Library.Decide): every other hit of darwin-memo's retrieval for the query
+// (top k over the 0.25 coverage floor), in its rank order, probationary ones
+// included; otherwise a ranking that drops superseded lessons would name
+// fewer, and the lessons darwin-memo credits with supporting_share would
+// earn less. A ticket is verified the same way: its decider must be
+// retrieved by its own ranking, each supporter by its ranking or by
+// darwin-memo's.
 
 // unretrieved returns the first entry f names that its query does not
 // retrieve at this store ("" if none): the decider must be among its
 // ranking's hits (rank, id to position), a supporter among those or among
-// darwin-memo's hits (ticketSupporters), which are computed only when a
+// darwin-memo's hits, which are computed only when a
 // supporter is not in rank.
 func (s *Store) unretrieved(f FreeTicket, rank map[string]int, once bool) (string, error) {
 	if _, ok := rank[f.Decider]; f.Decider != "" && !ok {

@@ -440,20 +440,6 @@ func readEntryList(key string, raw []byte) (*entryList, error) {
 	return l, nil
 }
 
-// entryIndex is indexEntries as a map and the orders of first appearance in the entries and
-// in the graveyard.
-func entryIndex(doc *rawObj) (map[string]entryState, []string, []string, error) {
-	s, err := indexEntries(doc)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	idx := make(map[string]entryState, len(s.ids))
-	for k, id := range s.ids {
-		idx[id] = s.states[k]
-	}
-	return idx, s.ids[:s.nLiving:s.nLiving], s.ids[s.nLiving:], nil
-}
-
 // entryID reads the entry at p and returns its id, and nil bytes: the entry is as it stands.
 // An entry without one (a lesson added by hand) gets the content-derived id every load gives
 // it, and is returned with it.
