@@ -141,6 +141,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		tuning  = fs.String("tuning", "", "also run the ledger-settings sensitivity sweep (0% and 10% noise) and write its table into this markdown file (between the tuning markers)")
 		reqArm  = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults), "+Issue6+" (the defaults before issue 13) or "+DarwinMemo+" (darwin-memo's settings)")
 		vocab   = fs.String("vocabulary", string(sim.MadeUp), "how the worlds spell lessons and queries: "+string(sim.MadeUp)+" (the published worlds) or "+string(sim.Zipf)+" (shared English words and Zipf-spread topic words; docs/retrieval.md)")
+		tasks   = fs.String("tasks", string(sim.TopicTasks), "what the worlds' tasks ask for: "+string(sim.TopicTasks)+" (any useful lesson of the task's topic helps; the published worlds) or "+string(sim.FactTasks)+" (only a lesson stating the task's fact helps; docs/retrieval.md)")
 		ranking = fs.String("retrieval", string(BenchRetrieval), "the ranking the ledger arms consult with: darwin-memo (the published benchmark) or bm25f (the default of decide)")
 		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
@@ -188,12 +189,17 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return &UsageError{err}
 	}
 	cfg.Vocabulary = v
+	tm, err := sim.ParseTaskModel(*tasks)
+	if err != nil {
+		return &UsageError{err}
+	}
+	cfg.Tasks = tm
 	retrieval, err := lessons.ParseRetrieval(*ranking)
 	if err != nil {
 		return &UsageError{err}
 	}
-	if (v != sim.MadeUp || retrieval != BenchRetrieval) && (*write != "" || *tuning != "") {
-		return usagef("-vocabulary %s -retrieval %s: the docs are generated with -vocabulary %s -retrieval %s; drop -write and -tuning to look at others", v, retrieval, sim.MadeUp, BenchRetrieval)
+	if (v != sim.MadeUp || tm != sim.TopicTasks || retrieval != BenchRetrieval) && (*write != "" || *tuning != "") {
+		return usagef("-vocabulary %s -tasks %s -retrieval %s: the docs are generated with -vocabulary %s -tasks %s -retrieval %s; drop -write and -tuning to look at others", v, tm, retrieval, sim.MadeUp, sim.TopicTasks, BenchRetrieval)
 	}
 	if err := cfg.Validate(); err != nil {
 		return &UsageError{err}

@@ -65,6 +65,9 @@ type Config struct {
 	// Vocabulary is how lessons and queries are spelt (vocab.go); "" is
 	// MadeUp.
 	Vocabulary Vocabulary
+	// Tasks is what a task asks for and which lessons serve it (facts.go);
+	// "" is TopicTasks.
+	Tasks TaskModel
 }
 
 // DefaultConfig is the repository the published benchmark simulates.
@@ -132,5 +135,6 @@ func (c Config) Validate() error {
 	check(c.MixUseful >= 0 && c.MixNearDup >= 0 && c.MixPoison >= 0 && c.MixTrivia >= 0 && mix > 0, "arrival mix must be non-negative with a positive sum")
 	check(c.PRsPerDay >= 1 && c.TTLDays >= 1, "PRsPerDay and TTLDays must be >= 1")
 	check(c.Vocabulary == "" || c.Vocabulary == MadeUp || c.Vocabulary == Zipf, "Vocabulary = %q: use %q or %q", c.Vocabulary, MadeUp, Zipf)
+	check(c.Tasks == "" || c.Tasks == TopicTasks || c.Tasks == FactTasks, "Tasks = %q: use %q or %q", c.Tasks, TopicTasks, FactTasks)
 	return errors.Join(errs...)
 }

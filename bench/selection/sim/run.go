@@ -191,7 +191,7 @@ func act(w *World, t Task, c Consultation, head []bool, fates []Fate, pr int) in
 			fates[id].FirstActed = pr
 		}
 		switch {
-		case w.helps(id, pr) && l.Topic == t.Topic:
+		case w.helps(id, pr) && l.Topic == t.Topic && (cfg.Tasks != FactTasks || l.Fact == t.Fact):
 			useful = true
 		case l.Class == Poisoned:
 			poisoned = true

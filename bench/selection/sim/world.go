@@ -60,6 +60,9 @@ type Lesson struct {
 // Task is one piece of agent work: make a failing test of a topic pass.
 type Task struct {
 	Topic int
+	// Fact is, in a FactTasks world, the fact (World.Facts id) the task
+	// asks about, or -1 when no lesson states it; -1 in other worlds.
+	Fact  int
 	Query string
 	// Target is the global index of the failing test the task is about.
 	Target int
@@ -132,6 +135,9 @@ func NewWorld(cfg Config, seed uint64) (*World, error) {
 		g.zipfText, g.unique = newZipfText(rng), cfg.Topics*zipfTopicVocab
 	}
 	g.zipf = zipfWeights(cfg.Topics, cfg.TopicSkew)
+	if cfg.Tasks == FactTasks {
+		g.facts = &factText{words: map[int][]string{}, id: map[int]int{}}
+	}
 
 	// Initial store, all arriving before PR 0.
 	for i := 0; i < cfg.InitialUseful; i++ {
@@ -266,6 +272,8 @@ type gen struct {
 	unique int // next unused word index
 	// zipfText draws the texts when the vocabulary is Zipf (vocab.go).
 	zipfText *zipfText
+	// facts draws the facts' texts when the tasks are FactTasks (facts.go).
+	facts *factText
 }
 
 func (g *gen) topic() int { return pick(g.rng, g.zipf) }
@@ -320,6 +328,10 @@ func (g *gen) lessonText(t int) (question, answer string) {
 }
 
 func (g *gen) addUseful(t, born int) {
+	if g.facts != nil {
+		g.addFactUseful(t, born)
+		return
+	}
 	q, a := g.lessonText(t)
 	g.add(Lesson{Class: Useful, Topic: t, Fact: g.w.Facts, Born: born, Question: q, Answer: a})
 	g.w.Facts++
@@ -333,6 +345,10 @@ func (g *gen) addNearDup(born int) {
 		}
 	}
 	orig := g.w.Lessons[useful[g.rng.IntN(len(useful))]]
+	if g.facts != nil {
+		g.addFactNearDup(orig, born)
+		return
+	}
 	if g.zipfText != nil {
 		g.addZipfNearDup(orig, born)
 		return
@@ -364,6 +380,10 @@ func (g *gen) addZipfNearDup(orig Lesson, born int) {
 }
 
 func (g *gen) addPoison(t, born int) {
+	if g.facts != nil {
+		g.addFactPoison(t, born)
+		return
+	}
 	q, a := g.lessonText(t)
 	g.add(Lesson{Class: Poisoned, Topic: t, Fact: -1, Born: born, Question: q, Answer: a})
 }
@@ -385,7 +405,10 @@ func (g *gen) task() Task {
 	cfg := g.w.Config
 	t := g.topic()
 	var query string
-	if z := g.zipfText; z != nil {
+	fact := -1
+	if g.facts != nil {
+		query, fact = g.factQuery(t)
+	} else if z := g.zipfText; z != nil {
 		query = join(z.topicWords(t, zipfQueryTopicN), z.shared(zipfQuerySharedN+g.rng.IntN(2)))
 	} else {
 		q := g.topicWords(t, queryTopicN)
@@ -396,6 +419,7 @@ func (g *gen) task() Task {
 	}
 	return Task{
 		Topic:    t,
+		Fact:     fact,
 		Query:    query,
 		Target:   t*cfg.TestsPerTopic + g.rng.IntN(cfg.TestsPerTopic),
 		UFix:     g.rng.Float64(),
