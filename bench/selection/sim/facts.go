@@ -51,8 +51,8 @@ const (
 //     context of a question (MadeUp: two topic words; Zipf: one topic word
 //     and two shared words). Its answer: words of its own (MadeUp: five;
 //     Zipf: four and two shared words).
-//   - A near-duplicate: the same fact's words, a fresh context, and its
-//     original's answer with one word replaced.
+//   - A near-duplicate: its original with one context word of the question
+//     and one word of the answer replaced.
 //   - Trivia: no fact's words; as in the world's vocabulary.
 //   - A task's query: factQueryN of its fact's words and a query's context
 //     (MadeUp: one topic word, half the time a filler word; Zipf: one topic
@@ -108,18 +108,21 @@ func (g *gen) addFactUseful(t, born int) {
 	g.add(Lesson{Class: Useful, Topic: t, Fact: id, Born: born, Question: q, Answer: g.factAnswer()})
 }
 
-// addFactNearDup rewords a useful lesson: its fact's words with a fresh
-// context, and its answer with one word replaced.
+// addFactNearDup rewords a useful lesson as the Zipf vocabulary's
+// near-duplicates are reworded: one context word of its question becomes
+// another (MadeUp: another word of the topic; Zipf: another shared word),
+// one word of its answer a new word. The fact's words stay.
 func (g *gen) addFactNearDup(orig Lesson, born int) {
-	var key int
-	for k, id := range g.facts.id {
-		if id == orig.Fact {
-			key = k
+	q := strings.Fields(orig.Question)
+	for range 20 {
+		w := g.topicWords(orig.Topic, 1)[0]
+		if z := g.zipfText; z != nil {
+			w = z.shared(1)[0]
 		}
-	}
-	q := g.factQuestion(orig.Topic, key)
-	for i := 0; q == orig.Question && i < 10; i++ {
-		q = g.factQuestion(orig.Topic, key)
+		if !slices.Contains(q, w) {
+			q[factWordsN+g.rng.IntN(len(q)-factWordsN)] = w
+			break
+		}
 	}
 	a := strings.Fields(orig.Answer)
 	n := len(a)
@@ -128,7 +131,7 @@ func (g *gen) addFactNearDup(orig Lesson, born int) {
 	}
 	a[g.rng.IntN(n)] = g.uniqueWords(1)[0]
 	g.add(Lesson{Class: NearDuplicate, Topic: orig.Topic, Fact: orig.Fact, Born: born,
-		Question: q, Answer: strings.Join(a, " ")})
+		Question: strings.Join(q, " "), Answer: strings.Join(a, " ")})
 }
 
 // addFactPoison adds a poisoned lesson stating (wrongly) a fact of topic t.
