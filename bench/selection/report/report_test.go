@@ -219,6 +219,8 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"-retrieval", "v3"}, "unknown retrieval"},
 		{[]string{"-vocabulary", "zipf", "-write", "x.md"}, "docs are generated with"},
 		{[]string{"-retrieval", "bm25f", "-tuning", "x.md"}, "docs are generated with"},
+		{[]string{"-tasks", "lesson"}, "unknown task model"},
+		{[]string{"-tasks", "fact", "-write", "x.md"}, "docs are generated with"},
 	}
 	for _, tt := range tests {
 		err := Command(context.Background(), tt.args, io.Discard, io.Discard)

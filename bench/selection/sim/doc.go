@@ -3,7 +3,9 @@
 // compared on the same stream.
 //
 // A World is generated from a Config and a seed: topics with their own words
-// (made up, or spread as English text's are: Config.Vocabulary, vocab.go),
+// (made up, or spread as English text's are: Config.Vocabulary, vocab.go)
+// and, in fact worlds, facts with words of their own that a lesson states
+// and a task asks about (Config.Tasks, facts.go),
 // a per-test suite (TestsPerTopic tests per topic), lessons of four classes
 // (useful, near-duplicate of a useful one, poisoned, inert trivia) that arrive
 // over time (each extracted by the encoder's deterministic path from a
