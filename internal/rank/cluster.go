@@ -15,8 +15,8 @@ import (
 // cluster's members so far (anchor first, in join order) and a candidate
 // whose similarity to the anchor passed the threshold; returning true adds
 // the candidate to the cluster at once. For a given anchor, candidates are
-// offered in input order. Cluster and ClusterQuadratic make exactly the
-// same calls in the same order, so an AcceptFunc may keep state that it
+// offered in input order. Cluster makes the calls the quadratic loop
+// would, in the same order, so an AcceptFunc may keep state that it
 // resets when the anchor changes.
 type AcceptFunc func(anchor int, members []int, cand int) bool
 
@@ -41,20 +41,17 @@ type AcceptFunc func(anchor int, members []int, cand int) bool
 // and sets visited by size, each token pairs the sets having it in their
 // probe prefix with the earlier sets having it in their index prefix,
 // under length, prefix (size-dependent depth) and positional filters,
-// and a 128-bit token signature rejects most chance matches. The join
-// runs token by token, so its working set stays in cache; its cost
-// grows with the square of the store only through chance prefix matches
-// (about 10 to 15 times the 10k cost at 100k textgen lessons, see
-// BenchmarkCluster). Surviving candidates are verified
-// with the same float64 comparison ClusterQuadratic uses, so the outcome
-// is identical to it for every input (property-tested and fuzzed). The
+// and a 128-bit token signature rejects most chance matches. Surviving
+// candidates are verified with the comparison the quadratic loop
+// (clusterQuadratic) makes, so the outcome is identical to its for every
+// input (property-tested and fuzzed against it). The
 // filter bounds are computed in exact rational arithmetic from the float64
 // just below threshold, which keeps them conservative under rounding.
 //
 // A threshold <= 0 makes every pair similar (Jaccard is never negative,
 // even for empty sets); a NaN threshold or one above 1 makes no pair
 // similar. With threshold <= 0 and an accept that refuses often, Cluster
-// is quadratic like the reference.
+// runs that quadratic loop.
 func Cluster(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
 	sets = normaliseSets(sets)
 	switch {
@@ -508,13 +505,6 @@ func overlapAtLeast(a, b []uint32, have, need int) (int, bool) {
 	return have, have >= need
 }
 
-// ClusterQuadratic is the reference for [Cluster]: consolidate.py's loop
-// transcribed directly, comparing every anchor with every unconsumed
-// entry. It takes the same arguments and returns the same clusters.
-func ClusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
-	return clusterQuadratic(normaliseSets(sets), threshold, accept)
-}
-
 func clusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
 	consumed := make([]bool, len(sets))
 	var out [][]int
@@ -541,16 +531,6 @@ func clusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][
 		}
 	}
 	return out
-}
-
-// ClusterTokens is [Cluster] over string token sets (as from [Tokens]).
-func ClusterTokens(sets [][]string, threshold float64, accept AcceptFunc) [][]int {
-	d := NewDict()
-	ids := make([][]uint32, len(sets))
-	for i, s := range sets {
-		ids[i] = d.Intern(s)
-	}
-	return Cluster(ids, threshold, accept)
 }
 
 // jaccardCount is JaccardIDs; both clusterings call this one function so

@@ -29,16 +29,15 @@
 //     [Library.MostSimilar], the encoder's duplicate check.
 //   - [Cluster] is the anchor clustering: an exact all-pairs similarity join
 //     (PPJoin-style prefix, length and positional filters plus 128-bit
-//     token signatures, on all cores) followed by the anchor loop.
-//     [ClusterQuadratic] is the straightforward reference, property-tested
-//     equal to it.
+//     token signatures, on all cores) followed by the anchor loop,
+//     property-tested equal to the quadratic loop of consolidate.py.
 //
 // # Exactness
 //
 // Tokens matches CPython on its str.lower() quirks (testdata/tokens.json
 // was produced by CPython). Jaccard values are float64(|a∩b|) /
-// float64(|a∪b|), exactly Python's int/int division, and Cluster and
-// ClusterQuadratic compare the same bits against the threshold.
+// float64(|a∪b|), exactly Python's int/int division, and Cluster compares
+// the same bits against the threshold as the quadratic loop.
 //
 // Scores can differ from a given Python process in the last bits, for two
 // documented reasons. Python sums idf over a set, in an iteration order

@@ -74,9 +74,6 @@ func NewSimilar(texts ...string) *Similar {
 	return q
 }
 
-// Len returns the number of distinct tokens of the query.
-func (q *Similar) Len() int { return q.n }
-
 // Above returns the Jaccard similarity of the query's token set with the
 // token set of texts joined by single spaces, and true, when it is greater
 // than floor (a similarity so far: at least 0); otherwise it returns false

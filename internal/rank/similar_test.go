@@ -82,8 +82,8 @@ func TestSimilarMatchesJaccard(t *testing.T) {
 			query = []string{ls[r.IntN(len(ls))].Answer, randText(20), ls[r.IntN(len(ls))].Question}
 		}
 		q := NewSimilar(query...)
-		if q.Len() != len(Tokens(strings.Join(query, " "))) {
-			t.Fatalf("%q: Len = %d", query, q.Len())
+		if q.n != len(Tokens(strings.Join(query, " "))) {
+			t.Fatalf("%q: Len = %d", query, q.n)
 		}
 		for range 40 {
 			j := r.IntN(len(pool))
@@ -114,7 +114,7 @@ func TestSimilarAllocations(t *testing.T) {
 		}
 		run()
 		if n := testing.AllocsPerRun(5, run); n > 0 {
-			t.Errorf("query of %d tokens: %v allocations per pass", q.Len(), n)
+			t.Errorf("query of %d tokens: %v allocations per pass", q.n, n)
 		}
 	}
 }
