@@ -9,8 +9,7 @@
 // fast at 100k lessons:
 //
 //   - [Tokens] turns text into a token set, [Jaccard] compares two sets.
-//   - A [Dict] interns tokens as uint32 ids; [Dict.InternTexts] does it for
-//     a whole store on all cores with the same ids as sequential calls;
+//   - A [Dict] interns tokens as uint32 ids;
 //     [JaccardIDs] compares sorted id sets without allocating.
 //   - A [Similar] finds one text's Jaccard similarity with many texts
 //     without a Dict: a table of the query's tokens, upper bounds that skip

@@ -246,27 +246,6 @@ func TestSupersessionChain(t *testing.T) {
 	}
 }
 
-// InternPairs gives the ids serial InternText calls give, above the size
-// at which it runs on several cores.
-func TestInternPairsMatchesSerial(t *testing.T) {
-	ls := textgen.Lessons(4, 5000)
-	par, ser := NewDict(), NewDict()
-	sets := par.InternPairs(len(ls), func(i int) (string, string) { return ls[i].Question, ls[i].Answer })
-	for i, l := range ls {
-		if want := ser.InternText(l.Question, l.Answer); !slices.Equal(sets[i], want) {
-			t.Fatalf("lesson %d: ids %v, serial %v", i, sets[i], want)
-		}
-	}
-	if par.Len() != ser.Len() {
-		t.Fatalf("dictionary sizes %d and %d", par.Len(), ser.Len())
-	}
-	for id := range par.Len() {
-		if par.Word(uint32(id)) != ser.Word(uint32(id)) {
-			t.Fatalf("id %d: %q, serial %q", id, par.Word(uint32(id)), ser.Word(uint32(id)))
-		}
-	}
-}
-
 // FuzzLibraryOnceMatchesIndex compares Once with the indexes on small
 // libraries of generated lessons plus a lesson and a query from the fuzzer
 // (any text: capitals, digits, non-ASCII, identifiers).
