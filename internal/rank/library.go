@@ -1,5 +1,10 @@
 package rank
 
+import (
+	"runtime"
+	"sync"
+)
+
 // A Lesson is what the rankings read of one lesson besides its text: what
 // orders, decays, places and answers with it.
 type Lesson struct {
@@ -151,25 +156,40 @@ func projectedIndex(q []string, n int, text func(i int) (question, answer string
 		ids[i] = d.ID(t) // 0, 1, 2, ... in query order
 	}
 	sets := make([][]uint32, n)
-	var backing []uint32
-	for i := range n {
-		if cap(backing)-len(backing) < len(q) {
-			backing = make([]uint32, 0, max(1024, len(q)))
-		}
-		start := len(backing)
-		question, answer := text(i)
-		for g, m := range ms {
-			mask := m.Match(question, answer)
-			for j := g * MaxMatch; mask != 0; j++ { // ascending ids: the set is sorted
-				if mask&1 != 0 {
-					backing = append(backing, ids[j])
+	project := func(lo, hi int) {
+		var backing []uint32
+		for i := lo; i < hi; i++ {
+			if cap(backing)-len(backing) < len(q) {
+				backing = make([]uint32, 0, max(1024, len(q)))
+			}
+			start := len(backing)
+			question, answer := text(i)
+			for g, m := range ms {
+				mask := m.Match(question, answer)
+				for j := g * MaxMatch; mask != 0; j++ { // ascending ids: the set is sorted
+					if mask&1 != 0 {
+						backing = append(backing, ids[j])
+					}
+					mask >>= 1
 				}
-				mask >>= 1
+			}
+			if len(backing) > start {
+				sets[i] = backing[start:len(backing):len(backing)]
 			}
 		}
-		if len(backing) > start {
-			sets[i] = backing[start:len(backing):len(backing)]
+	}
+	workers := min(runtime.GOMAXPROCS(0), n/2048)
+	if workers < 2 {
+		project(0, n)
+	} else {
+		chunk := (n + workers - 1) / workers
+		var wg sync.WaitGroup
+		for w := range workers {
+			lo, hi := w*chunk, min(n, (w+1)*chunk)
+			wg.Add(1)
+			go func() { defer wg.Done(); project(lo, hi) }()
 		}
+		wg.Wait()
 	}
 	return NewIndexIDs(d, sets)
 }
