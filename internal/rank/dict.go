@@ -130,16 +130,6 @@ func sortedSet(ids []uint32) []uint32 {
 	return slices.Compact(ids)
 }
 
-// RemapSet moves an id set from one dictionary to another: it replaces
-// each id with remap[id] (the word's id in the other dictionary, so remap
-// has no repeats) and sorts the set again.
-func RemapSet(set, remap []uint32) {
-	for i, id := range set {
-		set[i] = remap[id]
-	}
-	slices.Sort(set)
-}
-
 // JaccardIDs is [Jaccard] for id sets from [Dict.Intern]: both must be
 // sorted ascending without repeats. It returns 0 if either is empty and
 // otherwise float64(|a∩b|) / float64(|a∪b|), bit for bit the value
