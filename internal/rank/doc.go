@@ -5,12 +5,12 @@
 // as its owner describes them ([Source]); it does not know the store.
 //
 // Everything reproduces the Python darwin-memo semantics (tokenisation and
-// scoring in retrieval.py, anchor clustering in consolidate.py) and stays
-// fast at 100k lessons:
+// scoring in retrieval.py, anchor clustering in consolidate.py), sized
+// for the supported store of about 30k lessons:
 //
 //   - [Tokens] turns text into a token set, [Jaccard] compares two sets.
-//   - A [Dict] interns tokens as uint32 ids;
-//     [JaccardIDs] compares sorted id sets without allocating.
+//   - A [Dict] interns tokens as uint32 ids; [JaccardIDs] compares sorted
+//     id sets without allocating.
 //   - A [Similar] finds one text's Jaccard similarity with many texts
 //     without a Dict: a table of the query's tokens, upper bounds that skip
 //     most texts, and per-text [Signature]s that later queries reuse.
