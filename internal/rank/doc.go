@@ -11,9 +11,6 @@
 //   - [Tokens] turns text into a token set, [Jaccard] compares two sets.
 //   - A [Dict] interns tokens as uint32 ids; [JaccardIDs] compares sorted
 //     id sets without allocating.
-//   - A [Similar] finds one text's Jaccard similarity with many texts
-//     without a Dict: a table of the query's tokens, upper bounds that skip
-//     most texts, and per-text [Signature]s that later queries reuse.
 //   - An [Index] is built once per store load and kept current with
 //     [Index.AddIDs] and [Index.Remove]. [Index.Rank] walks the postings of
 //     the query tokens, rarest first, and stops walking once the remaining

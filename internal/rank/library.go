@@ -47,9 +47,6 @@ type Library[K comparable] struct {
 	bm     *BM25F // the BM25F ranking; nil until first used
 	bmDocs []K
 	bmDoc  map[K]int
-	// MostSimilar's signatures, by position in the living list
-	sigKeys []K
-	sigs    []Signature
 }
 
 // NewLibrary returns a library of src's lessons with neither index built.

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -141,11 +142,6 @@ type tokenSet struct {
 	out   []string
 	table [256]uint8 // 1 + index into out, 0 = empty; used while len(out) < 128
 	big   map[string]struct{}
-	// reuse marks a set that is cleared and filled again text after text
-	// (it only counts): transient tokens are copied into arena, not cloned
-	// one by one.
-	reuse bool
-	arena []byte
 }
 
 func (t *tokenSet) add(tok string, transient bool) {
@@ -265,4 +261,38 @@ func countDistinct(s []string) int {
 		}
 	}
 	return n
+}
+
+// tokensOf returns the distinct tokens of texts joined by single spaces,
+// in order of first occurrence, or nil: Tokens of the joined text.
+func tokensOf(texts []string) []string {
+	var (
+		sc  scanner
+		set tokenSet
+	)
+	size := max(len(texts)-1, 0) // the joined text's length
+	for _, t := range texts {
+		size += len(t)
+	}
+	set.out = make([]string, 0, min(size/8+4, 128))
+	for {
+		tok, transient, ok := sc.next(texts)
+		if !ok {
+			break
+		}
+		set.add(tok, transient)
+	}
+	if len(set.out) == 0 {
+		return nil
+	}
+	return set.out
+}
+
+// keep returns tok for the set to hold: the token itself unless it is
+// transient, else a copy.
+func (t *tokenSet) keep(tok string, transient bool) string {
+	if transient {
+		return strings.Clone(tok)
+	}
+	return tok
 }
