@@ -45,8 +45,6 @@ func (src source) TokenSets(es []*Entry) [][]uint32 {
 	return sets
 }
 
-func (source) CachedSet(e *Entry) ([]uint32, bool) { return e.set, e.hasSet }
-
 func (src source) Dict() *rank.Dict { return src.s.tokenDict() }
 
 // tokenDict returns the store's token dictionary, creating it on first use.

@@ -25,7 +25,7 @@
 //     [Library.MostSimilar], the encoder's duplicate check.
 //   - [Cluster] is the anchor clustering: an exact all-pairs similarity join
 //     (PPJoin-style prefix, length and positional filters plus 128-bit
-//     token signatures, on all cores) followed by the anchor loop,
+//     token signatures) followed by the anchor loop,
 //     property-tested equal to the quadratic loop of consolidate.py.
 //
 // # Exactness

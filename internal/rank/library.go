@@ -29,8 +29,6 @@ type Source[K comparable] interface {
 	// TokenSets returns the lessons' token sets in Dict's ids, as
 	// Dict().InternText(question, answer) gives them.
 	TokenSets(ks []K) [][]uint32
-	// CachedSet returns the lesson's token set if it is computed already.
-	CachedSet(k K) ([]uint32, bool)
 	Dict() *Dict
 }
 

@@ -26,10 +26,7 @@ type testSource struct{ dict *Dict }
 func (testSource) Text(l *testLesson) (string, string) { return l.question, l.Answer }
 func (testSource) Lesson(l *testLesson) Lesson         { return l.Lesson }
 func (testSource) Supersedes(l *testLesson) []string   { return l.supersedes }
-func (testSource) CachedSet(l *testLesson) ([]uint32, bool) {
-	return l.set, l.hasSet
-}
-func (s *testSource) Dict() *Dict { return s.dict }
+func (s *testSource) Dict() *Dict                      { return s.dict }
 func (s *testSource) TokenSets(ls []*testLesson) [][]uint32 {
 	sets := make([][]uint32, len(ls))
 	for i, l := range ls {
