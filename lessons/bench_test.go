@@ -347,7 +347,7 @@ func TestConsolidationMatchesQuadraticReference(t *testing.T) {
 				af = func(_ int, members []int, cand int) bool { return accept(members, cand) }
 			}
 			got := clusterSets(sets, thr, accept)
-			want := rank.ClusterQuadratic(sets, thr, af)
+			want := clusterQuadratic(sets, thr, af)
 			if len(got) == 0 && thr == 0.55 && policy == "off" {
 				t.Fatal("no clusters at the default threshold; the test store has no near-duplicates")
 			}
@@ -391,4 +391,32 @@ func decideCold(data []byte, r Retrieval, once bool) (*Decision, error) {
 		return nil, err
 	}
 	return s.Decide(decideQuery, DecideOptions{RetrieveOptions: RetrieveOptions{Retrieval: r, Once: once}})
+}
+
+// clusterQuadratic is consolidate.py's anchor loop transcribed directly, the
+// reference clusterSets is compared with: every anchor against every
+// unconsumed entry.
+func clusterQuadratic(sets [][]uint32, threshold float64, accept rank.AcceptFunc) [][]int {
+	consumed := make([]bool, len(sets))
+	var out [][]int
+	for a := range sets {
+		if consumed[a] {
+			continue
+		}
+		members := []int{a}
+		for b := range sets {
+			if b == a || consumed[b] || !(rank.JaccardIDs(sets[a], sets[b]) >= threshold) {
+				continue
+			}
+			if accept == nil || accept(a, members, b) {
+				members = append(members, b)
+				consumed[b] = true
+			}
+		}
+		if len(members) > 1 {
+			consumed[a] = true
+			out = append(out, members)
+		}
+	}
+	return out
 }

@@ -72,8 +72,8 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 // MostSimilar returns the living entry whose token set has the highest Jaccard similarity with
 // the token set of question and answer (the first in store order on a tie) and that
 // similarity, or "" and 0 when none shares a token with them: the lesson encoder's duplicate
-// check (encode.Known; rank.Library.MostSimilar). It adds nothing to the store's token
-// dictionary and computes no token sets.
+// check (encode.Known; rank.Library.MostSimilar). It computes the token sets of the living
+// entries that lack one.
 func (s *Store) MostSimilar(question, answer string) (id string, similarity float64) {
 	if e, sim, ok := s.library().MostSimilar(s.living, question, answer); ok {
 		return e.ID, sim

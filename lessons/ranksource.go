@@ -45,8 +45,6 @@ func (src source) TokenSets(es []*Entry) [][]uint32 {
 	return sets
 }
 
-func (source) CachedSet(e *Entry) ([]uint32, bool) { return e.set, e.hasSet }
-
 func (src source) Dict() *rank.Dict { return src.s.tokenDict() }
 
 // tokenDict returns the store's token dictionary, creating it on first use.
@@ -66,17 +64,10 @@ func (s *Store) tokenSet(e *Entry) []uint32 {
 	return e.set
 }
 
-// ensureSets computes the token sets of the entries that lack one, on all
-// cores, with the ids a serial pass in entry order would give.
+// ensureSets computes the token sets of the entries that lack one, in
+// entry order.
 func (s *Store) ensureSets(es []*Entry) {
-	var todo []*Entry
 	for _, e := range es {
-		if !e.hasSet {
-			todo = append(todo, e)
-		}
-	}
-	sets := s.tokenDict().InternPairs(len(todo), func(i int) (string, string) { return todo[i].Question, todo[i].Answer })
-	for i, e := range todo {
-		e.set, e.hasSet = sets[i], true
+		s.tokenSet(e)
 	}
 }

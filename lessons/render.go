@@ -4,13 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/bits"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/darwin-memo/darwin-memo-action/internal/leword"
 )
 
 // RenderOptions tune Render.
@@ -267,18 +264,10 @@ var commentBreaker = strings.NewReplacer("<!--", "<! --", "-->", "-- >")
 
 // collapsedAtLeast is a lower bound of len(collapse(s)) that allocates nothing: the printable
 // ASCII bytes other than spaces all survive collapse (it drops whitespace and control
-// characters, and only lengthens comment delimiters). It counts them eight at a time: with the
-// top bit of each byte cleared, adding 0x5f reaches the top bit from 0x21 up and adding 1 from
-// 0x7f, with no carry between bytes; bytes from 0x80 are masked out.
+// characters, and only lengthens comment delimiters).
 func collapsedAtLeast(s string) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	n, i := 0, 0
-	for ; i+8 <= len(s); i += 8 {
-		w := leword.Uint64(s[i:])
-		low := w &^ highs
-		n += bits.OnesCount64((low + ones*0x5f) &^ (low + ones) &^ w & highs)
-	}
-	for ; i < len(s); i++ {
+	n := 0
+	for i := range len(s) {
 		if c := s[i]; c > ' ' && c < 0x7f {
 			n++
 		}

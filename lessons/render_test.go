@@ -228,24 +228,3 @@ func TestRenderMissingBreaksCommentDelimitersInThePath(t *testing.T) {
 		t.Fatalf("RenderMissing = %q", out)
 	}
 }
-
-// collapsedAtLeast counts the bytes from 0x21 to 0x7e, whatever surrounds them.
-func TestCollapsedAtLeast(t *testing.T) {
-	var all []byte
-	for c := 0; c < 256; c++ {
-		all = append(all, byte(c))
-	}
-	for _, s := range []string{"", "a", " \t\n", "How do I run the tests?", string(all), string(all[100:]) + string(all[:100]), "é\x7f~!\x00\xff" + strings.Repeat("x ", 9)} {
-		for i := 0; i <= len(s); i++ {
-			want := 0
-			for _, c := range []byte(s[i:]) {
-				if c > ' ' && c < 0x7f {
-					want++
-				}
-			}
-			if got := collapsedAtLeast(s[i:]); got != want {
-				t.Fatalf("collapsedAtLeast(%q) = %d, want %d", s[i:], got, want)
-			}
-		}
-	}
-}

@@ -4,10 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 )
 
 // An AcceptFunc lets a caller refuse a similar candidate, as darwin-memo's
@@ -15,8 +12,8 @@ import (
 // cluster's members so far (anchor first, in join order) and a candidate
 // whose similarity to the anchor passed the threshold; returning true adds
 // the candidate to the cluster at once. For a given anchor, candidates are
-// offered in input order. Cluster and ClusterQuadratic make exactly the
-// same calls in the same order, so an AcceptFunc may keep state that it
+// offered in input order. Cluster makes the calls the quadratic loop
+// would, in the same order, so an AcceptFunc may keep state that it
 // resets when the anchor changes.
 type AcceptFunc func(anchor int, members []int, cand int) bool
 
@@ -37,24 +34,21 @@ type AcceptFunc func(anchor int, members []int, cand int) bool
 //
 // Cluster first finds every pair with Jaccard >= threshold, then runs the
 // anchor loop over that similarity graph. The pairs come from a PPJoin
-// style all-pairs join on all cores: with tokens in global rarity order
+// style all-pairs join: with tokens in global rarity order
 // and sets visited by size, each token pairs the sets having it in their
 // probe prefix with the earlier sets having it in their index prefix,
 // under length, prefix (size-dependent depth) and positional filters,
-// and a 128-bit token signature rejects most chance matches. The join
-// runs token by token, so its working set stays in cache; its cost
-// grows with the square of the store only through chance prefix matches
-// (about 10 to 15 times the 10k cost at 100k textgen lessons, see
-// BenchmarkCluster). Surviving candidates are verified
-// with the same float64 comparison ClusterQuadratic uses, so the outcome
-// is identical to it for every input (property-tested and fuzzed). The
+// and a 128-bit token signature rejects most chance matches. Surviving
+// candidates are verified with the comparison the quadratic loop
+// (clusterQuadratic) makes, so the outcome is identical to its for every
+// input (property-tested and fuzzed against it). The
 // filter bounds are computed in exact rational arithmetic from the float64
 // just below threshold, which keeps them conservative under rounding.
 //
 // A threshold <= 0 makes every pair similar (Jaccard is never negative,
 // even for empty sets); a NaN threshold or one above 1 makes no pair
 // similar. With threshold <= 0 and an accept that refuses often, Cluster
-// is quadratic like the reference.
+// runs that quadratic loop.
 func Cluster(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
 	sets = normaliseSets(sets)
 	switch {
@@ -101,13 +95,8 @@ type setRec struct {
 // position in it.
 type posting struct{ ord, pos int32 }
 
-// tokenChunk is how many consecutive tokens a worker takes at a time.
-const tokenChunk = 64
-
 // similarPairs returns, for every entry, the entries whose Jaccard with it
 // is >= threshold (0 < threshold <= 1), ascending. sets are normalised.
-// The work is spread over GOMAXPROCS goroutines; the result does not
-// depend on how.
 //
 // This is a prefix-filtered all-pairs join (PPJoin). Sets are visited by
 // size, then input order (their ord), and tokens ranked rarest first,
@@ -121,8 +110,8 @@ const tokenChunk = 64
 // bound rejects almost every chance match. The join runs token by token
 // rather than set by set: a token's two lists and their records are
 // small and contiguous, so the scan, which grows with the square of the
-// store through chance matches on mid-frequency tokens, runs from cache
-// at a few nanoseconds a match. Surviving pairs are deduplicated and
+// store through chance matches on mid-frequency tokens, runs from cache.
+// Surviving pairs are deduplicated and
 // verified exactly.
 func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	n := len(sets)
@@ -156,74 +145,31 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	}
 
 	// The set records, and every token's postings in visiting order:
-	// each worker takes a run of ords, sorts their token occurrences by
-	// rank (a counting sort), then walks them in rank order, which deals
-	// each set its tokens in prefix order (a set's c-th token met is at
-	// position c). The first probe(size) of them form its probe prefix,
-	// the first index(size) its index prefix; both lists come out by
-	// token, in visiting order within the run.
+	// buildPart sorts the sets' token occurrences by rank (a counting
+	// sort), then walks them in rank order, which deals each set its
+	// tokens in prefix order (a set's c-th token met is at position c).
+	// The first probe(size) of them form its probe prefix, the first
+	// index(size) its index prefix; both lists come out by token, in
+	// visiting order.
 	recs := make([]setRec, m)
-	workers := max(1, min(runtime.GOMAXPROCS(0), m/512))
-	nTok := len(ts.rank)
-	parts := make([]prefixPart, workers)
-	chunk := (m + workers - 1) / workers
-	parallel(workers, workers, func(plo, phi int) {
-		for p := plo; p < phi; p++ {
-			lo, hi := p*chunk, min(m, (p+1)*chunk)
-			parts[p] = buildPart(sets, order, ts.rank, &f, recs, lo, hi)
+	part := buildPart(sets, order, ts.rank, &f, recs)
+	j := joiner{f: &f, lims: newLimits(&f, maxL), sizeStart: sizeStart, recs: recs}
+	for w := range len(ts.rank) {
+		pr, ix := part.probes[part.pStart[w]:part.pStart[w+1]], part.index[part.iStart[w]:part.iStart[w+1]]
+		if len(ix) > 0 && len(pr) > 0 {
+			j.join(pr, ix)
 		}
-	})
-
-	lims := newLimits(&f, maxL)
-	found := make([][]uint64, workers)
-	var nextChunk atomic.Int64
-	var wg sync.WaitGroup
-	for k := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			j := joiner{f: &f, lims: lims, sizeStart: sizeStart, recs: recs}
-			for {
-				lo := int(nextChunk.Add(tokenChunk)) - tokenChunk
-				if lo >= nTok {
-					break
-				}
-				for w := lo; w < min(lo+tokenChunk, nTok); w++ {
-					pr, ix := parts[0].probes[parts[0].pStart[w]:parts[0].pStart[w+1]], parts[0].index[parts[0].iStart[w]:parts[0].iStart[w+1]]
-					if len(parts) > 1 {
-						j.pr, j.ixp = j.pr[:0], j.ixp[:0]
-						for _, pp := range parts {
-							j.pr = append(j.pr, pp.probes[pp.pStart[w]:pp.pStart[w+1]]...)
-							j.ixp = append(j.ixp, pp.index[pp.iStart[w]:pp.iStart[w+1]]...)
-						}
-						pr, ix = j.pr, j.ixp
-					}
-					if len(ix) > 0 && len(pr) > 0 {
-						j.join(pr, ix)
-					}
-				}
-			}
-			found[k] = j.cands
-		}()
 	}
-	wg.Wait()
 
 	// Deduplicate (a pair may share several prefix tokens) and verify.
-	cands := slices.Concat(found...)
+	cands := j.cands
 	slices.Sort(cands)
 	cands = slices.Compact(cands)
-	ok := make([]bool, len(cands))
-	parallel(max(1, min(workers, len(cands)/256)), len(cands), func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			x, y := sets[order[cands[c]>>32]], sets[order[uint32(cands[c])]]
-			need := f.alpha[len(x)+len(y)]
-			inter, enough := overlapAtLeast(x, y, 0, need)
-			ok[c] = enough && jaccardFromCounts(inter, len(x), len(y)) >= threshold
-		}
-	})
-	for c, p := range cands {
-		if ok[c] {
-			a, b := order[p>>32], order[uint32(p)]
+	for _, p := range cands {
+		a, b := order[p>>32], order[uint32(p)]
+		x, y := sets[a], sets[b]
+		inter, enough := overlapAtLeast(x, y, 0, f.alpha[len(x)+len(y)])
+		if enough && jaccardFromCounts(inter, len(x), len(y)) >= threshold {
 			adj[a] = append(adj[a], b)
 			adj[b] = append(adj[b], a)
 		}
@@ -234,16 +180,16 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	return adj
 }
 
-// prefixPart holds the prefix postings of one run of ords, by token rank:
+// prefixPart holds the prefix postings of the sets, by token rank:
 // probes[pStart[r]:pStart[r+1]] and index[iStart[r]:iStart[r+1]].
 type prefixPart struct {
 	probes, index  []posting
 	pStart, iStart []int32
 }
 
-// buildPart fills recs[lo:hi] and returns the prefix postings of the sets
-// at ords lo to hi-1.
-func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs []setRec, lo, hi int) prefixPart {
+// buildPart fills recs and returns the prefix postings of the sets, by ord.
+func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs []setRec) prefixPart {
+	lo, hi := 0, len(recs)
 	nTok := len(rank)
 	start := make([]int32, nTok+1)
 	var nProbe, nIndex int
@@ -297,31 +243,12 @@ func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs [
 	return pp
 }
 
-// parallel calls fn on workers contiguous chunks of [0, n) concurrently.
-func parallel(workers, n int, fn func(lo, hi int)) {
-	if workers <= 1 || n == 0 {
-		fn(0, n)
-		return
-	}
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, min(n, lo+chunk))
-		}()
-	}
-	wg.Wait()
-}
-
-// joiner is one worker's state for similarPairs.
+// joiner is the state of similarPairs' join.
 type joiner struct {
 	f         *filters
 	lims      *limits
-	sizeStart []int32   // first ord of each size
-	recs      []setRec  // by ord
-	pr, ixp   []posting // one token's postings gathered from every part
+	sizeStart []int32  // first ord of each size
+	recs      []setRec // by ord
 	active    []indexed
 	cands     []uint64 // x<<32 | y for pairs passing every filter, y before x
 }
@@ -508,13 +435,6 @@ func overlapAtLeast(a, b []uint32, have, need int) (int, bool) {
 	return have, have >= need
 }
 
-// ClusterQuadratic is the reference for [Cluster]: consolidate.py's loop
-// transcribed directly, comparing every anchor with every unconsumed
-// entry. It takes the same arguments and returns the same clusters.
-func ClusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
-	return clusterQuadratic(normaliseSets(sets), threshold, accept)
-}
-
 func clusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
 	consumed := make([]bool, len(sets))
 	var out [][]int
@@ -541,16 +461,6 @@ func clusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][
 		}
 	}
 	return out
-}
-
-// ClusterTokens is [Cluster] over string token sets (as from [Tokens]).
-func ClusterTokens(sets [][]string, threshold float64, accept AcceptFunc) [][]int {
-	d := NewDict()
-	ids := make([][]uint32, len(sets))
-	for i, s := range sets {
-		ids[i] = d.Intern(s)
-	}
-	return Cluster(ids, threshold, accept)
 }
 
 // jaccardCount is JaccardIDs; both clusterings call this one function so

@@ -355,3 +355,20 @@ func TestClusterSparseIDs(t *testing.T) {
 		checkClusterEqual(t, sets, randomThreshold(r), r, fmt.Sprintf("sparse seed %d", seed))
 	}
 }
+
+// ClusterQuadratic is the reference for [Cluster]: consolidate.py's loop
+// transcribed directly, comparing every anchor with every unconsumed
+// entry. It takes the same arguments and returns the same clusters.
+func ClusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
+	return clusterQuadratic(normaliseSets(sets), threshold, accept)
+}
+
+// ClusterTokens is [Cluster] over string token sets (as from [Tokens]).
+func ClusterTokens(sets [][]string, threshold float64, accept AcceptFunc) [][]int {
+	d := NewDict()
+	ids := make([][]uint32, len(sets))
+	for i, s := range sets {
+		ids[i] = d.Intern(s)
+	}
+	return Cluster(ids, threshold, accept)
+}

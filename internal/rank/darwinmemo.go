@@ -40,17 +40,6 @@ type Index struct {
 	scratch  sync.Pool // *rankScratch
 }
 
-// NewIndex returns an index over docs (doc i is docs[i], a token set as
-// from [Tokens]), using a fresh Dict.
-func NewIndex(docs [][]string) *Index {
-	d := NewDict()
-	sets := make([][]uint32, len(docs))
-	for i, toks := range docs {
-		sets[i] = d.Intern(toks)
-	}
-	return NewIndexIDs(d, sets)
-}
-
 // NewIndexIDs returns an index over id sets interned by d (each sorted
 // ascending without repeats, as [Dict.Intern] returns). The index keeps
 // the sets (not the outer slice) and d; the caller must not modify the

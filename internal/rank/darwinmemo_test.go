@@ -263,3 +263,14 @@ func TestIndexAccessors(t *testing.T) {
 		t.Error("Lookup found a word never interned")
 	}
 }
+
+// NewIndex returns an index over docs (doc i is docs[i], a token set as
+// from [Tokens]), using a fresh Dict.
+func NewIndex(docs [][]string) *Index {
+	d := NewDict()
+	sets := make([][]uint32, len(docs))
+	for i, toks := range docs {
+		sets[i] = d.Intern(toks)
+	}
+	return NewIndexIDs(d, sets)
+}

@@ -10,8 +10,8 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
 
-// refDict is the map-based dictionary Dict replaced: the reference its
-// ids, lookups and sets are checked against.
+// refDict interns the tokens Tokens returns, one string at a time: the
+// reference InternText's and LookupText's scans are checked against.
 type refDict struct {
 	ids   map[string]uint32
 	words []string
@@ -90,7 +90,7 @@ func dictTexts(r *rand.Rand, n int) []string {
 	return texts
 }
 
-func TestDictMatchesMap(t *testing.T) {
+func TestInternTextMatchesTokens(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	var texts []string
 	for _, l := range textgen.Lessons(3, 3000) {
@@ -100,54 +100,44 @@ func TestDictMatchesMap(t *testing.T) {
 	r.Shuffle(len(texts), func(i, j int) { texts[i], texts[j] = texts[j], texts[i] })
 	probes := append(Tokens(strings.Join(dictTexts(rand.New(rand.NewPCG(8, 8)), 200), " ")),
 		"", "\x00", "a\x00", "0123456789abcdef\x00", strings.Repeat("long", 21))
-	// A mask of 0 sends every token to one probe sequence with one hash; 3
-	// and 0xff give a few long chains; all ones is the real table.
-	for _, mask := range []uint32{^uint32(0), 0xff, 3, 0} {
-		t.Run(fmt.Sprintf("mask=%#x", mask), func(t *testing.T) {
-			n := len(texts)
-			if mask == 0 || raceEnabled {
-				n = 1500 // every lookup walks the whole table
+	n := len(texts)
+	d, ref := NewDict(), newRefDict()
+	for i := 0; i+1 < n; i += 2 {
+		got, want := d.InternText(texts[i], texts[i+1]), ref.internText(texts[i], texts[i+1])
+		if !slices.Equal(got, want) {
+			t.Fatalf("InternText(%q, %q) = %v, reference %v", texts[i], texts[i+1], got, want)
+		}
+		if i%512 == 0 {
+			// ID and Intern interleaved with InternText.
+			toks := Tokens(texts[i])
+			if len(toks) > 0 && d.ID(toks[0]) != ref.id(toks[0]) {
+				t.Fatalf("ID(%q) differs", toks[0])
 			}
-			d, ref := NewDict(), newRefDict()
-			d.hashMask = mask
-			for i := 0; i+1 < n; i += 2 {
-				got, want := d.InternText(texts[i], texts[i+1]), ref.internText(texts[i], texts[i+1])
-				if !slices.Equal(got, want) {
-					t.Fatalf("InternText(%q, %q) = %v, reference %v", texts[i], texts[i+1], got, want)
-				}
-				if i%512 == 0 {
-					// ID and Intern interleaved with InternText.
-					toks := Tokens(texts[i])
-					if len(toks) > 0 && d.ID(toks[0]) != ref.id(toks[0]) {
-						t.Fatalf("ID(%q) differs", toks[0])
-					}
-					w := strings.Repeat(fmt.Sprint(i), 9)
-					if got, want := d.Intern([]string{w, "", w}), []uint32{ref.id(w), ref.id("")}; !slices.Equal(got, slices.Sorted(slices.Values(slices.Compact(want)))) {
-						t.Fatalf("Intern = %v, reference %v", got, want)
-					}
-				}
+			w := strings.Repeat(fmt.Sprint(i), 9)
+			if got, want := d.Intern([]string{w, "", w}), []uint32{ref.id(w), ref.id("")}; !slices.Equal(got, slices.Sorted(slices.Values(slices.Compact(want)))) {
+				t.Fatalf("Intern = %v, reference %v", got, want)
 			}
-			checkDict(t, d, ref, probes)
-			for _, p := range probes {
-				known, distinct := d.LookupText(p)
-				var want []uint32
-				for _, tok := range Tokens(p) {
-					if id, ok := ref.ids[tok]; ok {
-						want = append(want, id)
-					}
-				}
-				slices.Sort(want)
-				if !slices.Equal(known, want) || distinct != len(Tokens(p)) {
-					t.Fatalf("LookupText(%q) = %v, %d; reference %v, %d", p, known, distinct, want, len(Tokens(p)))
-				}
+		}
+	}
+	checkDict(t, d, ref, probes)
+	for _, p := range probes {
+		known, distinct := d.LookupText(p)
+		var want []uint32
+		for _, tok := range Tokens(p) {
+			if id, ok := ref.ids[tok]; ok {
+				want = append(want, id)
 			}
-		})
+		}
+		slices.Sort(want)
+		if !slices.Equal(known, want) || distinct != len(Tokens(p)) {
+			t.Fatalf("LookupText(%q) = %v, %d; reference %v, %d", p, known, distinct, want, len(Tokens(p)))
+		}
 	}
 }
 
 // FuzzDict interns the tokens of a text and arbitrary strings (any bytes,
-// as ID accepts them), with the hash masked to force collisions, and
-// compares every id, word and lookup with the map-based reference.
+// as ID accepts them) and compares every id, word and lookup with the
+// reference.
 func FuzzDict(f *testing.F) {
 	for _, s := range [][3]string{
 		{"", "", ""},
@@ -155,14 +145,10 @@ func FuzzDict(f *testing.F) {
 		{"0123456789abcdef 0123456789abcdefg 0123456789abcdeg", "\x00\x00", "0123456789abcdef\x00"},
 		{"\u212Aelvin \u0130stanbul x.y.z *", "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz", ""},
 	} {
-		f.Add(s[0], s[1], s[2], uint8(3))
+		f.Add(s[0], s[1], s[2])
 	}
-	f.Fuzz(func(t *testing.T, text, x, y string, maskBits uint8) {
+	f.Fuzz(func(t *testing.T, text, x, y string) {
 		d, ref := NewDict(), newRefDict()
-		d.hashMask = uint32(1)<<(maskBits%33) - 1
-		if maskBits%33 == 32 {
-			d.hashMask = ^uint32(0)
-		}
 		for _, w := range []string{x, y, x + y, y + x, strings.Repeat(x, 3)} {
 			if got, want := d.ID(w), ref.id(w); got != want {
 				t.Fatalf("ID(%q) = %d, reference %d", w, got, want)
@@ -175,24 +161,4 @@ func FuzzDict(f *testing.F) {
 		}
 		checkDict(t, d, ref, append(Tokens(text+x+y), x+"\x00", y[:len(y)/2], text))
 	})
-}
-
-func TestSortIDs(t *testing.T) {
-	r := rand.New(rand.NewPCG(10, 10))
-	for n := range 3 * insertionMax {
-		for _, span := range []int{1, 4, 1 << 20} { // many repeats, some, almost none
-			ids := make([]uint32, n)
-			for i := range ids {
-				ids[i] = uint32(r.IntN(span))
-			}
-			want := slices.Sorted(slices.Values(ids))
-			got := slices.Clone(ids)
-			if sortIDs(got); !slices.Equal(got, want) {
-				t.Fatalf("sortIDs(%v) = %v", ids, got)
-			}
-			if got := sortedSet(slices.Clone(ids)); !slices.Equal(got, slices.Compact(want)) {
-				t.Fatalf("sortedSet(%v) = %v", ids, got)
-			}
-		}
-	}
 }

@@ -5,16 +5,12 @@
 // as its owner describes them ([Source]); it does not know the store.
 //
 // Everything reproduces the Python darwin-memo semantics (tokenisation and
-// scoring in retrieval.py, anchor clustering in consolidate.py) and stays
-// fast at 100k lessons:
+// scoring in retrieval.py, anchor clustering in consolidate.py), sized
+// for the supported store of about 30k lessons:
 //
 //   - [Tokens] turns text into a token set, [Jaccard] compares two sets.
-//   - A [Dict] interns tokens as uint32 ids; [Dict.InternTexts] does it for
-//     a whole store on all cores with the same ids as sequential calls;
-//     [JaccardIDs] compares sorted id sets without allocating.
-//   - A [Similar] finds one text's Jaccard similarity with many texts
-//     without a Dict: a table of the query's tokens, upper bounds that skip
-//     most texts, and per-text [Signature]s that later queries reuse.
+//   - A [Dict] interns tokens as uint32 ids; [JaccardIDs] compares sorted
+//     id sets without allocating.
 //   - An [Index] is built once per store load and kept current with
 //     [Index.AddIDs] and [Index.Remove]. [Index.Rank] walks the postings of
 //     the query tokens, rarest first, and stops walking once the remaining
@@ -29,16 +25,15 @@
 //     [Library.MostSimilar], the encoder's duplicate check.
 //   - [Cluster] is the anchor clustering: an exact all-pairs similarity join
 //     (PPJoin-style prefix, length and positional filters plus 128-bit
-//     token signatures, on all cores) followed by the anchor loop.
-//     [ClusterQuadratic] is the straightforward reference, property-tested
-//     equal to it.
+//     token signatures) followed by the anchor loop,
+//     property-tested equal to the quadratic loop of consolidate.py.
 //
 // # Exactness
 //
 // Tokens matches CPython on its str.lower() quirks (testdata/tokens.json
 // was produced by CPython). Jaccard values are float64(|a∩b|) /
-// float64(|a∪b|), exactly Python's int/int division, and Cluster and
-// ClusterQuadratic compare the same bits against the threshold.
+// float64(|a∪b|), exactly Python's int/int division, and Cluster compares
+// the same bits against the threshold as the quadratic loop.
 //
 // Scores can differ from a given Python process in the last bits, for two
 // documented reasons. Python sums idf over a set, in an iteration order

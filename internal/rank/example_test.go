@@ -25,7 +25,11 @@ func ExampleIndex_Rank() {
 		"Why is the go.sum check failing? Run go mod tidy and commit go.sum.",
 	}
 	d := rank.NewDict()
-	x := rank.NewIndexIDs(d, d.InternTexts(lessons))
+	var sets [][]uint32
+	for _, l := range lessons {
+		sets = append(sets, d.InternText(l))
+	}
+	x := rank.NewIndexIDs(d, sets)
 
 	for _, h := range x.Rank(rank.Tokens("go.sum cache miss"), 0.25) {
 		fmt.Printf("lesson %d score %.3f\n", h.Doc, h.Score)
@@ -50,7 +54,10 @@ func ExampleCluster() {
 		"retry flaky docker tests once, then fail the build",
 	}
 	d := rank.NewDict()
-	sets := d.InternTexts(texts)
+	var sets [][]uint32
+	for _, t := range texts {
+		sets = append(sets, d.InternText(t))
+	}
 	fmt.Println(rank.Cluster(sets, 0.55, nil))
 	// An accept function can refuse members, as source policies do.
 	noThird := func(anchor int, members []int, cand int) bool { return cand != 3 }

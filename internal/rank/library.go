@@ -29,8 +29,6 @@ type Source[K comparable] interface {
 	// TokenSets returns the lessons' token sets in Dict's ids, as
 	// Dict().InternText(question, answer) gives them.
 	TokenSets(ks []K) [][]uint32
-	// CachedSet returns the lesson's token set if it is computed already.
-	CachedSet(k K) ([]uint32, bool)
 	Dict() *Dict
 }
 
@@ -47,9 +45,6 @@ type Library[K comparable] struct {
 	bm     *BM25F // the BM25F ranking; nil until first used
 	bmDocs []K
 	bmDoc  map[K]int
-	// MostSimilar's signatures, by position in the living list
-	sigKeys []K
-	sigs    []Signature
 }
 
 // NewLibrary returns a library of src's lessons with neither index built.

@@ -26,10 +26,7 @@ type testSource struct{ dict *Dict }
 func (testSource) Text(l *testLesson) (string, string) { return l.question, l.Answer }
 func (testSource) Lesson(l *testLesson) Lesson         { return l.Lesson }
 func (testSource) Supersedes(l *testLesson) []string   { return l.supersedes }
-func (testSource) CachedSet(l *testLesson) ([]uint32, bool) {
-	return l.set, l.hasSet
-}
-func (s *testSource) Dict() *Dict { return s.dict }
+func (s *testSource) Dict() *Dict                      { return s.dict }
 func (s *testSource) TokenSets(ls []*testLesson) [][]uint32 {
 	sets := make([][]uint32, len(ls))
 	for i, l := range ls {
@@ -243,27 +240,6 @@ func TestSupersessionChain(t *testing.T) {
 	}
 	if _, ok := m.Latest(self); ok {
 		t.Error("a lesson superseding itself is superseded")
-	}
-}
-
-// InternPairs gives the ids serial InternText calls give, above the size
-// at which it runs on several cores.
-func TestInternPairsMatchesSerial(t *testing.T) {
-	ls := textgen.Lessons(4, 5000)
-	par, ser := NewDict(), NewDict()
-	sets := par.InternPairs(len(ls), func(i int) (string, string) { return ls[i].Question, ls[i].Answer })
-	for i, l := range ls {
-		if want := ser.InternText(l.Question, l.Answer); !slices.Equal(sets[i], want) {
-			t.Fatalf("lesson %d: ids %v, serial %v", i, sets[i], want)
-		}
-	}
-	if par.Len() != ser.Len() {
-		t.Fatalf("dictionary sizes %d and %d", par.Len(), ser.Len())
-	}
-	for id := range par.Len() {
-		if par.Word(uint32(id)) != ser.Word(uint32(id)) {
-			t.Fatalf("id %d: %q, serial %q", id, par.Word(uint32(id)), ser.Word(uint32(id)))
-		}
 	}
 }
 

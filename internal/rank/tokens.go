@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -24,14 +25,33 @@ import (
 // Tokens never returns an empty token; it returns nil when s has none.
 // The returned strings may share memory with s.
 func Tokens(s string) []string {
-	return tokensOf([]string{s})
+	var (
+		sc   scanner
+		out  []string
+		seen = map[string]bool{}
+	)
+	texts := []string{s}
+	for {
+		tok, transient, ok := sc.next(texts)
+		if !ok {
+			return out
+		}
+		if seen[tok] {
+			continue
+		}
+		if transient {
+			tok = strings.Clone(tok)
+		}
+		seen[tok] = true
+		out = append(out, tok)
+	}
 }
 
 // scanner yields the tokens of a text after stopword removal and
 // stemming, in text order, repeats included.
 //
-// It is the one tokenising loop of Tokens, InternText, LookupText,
-// Matcher.Match and Similar: each asks next until it reports false. Those
+// It is the one tokenising loop of Tokens, InternText, LookupText
+// and Matcher.Match: each asks next until it reports false. Those
 // that read several texts as if joined by single spaces pass them to every
 // next call, and the scanner moves from one to the next (a space always
 // separates tokens, so the joined text's tokens are those of each text in
@@ -133,53 +153,6 @@ func (sc *scanner) raw() (string, bool, bool) {
 		return s[start:], false, true
 	}
 	return "", false, false
-}
-
-// tokenSet collects distinct tokens in first-occurrence order, with a
-// small open-addressing table for the usual short texts and a map beyond.
-type tokenSet struct {
-	out   []string
-	table [256]uint8 // 1 + index into out, 0 = empty; used while len(out) < 128
-	big   map[string]struct{}
-	// reuse marks a set that is cleared and filled again text after text
-	// (it only counts): transient tokens are copied into arena, not cloned
-	// one by one.
-	reuse bool
-	arena []byte
-}
-
-func (t *tokenSet) add(tok string, transient bool) {
-	if t.big != nil {
-		if _, dup := t.big[tok]; dup {
-			return
-		}
-		tok = t.keep(tok, transient)
-		t.big[tok] = struct{}{}
-		t.out = append(t.out, tok)
-		return
-	}
-	h := uint32(2166136261)
-	for i := 0; i < len(tok); i++ {
-		h = (h ^ uint32(tok[i])) * 16777619
-	}
-	for j := uint8(h); ; j++ {
-		k := t.table[j]
-		if k == 0 {
-			tok = t.keep(tok, transient)
-			t.out = append(t.out, tok)
-			t.table[j] = uint8(len(t.out))
-			break
-		}
-		if t.out[k-1] == tok {
-			return
-		}
-	}
-	if len(t.out) == 127 {
-		t.big = make(map[string]struct{}, 256)
-		for _, x := range t.out {
-			t.big[x] = struct{}{}
-		}
-	}
 }
 
 // stem applies darwin-memo's light plural stemming to an ASCII token.
