@@ -29,10 +29,13 @@ type RetrieveOptions struct {
 
 // Hit is one retrieved entry with its relevance (rank.Result).
 type Hit struct {
-	Entry        *Entry
-	Score        float64
-	Coverage     float64
-	Confidence   float64
+	Entry      *Entry
+	Score      float64
+	Coverage   float64
+	Confidence float64
+	// Margin is rank.Result.Margin: the first BM25F hit that may decide,
+	// its margin over the next distinct one; 0 otherwise.
+	Margin       float64
 	SupersededBy string
 }
 
@@ -55,7 +58,7 @@ func (s *Store) rankQuery(query string, opts RetrieveOptions) (rank.Query[*Entry
 	if opts.Kind != "" && !validKind(string(opts.Kind)) {
 		return rank.Query[*Entry]{}, fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", opts.Kind)
 	}
-	q := rank.Query[*Entry]{Text: query, Ranking: s.resolveRetrieval(opts.Retrieval), K: opts.K, HalfLife: opts.HalfLife, Tick: s.tick, Once: opts.Once}
+	q := rank.Query[*Entry]{Text: query, Ranking: s.resolveRetrieval(opts.Retrieval), K: opts.K, HalfLife: opts.HalfLife, Tick: s.tick, Once: opts.Once, NearDuplicate: s.cfg.MergeThreshold}
 	if q.K <= 0 {
 		q.K = DefaultK
 	}
@@ -73,7 +76,7 @@ func hitsOf(rs []rank.Result[*Entry]) []Hit {
 	}
 	hits := make([]Hit, len(rs))
 	for i, r := range rs {
-		hits[i] = Hit{Entry: r.Lesson, Score: r.Score, Coverage: r.Coverage, Confidence: r.Confidence, SupersededBy: r.SupersededBy}
+		hits[i] = Hit{Entry: r.Lesson, Score: r.Score, Coverage: r.Coverage, Confidence: r.Confidence, Margin: r.Margin, SupersededBy: r.SupersededBy}
 	}
 	return hits
 }

@@ -538,17 +538,11 @@ func TestDecideThresholdSweep(t *testing.T) {
 				pb := probe{abstain: pr.Abstain, set: filepath.Base(dir), terms: len(rank.QueryTerms(pr.Query))}
 				first := -1
 				for i, h := range hits {
-					if h.SupersededBy != "" {
-						continue
-					}
-					if first < 0 {
+					if h.SupersededBy == "" {
 						first = i
-						pb.cov, pb.conf, pb.right = h.Coverage, h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID])
-						pb.margin = 1
-						continue
+						pb.cov, pb.conf, pb.right, pb.margin = h.Coverage, h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID]), h.Margin
+						break
 					}
-					pb.margin = rank.Margin(hits[first].Score, h.Score)
-					break
 				}
 				if os.Getenv("SWEEP_LOG") != "" && first >= 0 && (pb.abstain == (pb.conf >= DecideThreshold) || !pb.abstain && !pb.right) {
 					t.Logf("abstain=%v right=%v conf=%.2f cov=%.2f margin=%.2f %q -> %s %q", pb.abstain, pb.right, pb.conf, pb.cov, pb.margin, pr.Query, key[hits[first].Entry.ID], hits[first].Entry.Question)

@@ -27,6 +27,13 @@ type Query[K comparable] struct {
 	// over the lessons for the query's terms alone. The results are
 	// identical; an index already built is used, and none is kept.
 	Once bool
+	// NearDuplicate, for BM25F, is the token-set Jaccard similarity from
+	// which a lesson is a near-duplicate of the first lesson that may
+	// decide (the similarity and threshold at which consolidation merges
+	// lessons): the first lesson's margin is measured against the next
+	// lesson that may decide and is not one, so two copies of one fact do
+	// not make each other unsure. 0 counts no lesson a near-duplicate.
+	NearDuplicate float64
 }
 
 // A Result is one retrieved lesson.
@@ -39,8 +46,13 @@ type Result[K comparable] struct {
 	// Confidence in [0, 1]: darwin-memo's ranking, Coverage; BM25F, the
 	// calibrated probability that the lesson answers the query
 	// ([Confidence] of its coverage and, for the first lesson that may
-	// decide, its margin over the next).
+	// decide, its Margin).
 	Confidence float64
+	// Margin, for BM25F's first lesson that may decide, is how far its
+	// score stands above the next lesson that may decide and is not its
+	// near-duplicate ([Margin]; 1 when there is none); 0 for every other
+	// lesson and for darwin-memo's ranking.
+	Margin float64
 	// SupersededBy is the id of the living lesson that replaces this one
 	// by record ("" when none does): it is listed just before, and this one
 	// does not decide.
@@ -177,20 +189,25 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 		at[r.Lesson] = i
 	}
 	sup := NewSupersession(living, l.src)
-	// List in order until K are listed and the second lesson that may
-	// decide is known (the first one's margin is measured against it).
+	// List in order until K are listed and the lesson the first one that
+	// may decide is measured against is known: the next lesson that may
+	// decide and is not its near-duplicate.
 	out := make([]Result[K], 0, min(len(hits), q.K+1))
 	listed := map[K]bool{}
-	deciders := 0
+	first, next, rival := -1, 0.0, false
 	add := func(h Result[K]) {
 		out = append(out, h)
 		listed[h.Lesson] = true
-		if h.SupersededBy == "" {
-			deciders++
+		switch {
+		case h.SupersededBy != "" || rival:
+		case first < 0:
+			first = len(out) - 1
+		case !l.nearDuplicates(out[first].Lesson, h.Lesson, q.NearDuplicate):
+			next, rival = h.Score, true
 		}
 	}
 	for _, h := range hits {
-		if len(out) >= q.K && deciders >= 2 {
+		if len(out) >= q.K && rival {
 			break
 		}
 		if listed[h.Lesson] {
@@ -208,28 +225,26 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 		}
 		add(h)
 	}
-	// Confidence: the first lesson that may decide has the margin of its
-	// score over the next such lesson's; the others 0.
-	first, next := -1, 0.0
-	for i, h := range out {
-		if h.SupersededBy != "" {
-			continue
-		}
-		if first < 0 {
-			first = i
-		} else {
-			next = h.Score
-			break
-		}
-	}
+	// Confidence: the first lesson that may decide has its margin over
+	// the next distinct one; the others 0.
 	for i := range out {
-		m := 0.0
 		if i == first {
-			m = Margin(out[i].Score, next)
+			out[i].Margin = Margin(out[i].Score, next)
 		}
-		out[i].Confidence = Confidence(out[i].Coverage, m)
+		out[i].Confidence = Confidence(out[i].Coverage, out[i].Margin)
 	}
 	return out[:min(len(out), q.K)]
+}
+
+// nearDuplicates reports whether lessons a and b are near-duplicates: the
+// Jaccard similarity of their token sets (darwin-memo's tokens of question
+// and answer, as consolidation compares them) is at least threshold > 0.
+func (l *Library[K]) nearDuplicates(a, b K, threshold float64) bool {
+	if threshold <= 0 {
+		return false
+	}
+	sets := l.src.TokenSets([]K{a, b})
+	return JaccardIDs(sets[0], sets[1]) >= threshold
 }
 
 // decayed is score halved every halfLife ticks from the lesson's last

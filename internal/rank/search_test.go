@@ -1,0 +1,68 @@
+package rank
+
+import "testing"
+
+// The first lesson's margin is measured against the next lesson that is not
+// its near-duplicate: two copies of one fact (before consolidation merges
+// them) leave a paraphrased query decided, while two different lessons
+// scoring alike still make it unsure.
+func TestSearchMarginSkipsNearDuplicates(t *testing.T) {
+	mk := func(id, q, a string) *testLesson {
+		l := &testLesson{question: q}
+		l.ID, l.Answer, l.Settled, l.MayDecide = id, a, -1, true
+		return l
+	}
+	const (
+		factQ  = "Why does terraform plan fail on the staging workspace?"
+		factA  = "Run terraform init -reconfigure after switching the state bucket."
+		copyQ  = "Why does terraform plan fail for the staging workspace?"
+		copyA  = "Run terraform init -reconfigure after changing the state bucket."
+		otherA = "The lock file pins an old aws provider; delete .terraform.lock.hcl and init again."
+		query  = "terraform plan errors out in staging"
+	)
+	for _, c := range []struct {
+		name           string
+		rivalQ, rivalA string
+		nearDuplicate  float64
+		decides        bool
+	}{
+		{"near-duplicate skipped", copyQ, copyA, 0.55, true},
+		{"near-duplicate counted when the rule is off", copyQ, copyA, 0, false},
+		{"a different answer still competes", copyQ, otherA, 0.55, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fact, rival := mk("fact", factQ, factA), mk("rival", c.rivalQ, c.rivalA)
+			living := []*testLesson{
+				fact, rival,
+				mk("deploy", "How do I deploy the staging frontend?", "Use make deploy-frontend ENV=staging."),
+				mk("notes", "Where do the release notes live?", "In docs/releases, one file per version."),
+				mk("tests", "How do I run the integration tests?", "go test -tags integration ./..."),
+			}
+			l := newTestLibraries(1)[0]
+			rs, err := l.Search(living, Query[*testLesson]{Text: query, Ranking: RankingBM25F, K: 3, NearDuplicate: c.nearDuplicate})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) < 2 || !(rs[0].Lesson == fact && rs[1].Lesson == rival || rs[0].Lesson == rival && rs[1].Lesson == fact) {
+				t.Fatalf("listed %v, want fact and rival first", resultIDs(rs))
+			}
+			if got := rs[0].Confidence >= DecideThreshold; got != c.decides {
+				t.Errorf("first lesson's confidence %.3f (coverage %.3f, margin %.3f): decides %v, want %v",
+					rs[0].Confidence, rs[0].Coverage, rs[0].Margin, got, c.decides)
+			}
+			for _, r := range rs[1:] {
+				if r.Margin != 0 {
+					t.Errorf("%s has margin %.3f; only the first lesson that may decide has one", r.Lesson.ID, r.Margin)
+				}
+			}
+		})
+	}
+}
+
+func resultIDs(rs []Result[*testLesson]) []string {
+	var ids []string
+	for _, r := range rs {
+		ids = append(ids, r.Lesson.ID)
+	}
+	return ids
+}
