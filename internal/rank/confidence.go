@@ -10,7 +10,9 @@ import "math"
 //
 // coverage being the share of the query's weight the lesson holds
 // (Scored.Coverage) and margin how far its score stands above the next
-// lesson's, (s1 − s2)/s1, in [0, 1] (0 for every lesson but the first).
+// lesson's that may decide and is not its near-duplicate (Query's
+// NearDuplicate), (s1 − s2)/s1, in [0, 1] (0 for every lesson but the
+// first).
 // The margin counts in proportion to the coverage: a lesson alone in
 // matching one word of a long query is still a poor match.
 // The coefficients are fitted by maximum likelihood on the development
