@@ -14,8 +14,8 @@ import (
 	"time"
 )
 
-// Whole-process `darwin-memo decide` at 10k lessons (issue 12's budget:
-// under 50 ms for both rankings). The binary is built once; each run execs
+// Whole-process `darwin-memo decide` at 10k lessons (issue 24's budget:
+// under 100 ms). The binary is built once; each run execs
 // it on the genStore store written to a file, the rankings interleaved so
 // that a busy machine inflates them alike. Timed figures are reported,
 // never asserted:
@@ -136,7 +136,7 @@ func decideProcessTable(t *testing.T, runs int) string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nWhole-process `darwin-memo decide --retrieval R --store STORE %q` on the same 10k store written to a file: the binary is built once and run %d times per kind, interleaved, after one untimed warm-up each; wall time from exec to exit, and the process's CPU time (user + system, all threads). "+
-		"The command runs without garbage collection below a 1 GiB memory limit (a short read-only run), prepares a heap and reads a large store into memory advised for transparent huge pages (Linux: a few thousand fewer page faults), loads the store consult-only and decides with `Once`. "+
+		"The command loads the store consult-only and decides with `Once` (no index is built). "+
 		"Machine: %s, %d CPUs, %s, load average at start %s; other work on the machine inflates the medians more than the minimums. "+
 		"Regenerate alone with `go test ./lessons -run TestDecideProcess -decideprocess %d -v`.\n\n",
 		processQuery(t), runs, cpuModel(), runtime.NumCPU(), runtime.Version(), load, runs)
@@ -147,13 +147,13 @@ func decideProcessTable(t *testing.T, runs int) string {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", k.label, ms(w), ms(res[i].median()), ms(c))
 		if !k.noStore {
 			met := "**not met**"
-			if w < 50*time.Millisecond {
+			if w < 100*time.Millisecond {
 				met = "**met**"
 			}
-			fmt.Fprintf(&goals, "| %s under 50 ms | %s fastest | %s |\n", k.label, ms(w), met)
+			fmt.Fprintf(&goals, "| %s under 100 ms | %s fastest | %s |\n", k.label, ms(w), met)
 		}
 	}
-	b.WriteString("\n| goal (issue 12: whole-process `decide` at 10k lessons) | measured | |\n|---|---|---|\n")
+	b.WriteString("\n| goal (issue 24: whole-process `decide` at 10k lessons) | measured | |\n|---|---|---|\n")
 	b.WriteString(goals.String())
 	return b.String()
 }
