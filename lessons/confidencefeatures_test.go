@@ -55,81 +55,59 @@ func (h featureHit) holds(term string) bool {
 
 func collectFeatureProbes(t *testing.T) (sets []string, out []featureProbe) {
 	t.Helper()
-	dirs := []string{"testdata/retrieval", "testdata/retrieval/heldout", "testdata/retrieval/heldout2", "testdata/retrieval/heldout3", "testdata/retrieval/heldout4"}
-	blind, _ := filepath.Glob("../internal/rank/testdata/blind*")
-	for _, dir := range append(dirs, blind...) {
+	for _, dir := range devSets() {
 		sets = append(sets, filepath.Base(dir))
-		var common evalPack
-		var packs []evalPack
-		if strings.Contains(dir, "blind") {
-			packs = blindPacks(t, dir)
-		} else {
-			common, packs = loadPackDir(t, dir)
-		}
-		var all []evalLesson
-		for _, p := range packs {
-			all = append(all, p.Lessons...)
-		}
-		for _, p := range packs {
-			ls := append(append([]evalLesson{}, common.Lessons...), p.Lessons...)
-			if p.IncludeAll {
-				ls = append(append([]evalLesson{}, common.Lessons...), all...)
-			}
-			s, ids := buildEvalStore(t, RetrievalBM25F, ls, false, false)
-			key := map[string]string{}
-			for k, id := range ids {
-				key[id] = k
-			}
-			x := rank.NewBM25F()
-			var docs [][]string
-			storeTerms := 0
-			df := map[string]int{}
-			for _, e := range s.living {
-				x.Add(e.Question, e.Answer)
-				d := append(rank.Terms(e.Question), rank.Terms(e.Answer)...)
-				docs = append(docs, d)
-				storeTerms += len(d)
-				seen := map[string]bool{}
-				for _, term := range d {
-					if !seen[term] {
-						seen[term] = true
-						df[term]++
-					}
-				}
-			}
-			for _, pr := range p.Probes {
-				hits, err := s.Retrieve(pr.Query, RetrieveOptions{Retrieval: RetrievalBM25F, K: 10})
-				if err != nil {
-					t.Fatal(err)
-				}
-				fp := featureProbe{set: filepath.Base(dir), query: pr.Query, abstain: pr.Abstain, lessons: len(s.living), storeTerms: storeTerms, df: df, seq: rank.Terms(pr.Query)}
-				for _, h := range hits {
-					fp.hits = append(fp.hits, featureHit{question: h.Entry.Question, answer: h.Entry.Answer, q: rank.Terms(h.Entry.Question), a: rank.Terms(h.Entry.Answer),
-						score: h.Score, coverage: h.Coverage, superseded: h.SupersededBy != "", wanted: slices.Contains(pr.Want, key[h.Entry.ID])})
-				}
-				first, _ := fp.firstTwo()
-				q := rank.QueryTerms(pr.Query)
-				for i, w := range x.Weights(q) {
-					ft := featureTerm{term: q[i].Term, weight: w}
-					for _, d := range docs {
-						c := 0
-						for _, term := range d {
-							if term == ft.term {
-								c++
-							}
-						}
-						ft.cf += c
-						if c > 0 {
-							ft.df++
-						}
-					}
-					ft.matched = first >= 0 && fp.hits[first].holds(ft.term)
-					fp.terms = append(fp.terms, ft)
-				}
-				out = append(out, fp)
-			}
-		}
 	}
+	forEachDevStore(t, func(set string, p evalPack, s *Store, key map[string]string) {
+		x := rank.NewBM25F()
+		var docs [][]string
+		storeTerms := 0
+		df := map[string]int{}
+		for _, e := range s.living {
+			x.Add(e.Question, e.Answer)
+			d := append(rank.Terms(e.Question), rank.Terms(e.Answer)...)
+			docs = append(docs, d)
+			storeTerms += len(d)
+			seen := map[string]bool{}
+			for _, term := range d {
+				if !seen[term] {
+					seen[term] = true
+					df[term]++
+				}
+			}
+		}
+		for _, pr := range p.Probes {
+			hits, err := s.Retrieve(pr.Query, RetrieveOptions{Retrieval: RetrievalBM25F, K: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fp := featureProbe{set: set, query: pr.Query, abstain: pr.Abstain, lessons: len(s.living), storeTerms: storeTerms, df: df, seq: rank.Terms(pr.Query)}
+			for _, h := range hits {
+				fp.hits = append(fp.hits, featureHit{question: h.Entry.Question, answer: h.Entry.Answer, q: rank.Terms(h.Entry.Question), a: rank.Terms(h.Entry.Answer),
+					score: h.Score, coverage: h.Coverage, superseded: h.SupersededBy != "", wanted: slices.Contains(pr.Want, key[h.Entry.ID])})
+			}
+			first, _ := fp.firstTwo()
+			q := rank.QueryTerms(pr.Query)
+			for i, w := range x.Weights(q) {
+				ft := featureTerm{term: q[i].Term, weight: w}
+				for _, d := range docs {
+					c := 0
+					for _, term := range d {
+						if term == ft.term {
+							c++
+						}
+					}
+					ft.cf += c
+					if c > 0 {
+						ft.df++
+					}
+				}
+				ft.matched = first >= 0 && fp.hits[first].holds(ft.term)
+				fp.terms = append(fp.terms, ft)
+			}
+			out = append(out, fp)
+		}
+	})
 	return sets, out
 }
 

@@ -486,29 +486,20 @@ func blindPacks(t *testing.T, dir string) []evalPack {
 	return out
 }
 
-// TestDecideThresholdSweep fits rank.Confidence's coefficients and chooses
-// DecideThreshold: on every development set (the suite, the held-out
-// packs and the blind sets once scored), each probe's first lesson that
-// may decide, its coverage and margin, the query's length, and whether it
-// is wanted. It refits the logistic model (maximum likelihood, a small L2
-// penalty, Newton's method) and fails if rank's constants are more than
-// 0.02 from the fit; then logs decide's accuracy, abstention precision and
-// recall at each threshold, and each set's accuracy when the model is
-// fitted on the other sets alone (leave-one-set-out), with -v, and fails
-// if DecideThreshold is not within 0.05 of the best one's accuracy.
-func TestDecideThresholdSweep(t *testing.T) {
-	type probe struct {
-		cov, margin float64 // of the first hit that may decide
-		terms       int     // distinct terms of the query
-		conf        float64 // its confidence
-		right       bool    // that hit is wanted
-		abstain     bool
-		set         string
-	}
-	var probes []probe
+// devSets are the development sets' directories: the suite, the held-out
+// packs and every scored blind set.
+func devSets() []string {
 	dirs := []string{"testdata/retrieval", "testdata/retrieval/heldout", "testdata/retrieval/heldout2", "testdata/retrieval/heldout3", "testdata/retrieval/heldout4"}
 	blind, _ := filepath.Glob("../internal/rank/testdata/blind*")
-	for _, dir := range append(dirs, blind...) {
+	return append(dirs, blind...)
+}
+
+// forEachDevStore builds, for each pack of each development set, the BM25F
+// store of its lessons (with its set's common lessons) and calls fn with
+// the set's name, the pack and the store's id-to-key map.
+func forEachDevStore(t *testing.T, fn func(set string, p evalPack, s *Store, key map[string]string)) {
+	t.Helper()
+	for _, dir := range devSets() {
 		var common evalPack
 		var packs []evalPack
 		if strings.Contains(dir, "blind") {
@@ -530,27 +521,52 @@ func TestDecideThresholdSweep(t *testing.T) {
 			for k, id := range ids {
 				key[id] = k
 			}
-			for _, pr := range p.Probes {
-				hits, err := s.Retrieve(pr.Query, RetrieveOptions{Retrieval: RetrievalBM25F, K: 10})
-				if err != nil {
-					t.Fatal(err)
-				}
-				pb := probe{abstain: pr.Abstain, set: filepath.Base(dir), terms: len(rank.QueryTerms(pr.Query))}
-				first := -1
-				for i, h := range hits {
-					if h.SupersededBy == "" {
-						first = i
-						pb.cov, pb.conf, pb.right, pb.margin = h.Coverage, h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID]), h.Margin
-						break
-					}
-				}
-				if os.Getenv("SWEEP_LOG") != "" && first >= 0 && (pb.abstain == (pb.conf >= DecideThreshold) || !pb.abstain && !pb.right) {
-					t.Logf("abstain=%v right=%v conf=%.2f cov=%.2f margin=%.2f %q -> %s %q", pb.abstain, pb.right, pb.conf, pb.cov, pb.margin, pr.Query, key[hits[first].Entry.ID], hits[first].Entry.Question)
-				}
-				probes = append(probes, pb)
-			}
+			fn(filepath.Base(dir), p, s, key)
 		}
 	}
+}
+
+// TestDecideThresholdSweep fits rank.Confidence's coefficients and chooses
+// DecideThreshold: on every development set (the suite, the held-out
+// packs and the blind sets once scored), each probe's first lesson that
+// may decide, its coverage and margin, the query's length, and whether it
+// is wanted. It refits the logistic model (maximum likelihood, a small L2
+// penalty, Newton's method) and fails if rank's constants are more than
+// 0.02 from the fit; then logs decide's accuracy, abstention precision and
+// recall at each threshold, and each set's accuracy when the model is
+// fitted on the other sets alone (leave-one-set-out), with -v, and fails
+// if DecideThreshold is not within 0.05 of the best one's accuracy.
+func TestDecideThresholdSweep(t *testing.T) {
+	type probe struct {
+		cov, margin float64 // of the first hit that may decide
+		terms       int     // distinct terms of the query
+		conf        float64 // its confidence
+		right       bool    // that hit is wanted
+		abstain     bool
+		set         string
+	}
+	var probes []probe
+	forEachDevStore(t, func(set string, p evalPack, s *Store, key map[string]string) {
+		for _, pr := range p.Probes {
+			hits, err := s.Retrieve(pr.Query, RetrieveOptions{Retrieval: RetrievalBM25F, K: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pb := probe{abstain: pr.Abstain, set: set, terms: len(rank.QueryTerms(pr.Query))}
+			first := -1
+			for i, h := range hits {
+				if h.SupersededBy == "" {
+					first = i
+					pb.cov, pb.conf, pb.right, pb.margin = h.Coverage, h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID]), h.Margin
+					break
+				}
+			}
+			if os.Getenv("SWEEP_LOG") != "" && first >= 0 && (pb.abstain == (pb.conf >= DecideThreshold) || !pb.abstain && !pb.right) {
+				t.Logf("abstain=%v right=%v conf=%.2f cov=%.2f margin=%.2f %q -> %s %q", pb.abstain, pb.right, pb.conf, pb.cov, pb.margin, pr.Query, key[hits[first].Entry.ID], hits[first].Entry.Question)
+			}
+			probes = append(probes, pb)
+		}
+	})
 	// The model: P(first hit wanted) = σ(b0 + b1·coverage + b2·coverage·margin).
 	features := func(p probe) []float64 {
 		return []float64{1, p.cov, p.cov * p.margin}
@@ -619,7 +635,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 	}
 	t.Logf("%d development probes; best threshold %.2f (accuracy %.3f)\n%s", len(probes), best, bestAcc, b.String())
 	var per strings.Builder
-	for _, set := range append(dirs, blind...) {
+	for _, set := range devSets() {
 		acc, prec, rec, ans := accuracy(DecideThreshold, filepath.Base(set))
 		fmt.Fprintf(&per, "| %s | %.3f | %.3f | %.3f | %.3f |\n", filepath.Base(set), acc, ans, prec, rec)
 	}
@@ -631,7 +647,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 		ex = append(ex, fitExample{set: p.set, x: features(p), hit: p.cov > 0, right: p.right, abstain: p.abstain})
 	}
 	var sets []string
-	for _, d := range append(dirs, blind...) {
+	for _, d := range devSets() {
 		sets = append(sets, filepath.Base(d))
 	}
 	acc, mean := leaveOneSetOut(sets, ex)
@@ -662,9 +678,30 @@ type fitExample struct {
 // model fitted on the other sets' examples (a decide where the model gives
 // 0.5 or more and a lesson was listed), and their mean.
 func leaveOneSetOut(sets []string, ex []fitExample) ([]float64, float64) {
+	right := outcomes(sets, ex)
 	acc := make([]float64, len(sets))
 	mean := 0.0
 	for i, set := range sets {
+		ok, n := 0, 0
+		for k, e := range ex {
+			if e.set == set {
+				n++
+				if right[k] {
+					ok++
+				}
+			}
+		}
+		acc[i] = float64(ok) / float64(max(1, n))
+		mean += acc[i] / float64(len(sets))
+	}
+	return acc, mean
+}
+
+// outcomes returns, for each example, whether its set's model fitted on
+// the other sets gets it right.
+func outcomes(sets []string, ex []fitExample) []bool {
+	out := make([]bool, len(ex))
+	for _, set := range sets {
 		var xs [][]float64
 		var ys []float64
 		for _, e := range ex {
@@ -677,25 +714,19 @@ func leaveOneSetOut(sets []string, ex []fitExample) ([]float64, float64) {
 			}
 		}
 		beta := fitLogistic(xs, ys, confidenceL2)
-		ok, n := 0, 0
-		for _, e := range ex {
+		for i, e := range ex {
 			if e.set != set {
 				continue
 			}
-			n++
 			z := 0.0
 			for j, x := range e.x {
 				z += beta[j] * x
 			}
 			decides := e.hit && z >= 0
-			if e.abstain && !decides || !e.abstain && decides && e.right {
-				ok++
-			}
+			out[i] = e.abstain && !decides || !e.abstain && decides && e.right
 		}
-		acc[i] = float64(ok) / float64(max(1, n))
-		mean += acc[i] / float64(len(sets))
 	}
-	return acc, mean
+	return out
 }
 
 // fitLogistic returns the maximum-likelihood coefficients of a logistic

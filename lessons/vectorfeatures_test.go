@@ -397,38 +397,6 @@ func (wv wordVectors) rerank(probes []featureProbe) string {
 	return b.String()
 }
 
-// outcomes returns, for each example, whether its set's model fitted on
-// the other sets (as leaveOneSetOut fits it) gets it right.
-func outcomes(sets []string, ex []fitExample) []bool {
-	out := make([]bool, len(ex))
-	for _, set := range sets {
-		var xs [][]float64
-		var ys []float64
-		for _, e := range ex {
-			if e.set != set {
-				y := 0.0
-				if !e.abstain && e.right {
-					y = 1
-				}
-				xs, ys = append(xs, e.x), append(ys, y)
-			}
-		}
-		beta := fitLogistic(xs, ys, confidenceL2)
-		for i, e := range ex {
-			if e.set != set {
-				continue
-			}
-			z := 0.0
-			for j, x := range e.x {
-				z += beta[j] * x
-			}
-			decides := e.hit && z >= 0
-			out[i] = e.abstain && !decides || !e.abstain && decides && e.right
-		}
-	}
-	return out
-}
-
 // flips says how many answerable and abstention probes model b gets right
 // that model a gets wrong, and the other way round.
 func flips(sets []string, a, b []fitExample) string {
