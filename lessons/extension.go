@@ -1,7 +1,8 @@
 package lessons
 
 import (
-	"crypto/sha256"
+	"bytes"
+	"errors"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
@@ -31,20 +32,34 @@ func (s *Store) Extensions() []string { return s.extensions.Keys() }
 func (s *Store) SetExtension(key string, data []byte) error { return s.extensions.Set(key, data) }
 
 // SameExcept reports whether s and o write the same bytes once the extension keys named are
-// left out of both (for example: do two stores differ in anything but a record?). Each store
-// is written once, without those keys, into a SHA-256 digest, so neither document is held in
-// memory and neither store changes.
+// left out of both (for example: do two stores differ in anything but a record?). o is written
+// once, without those keys; s is then written against those bytes and stops at the first one
+// that differs, so two stores that differ early cost little more than writing o (and a lazily
+// loaded s renders its history notes only if everything before them is the same). Neither
+// store changes.
 func (s *Store) SameExcept(o *Store, keys ...string) bool {
-	a, errS := s.digestExcept(keys)
-	b, errO := o.digestExcept(keys)
-	return errS == nil && errO == nil && a == b
+	want, err := o.marshalExcept(keys)
+	if err != nil {
+		return false
+	}
+	c := &compareWriter{want: want}
+	if _, err := s.writeTo(c, keys); err != nil {
+		return false
+	}
+	return len(c.want) == 0
 }
 
-// digestExcept is the SHA-256 digest of what s writes with the extension keys left out.
-func (s *Store) digestExcept(keys []string) ([sha256.Size]byte, error) {
-	h := sha256.New()
-	if _, err := s.writeTo(h, keys); err != nil {
-		return [sha256.Size]byte{}, err
+// errDiffers stops a compareWriter's writer at the first byte that differs.
+var errDiffers = errors.New("the documents differ")
+
+// compareWriter checks what is written against want, consuming it, and fails at the first
+// byte that differs or goes beyond it.
+type compareWriter struct{ want []byte }
+
+func (c *compareWriter) Write(p []byte) (int, error) {
+	if len(p) > len(c.want) || !bytes.Equal(p, c.want[:len(p)]) {
+		return 0, errDiffers
 	}
-	return [sha256.Size]byte(h.Sum(nil)), nil
+	c.want = c.want[len(p):]
+	return len(p), nil
 }

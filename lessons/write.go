@@ -9,12 +9,15 @@ import (
 // Marshal returns the store as darwin-memo writes it: Python json.dumps with
 // indent=2, ensure_ascii, no trailing newline. The same store state always
 // gives the same bytes.
-func (s *Store) Marshal() ([]byte, error) {
+func (s *Store) Marshal() ([]byte, error) { return s.marshalExcept(nil) }
+
+// marshalExcept is Marshal with the extension keys in skip left out.
+func (s *Store) marshalExcept(skip []string) ([]byte, error) {
 	if s.opts.ConsultOnly {
 		return nil, errConsultOnly
 	}
 	w := pyjson.NewWriter(make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))), 0)
-	s.marshal(w, nil)
+	s.marshal(w, skip)
 	if s.historyErr != nil {
 		return nil, s.historyErr
 	}
