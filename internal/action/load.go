@@ -208,9 +208,9 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 // The bot branch's record is the one the merge reads (mergeRecords decodes ours), so ours is
 // not scanned for it a second time.
 func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, ours []byte) (*lessons.Store, string, []byte, error) {
-	var botRec []byte // ours' record as the merge read it; nil when ours has none
+	var botRec []byte // ours' record as the merge read it, copied (not a slice of ours, which is not held past the merge); nil when ours has none
 	keepOurs := func(base, ours, theirs []byte) ([]byte, error) {
-		botRec = ours
+		botRec = bytes.Clone(ours)
 		return mergeRecords(base, ours, theirs)
 	}
 	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]storedoc.KeyMerger{RecordKey: keepOurs}, r.storeOptions())
