@@ -1,8 +1,10 @@
 package lessons
 
 import (
-	"crypto/sha256"
+	"bytes"
+	"errors"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
@@ -31,20 +33,70 @@ func (s *Store) Extensions() []string { return s.extensions.Keys() }
 func (s *Store) SetExtension(key string, data []byte) error { return s.extensions.Set(key, data) }
 
 // SameExcept reports whether s and o write the same bytes once the extension keys named are
-// left out of both (for example: do two stores differ in anything but a record?). Each store
-// is written once, without those keys, into a SHA-256 digest, so neither document is held in
-// memory and neither store changes.
+// left out of both (for example: do two stores differ in anything but a record?). Neither
+// store changes. See MarshalSame.
 func (s *Store) SameExcept(o *Store, keys ...string) bool {
-	a, errS := s.digestExcept(keys)
-	b, errO := o.digestExcept(keys)
-	return errS == nil && errO == nil && a == b
+	_, same, err := o.MarshalSame(s, keys...)
+	return err == nil && same
 }
 
-// digestExcept is the SHA-256 digest of what s writes with the extension keys left out.
-func (s *Store) digestExcept(keys []string) ([sha256.Size]byte, error) {
-	h := sha256.New()
-	if _, err := s.writeTo(h, keys); err != nil {
-		return [sha256.Size]byte{}, err
+// MarshalSame returns what Marshal returns, and whether other writes the same bytes once the
+// extension keys named are left out of both (SameExcept), writing s once: the extension keys
+// come last, so the document without them is its head with another tail. other is written
+// against those bytes and stops at the first one that differs, so a store that differs early
+// costs little (and a lazily loaded other renders its history notes only if everything before
+// them is the same). A store other cannot write (Options.ConsultOnly, notes that do not
+// render) is not the same.
+func (s *Store) MarshalSame(other *Store, keys ...string) (doc []byte, same bool, err error) {
+	if s.opts.ConsultOnly {
+		return nil, false, errConsultOnly
 	}
-	return [sha256.Size]byte(h.Sum(nil)), nil
+	w := pyjson.NewWriter(make([]byte, 0, s.marshalSize()), 0)
+	s.marshalHead(w)
+	if s.historyErr != nil {
+		return nil, false, s.historyErr
+	}
+	tail := pyjson.NewWriter(nil, 1)
+	s.marshalTail(tail, keys)
+	c := &compareWriter{want: [][]byte{w.Bytes(), tail.Bytes()}}
+	if _, err := other.writeTo(c, keys); err == nil {
+		same = c.done()
+	}
+	s.marshalTail(w, nil)
+	return w.Bytes(), same, nil
+}
+
+// errDiffers stops a compareWriter's writer at the first byte that differs.
+var errDiffers = errors.New("the documents differ")
+
+// compareWriter checks what is written against the concatenation of want, consuming it, and
+// fails at the first byte that differs or goes beyond it.
+type compareWriter struct{ want [][]byte }
+
+func (c *compareWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if len(c.want) == 0 {
+			return 0, errDiffers
+		}
+		k := min(len(p), len(c.want[0]))
+		if !bytes.Equal(p[:k], c.want[0][:k]) {
+			return 0, errDiffers
+		}
+		p, c.want[0] = p[k:], c.want[0][k:]
+		if len(c.want[0]) == 0 {
+			c.want = c.want[1:]
+		}
+	}
+	return n, nil
+}
+
+// done reports whether everything wanted was written.
+func (c *compareWriter) done() bool {
+	for _, w := range c.want {
+		if len(w) > 0 {
+			return false
+		}
+	}
+	return true
 }

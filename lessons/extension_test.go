@@ -1,6 +1,7 @@
 package lessons
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"time"
@@ -66,5 +67,54 @@ func TestSameExceptLazyStoreWithItself(t *testing.T) {
 	}
 	if !s.SameExcept(s) {
 		t.Fatal("a store differs from itself")
+	}
+}
+
+// MarshalSame returns Marshal's bytes, and SameExcept's answer with the stores swapped.
+func TestMarshalSame(t *testing.T) {
+	data := benchStoreBytes(t, 50)
+	load := func(record string) *Store {
+		s, err := ParseWith("x", data, Options{LazyHistory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if record != "" {
+			if err := s.SetExtension("x-record", []byte(record)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s
+	}
+	changed := load("")
+	changed.Living()[40].Energy += 1
+	for _, tt := range []struct {
+		name string
+		s, o *Store
+		keys []string
+		same bool
+	}{
+		{"records differ, left out", load(`{"a": 1}`), load(`{"a": 2}`), []string{"x-record"}, true},
+		{"records differ, counted", load(`{"a": 1}`), load(`{"a": 2}`), nil, false},
+		{"one has no record", load(`{"a": 1}`), load(""), []string{"x-record"}, true},
+		{"a lesson differs", load(`{"a": 1}`), changed, []string{"x-record"}, false},
+		{"other is longer", load(""), load(`{"a": 1}`), nil, false},
+		{"other is shorter", load(`{"a": 1}`), load(""), nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := tt.s.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, same, err := tt.s.MarshalSame(tt.o, tt.keys...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(doc, want) {
+				t.Error("MarshalSame's document is not Marshal's")
+			}
+			if same != tt.same || tt.o.SameExcept(tt.s, tt.keys...) != tt.same {
+				t.Errorf("same = %v, want %v", same, tt.same)
+			}
+		})
 	}
 }

@@ -13,12 +13,17 @@ func (s *Store) Marshal() ([]byte, error) {
 	if s.opts.ConsultOnly {
 		return nil, errConsultOnly
 	}
-	w := pyjson.NewWriter(make([]byte, 0, max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))), 0)
+	w := pyjson.NewWriter(make([]byte, 0, s.marshalSize()), 0)
 	s.marshal(w, nil)
 	if s.historyErr != nil {
 		return nil, s.historyErr
 	}
 	return w.Bytes(), nil
+}
+
+// marshalSize is the capacity Marshal starts its buffer with: about the document's size.
+func (s *Store) marshalSize() int {
+	return max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))
 }
 
 // WriteTo streams the bytes Marshal returns to out, without holding the
@@ -40,6 +45,20 @@ func (s *Store) writeTo(out io.Writer, skip []string) (int64, error) {
 
 // marshal writes the store to w, leaving out the extension keys in skip.
 func (s *Store) marshal(w *pyjson.Writer, skip []string) {
+	s.marshalHead(w)
+	s.marshalTail(w, skip)
+}
+
+// marshalTail writes the end of the store after marshalHead: the extension keys but those in
+// skip, and the closing brace. It writes at depth 1, so a writer of its own
+// (pyjson.NewWriter(buf, 1)) gives the bytes it would append to the head.
+func (s *Store) marshalTail(w *pyjson.Writer, skip []string) {
+	s.extensions.Write(w, skip)
+	w.Close('}')
+}
+
+// marshalHead writes the store up to its extension keys.
+func (s *Store) marshalHead(w *pyjson.Writer) {
 	w.Open('{')
 	w.Key("config")
 	w.Open('{')
@@ -64,8 +83,6 @@ func (s *Store) marshal(w *pyjson.Writer, skip []string) {
 		w.Field("ledger")
 		s.writeLedger(w)
 	}
-	s.extensions.Write(w, skip)
-	w.Close('}')
 }
 
 func writeEntries(w *pyjson.Writer, es []*Entry) {

@@ -171,9 +171,6 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 	if !found {
 		return nil, fmt.Sprintf("the open bot pull request #%d has no %s; it is rebuilt from the base branch", st.open.GetNumber(), r.Config.StorePath), nil, nil
 	}
-	if rec, err := ReadRecord(ours); err == nil {
-		st.botRec = &rec
-	}
 	c, _, err := r.Client.Git.GetCommit(ctx, r.Owner, r.Repo, head)
 	if err != nil {
 		return nil, "", nil, botpr.Explain(fmt.Errorf("reading the bot branch's commit %s: %w", short(head), err), "contents")
@@ -183,6 +180,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 		parent = c.Parents[0].GetSHA()
 	}
 	if parent == st.baseTip {
+		st.botRec = readBotRecord(ours)
 		return nil, "", ours, nil // the branch is built on the current base: nothing to merge
 	}
 	var anc []byte
@@ -195,6 +193,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 		// The base branch moved but its store did not (the usual case: pull requests merged
 		// without touching it): the merge would give ours, so ours is used as it is.
 		r.logf("the base branch's store is unchanged since the bot branch was built; using the bot branch's store")
+		st.botRec = readBotRecord(ours)
 		return nil, "", ours, nil
 	}
 	// Lessons added by hand without an "id" are matched by the content-derived id every load
@@ -206,14 +205,25 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 
 // mergeStores is the three-way merge of mergeBotBranch. It takes the documents as arguments
 // and does not use ours after the merge, so only the merge holds them.
+// The bot branch's record is the one the merge reads (mergeRecords decodes ours), so ours is
+// not scanned for it a second time.
 func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, ours []byte) (*lessons.Store, string, []byte, error) {
-	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]storedoc.KeyMerger{RecordKey: mergeRecords}, r.storeOptions())
+	var botRec []byte // ours' record as the merge read it, copied (not a slice of ours, which is not held past the merge); nil when ours has none
+	keepOurs := func(base, ours, theirs []byte) ([]byte, error) {
+		botRec = bytes.Clone(ours)
+		return mergeRecords(base, ours, theirs)
+	}
+	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]storedoc.KeyMerger{RecordKey: keepOurs}, r.storeOptions())
 	if err != nil {
 		again, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
 		if rerr != nil {
 			return nil, "", nil, rerr
 		}
+		st.botRec = readBotRecord(again)
 		return nil, fmt.Sprintf("could not merge the bot branch's store with the base branch's (%v); it is rebuilt from the base branch and the pull requests it processed are settled again", err), again, nil
+	}
+	if rec, err := decodeRecord(botRec); err == nil {
+		st.botRec = &rec
 	}
 	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
 	return merged, "", nil, nil
@@ -295,4 +305,13 @@ func orEmptyDoc(b []byte) []byte {
 		return []byte(`{"config":{"max_energy":5.0,"upkeep":0.05},"entries":[],"graveyard":[]}`)
 	}
 	return b
+}
+
+// readBotRecord is the record of the bot branch's store document, nil when it cannot be read.
+func readBotRecord(doc []byte) *Record {
+	rec, err := ReadRecord(doc)
+	if err != nil {
+		return nil
+	}
+	return &rec
 }

@@ -17,11 +17,17 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	if err != nil {
 		return err
 	}
-	doc, err := final.Marshal()
+	// The bot branch carries a change when the store differs from the base branch's in anything
+	// but the record. The record alone (pull requests processed without any effect on the
+	// lessons, or queued behind pending CI) is no reason to open a bot pull request: it rides
+	// along with the next real change, and until then those pull requests are examined again
+	// (cheaply: they carry no ticket, or their tickets are refused or pending). The rendering
+	// alone is no reason either: it is refreshed whenever the store changes.
+	doc, same, err := final.MarshalSame(st.mainStore, RecordKey)
 	if err != nil {
 		return fmt.Errorf("serialising the store: %w", err)
 	}
-	changed := r.differs(st, final) || st.persist
+	changed := !same || st.persist
 	var md []byte
 	if r.Render != nil && r.Config.RenderPath != "" {
 		if md, err = r.Render(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
@@ -106,16 +112,6 @@ func (r *Runner) recordIn(st *state, rec Record) (*lessons.Store, error) {
 		}
 	}
 	return st.store, nil
-}
-
-// differs reports whether the bot branch would carry a lesson-level change the base branch
-// lacks. The record alone (pull requests processed without any effect on the lessons, or
-// queued behind pending CI) is no reason to open a bot pull request: it rides along with the
-// next real change, and until then those pull requests are examined again (cheaply: they carry
-// no ticket, or their tickets are refused or pending). The rendering alone is no reason
-// either: it is refreshed whenever the store changes.
-func (r *Runner) differs(st *state, final *lessons.Store) bool {
-	return !st.mainStore.SameExcept(final, RecordKey)
 }
 
 func commitSummary(out *Outcome) string {

@@ -56,6 +56,9 @@ type Decoder struct {
 	path []pathElem
 	// scratch buffer for strings with escapes
 	scratch []byte
+	// members is the stack of the members of the objects value is reading: each object's
+	// members are gathered here and copied out once, at their number, when it ends.
+	members []Member
 }
 
 // NewDecoder returns a decoder at the start of data; name labels its errors
@@ -646,31 +649,40 @@ func (d *Decoder) value(depth int) (Value, error) {
 		})
 		return v, err
 	default:
-		v := Value{k: KindObject, obj: []Member{}}
+		base := len(d.members)
 		var seen map[string]int // built lazily for large objects
 		err := d.Object(func(key string) error {
 			x, err := d.value(depth + 1)
 			if err != nil {
 				return err
 			}
-			if len(v.obj) < 16 {
-				v.obj = SetMember(v.obj, key, x)
+			if len(d.members)-base < 16 {
+				for i := base; i < len(d.members); i++ {
+					if d.members[i].Key == key {
+						d.members[i].Value = x
+						return nil
+					}
+				}
+				d.members = append(d.members, Member{key, x})
 				return nil
 			}
 			if seen == nil {
 				seen = make(map[string]int, 32)
-				for i, m := range v.obj {
+				for i, m := range d.members[base:] {
 					seen[m.Key] = i
 				}
 			}
 			if i, ok := seen[key]; ok {
-				v.obj[i].Value = x
+				d.members[base+i].Value = x
 				return nil
 			}
-			seen[key] = len(v.obj)
-			v.obj = append(v.obj, Member{key, x})
+			seen[key] = len(d.members) - base
+			d.members = append(d.members, Member{key, x})
 			return nil
 		})
+		v := Value{k: KindObject, obj: append([]Member{}, d.members[base:]...)}
+		clear(d.members[base:]) // the stack does not keep the values alive
+		d.members = d.members[:base]
 		return v, err
 	}
 }

@@ -55,7 +55,7 @@ var sideNames = [3]string{"merge base store", "bot branch store", "base branch s
 func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
 	var sides [3]*rawObj
 	for i, doc := range [3][]byte{orEmptyJSON(base), ours, theirs} {
-		o, err := rawObject(doc)
+		o, err := storeObject(doc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sideNames[i], err)
 		}
@@ -73,7 +73,7 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 		case k == "entries", k == "graveyard":
 			continue // merged together below
 		case k == "ledger":
-			v, err = mergeLedger(bv, ov, tv)
+			v, err = mergeLedger(b, o, t)
 		case k == "config":
 			v, err = mergeObjectByKey(bv, ov, tv)
 		default:
@@ -138,6 +138,11 @@ func orEmptyJSON(b []byte) []byte {
 type rawObj struct {
 	keys []string
 	vals map[string][]byte
+	// lists are the entry lists ("entries", "graveyard") storeObject read by id while it
+	// passed over them, and objs the objects it read as rawObj ("ledger", the ledger's
+	// "history"); a value absent here is read from its bytes when needed.
+	lists map[string]*entryList
+	objs  map[string]*rawObj
 }
 
 // entryList is an entries list read by id: each entry's id and bytes, in order.
@@ -200,7 +205,17 @@ func appendRawList(buf []byte, items [][]byte) []byte {
 }
 
 // rawObject reads a JSON object's members as the bytes of their values.
-func rawObject(data []byte) (*rawObj, error) {
+func rawObject(data []byte) (*rawObj, error) { return readRawObject(data, false) }
+
+// storeObject is rawObject of a whole store document that also reads, in the same pass, what
+// the merge reads next: the entry lists by id (rawObj.lists) and the ledger and its history as
+// objects (rawObj.objs), so that mergeEntries, mergeLedger and mergeHistory do not pass over
+// them again. A value that is not what the merge expects (a list with an entry that has no
+// usable id, a ledger that is not an object) is left to them, which read its bytes and report
+// it or fall back as they always do.
+func storeObject(data []byte) (*rawObj, error) { return readRawObject(data, true) }
+
+func readRawObject(data []byte, store bool) (*rawObj, error) {
 	p := pyjson.NewDecoder("store", data)
 	k, err := p.Peek()
 	if err != nil {
@@ -209,19 +224,94 @@ func rawObject(data []byte) (*rawObj, error) {
 	if k != pyjson.KindObject {
 		return nil, fmt.Errorf("not a JSON object (a %s)", k)
 	}
+	var in func(o *rawObj, key string) error
+	if store {
+		history := func(o *rawObj, key string) error {
+			if key == "history" {
+				return o.readObjectAt(p, key, nil)
+			}
+			return p.Skip()
+		}
+		in = func(o *rawObj, key string) error {
+			switch key {
+			case "entries", "graveyard":
+				l, err := entryListAt(p)
+				if err != nil {
+					return err
+				}
+				if l == nil {
+					delete(o.lists, key) // a repeated key: the last value counts
+					return nil
+				}
+				if o.lists == nil {
+					o.lists = map[string]*entryList{}
+				}
+				o.lists[key] = l
+				return nil
+			case "ledger":
+				return o.readObjectAt(p, key, history)
+			}
+			return p.Skip()
+		}
+	}
+	o, err := objectAt(p, in)
+	if err == nil {
+		err = p.End()
+	}
+	return o, err
+}
+
+// objectAt reads the object at p as rawObject does. in, when not nil, reads each member's
+// value at p instead of skipping it (the member's bytes are kept all the same).
+func objectAt(p *pyjson.Decoder, in func(o *rawObj, key string) error) (*rawObj, error) {
+	data := p.Data()
 	o := newRawObj()
-	err = p.Object(func(key string) error {
+	err := p.Object(func(key string) error {
 		start := p.Pos()
-		if err := p.Skip(); err != nil {
+		var err error
+		if in != nil {
+			err = in(o, key)
+		} else {
+			err = p.Skip()
+		}
+		if err != nil {
 			return err
 		}
 		o.set(key, data[start:p.Pos()])
 		return nil
 	})
-	if err == nil {
-		err = p.End()
-	}
 	return o, err
+}
+
+// readObjectAt reads the value of key at p into o.objs when it is an object (with in, as
+// objectAt), and skips it otherwise.
+func (o *rawObj) readObjectAt(p *pyjson.Decoder, key string, in func(o *rawObj, key string) error) error {
+	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
+		delete(o.objs, key) // a repeated key: the last value counts
+		return p.Skip()
+	}
+	sub, err := objectAt(p, in)
+	if err != nil {
+		return err
+	}
+	if o.objs == nil {
+		o.objs = map[string]*rawObj{}
+	}
+	o.objs[key] = sub
+	return nil
+}
+
+// objectsOf returns the value of key on the three sides of a merge as objects: those
+// storeObject read, or else parseThree of their bytes.
+func objectsOf(b, o, t *rawObj, key string) (*rawObj, *rawObj, *rawObj, error) {
+	bo, oo, to := b.objs[key], o.objs[key], t.objs[key]
+	if bo == nil && b.vals[key] == nil {
+		bo = newRawObj() // absent from the base: empty, as parseThree reads it
+	}
+	if bo != nil && oo != nil && to != nil {
+		return bo, oo, to, nil
+	}
+	return parseThree(b.vals[key], o.vals[key], t.vals[key])
 }
 
 // rawArray reads a JSON array's elements as their bytes.
@@ -354,9 +444,12 @@ func indexEntries(doc *rawObj) (*entrySide, error) {
 		if raw == nil {
 			continue
 		}
-		l, err := readEntryList(key, raw)
-		if err != nil {
-			return nil, err
+		l := doc.lists[key]
+		if l == nil {
+			var err error
+			if l, err = readEntryList(key, raw); err != nil {
+				return nil, err
+			}
 		}
 		lists[i] = l
 	}
@@ -440,23 +533,70 @@ func readEntryList(key string, raw []byte) (*entryList, error) {
 	return l, nil
 }
 
+// entryListAt reads the list at p as readEntryList does, in the decoder's pass over the whole
+// document. It returns nil, and no error, when the value is not a list or an entry in it has
+// no usable id: p is then past the value, which readEntryList reads again to report it. An
+// error is the document's (p cannot go on).
+func entryListAt(p *pyjson.Decoder) (*entryList, error) {
+	if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
+		return nil, p.Skip()
+	}
+	data := p.Data()
+	l, usable := &entryList{}, true
+	err := p.Array(func(int) error {
+		if !usable {
+			return p.Skip()
+		}
+		if k, _ := p.Peek(); k != pyjson.KindObject {
+			usable = false
+			return p.Skip()
+		}
+		start := p.Pos()
+		id, r, bad, err := entryAt(p)
+		switch {
+		case err != nil:
+			return err
+		case bad != nil:
+			usable = false
+			return nil
+		case r == nil:
+			r = data[start:p.Pos()]
+		}
+		l.ids, l.raws = append(l.ids, id), append(l.raws, r)
+		return nil
+	})
+	if err != nil || !usable {
+		return nil, err
+	}
+	return l, nil
+}
+
 // entryID reads the entry at p and returns its id, and nil bytes: the entry is as it stands.
 // An entry without one (a lesson added by hand) gets the content-derived id every load gives
 // it, and is returned with it.
 func entryID(p *pyjson.Decoder) (string, []byte, error) {
-	start := p.Pos()
 	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
 		return "", nil, errors.New("not an object")
 	}
-	var id string
-	var has, bad bool
-	err := p.Object(func(key string) error {
+	id, raw, bad, err := entryAt(p)
+	if err == nil {
+		err = bad
+	}
+	return id, raw, err
+}
+
+// entryAt is entryID of an object at p, telling apart the entry's fault (bad: it was read
+// whole, p is past it) from the document's (err).
+func entryAt(p *pyjson.Decoder) (id string, raw []byte, bad, err error) {
+	start := p.Pos()
+	var has, notString bool
+	err = p.Object(func(key string) error {
 		if key != "id" {
 			return p.Skip()
 		}
 		has = true
 		if k, _ := p.Peek(); k != pyjson.KindString {
-			bad = true
+			notString = true
 			return p.Skip()
 		}
 		s, err := p.Str()
@@ -464,26 +604,26 @@ func entryID(p *pyjson.Decoder) (string, []byte, error) {
 		return err
 	})
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
 	switch {
-	case bad || has && id == "":
-		return "", nil, errors.New("has no string id")
+	case notString || has && id == "":
+		return "", nil, errors.New("has no string id"), nil
 	case has:
-		return id, nil, nil
+		return id, nil, nil, nil
 	}
-	v, err := pyjson.Parse("entry", p.Data()[start:p.Pos()])
-	if err != nil {
-		return "", nil, err
+	v, perr := pyjson.Parse("entry", p.Data()[start:p.Pos()])
+	if perr != nil {
+		return "", nil, perr, nil
 	}
 	q, qok := v.Get("question")
 	a, aok := v.Get("answer")
 	if !qok || !aok || q.Kind() != pyjson.KindString || a.Kind() != pyjson.KindString {
-		return "", nil, errors.New("has no string id, and no question and answer to derive one from")
+		return "", nil, errors.New("has no string id, and no question and answer to derive one from"), nil
 	}
 	id = ContentID("entry", q.Str(), a.Str())
 	v.Set("id", pyjson.String(id))
-	return id, pyjson.Compact(v), nil
+	return id, pyjson.Compact(v), nil, nil
 }
 
 // mergeEntries returns the merged entries and graveyard as lists of entries' bytes: each id
@@ -619,12 +759,14 @@ func mergeEntry(b, o, t entryState) entryState {
 	return entryState{place: o.place, raw: out.bytes()}
 }
 
-// mergeLedger merges darwin-memo's ledger block.
-func mergeLedger(base, ours, theirs []byte) ([]byte, error) {
+// mergeLedger merges darwin-memo's ledger block, the value of "ledger" in the three store
+// documents.
+func mergeLedger(docB, docO, docT *rawObj) ([]byte, error) {
+	base, ours, theirs := docB.vals["ledger"], docO.vals["ledger"], docT.vals["ledger"]
 	if ours == nil || theirs == nil {
 		return pickChanged(base, ours, theirs), nil
 	}
-	b, o, t, err := parseThree(base, ours, theirs)
+	b, o, t, err := objectsOf(docB, docO, docT, "ledger")
 	if err != nil {
 		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
 		return ours, nil
@@ -641,7 +783,7 @@ func mergeLedger(base, ours, theirs []byte) ([]byte, error) {
 		case "settled_runs":
 			v, err = mergeByID(bv, ov, tv, "", false)
 		case "history":
-			v, err = mergeHistory(bv, ov, tv)
+			v, err = mergeHistory(b, o, t)
 		case "damaged":
 			v, err = unionStrings(ov, tv)
 		case "config":
@@ -751,9 +893,10 @@ func mergeByID(base, ours, theirs []byte, idKey string, removals bool) ([]byte, 
 }
 
 // mergeHistory keeps the bot's notes per entry and appends the notes people's tools added on
-// the base branch since base, capped at darwin-memo's 100 notes per entry.
-func mergeHistory(base, ours, theirs []byte) ([]byte, error) {
-	b, o, t, err := parseThree(base, ours, theirs)
+// the base branch since base, capped at darwin-memo's 100 notes per entry: the value of
+// "history" in the three ledgers.
+func mergeHistory(ledgerB, ledgerO, ledgerT *rawObj) ([]byte, error) {
+	b, o, t, err := objectsOf(ledgerB, ledgerO, ledgerT, "history")
 	if err != nil {
 		return nil, err
 	}
