@@ -33,7 +33,7 @@ func TestE2ELargeStoreReadThroughBlobs(t *testing.T) {
 		want     string // in the output
 	}{
 		{name: "read", wantCode: 0},
-		{name: "a server that answers with the blob object", object: true, wantCode: 0},
+		{name: "a blob object instead of the raw bytes fails, never read as the store", object: true, wantCode: 1, want: "the contents API said"},
 		{name: "one 503 is retried", failures: 1, wantCode: 0},
 		{name: "persistent 503 fails with the status, never as a malformed store", failures: 100, wantCode: 1, want: "503"},
 	}

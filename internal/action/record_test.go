@@ -2,10 +2,7 @@ package action
 
 import (
 	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -134,36 +131,3 @@ func FuzzRecordInStore(f *testing.F) {
 		}
 	})
 }
-
-// decodeBlob reads GitHub's blob object by its fast scan and, for anything the scan does not
-// expect, with encoding/json: both give the same bytes.
-func TestDecodeBlob(t *testing.T) {
-	t.Parallel()
-	want := []byte(strings.Repeat(`{"question": "q\u00e9", "energy": 1.0}`+"\n", 40))
-	enc := base64.StdEncoding.EncodeToString(want)
-	var lines []string
-	for len(enc) > 60 {
-		lines, enc = append(lines, enc[:60]), enc[60:]
-	}
-	lines = append(lines, enc)
-	content, _ := json.Marshal(strings.Join(lines, "\n") + "\n")
-	for name, body := range map[string]string{
-		"GitHub's shape":               `{"sha":"abc","node_id":"B_abc","size":` + strconv.Itoa(len(want)) + `,"url":"https://x/y","content":` + string(content) + `,"encoding":"base64"}`,
-		"spaces and order":             `{ "encoding" : "base64", "content" : ` + string(content) + ` , "size": 3 }`,
-		"nested: encoding/json":        `{"content":` + string(content) + `,"encoding":"base64","links":{"self":"x"}}`,
-		"escaped slash: encoding/json": `{"content":` + strings.Replace(string(content), "/", `\/`, 1) + `,"encoding":"base64"}`,
-		"utf-8":                        `{"content":` + mustJSON(string(want)) + `,"encoding":"utf-8"}`,
-	} {
-		got, err := decodeBlob([]byte(body))
-		if err != nil || !bytes.Equal(got, want) {
-			t.Errorf("%s: %v\n%q", name, err, got)
-		}
-	}
-	for _, bad := range []string{`{"content":"@@@@","encoding":"base64"}`, `{"content":"abc","encoding":"gzip"}`, `[]`, `{"content":`} {
-		if _, err := decodeBlob([]byte(bad)); err == nil {
-			t.Errorf("%s: no error", bad)
-		}
-	}
-}
-
-func mustJSON(s string) string { b, _ := json.Marshal(s); return string(b) }
