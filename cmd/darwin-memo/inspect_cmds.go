@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
@@ -85,11 +87,14 @@ func runTop(ctx context.Context, sio *IO, args []string) error {
 	if err != nil {
 		return err
 	}
-	living := append([]*lessons.Entry(nil), s.Living()...)
-	sortByEnergy(living)
-	if *n >= 0 && len(living) > *n {
-		living = living[:*n]
-	}
+	living := slices.Clone(s.Living())
+	slices.SortFunc(living, func(a, b *lessons.Entry) int {
+		if c := cmp.Compare(b.Energy, a.Energy); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	living = living[:min(*n, len(living))]
 	type row struct {
 		ID       string     `json:"id"`
 		Energy   jsonFloat  `json:"energy"`
@@ -118,14 +123,6 @@ func runTop(ctx context.Context, sio *IO, args []string) error {
 		fmt.Fprintf(sio.Stdout, "%s  %6.3f  uses %-3d  runway %-12s %s\n", r.ID, float64(r.Energy), r.Uses, runway, termSafe(r.Question))
 	}
 	return nil
-}
-
-func sortByEnergy(es []*lessons.Entry) {
-	for i := 1; i < len(es); i++ {
-		for j := i; j > 0 && (es[j].Energy > es[j-1].Energy || es[j].Energy == es[j-1].Energy && es[j].ID < es[j-1].ID); j-- {
-			es[j], es[j-1] = es[j-1], es[j]
-		}
-	}
 }
 
 func runWhy(ctx context.Context, sio *IO, args []string) error {

@@ -14,19 +14,16 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
-// citationFiles is how many of a merged pull request's changed files are read for its
-// renames and removals: the first page, the one the encoder reads too (the run asks GitHub
-// once and remembers the answer). A cited file past it that was removed is found by the
-// read-time check instead.
-const citationFiles = 100
-
 // followCitations applies a merged pull request's renames and removals to the citations of
 // the lessons in the store (lessons.Store.FollowCitations): a renamed cited path is updated,
 // a removed one marked removed, and a lesson left without any valid citation pays the
-// store's stale_upkeep. The lessons the pull request itself adds are encoded after it.
+// store's stale_upkeep. The lessons the pull request itself adds are encoded after it. Only
+// the first page of its files is read, the one the encoder reads too (the run asks GitHub once
+// and remembers the answer): a cited file past it that was removed is found by the read-time
+// check instead.
 func (r *Runner) followCitations(ctx context.Context, st *state, pr *github.PullRequest) error {
 	n := pr.GetNumber()
-	files, _, err := r.Client.PullRequests.ListFiles(ctx, r.Owner, r.Repo, n, &github.ListOptions{PerPage: citationFiles})
+	files, _, err := r.Client.PullRequests.ListFiles(ctx, r.Owner, r.Repo, n, &github.ListOptions{PerPage: maxFilesPage})
 	if err != nil {
 		return botpr.Explain(fmt.Errorf("listing the files of #%d for the lessons' citations: %w", n, err), "pull-requests")
 	}
@@ -42,7 +39,7 @@ func (r *Runner) followCitations(ctx context.Context, st *state, pr *github.Pull
 		}
 	}
 	if len(ups) > 0 {
-		r.logf("#%d: its renames and removals changed the citations of %d lesson(s), %d of them left without a valid citation", n, len(ups), orphaned)
+		r.Logf("#%d: its renames and removals changed the citations of %d lesson(s), %d of them left without a valid citation", n, len(ups), orphaned)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
-	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
@@ -89,9 +88,6 @@ func mb(n int) string {
 // budgetLow reports whether the core rate limit left is too small to process one more merged
 // pull request and still write the bot pull request; why says so for the report.
 func (r *Runner) budgetLow() (bool, string) {
-	if r.Rate == nil {
-		return false, ""
-	}
 	rt := r.Rate()
 	if !rt.Known || rt.Remaining >= RequestsPerPR+RequestsReserve {
 		return false, ""
@@ -107,9 +103,6 @@ func (r *Runner) budgetLow() (bool, string) {
 // pull request's commit count is read (GET /pulls/{n}, which the measurement reads anyway) only
 // when the longest walk would not fit.
 func (r *Runner) walkBudget(ctx context.Context, pr *github.PullRequest) (string, error) {
-	if r.Rate == nil {
-		return "", nil
-	}
 	need := func(commits int) int { return RequestsPerPR + settle.WalkRequests(commits) + RequestsReserve }
 	rt := r.Rate()
 	if !rt.Known || rt.Remaining >= need(settle.MaxListedCommits) {
@@ -152,9 +145,6 @@ func (b budgetSpent) Error() string { return string(b) }
 // fails half-way on the limit. No rate-limit headers (GitHub Enterprise Server with rate
 // limiting off) lets the run go ahead.
 func (r *Runner) startBudget() string {
-	if r.Rate == nil {
-		return ""
-	}
 	rt := r.Rate()
 	if !rt.Known || rt.Remaining >= RequestsPerRun+RequestsReserve {
 		return ""
@@ -162,9 +152,6 @@ func (r *Runner) startBudget() string {
 	return fmt.Sprintf("GitHub API budget nearly spent: %d of %d requests left until %s; this run stops here, and the next run after the reset reconciles every merge it skipped",
 		rt.Remaining, rt.Limit, rt.Reset.UTC().Format(time.TimeOnly+" UTC"))
 }
-
-// rateSource adapts a ghapi.Transport for Runner.Rate.
-func rateSource(tr *ghapi.Transport) func() ghapi.Rate { return tr.Rate }
 
 func sortedNames(files map[string][]byte) []string {
 	names := make([]string, 0, len(files))

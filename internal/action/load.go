@@ -192,7 +192,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 	if anc != nil && st.mainDoc != nil && sameDoc(anc, st.mainDoc) {
 		// The base branch moved but its store did not (the usual case: pull requests merged
 		// without touching it): the merge would give ours, so ours is used as it is.
-		r.logf("the base branch's store is unchanged since the bot branch was built; using the bot branch's store")
+		r.Logf("the base branch's store is unchanged since the bot branch was built; using the bot branch's store")
 		st.botRec = readBotRecord(ours)
 		return nil, "", ours, nil
 	}
@@ -225,7 +225,7 @@ func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, o
 	if rec, err := decodeRecord(botRec); err == nil {
 		st.botRec = &rec
 	}
-	r.logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
+	r.Logf("merged the bot branch's store with %s (base %s)", st.base, short(st.baseTip))
 	return merged, "", nil, nil
 }
 
@@ -288,7 +288,7 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 	}
 	if len(again) > 0 {
 		sort.Strings(again)
-		r.logf("%s held %d pull request(s) the base branch has not processed; settling them again: %s", where, len(again), strings.Join(again, " "))
+		r.Logf("%s held %d pull request(s) the base branch has not processed; settling them again: %s", where, len(again), strings.Join(again, " "))
 	}
 	return nil
 }

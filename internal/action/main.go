@@ -121,7 +121,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	}
 	measure := opts.Measure
 	if measure == nil {
-		measure = SettleMeasurer(cfg.ArtifactName, env.RunID, BotFiles(cfg), nil)
+		measure = SettleMeasurer(cfg.ArtifactName, env.RunID, BotFiles(cfg))
 	}
 	encOpts := []encode.Option{encode.WithGetenv(opts.Getenv), encode.WithLogger(encoderLogger(out))}
 	if cfg.LLMBaseURL != "" {
@@ -146,8 +146,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 		// Trust is checked per author of every source (the pull request's author and each cited
 		// reviewer) against the trusted-associations input, never widened to every author.
 		Encoder:    encode.New(provider, append(encOpts, encode.WithTrustedAssociations(cfg.TrustedAssociations...))...),
-		Render:     RenderStore,
-		Rate:       rateSource(tr),
+		Rate:       tr.Rate,
 		FileLimits: opts.FileLimits,
 	}
 	o, err := r.Run(ctx, trig)
@@ -225,9 +224,10 @@ func prNumber(n int) string {
 	return strconv.Itoa(n)
 }
 
-// RenderStore renders the store for agents that read Markdown at task start, within budget
-// bytes, labelled with the store file's name.
-func RenderStore(s *lessons.Store, storePath string, budget int) ([]byte, error) {
+// renderStore renders the store for agents that read Markdown at task start, within budget
+// bytes, labelled with the store file's name. It runs while the store is serialised, so it
+// only reads the store.
+func renderStore(s *lessons.Store, storePath string, budget int) ([]byte, error) {
 	return s.Render(lessons.RenderOptions{Budget: budget, Label: path.Base(storePath), Questions: true})
 }
 

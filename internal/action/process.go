@@ -218,7 +218,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			p.Refused = append(p.Refused, t.ID)
 		}
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: its %d ticket(s) are refused: %s", n, len(tickets), edited))
-		r.logf("#%d: %d ticket(s) refused: %s", n, len(tickets), edited)
+		r.Logf("#%d: %d ticket(s) refused: %s", n, len(tickets), edited)
 	} else if len(tickets) > 0 {
 		if why, err := r.walkBudget(ctx, pr); err != nil || why != "" {
 			if err != nil {
@@ -233,7 +233,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			out.Queued = append(out.Queued, n)
 			st.rec.queue(n)
 			st.rec.hold(n, tickets, body)
-			r.logf("#%d: %s; queued", n, nobase.Reason)
+			r.Logf("#%d: %s; queued", n, nobase.Reason)
 			return nil
 		case errors.As(err, &nobase):
 			// What it was merged onto cannot be told: neither verified nor measured.
@@ -263,12 +263,12 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			for _, t := range tickets {
 				p.Refused = append(p.Refused, t.ID)
 			}
-			r.logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
+			r.Logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
 			var m measurement
 			if carried && held.Delta != nil {
 				m = measurement{Result: &settle.Result{Outcome: Measured}, carried: &held}
-				r.logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
+				r.Logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
 			} else if m.Result, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			}
@@ -277,7 +277,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 				out.Queued = append(out.Queued, n)
 				st.rec.queue(n)
 				st.rec.hold(n, tickets, body) // written by publish (Record.holdsBeyond)
-				r.logf("#%d: CI pending (%s); queued", n, m.Reason)
+				r.Logf("#%d: CI pending (%s); queued", n, m.Reason)
 				return nil
 			case Abstained:
 				out.Abstained = append(out.Abstained, n)
@@ -329,7 +329,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			p.Quarantined = capStrings(m.quarantined(), 20)
 			out.Delta += delta
 			fixed = m.fixed()
-			r.logf("#%d: delta %+g from %s, %d ticket(s) settled", n, delta, p.Source, len(p.Settled))
+			r.Logf("#%d: delta %+g from %s, %d ticket(s) settled", n, delta, p.Source, len(p.Settled))
 		}
 	}
 	return r.finish(ctx, st, pr, fixed, p, out)
@@ -532,7 +532,7 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 			return m, nil
 		}
 		wait := min(30*time.Second, left)
-		r.logf("#%d: CI pending (%s); checking again in %s", pr.GetNumber(), m.Reason, wait)
+		r.Logf("#%d: CI pending (%s); checking again in %s", pr.GetNumber(), m.Reason, wait)
 		sleep := r.Sleep
 		if sleep == nil {
 			sleep = ctxtime.Sleep
@@ -588,10 +588,6 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 	for _, a := range r.Config.TrustedAssociations {
 		trusted = trusted || strings.EqualFold(a, assoc)
 	}
-	enc := r.Encoder
-	if enc == nil {
-		enc = encode.New(nil, encode.WithTrustedAssociations(r.Config.TrustedAssociations...))
-	}
 	// The store answers the duplicate check from the token sets the tick's consolidation
 	// computed: the living lessons are not tokenised again. Their texts let the encoder tell
 	// a question asked again and ask a model which lesson its lesson replaces.
@@ -601,7 +597,7 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 			living = append(living, encode.Living{ID: e.ID, Question: e.Question, Answer: e.Answer})
 		}
 	}
-	res, err := enc.EncodeKnown(ctx, epr, encode.KnownWithLiving(st.store, living))
+	res, err := r.Encoder.EncodeKnown(ctx, epr, encode.KnownWithLiving(st.store, living))
 	if err != nil {
 		return fmt.Errorf("encoding lessons from #%d: %w", n, err)
 	}

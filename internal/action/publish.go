@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
+	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -29,8 +30,8 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	}
 	changed := !same || st.persist
 	var md []byte
-	if r.Render != nil && r.Config.RenderPath != "" {
-		if md, err = r.Render(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
+	if r.Config.RenderPath != "" {
+		if md, err = renderStore(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
 			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
 		}
 	}
@@ -57,7 +58,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		if changed {
 			out.Store = doc
 		}
-		r.logf("dry run: would %s", map[bool]string{true: "update the bot pull request", false: "leave everything as it is"}[changed])
+		r.Logf("dry run: would %s", map[bool]string{true: "update the bot pull request", false: "leave everything as it is"}[changed])
 		return nil
 	case !changed && st.open == nil:
 		if st.closedBranch {
@@ -65,9 +66,9 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 			if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch); err != nil && !isNotFound(err) {
 				return botpr.Explain(fmt.Errorf("deleting the branch %s of a closed bot pull request: %w", r.Config.Branch, err), "contents")
 			}
-			r.logf("deleted the branch %s: its closed pull request holds nothing the base branch lacks", r.Config.Branch)
+			r.Logf("deleted the branch %s: its closed pull request holds nothing the base branch lacks", r.Config.Branch)
 		}
-		r.logf("nothing changed; no bot pull request")
+		r.Logf("nothing changed; no bot pull request")
 		return nil
 	case !changed:
 		body := "Closed by darwin-memo: the base branch already holds everything this pull request carried."
@@ -75,7 +76,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 			return err
 		}
 		out.PRNumber, out.Operation = st.open.GetNumber(), botpr.OpClosed
-		r.logf("closed bot pull request #%d: it became empty", out.PRNumber)
+		r.Logf("closed bot pull request #%d: it became empty", out.PRNumber)
 		return nil
 	}
 	out.Store = doc
@@ -86,7 +87,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		return err
 	}
 	pr, op, err := r.repoAPI().Upsert(ctx, botpr.UpsertRequest{
-		Branch: r.Config.Branch, Base: st.base, Title: reportTitle(out.Report), Body: reportBody(out.Report),
+		Branch: r.Config.Branch, Base: st.base, Title: report.Title(out.Report), Body: report.Body(out.Report),
 		Labels: r.Config.Labels, Existing: st.open,
 	})
 	var le *botpr.LabelError
@@ -98,7 +99,7 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		return err
 	}
 	out.PRNumber, out.Operation = pr.GetNumber(), op
-	r.logf("%s bot pull request #%d", op, out.PRNumber)
+	r.Logf("%s bot pull request #%d", op, out.PRNumber)
 	return nil
 }
 

@@ -1,14 +1,13 @@
 package action
 
 import (
-	"sort"
+	"cmp"
+	"slices"
+	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
-
-func reportTitle(r report.Report) string { return report.Title(r) }
-func reportBody(r report.Report) string  { return report.Body(r) }
 
 // buildReport describes everything the bot branch carries that the base branch lacks: the
 // pull requests processed on the branch, and the births, deaths and merges found by comparing
@@ -78,8 +77,7 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 		}
 		rep.Deaths = append(rep.Deaths, d)
 	}
-	// The body lists the strongest survivors and counts the rest: only those are picked
-	// out, not every living lesson sorted and described.
+	// The body lists the strongest survivors and counts the rest.
 	top := strongest(final.Living(), report.MaxSurvivors)
 	rep.MoreSurvivors = len(final.Living()) - len(top)
 	for _, e := range top {
@@ -95,28 +93,15 @@ func (r *Runner) buildReport(st *state, final *lessons.Store) report.Report {
 	return rep
 }
 
-// stronger orders survivors: most energy first, ties by id (a living lesson's id is unique).
-func stronger(a, b *lessons.Entry) bool {
-	if a.Energy != b.Energy {
-		return a.Energy > b.Energy
-	}
-	return a.ID < b.ID
-}
-
-// strongest returns the n strongest of living in the order of stronger: a bounded insertion
-// into the n kept so far, which most lessons of a large store fail at the first comparison.
+// strongest returns the n living lessons with the most energy, ties by id (a living lesson's
+// id is unique).
 func strongest(living []*lessons.Entry, n int) []*lessons.Entry {
-	top := make([]*lessons.Entry, 0, min(n, len(living)))
-	for _, e := range living {
-		if len(top) == n && !stronger(e, top[n-1]) {
-			continue
+	top := slices.Clone(living)
+	slices.SortFunc(top, func(a, b *lessons.Entry) int {
+		if c := cmp.Compare(b.Energy, a.Energy); c != 0 {
+			return c
 		}
-		i := sort.Search(len(top), func(i int) bool { return stronger(e, top[i]) })
-		if len(top) < n {
-			top = append(top, nil)
-		}
-		copy(top[i+1:], top[i:len(top)-1])
-		top[i] = e
-	}
-	return top
+		return strings.Compare(a.ID, b.ID)
+	})
+	return top[:min(n, len(top))]
 }

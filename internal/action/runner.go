@@ -37,21 +37,18 @@ type Runner struct {
 	RunID string
 	// Measure measures a merged pull request's CI delta.
 	Measure Measurer
-	// Encoder turns merged pull requests into lessons; nil means the deterministic encoder. It
-	// must check every author against the trusted associations (WithTrustedAssociations).
+	// Encoder turns merged pull requests into lessons. It must check every author against the
+	// trusted associations (WithTrustedAssociations).
 	Encoder *encode.Encoder
-	// Render renders the store into Markdown within a byte budget; nil disables rendering. It
-	// runs while the store is serialised, so it must only read the store.
-	Render func(s *lessons.Store, storePath string, budget int) ([]byte, error)
 	// Now is the clock for timestamps the store writes and for wait-for-ci.
 	Now func() time.Time
 	// Sleep waits while CI is pending (nil: a timer); tests inject one that advances Now.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logf prints one progress line (the runner log).
 	Logf func(format string, args ...any)
-	// Rate reports the core rate limit left (nil: unknown). A run stops taking on merged
-	// pull requests when too little is left to process one and write the bot pull request;
-	// those wait for a later run.
+	// Rate reports the core rate limit left. A run stops taking on merged pull requests when
+	// too little is left to process one and write the bot pull request; those wait for a
+	// later run.
 	Rate func() ghapi.Rate
 	// FileLimits bound the files written to the bot branch (zero: GitHub's).
 	FileLimits FileLimits
@@ -100,12 +97,6 @@ func (o *Outcome) Headline() string {
 		return "abstained; nothing measurable"
 	}
 	return "nothing to settle"
-}
-
-func (r *Runner) logf(format string, args ...any) {
-	if r.Logf != nil {
-		r.Logf(format, args...)
-	}
 }
 
 func (r *Runner) now() time.Time {
@@ -167,7 +158,7 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 	st, err := r.load(ctx, trig)
 	var spent budgetSpent
 	if errors.As(err, &spent) {
-		r.logf("%s", spent)
+		r.Logf("%s", spent)
 		return &Outcome{Result: ResultNoop, Operation: botpr.OpNone,
 			Report: report.Report{RepoURL: r.RepoURL, RunURL: r.RunURL, StorePath: r.Config.StorePath, Warnings: []string{string(spent)}}}, nil
 	}
@@ -209,7 +200,7 @@ func (r *Runner) Run(ctx context.Context, trig Trigger) (*Outcome, error) {
 			left = append(left, fmt.Sprintf("#%d", rest.GetNumber()))
 		}
 		st.warnings = append(st.warnings, fmt.Sprintf("%s: %s wait for a later run", why, strings.Join(left, ", ")))
-		r.logf("%s; queued %s", why, strings.Join(left, ", "))
+		r.Logf("%s; queued %s", why, strings.Join(left, ", "))
 		break
 	}
 	out.Births, out.Deaths = bornAndDied(before, st.store)
