@@ -142,27 +142,18 @@ func ParseConfig(in Inputs) (Config, error) {
 	return c, nil
 }
 
-// InputError names one invalid input.
-type InputError struct {
-	Input string
-	Value string
-	Msg   string
-}
-
-func (e *InputError) Error() string {
-	if e.Value == "" {
-		return fmt.Sprintf("input %q %s", e.Input, e.Msg)
-	}
-	return fmt.Sprintf("input %q: %q %s", e.Input, e.Value, e.Msg)
-}
-
 // inputParser parses input values, collecting every problem.
 type inputParser struct {
 	errs []error
 }
 
+// fail notes one invalid input, naming it and the value.
 func (p *inputParser) fail(name, value, msg string) {
-	p.errs = append(p.errs, &InputError{Input: name, Value: value, Msg: msg})
+	if value == "" {
+		p.errs = append(p.errs, fmt.Errorf("input %q %s", name, msg))
+		return
+	}
+	p.errs = append(p.errs, fmt.Errorf("input %q: %q %s", name, value, msg))
 }
 
 func (p *inputParser) boolean(name, v string) bool {

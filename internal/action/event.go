@@ -120,20 +120,16 @@ func ParseEvent(name string, payload []byte) (Trigger, error) {
 			t.Note = fmt.Sprintf("CI completed for a %s on %s; reconciling", wr.Event, wr.HeadBranch)
 		}
 	case "workflow_dispatch":
-		for _, k := range []string{"pr-number", "pr_number", "pr", "pull-request"} {
-			v, ok := ev.Inputs[k]
-			if !ok {
-				continue
+		// The workflow's dispatch input pr-number (README's workflow), which the runner also
+		// passes as the action input of the same name.
+		if v, ok := ev.Inputs["pr-number"]; ok {
+			if s := strings.TrimPrefix(strings.TrimSpace(fmt.Sprint(v)), "#"); s != "" {
+				n, err := strconv.Atoi(s)
+				if err != nil || n <= 0 {
+					return t, fmt.Errorf("workflow_dispatch input \"pr-number\"=%q is not a pull request number", s)
+				}
+				t.PR = n
 			}
-			s := strings.TrimPrefix(strings.TrimSpace(fmt.Sprint(v)), "#")
-			if s == "" {
-				continue
-			}
-			n, err := strconv.Atoi(s)
-			if err != nil || n <= 0 {
-				return t, fmt.Errorf("workflow_dispatch input %q=%q is not a pull request number", k, s)
-			}
-			t.PR = n
 		}
 		if t.PR != 0 {
 			t.Note = fmt.Sprintf("dispatched for pull request #%d", t.PR)

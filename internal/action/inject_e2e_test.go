@@ -14,7 +14,6 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghfake"
-	"github.com/darwin-memo/darwin-memo-action/internal/logsafe"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
@@ -58,7 +57,7 @@ func assertNoInjectedCommand(t *testing.T, stdout string) {
 	t.Helper()
 	own := map[string]int{}
 	for _, line := range strings.Split(stdout, "\n") {
-		if !logsafe.IsCommand(line) {
+		if !isCommand(line) {
 			continue
 		}
 		switch {

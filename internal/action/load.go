@@ -28,11 +28,7 @@ func (r *Runner) storeOptions() lessons.Options {
 }
 
 // parseStore parses a store document; nil data gives a new empty store.
-func (r *Runner) parseStore(where string, data []byte) (*lessons.Store, error) {
-	return r.parseStoreWith(where, data, r.storeOptions())
-}
-
-func (r *Runner) parseStoreWith(where string, data []byte, opts lessons.Options) (*lessons.Store, error) {
+func (r *Runner) parseStore(where string, data []byte, opts lessons.Options) (*lessons.Store, error) {
 	if data == nil {
 		return lessons.New(r.Config.StorePath, opts), nil
 	}
@@ -86,7 +82,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	loadMain := func() error {
 		opts := r.storeOptions()
 		opts.LazyHistory = true
-		if st.mainStore, err = r.parseStoreWith("the base branch "+st.base, st.mainDoc, opts); err != nil {
+		if st.mainStore, err = r.parseStore("the base branch "+st.base, st.mainDoc, opts); err != nil {
 			return err
 		}
 		if st.mainRec, err = RecordOf(st.mainStore); err != nil {
@@ -121,7 +117,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		case merged != nil:
 			st.store, fromBot = merged, true
 		default:
-			st.workDoc, fromBot = ours, !sameDoc(ours, st.mainDoc)
+			st.workDoc, fromBot = ours, !bytes.Equal(ours, st.mainDoc)
 		}
 	} else if discarded, err = r.closedBotBranch(ctx); err != nil {
 		return nil, err
@@ -129,7 +125,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		discardedWhere = "the branch " + r.Config.Branch + " (its pull request was closed without merging)"
 	}
 	if st.store == nil { // not the merged store mergeBotBranch loaded
-		if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc); err != nil {
+		if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc, r.storeOptions()); err != nil {
 			return nil, err
 		}
 	}
@@ -189,7 +185,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 			return nil, "", nil, err
 		}
 	}
-	if anc != nil && st.mainDoc != nil && sameDoc(anc, st.mainDoc) {
+	if anc != nil && st.mainDoc != nil && bytes.Equal(anc, st.mainDoc) {
 		// The base branch moved but its store did not (the usual case: pull requests merged
 		// without touching it): the merge would give ours, so ours is used as it is.
 		r.Logf("the base branch's store is unchanged since the bot branch was built; using the bot branch's store")
@@ -292,8 +288,6 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 	}
 	return nil
 }
-
-func sameDoc(a, b []byte) bool { return bytes.Equal(a, b) }
 
 func isNotFound(err error) bool {
 	var er *github.ErrorResponse

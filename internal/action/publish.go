@@ -55,9 +55,6 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	switch {
 	case r.Config.DryRun:
 		out.Report.DryRun = true
-		if changed {
-			out.Store = doc
-		}
 		r.Logf("dry run: would %s", map[bool]string{true: "update the bot pull request", false: "leave everything as it is"}[changed])
 		return nil
 	case !changed && st.open == nil:
@@ -79,7 +76,6 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 		r.Logf("closed bot pull request #%d: it became empty", out.PRNumber)
 		return nil
 	}
-	out.Store = doc
 	msg := fmt.Sprintf("darwin-memo: update lessons\n\n%s", commitSummary(out))
 	if _, err := r.repoAPI().Commit(ctx, botpr.CommitRequest{
 		Branch: r.Config.Branch, Parent: st.baseTip, Files: files, Message: msg, BranchExists: st.open != nil,

@@ -78,8 +78,6 @@ type Outcome struct {
 	Queued []int
 	// Abstained lists pull requests whose CI was not measurable (left untouched).
 	Abstained []int
-	// Store is the store document the bot branch holds after the run (nil when unchanged).
-	Store []byte
 	// Requests and Retries count the GitHub API requests of the run; Rate is the core rate
 	// limit left after it (set by Main).
 	Requests, Retries int64

@@ -17,14 +17,14 @@ func TestStoreOptionsConfigOnlyForNewStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &Runner{Config: Config{StorePath: ".darwin-memo/lessons.json"}}
-	loaded, err := r.parseStore("main", data)
+	loaded, err := r.parseStore("main", data, r.storeOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := loaded.Config().SupportingShare; got != 0.25 {
 		t.Errorf("loaded store supporting_share %v, want darwin-memo's 0.25", got)
 	}
-	created, err := r.parseStore("main", nil)
+	created, err := r.parseStore("main", nil, r.storeOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,9 +61,3 @@ func Lines(w io.Writer, text string) {
 func Command(w io.Writer, name, message string) {
 	fmt.Fprintf(w, "::%s::%s\n", name, Escape(message))
 }
-
-// IsCommand reports whether the runner would read line as a workflow command. Tests use it to
-// check that untrusted text printed nothing but the action's own commands.
-func IsCommand(line string) bool {
-	return strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") || strings.Contains(line, "##[")
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 const payload = "x\n::warning::x\n::set-output name=result::settled\r\n  ::add-mask::y\n##[warning]z\n\u00a0::error::w"
@@ -66,4 +67,9 @@ func FuzzEscape(f *testing.F) {
 			}
 		}
 	})
+}
+
+// IsCommand reports whether the runner would read line as a workflow command.
+func IsCommand(line string) bool {
+	return strings.HasPrefix(strings.TrimLeftFunc(line, unicode.IsSpace), "::") || strings.Contains(line, "##[")
 }
