@@ -1,11 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -188,7 +188,7 @@ func settleBody(ctx context.Context, sio *IO, store *writeTarget, bodyPath, base
 	var text []byte
 	var err error
 	if bodyPath == "-" {
-		text, err = readAll(sio.Stdin)
+		text, err = io.ReadAll(sio.Stdin)
 	} else {
 		text, err = os.ReadFile(bodyPath)
 	}
@@ -283,12 +283,6 @@ func droppedReason(t lessons.TicketOutcome, ev *lessons.Evidence) string {
 
 // errNothingLanded aborts a body settlement that settled no ticket.
 var errNothingLanded = errors.New("no ticket landed")
-
-func readAll(r interface{ Read([]byte) (int, error) }) ([]byte, error) {
-	var buf bytes.Buffer
-	_, err := buf.ReadFrom(r)
-	return buf.Bytes(), err
-}
 
 func runAbandon(ctx context.Context, sio *IO, args []string) error {
 	fs := newFlags(sio, "abandon", "abandon [--store PATH] TICKET")

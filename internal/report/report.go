@@ -175,7 +175,7 @@ func Body(r Report) string {
 	var b strings.Builder
 	b.WriteString(Marker + "\n")
 	b.WriteString("## darwin-memo: lessons measured by CI\n\n")
-	fmt.Fprintf(&b, "This pull request updates %s", code(r.StorePath))
+	fmt.Fprintf(&b, "This pull request updates %s", mdsafe.Code(r.StorePath))
 	b.WriteString(" from merged pull requests: each lesson an agent consulted earns or loses energy by the CI pass delta of the pull request that used it. Review it like code, then merge it; the action keeps it up to date until then.\n")
 	if r.DryRun {
 		b.WriteString("\n> **Dry run:** nothing was written.\n")
@@ -219,7 +219,7 @@ func (r Report) commitLink(sha string) string {
 		short = short[:7]
 	}
 	if r.RepoURL == "" || strings.Trim(sha, "0123456789abcdef") != "" {
-		return code(short)
+		return mdsafe.Code(short)
 	}
 	return fmt.Sprintf("[`%s`](%s/commit/%s)", short, r.RepoURL, sha)
 }
@@ -231,18 +231,11 @@ func (r Report) prLink(n int) string {
 	return fmt.Sprintf("[#%d](%s/pull/%d)", n, r.RepoURL, n)
 }
 
-// cell quotes text that users or CI wrote (titles, lessons, authors, test ids, warnings that
-// quote them) as inert Markdown on one line, at most max runes: see mdsafe.Inline.
-func cell(s string, max int) string { return mdsafe.Inline(s, max) }
-
-// code quotes an identifier (lesson, ticket) as a code span: see mdsafe.Code.
-func code(s string) string { return mdsafe.Code(s) }
-
 // codes quotes identifiers as code spans joined by ", ".
 func codes(l []string) string {
 	out := make([]string, len(l))
 	for i, s := range l {
-		out[i] = code(s)
+		out[i] = mdsafe.Code(s)
 	}
 	return strings.Join(out, ", ")
 }
@@ -295,9 +288,9 @@ func warning(w string) string {
 		if strings.TrimLeft(rest, " ") != rest {
 			ref += " "
 		}
-		return ref + cell(rest, 400)
+		return ref + mdsafe.Inline(rest, 400)
 	}
-	return cell(w, 400)
+	return mdsafe.Inline(w, 400)
 }
 
 func settlements(r Report) string {
@@ -311,7 +304,7 @@ func settlements(r Report) string {
 		tickets := "none"
 		switch {
 		case s.Outcome == "abstained":
-			tickets = "unsettled: abstained for good (" + cell(s.Reason, 160) + ")"
+			tickets = "unsettled: abstained for good (" + mdsafe.Inline(s.Reason, 160) + ")"
 		case len(s.Settled) > 0 || len(s.Refused) > 0:
 			var parts []string
 			if len(s.Settled) > 0 {
@@ -324,7 +317,7 @@ func settlements(r Report) string {
 		}
 		q := "–"
 		if len(s.Quarantined) > 0 {
-			q = cell(strings.Join(capList(s.Quarantined, 3), ", "), 120)
+			q = mdsafe.Inline(strings.Join(capList(s.Quarantined, 3), ", "), 120)
 		}
 		source := s.Source
 		if source == "" {
@@ -334,7 +327,7 @@ func settlements(r Report) string {
 		if s.Before != "" || s.After != "" {
 			arrow = r.commitLink(s.Before) + " → " + r.commitLink(s.After)
 		}
-		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %s | %s |\n", r.prLink(s.PR), cell(s.Title, 60), fmtDelta(s.Delta), cell(source, 40), arrow, tickets, q)
+		fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %s | %s |\n", r.prLink(s.PR), mdsafe.Inline(s.Title, 60), fmtDelta(s.Delta), mdsafe.Inline(source, 40), arrow, tickets, q)
 	}
 	return b.String()
 }
@@ -365,7 +358,7 @@ func citations(r Report) string {
 				fmt.Fprintf(&b, "- … %d more removed paths\n", len(c.Broken)-listCap)
 				break
 			}
-			fmt.Fprintf(&b, "- %s, cited by %s, was removed", code(k.Path), plural(k.Lessons, "lesson", "lessons"))
+			fmt.Fprintf(&b, "- %s, cited by %s, was removed", mdsafe.Code(k.Path), plural(k.Lessons, "lesson", "lessons"))
 			if len(k.Orphaned) == 0 {
 				b.WriteString("; every lesson citing it keeps another citation\n")
 				continue
@@ -377,7 +370,7 @@ func citations(r Report) string {
 					break
 				}
 				listed++
-				fmt.Fprintf(&b, "  - %s %s\n", code(l.ID), cell(l.Question, 100))
+				fmt.Fprintf(&b, "  - %s %s\n", mdsafe.Code(l.ID), mdsafe.Inline(l.Question, 100))
 			}
 		}
 		if len(c.Broken) > 0 {
@@ -396,7 +389,7 @@ func citations(r Report) string {
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				fmt.Fprintf(&b, "%s → %s (%s)", code(m.From), code(m.To), plural(m.Lessons, "lesson", "lessons"))
+				fmt.Fprintf(&b, "%s → %s (%s)", mdsafe.Code(m.From), mdsafe.Code(m.To), plural(m.Lessons, "lesson", "lessons"))
 			}
 			b.WriteString(".\n")
 		}
@@ -416,13 +409,13 @@ func births(r Report) string {
 				fmt.Fprintf(&b, "| … | %d more | | |\n", len(r.Births)-listCap)
 				break
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code(e.ID), cell(e.Question, 100), cell(e.Answer, 160), cell(strings.Join(capList(e.Sources, 3), ", "), 80))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdsafe.Code(e.ID), mdsafe.Inline(e.Question, 100), mdsafe.Inline(e.Answer, 160), mdsafe.Inline(strings.Join(capList(e.Sources, 3), ", "), 80))
 		}
 	}
 	if len(r.Proposed) > 0 {
 		b.WriteString("\n**Proposed, not added** (their authors are not trusted by the `trusted-associations` input; add them by hand with `darwin-memo add` if they are right):\n\n")
 		for _, p := range r.Proposed {
-			fmt.Fprintf(&b, "- %s by %s: %s — %s\n", r.prLink(p.PR), cell(p.Author, 40), cell(p.Question, 120), cell(p.Answer, 200))
+			fmt.Fprintf(&b, "- %s by %s: %s — %s\n", r.prLink(p.PR), mdsafe.Inline(p.Author, 40), mdsafe.Inline(p.Question, 120), mdsafe.Inline(p.Answer, 200))
 		}
 	}
 	return b.String()
@@ -446,9 +439,9 @@ func deaths(r Report) string {
 		case "starved":
 			cause = "starved (never earned its upkeep)"
 		case "merged":
-			cause = "merged into " + code(d.Heir)
+			cause = "merged into " + mdsafe.Code(d.Heir)
 		}
-		fmt.Fprintf(&b, "- %s %s — %s, uses %d", code(d.ID), cell(d.Question, 100), cause, d.Uses)
+		fmt.Fprintf(&b, "- %s %s — %s, uses %d", mdsafe.Code(d.ID), mdsafe.Inline(d.Question, 100), cause, d.Uses)
 		if len(d.Lineage) > 0 {
 			fmt.Fprintf(&b, ", lineage %s", codes(capList(d.Lineage, 5)))
 		}
@@ -456,7 +449,7 @@ func deaths(r Report) string {
 		if len(d.Notes) > 0 {
 			b.WriteString("  <details><summary>obituary</summary>\n\n")
 			for _, n := range d.Notes {
-				b.WriteString("  - " + cell(n, 200) + "\n")
+				b.WriteString("  - " + mdsafe.Inline(n, 200) + "\n")
 			}
 			b.WriteString("\n  </details>\n")
 		}
@@ -478,7 +471,7 @@ func merges(r Report) string {
 			fmt.Fprintf(&b, "- … %d more\n", len(r.Merges)-listCap)
 			break
 		}
-		fmt.Fprintf(&b, "- %s %s ← %s (energy %s)\n", code(m.ID), cell(m.Question, 100), codes(m.Members), fmtFloat(m.Energy))
+		fmt.Fprintf(&b, "- %s %s ← %s (energy %s)\n", mdsafe.Code(m.ID), mdsafe.Inline(m.Question, 100), codes(m.Members), fmtFloat(m.Energy))
 	}
 	return b.String()
 }
@@ -537,7 +530,7 @@ func survivors(r Report) string {
 		if s.New {
 			mark = " 🆕"
 		}
-		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %d |\n", code(s.ID), mark, cell(s.Question, 100), fmtFloat(s.Energy), tts, s.Uses)
+		fmt.Fprintf(&b, "| %s%s | %s | %s | %s | %d |\n", mdsafe.Code(s.ID), mark, mdsafe.Inline(s.Question, 100), fmtFloat(s.Energy), tts, s.Uses)
 	}
 	if living > MaxSurvivors {
 		fmt.Fprintf(&b, "| … | %d more | | | |\n", living-MaxSurvivors)
