@@ -62,12 +62,15 @@ func silenceReason(sio *IO, path string, searched, missing bool, d *lessons.Deci
 	}
 }
 
-func retrieveFlags(fs *flag.FlagSet) (*int, *kindValue, *string) {
-	top := fs.Int("top", lessons.DefaultK, "number of lessons to retrieve")
-	kind := new(kindValue)
-	fs.Var(kind, "kind", "only lessons of this kind: explicit, inferred, entity, cross_doc, experience, consolidated")
-	source := fs.String("source", "", "only lessons with this source label")
-	return top, kind, source
+// retrieveFlags adds the flags decide and query share (--top, --kind, --source, --retrieval).
+// Once: the process asks one question, so no index is built (the same answer, sooner).
+func retrieveFlags(fs *flag.FlagSet) *lessons.RetrieveOptions {
+	o := &lessons.RetrieveOptions{Once: true}
+	fs.IntVar(&o.K, "top", lessons.DefaultK, "number of lessons to retrieve")
+	fs.Var((*kindValue)(&o.Kind), "kind", "only lessons of this kind: explicit, inferred, entity, cross_doc, experience, consolidated")
+	fs.StringVar(&o.Source, "source", "", "only lessons with this source label")
+	fs.Var((*retrievalValue)(&o.Retrieval), "retrieval", "ranking: bm25f (the default; tickets v2) or darwin-memo (darwin-memo's ranking byte for byte; tickets v1); default: the store's config \"retrieval\", else bm25f")
+	return o
 }
 
 // kindValue is a --kind flag: one of the lesson kinds the store knows.
@@ -84,34 +87,27 @@ func (v *kindValue) Set(s string) error {
 	return nil
 }
 
-// retrievalFlag is --retrieval on decide and query.
-func retrievalFlag(fs *flag.FlagSet) *string {
-	return fs.String("retrieval", "", "ranking: bm25f (the default; tickets v2) or darwin-memo (darwin-memo's ranking byte for byte; tickets v1); default: the store's config \"retrieval\", else bm25f")
-}
+// retrievalValue is --retrieval: a ranking lessons.ParseRetrieval knows.
+type retrievalValue lessons.Retrieval
 
-func parseRetrievalFlag(v string) (lessons.Retrieval, error) {
-	if v == "" {
-		return "", nil
-	}
-	r, err := lessons.ParseRetrieval(v)
+func (v *retrievalValue) String() string { return string(*v) }
+
+func (v *retrievalValue) Set(s string) error {
+	r, err := lessons.ParseRetrieval(s)
 	if err != nil {
-		return "", usagef("--retrieval: %v", err)
+		return err
 	}
-	return r, nil
+	*v = retrievalValue(r)
+	return nil
 }
 
 func runDecide(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "decide", "decide [--store PATH] [--register] QUERY...")
 	store := writeFlags(fs)
-	top, kind, source := retrieveFlags(fs)
+	ropts := retrieveFlags(fs)
 	register := fs.Bool("register", false, "record the ticket in ledger.pending (darwin-memo compat ticket; the PR must commit the store)")
 	provisional := fs.Bool("provisional", false, "when every match is an import still on probation, answer with the best one, marked provisional, and a ticket that lets CI measure it")
-	retrieval := retrievalFlag(fs)
 	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	ret, err := parseRetrievalFlag(*retrieval)
 	if err != nil {
 		return err
 	}
@@ -122,13 +118,12 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if len(query) > lessons.MaxTicketQuery {
 		return usagef("QUERY is %d bytes; a ticket carries at most %d, so CI would refuse it: ask about the task in fewer words", len(query), lessons.MaxTicketQuery)
 	}
-	if *top < 1 || *top > lessons.MaxTicketSupporters+1 {
+	if ropts.K < 1 || ropts.K > lessons.MaxTicketSupporters+1 {
 		return usagef("--top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
-	// Once: this process asks one question, so no index is built (the same answer, sooner).
 	cites := openCiteChecker(store.path)
 	defer cites.close()
-	dopts := lessons.DecideOptions{RetrieveOptions: lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret, Once: true}, Register: *register, Provisional: *provisional, Exclude: cites.exclude}
+	dopts := lessons.DecideOptions{RetrieveOptions: *ropts, Register: *register, Provisional: *provisional, Exclude: cites.exclude}
 	var d *lessons.Decision
 	decide := func(s *lessons.Store) error {
 		var err error
@@ -144,7 +139,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 		if s, missing, err = readAgentStore(ctx, io, store.path); err == nil {
 			err = decide(s)
 		}
-		if err == nil && d.Ticket != nil && (*kind != "" || *source != "") {
+		if err == nil && d.Ticket != nil && (ropts.Kind != "" || ropts.Source != "") {
 			// CI re-runs the ticket's query over every lesson, without the filters: a
 			// lesson only the filters brought up would be refused there.
 			ft := d.FreeTicket()
@@ -201,14 +196,9 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 func runQuery(ctx context.Context, io *IO, args []string) error {
 	fs := newFlags(io, "query", "query [--store PATH] [--json] [--top K] QUERY...")
 	store := storeFlag(fs)
-	top, kind, source := retrieveFlags(fs)
+	ropts := retrieveFlags(fs)
 	asJSON := fs.Bool("json", false, "print a JSON array of {id, score, confidence, question, answer, energy, superseded_by}")
-	retrieval := retrievalFlag(fs)
 	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	ret, err := parseRetrievalFlag(*retrieval)
 	if err != nil {
 		return err
 	}
@@ -219,7 +209,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if len(query) > lessons.MaxTicketQuery {
 		return usagef("QUERY is %d bytes; at most %d", len(query), lessons.MaxTicketQuery)
 	}
-	if *top < 1 {
+	if ropts.K < 1 {
 		return usagef("--top must be at least 1")
 	}
 	s, missing, err := readAgentStore(ctx, io, *store)
@@ -229,7 +219,7 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 	if missing {
 		fmt.Fprintln(io.Stderr, noStoreNote(*store, !storeGiven(fs)))
 	}
-	hits, err := s.Retrieve(query, lessons.RetrieveOptions{K: *top, Kind: lessons.Kind(*kind), Source: *source, Retrieval: ret, Once: true})
+	hits, err := s.Retrieve(query, *ropts)
 	if err != nil {
 		return usagef("%v", err)
 	}
