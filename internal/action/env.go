@@ -19,7 +19,6 @@ type Env struct {
 	ServerURL   string
 	RunID       int64
 	RunAttempt  int64
-	Workspace   string
 	// OutputPath and SummaryPath are the GITHUB_OUTPUT and GITHUB_STEP_SUMMARY files; empty
 	// outside a runner, in which case outputs and the summary go to stdout instead.
 	OutputPath  string
@@ -46,7 +45,6 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 		ServerURL:   strings.TrimRight(ctx.ServerURL, "/"),
 		RunID:       ctx.RunID,
 		RunAttempt:  ctx.RunAttempt,
-		Workspace:   ctx.Workspace,
 		OutputPath:  getenv("GITHUB_OUTPUT"),
 		SummaryPath: getenv("GITHUB_STEP_SUMMARY"),
 	}

@@ -138,14 +138,14 @@ func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, er
 	return sha, nil
 }
 
-// storeAtBase returns the commit a merged pull request was merged onto and the store there,
-// which its tickets are verified against: the base branch's loaded store when it is the same
-// blob (the usual case), an empty store when the commit has none. unreadable is set, and the
-// store nil, when the file there does not load.
 // onceTickets is the most tickets verified without building the base store's index: each
 // Once ranking passes over every lesson, so from about three tickets one index is cheaper.
 const onceTickets = 2
 
+// storeAtBase returns the commit a merged pull request was merged onto and the store there,
+// which its tickets are verified against: the base branch's loaded store when it is the same
+// blob (the usual case), an empty store when the commit has none. unreadable is set, and the
+// store nil, when the file there does not load.
 func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequest) (sha string, base *lessons.Store, unreadable, err error) {
 	if sha, err = r.baseOf(ctx, pr); err != nil {
 		return "", nil, nil, err

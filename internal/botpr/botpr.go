@@ -77,7 +77,7 @@ type CommitRequest struct {
 	Branch string
 	// Parent is the commit the new commit is built on.
 	Parent string
-	// Files maps repository-relative paths to their new content; a nil value deletes the path.
+	// Files maps repository-relative paths to their new content.
 	Files map[string][]byte
 	// Message is the commit message.
 	Message string
@@ -117,12 +117,9 @@ func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
 	entries := make([]*github.TreeEntry, 0, len(paths))
 	for _, p := range paths {
 		e := &github.TreeEntry{Path: github.String(p), Mode: github.String("100644"), Type: github.String("blob")}
-		switch c := req.Files[p]; {
-		case c == nil:
-			// go-github sends an entry with neither content nor sha as "sha": null: a deletion.
-		case !needsBlob(c):
+		if c := req.Files[p]; !needsBlob(c) {
 			e.Content = github.String(string(c))
-		default:
+		} else {
 			var blob *github.Blob
 			err := r.retry(ctx, func() (err error) {
 				blob, err = r.createBlob(ctx, c)

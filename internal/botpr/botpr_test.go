@@ -35,7 +35,7 @@ func TestCommitCreatesVerifiedCommitAndBranch(t *testing.T) {
 	ctx := context.Background()
 	main := g.Ref("main")
 	sha, err := r.Commit(ctx, CommitRequest{Branch: "bot/x", Parent: main, Message: "m",
-		Files: map[string][]byte{".darwin-memo/lessons.json": []byte(`{"a":1}`), "README.md": nil, "bin.dat": {0xff, 0xfe}}})
+		Files: map[string][]byte{".darwin-memo/lessons.json": []byte(`{"a":1}`), "bin.dat": {0xff, 0xfe}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +45,8 @@ func TestCommitCreatesVerifiedCommitAndBranch(t *testing.T) {
 	if b, _ := g.File("bot/x", ".darwin-memo/lessons.json"); string(b) != `{"a":1}` {
 		t.Fatalf("store %q", b)
 	}
-	if _, ok := g.File("bot/x", "README.md"); ok {
-		t.Fatal("README.md not deleted")
+	if b, _ := g.File("bot/x", "README.md"); string(b) != "hi\n" {
+		t.Fatalf("README.md, which the commit does not name, is %q", b)
 	}
 	if b, _ := g.File("bot/x", "bin.dat"); string(b) != "\xff\xfe" {
 		t.Fatalf("binary %q", b)
