@@ -13,12 +13,11 @@ const staleCitations = "stale_citations"
 // citeChecker checks the hits of one query against the working tree of the repository the
 // store at storePath is in. A tree that cannot be opened checks nothing (every lesson stands).
 type citeChecker struct {
-	c    *citation.Checker
-	seen map[*lessons.Entry][]citation.Result
+	c *citation.Checker
 }
 
 func openCiteChecker(storePath string) *citeChecker {
-	cc := &citeChecker{seen: map[*lessons.Entry][]citation.Result{}}
+	cc := &citeChecker{}
 	if root, err := citation.RepoRoot(storePath); err == nil {
 		cc.c, _ = citation.Open(root)
 	}
@@ -30,12 +29,7 @@ func (cc *citeChecker) of(e *lessons.Entry) []citation.Result {
 	if cc.c == nil || !citation.Mentions(e.Sources) {
 		return nil
 	}
-	r, ok := cc.seen[e]
-	if !ok {
-		r = cc.c.Check(e.Sources)
-		cc.seen[e] = r
-	}
-	return r
+	return cc.c.Check(e.Sources)
 }
 
 // exclude is decide's DecideOptions.Exclude: a lesson whose every citation is missing.

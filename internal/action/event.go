@@ -12,8 +12,6 @@ import (
 // run); the trigger only names extra work: a pull request that may lie outside the lookback
 // window, or a base-branch commit to map to its pull request.
 type Trigger struct {
-	// Event is GITHUB_EVENT_NAME.
-	Event string
 	// PR is the merged pull request the event names, 0 if none.
 	PR int
 	// SHA is a default-branch commit whose pull request should be settled (push,
@@ -36,7 +34,7 @@ var supportedEvents = []string{"pull_request", "pull_request_target", "push", "w
 // a closed-but-unmerged pull request or a push to another branch names no work but is not an
 // error (the run still reconciles).
 func ParseEvent(name string, payload []byte) (Trigger, error) {
-	t := Trigger{Event: name}
+	var t Trigger
 	var ev struct {
 		Action      string `json:"action"`
 		Number      int    `json:"number"`
