@@ -9,25 +9,17 @@ import (
 	"github.com/google/go-github/v62/github"
 )
 
-// CollectOptions tunes Collect.
-type CollectOptions struct {
-	// CIFixed is the list of tests the PR fixed, as settle measured them.
-	CIFixed []CIFailure
-	// MaxPages caps how many pages of 100 Collect reads per list (files,
-	// review comments, commits). Zero means 3.
-	MaxPages int
-}
+// perPage is how many files, commits and review comments Collect reads of a pull request: one
+// page of each list, the largest GitHub serves.
+const perPage = 100
 
 // Collect reads a merged pull request through the GitHub REST API: the
-// pull request itself, its changed files, its review comments and its
-// commits, each list paginated 100 at a time. It returns the PR
-// normalised (see PR.Normalize). It fails when the pull request is not
-// merged, because lessons come only from merged work.
-func Collect(ctx context.Context, client *github.Client, owner, repo string, number int, opts CollectOptions) (*PR, error) {
-	maxPages := opts.MaxPages
-	if maxPages <= 0 {
-		maxPages = 3
-	}
+// pull request itself and the first page of 100 of its changed files, its
+// commits and its review comments. ciFixed is the list of tests the PR
+// fixed, as settle measured them. It returns the PR normalised (see
+// PR.Normalize). It fails when the pull request is not merged, because
+// lessons come only from merged work.
+func Collect(ctx context.Context, client *github.Client, owner, repo string, number int, ciFixed []CIFailure) (*PR, error) {
 	where := fmt.Sprintf("%s/%s#%d", owner, repo, number)
 	gpr, _, err := client.PullRequests.Get(ctx, owner, repo, number)
 	if err != nil {
@@ -48,78 +40,59 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, num
 		AuthorAssociation: gpr.GetAuthorAssociation(),
 		MergedAt:          gpr.GetMergedAt().Time,
 		HeadSHA:           gpr.GetHead().GetSHA(),
-		CIFixed:           opts.CIFixed,
+		CIFixed:           ciFixed,
 	}
 	for _, l := range gpr.Labels {
 		pr.Labels = append(pr.Labels, l.GetName())
 	}
 
-	lo := github.ListOptions{PerPage: 100}
-	for page := 0; page < maxPages; page++ {
-		files, resp, err := client.PullRequests.ListFiles(ctx, owner, repo, number, &lo)
-		if err != nil {
-			return nil, fmt.Errorf("encode: list files of %s (page %d): %w", where, lo.Page, err)
-		}
-		for _, f := range files {
-			pr.Files = append(pr.Files, File{
-				Path:      f.GetFilename(),
-				Status:    f.GetStatus(),
-				Additions: f.GetAdditions(),
-				Deletions: f.GetDeletions(),
-				Patch:     f.GetPatch(),
-			})
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		lo.Page = resp.NextPage
+	lo := &github.ListOptions{PerPage: perPage}
+	files, _, err := client.PullRequests.ListFiles(ctx, owner, repo, number, lo)
+	if err != nil {
+		return nil, fmt.Errorf("encode: list files of %s: %w", where, err)
+	}
+	for _, f := range files {
+		pr.Files = append(pr.Files, File{
+			Path:      f.GetFilename(),
+			Status:    f.GetStatus(),
+			Additions: f.GetAdditions(),
+			Deletions: f.GetDeletions(),
+			Patch:     f.GetPatch(),
+		})
 	}
 
+	commits, _, err := client.PullRequests.ListCommits(ctx, owner, repo, number, lo)
+	if err != nil {
+		return nil, fmt.Errorf("encode: list commits of %s: %w", where, err)
+	}
 	var commitTimes []time.Time
-	lo = github.ListOptions{PerPage: 100}
-	for page := 0; page < maxPages; page++ {
-		commits, resp, err := client.PullRequests.ListCommits(ctx, owner, repo, number, &lo)
-		if err != nil {
-			return nil, fmt.Errorf("encode: list commits of %s (page %d): %w", where, lo.Page, err)
+	for _, c := range commits {
+		pr.Commits = append(pr.Commits, Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Author: c.GetAuthor().GetLogin(),
+			Committer: c.GetCommitter().GetLogin(), Verified: c.GetCommit().GetVerification().GetVerified()})
+		t := c.GetCommit().GetCommitter().GetDate().Time
+		if t.IsZero() {
+			t = c.GetCommit().GetAuthor().GetDate().Time
 		}
-		for _, c := range commits {
-			pr.Commits = append(pr.Commits, Commit{SHA: c.GetSHA(), Message: c.GetCommit().GetMessage(), Author: c.GetAuthor().GetLogin(),
-				Committer: c.GetCommitter().GetLogin(), Verified: c.GetCommit().GetVerification().GetVerified()})
-			t := c.GetCommit().GetCommitter().GetDate().Time
-			if t.IsZero() {
-				t = c.GetCommit().GetAuthor().GetDate().Time
-			}
-			commitTimes = append(commitTimes, t)
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		lo.Page = resp.NextPage
+		commitTimes = append(commitTimes, t)
 	}
 
-	co := &github.PullRequestListCommentsOptions{Sort: "created", Direction: "asc", ListOptions: github.ListOptions{PerPage: 100}}
-	for page := 0; page < maxPages; page++ {
-		comments, resp, err := client.PullRequests.ListComments(ctx, owner, repo, number, co)
-		if err != nil {
-			return nil, fmt.Errorf("encode: list review comments of %s (page %d): %w", where, co.Page, err)
-		}
-		for _, c := range comments {
-			created := c.GetCreatedAt().Time
-			pr.Reviews = append(pr.Reviews, ReviewComment{
-				ID:                c.GetID(),
-				Path:              c.GetPath(),
-				Body:              c.GetBody(),
-				Author:            c.GetUser().GetLogin(),
-				AuthorAssociation: c.GetAuthorAssociation(),
-				CreatedAt:         created,
-				Reply:             c.GetInReplyTo() != 0,
-				Addressed:         c.Position == nil && laterCommit(commitTimes, created),
-			})
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		co.Page = resp.NextPage
+	co := &github.PullRequestListCommentsOptions{Sort: "created", Direction: "asc", ListOptions: *lo}
+	comments, _, err := client.PullRequests.ListComments(ctx, owner, repo, number, co)
+	if err != nil {
+		return nil, fmt.Errorf("encode: list review comments of %s: %w", where, err)
+	}
+	for _, c := range comments {
+		created := c.GetCreatedAt().Time
+		pr.Reviews = append(pr.Reviews, ReviewComment{
+			ID:                c.GetID(),
+			Path:              c.GetPath(),
+			Body:              c.GetBody(),
+			Author:            c.GetUser().GetLogin(),
+			AuthorAssociation: c.GetAuthorAssociation(),
+			CreatedAt:         created,
+			Reply:             c.GetInReplyTo() != 0,
+			Addressed:         c.Position == nil && laterCommit(commitTimes, created),
+		})
 	}
 	pr.commitAssociations()
 	return pr.Normalize(), nil

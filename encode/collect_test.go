@@ -54,9 +54,6 @@ func fakeGitHub(t *testing.T, name string, overlay map[string]any) (*github.Clie
 			if per <= 0 || per > 100 {
 				per = 30
 			}
-			if tp := r.Header.Get("X-Test-Per-Page"); tp != "" {
-				per, _ = strconv.Atoi(tp)
-			}
 			page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 			if page < 1 {
 				page = 1
@@ -95,25 +92,10 @@ func fakeGitHub(t *testing.T, name string, overlay map[string]any) (*github.Clie
 	return client, &calls
 }
 
-// perPageTransport forces small pages so pagination is exercised.
-type perPageTransport struct {
-	base http.RoundTripper
-	per  int
-}
-
-func (p perPageTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("X-Test-Per-Page", strconv.Itoa(p.per))
-	return p.base.RoundTrip(r)
-}
-
 func TestCollectMergedPR(t *testing.T) {
 	client, _ := fakeGitHub(t, "octokit-pull-1347", map[string]any{"merged": true})
-	// two items per page: files (5), commits (3) and comments (4) all paginate
-	client.Client().Transport = perPageTransport{base: http.DefaultTransport, per: 2}
-	pr, err := Collect(context.Background(), client, "octocat", "Hello-World", 1347, CollectOptions{
-		CIFixed: []CIFailure{{Test: "lib.TestLoadRejectsPortZero", Message: "config_test.go:31: Load(port=0) returned nil, want ErrPort"}},
-	})
+	pr, err := Collect(context.Background(), client, "octocat", "Hello-World", 1347,
+		[]CIFailure{{Test: "lib.TestLoadRejectsPortZero", Message: "config_test.go:31: Load(port=0) returned nil, want ErrPort"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +109,7 @@ func TestCollectMergedPR(t *testing.T) {
 		t.Errorf("merged at %v", pr.MergedAt)
 	}
 	if len(pr.Files) != 5 || len(pr.Commits) != 3 || len(pr.Reviews) != 4 {
-		t.Fatalf("files %d commits %d reviews %d, want 5 3 4 (pagination)", len(pr.Files), len(pr.Commits), len(pr.Reviews))
+		t.Fatalf("files %d commits %d reviews %d, want 5 3 4", len(pr.Files), len(pr.Commits), len(pr.Reviews))
 	}
 	if pr.Files[0].Path != "Makefile" || pr.Files[3].Additions != 40 || pr.Files[3].Path != "lib/config.go" {
 		t.Errorf("files not sorted by path or counts lost: %+v", pr.Files)
@@ -159,7 +141,7 @@ func TestCollectMergedPR(t *testing.T) {
 func TestCollectRefusesUnmergedPR(t *testing.T) {
 	for _, name := range []string{"octokit-pull-1347", "dependabot-pull-18"} {
 		client, calls := fakeGitHub(t, name, nil)
-		_, err := Collect(context.Background(), client, "o", "r", 1, CollectOptions{})
+		_, err := Collect(context.Background(), client, "o", "r", 1, nil)
 		if err == nil || !strings.Contains(err.Error(), "not merged") {
 			t.Errorf("%s: err = %v, want not merged", name, err)
 		}
@@ -180,7 +162,7 @@ func TestCollectReportsAPIErrors(t *testing.T) {
 	defer srv.Close()
 	client := github.NewClient(srv.Client())
 	client.BaseURL, _ = url.Parse(srv.URL + "/")
-	_, err := Collect(context.Background(), client, "o", "r", 9, CollectOptions{})
+	_, err := Collect(context.Background(), client, "o", "r", 9, nil)
 	var gerr *github.ErrorResponse
 	if err == nil || !strings.Contains(err.Error(), "o/r#9") || !errorsAs(err, &gerr) {
 		t.Fatalf("err = %v, want a wrapped *github.ErrorResponse naming o/r#9", err)

@@ -136,8 +136,7 @@ type Encoder struct {
 }
 
 // New returns an encoder that asks provider (nil means the deterministic
-// encoder). Options used: WithRand, WithLogger, WithTrustedAssociations,
-// WithCallTimeout.
+// encoder). Options used: WithLogger, WithTrustedAssociations.
 func New(provider Provider, opts ...Option) *Encoder {
 	if provider == nil {
 		provider = noneProvider{}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/ollama/ollama/api"
 )
@@ -63,26 +64,14 @@ func (p *ollamaProvider) Name() string { return p.name }
 // without done:true, a mid-stream error, or a reply cut at num_predict is
 // an error.
 func (p *ollamaProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
-	var lastErr error
-	for attempt := 1; attempt <= maxTries; attempt++ {
-		reply, retry, err := p.once(ctx, req)
-		if err == nil {
-			return reply, nil
-		}
-		if ctx.Err() != nil {
-			return Reply{}, fmt.Errorf("%s: %w", p.name, ctx.Err())
-		}
-		lastErr = err
-		if !retry || attempt == maxTries {
-			break
-		}
-		p.cfg.logger.LogAttrs(ctx, slog.LevelWarn, "llm request failed, retrying", slog.String("provider", p.name),
-			slog.Int("attempt", attempt), slog.String("error", redactSecrets(err.Error())))
-		if err := p.cfg.sleep(ctx, backoff(attempt)); err != nil {
-			return Reply{}, fmt.Errorf("%s: %w", p.name, err)
-		}
-	}
-	return Reply{}, lastErr
+	var reply Reply
+	err := retry(ctx, p.cfg.sleep, p.cfg.logger, p.name, func(attempt int) (time.Duration, bool, error) {
+		var again bool
+		var err error
+		reply, again, err = p.once(ctx, req)
+		return backoff(attempt), again, err
+	})
+	return reply, err
 }
 
 func (p *ollamaProvider) once(ctx context.Context, req Request) (Reply, bool, error) {
@@ -122,7 +111,7 @@ func (p *ollamaProvider) once(ctx context.Context, req Request) (Reply, bool, er
 			if serr.StatusCode == 404 && strings.Contains(msg, "not found") {
 				msg += fmt.Sprintf(" (pull it first: ollama pull %s)", p.model)
 			}
-			return Reply{}, isRetryableStatus(serr.StatusCode), &HTTPError{Provider: p.name, StatusCode: serr.StatusCode, Message: redactSecrets(capText(oneLine(msg), 300))}
+			return Reply{}, retryableStatus(serr.StatusCode), &HTTPError{Provider: p.name, StatusCode: serr.StatusCode, Message: redactSecrets(capText(oneLine(msg), 300))}
 		}
 		var aerr api.AuthorizationError
 		if errors.As(err, &aerr) {
@@ -135,7 +124,7 @@ func (p *ollamaProvider) once(ctx context.Context, req Request) (Reply, bool, er
 		return Reply{}, false, fmt.Errorf("%s: %s", p.name, redactSecrets(capText(oneLine(err.Error()), 300)))
 	}
 	if !done {
-		return Reply{}, false, fmt.Errorf("%s: %w", p.name, errNoDone)
+		return Reply{}, false, fmt.Errorf("%s: stream ended without a final done:true message", p.name)
 	}
 	p.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "llm reply", slog.String("provider", p.name),
 		slog.String("done_reason", final.DoneReason), slog.Int("in_tokens", final.PromptEvalCount),

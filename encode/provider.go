@@ -72,17 +72,9 @@ type config struct {
 	apiKey     string
 	logger     *slog.Logger
 	sleep      func(context.Context, time.Duration) error
-	maxWait    time.Duration
 	rand       io.Reader
 	trusted    []string
 	timeout    time.Duration
-}
-
-// WithHTTPClient sets the HTTP client every HTTP provider uses. The
-// default is a client with a 2-minute timeout (never the timeout-less
-// http.DefaultClient).
-func WithHTTPClient(c *http.Client) Option {
-	return func(p *config) { p.httpClient = c }
 }
 
 // WithGetenv sets how API keys and base URLs are read from the
@@ -110,12 +102,6 @@ func WithAPIKey(key string) Option {
 // attempts and token counts. Keys and prompt bodies are never logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(p *config) { p.logger = l }
-}
-
-// WithSleep replaces the retry wait (tests pass one that records the wait
-// and returns at once).
-func WithSleep(sleep func(context.Context, time.Duration) error) Option {
-	return func(p *config) { p.sleep = sleep }
 }
 
 // NewProvider returns the provider named by spec, the action input `llm`:
@@ -159,7 +145,7 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 		}
 		return strings.TrimRight(env(name, def), "/")
 	}
-	r := retrier{client: cfg.httpClient, sleep: cfg.sleep, maxWait: cfg.maxWait, logger: cfg.logger}
+	r := retrier{client: cfg.httpClient, sleep: cfg.sleep, logger: cfg.logger}
 	switch strings.ToLower(kind) {
 	case "ollama":
 		return newOllama(model, base("OLLAMA_HOST", ""), cfg)
@@ -193,7 +179,6 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 func newConfig(opts []Option) config {
 	cfg := config{
 		getenv:  os.Getenv,
-		maxWait: 60 * time.Second,
 		sleep:   ctxtime.Sleep,
 		rand:    rand.Reader,
 		timeout: 3 * time.Minute,
@@ -208,19 +193,6 @@ func newConfig(opts []Option) config {
 		cfg.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return cfg
-}
-
-// WithRand sets the randomness source of the prompt nonce (default
-// crypto/rand); tests pass a fixed reader for deterministic prompts.
-func WithRand(r io.Reader) Option {
-	return func(c *config) { c.rand = r }
-}
-
-// WithCallTimeout bounds one provider call, retries and waits included
-// (default 3 minutes); when it runs out the encoder falls back to the
-// deterministic encoder.
-func WithCallTimeout(d time.Duration) Option {
-	return func(c *config) { c.timeout = d }
 }
 
 // WithTrustedAssociations replaces the author associations whose lessons

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -63,6 +62,35 @@ func (e *WaitTooLongError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d asks to wait %s, longer than the %s limit", e.Provider, e.StatusCode, e.Wait.Round(time.Second), e.Max)
 }
 
+// maxWait is the longest wait a server may ask for between attempts; a longer one fails the
+// call at once (*WaitTooLongError).
+const maxWait = 60 * time.Second
+
+// retry runs try, one attempt of a provider call, until it succeeds, fails for good, or
+// maxTries attempts are spent, waiting between attempts as long as try says. try reports
+// whether the policy allows another attempt after its error. This is the one retry loop of
+// every provider: the HTTP providers' (retrier.post) and Ollama's.
+func retry(ctx context.Context, sleep func(context.Context, time.Duration) error, logger *slog.Logger, provider string,
+	try func(attempt int) (wait time.Duration, again bool, err error)) error {
+	for attempt := 1; ; attempt++ {
+		wait, again, err := try(attempt)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: %w", provider, ctx.Err())
+		}
+		if !again || attempt == maxTries {
+			return err
+		}
+		logger.LogAttrs(ctx, slog.LevelWarn, "llm request failed, retrying", slog.String("provider", provider),
+			slog.Int("attempt", attempt), slog.String("error", redactSecrets(err.Error())))
+		if err := sleep(ctx, wait); err != nil {
+			return fmt.Errorf("%s: %w", provider, err)
+		}
+	}
+}
+
 // retrier sends one JSON request with the shared retry policy: at most
 // maxTries attempts; retry transport errors, 408, 409, 429, 5xx and 529
 // unless x-should-retry says otherwise or the error is an exhausted quota;
@@ -70,20 +98,18 @@ func (e *WaitTooLongError) Error() string {
 // min(0.5 s * 2^n, 8 s); give up with *WaitTooLongError when asked to wait
 // longer than maxWait.
 type retrier struct {
-	client  *http.Client
-	sleep   func(context.Context, time.Duration) error
-	maxWait time.Duration
-	logger  *slog.Logger
-	secret  string // redacted from every error message
-	now     func() time.Time
+	client *http.Client
+	sleep  func(context.Context, time.Duration) error
+	logger *slog.Logger
+	secret string // redacted from every error message
 }
 
 func (r retrier) post(ctx context.Context, provider, url string, headers map[string]string, body []byte) ([]byte, error) {
-	var lastErr error
-	for attempt := 1; attempt <= maxTries; attempt++ {
+	var data []byte
+	err := retry(ctx, r.sleep, r.logger, provider, func(attempt int) (time.Duration, bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 		if err != nil {
-			return nil, fmt.Errorf("%s: build request: %w", provider, err)
+			return 0, false, fmt.Errorf("%s: build request: %w", provider, err)
 		}
 		req.Header.Set("Content-Type", "application/json")
 		for k, v := range headers {
@@ -92,57 +118,38 @@ func (r retrier) post(ctx context.Context, provider, url string, headers map[str
 		start := time.Now()
 		resp, err := r.client.Do(req)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, fmt.Errorf("%s: %w", provider, ctx.Err())
-			}
-			lastErr = fmt.Errorf("%s: %s", provider, r.redact(err.Error()))
-			r.logger.LogAttrs(ctx, slog.LevelWarn, "llm request failed", slog.String("provider", provider),
-				slog.Int("attempt", attempt), slog.String("error", r.redact(err.Error())))
-			if attempt == maxTries {
-				break
-			}
-			if err := r.sleep(ctx, backoff(attempt)); err != nil {
-				return nil, fmt.Errorf("%s: %w", provider, err)
-			}
-			continue
+			return backoff(attempt), true, fmt.Errorf("%s: %s", provider, r.redact(err.Error()))
 		}
-		data, readErr := io.ReadAll(io.LimitReader(resp.Body, maxReplySize))
+		data, err = io.ReadAll(io.LimitReader(resp.Body, maxReplySize))
 		resp.Body.Close()
 		reqID := firstHeader(resp.Header, "x-request-id", "request-id", "x-github-request-id")
 		r.logger.LogAttrs(ctx, slog.LevelInfo, "llm response", slog.String("provider", provider),
 			slog.Int("attempt", attempt), slog.Int("status", resp.StatusCode), slog.String("request_id", reqID),
 			slog.Duration("elapsed", time.Since(start)))
-		if readErr != nil {
-			lastErr = fmt.Errorf("%s: read reply: %w", provider, readErr)
-			if attempt == maxTries {
-				break
-			}
-			if err := r.sleep(ctx, backoff(attempt)); err != nil {
-				return nil, fmt.Errorf("%s: %w", provider, err)
-			}
-			continue
+		if err != nil {
+			return backoff(attempt), true, fmt.Errorf("%s: read reply: %w", provider, err)
 		}
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-			return data, nil
+			return 0, false, nil
 		}
 		typ, msg := errorMessage(data)
 		herr := &HTTPError{Provider: provider, StatusCode: resp.StatusCode, Type: typ, Message: r.redact(msg), RequestID: reqID, Attempts: attempt}
 		if !retryable(resp, typ, data) || attempt == maxTries {
-			return nil, herr
+			return 0, false, herr
 		}
-		wait, asked := r.retryAfter(resp.Header)
+		wait, asked := retryAfter(resp.Header)
 		if !asked {
 			wait = backoff(attempt)
 		}
-		if wait > r.maxWait {
-			return nil, &WaitTooLongError{Provider: provider, StatusCode: resp.StatusCode, Wait: wait, Max: r.maxWait}
+		if wait > maxWait {
+			return 0, false, &WaitTooLongError{Provider: provider, StatusCode: resp.StatusCode, Wait: wait, Max: maxWait}
 		}
-		lastErr = herr
-		if err := r.sleep(ctx, wait); err != nil {
-			return nil, fmt.Errorf("%s: %w", provider, err)
-		}
+		return wait, true, herr
+	})
+	if err != nil {
+		return nil, err
 	}
-	return nil, lastErr
+	return data, nil
 }
 
 // retryable applies the status and header rules of the policy.
@@ -158,16 +165,12 @@ func retryable(resp *http.Response, typ string, body []byte) bool {
 		strings.Contains(lower, "billing_hard_limit") || typ == "insufficient_quota" {
 		return false
 	}
-	switch c := resp.StatusCode; {
-	case c == 408, c == 409, c == 429, c == 529, c >= 500:
-		return true
-	}
-	return false
+	return retryableStatus(resp.StatusCode)
 }
 
 // retryAfter reads retry-after-ms, then Retry-After in seconds or as an
 // HTTP date.
-func (r retrier) retryAfter(h http.Header) (time.Duration, bool) {
+func retryAfter(h http.Header) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
 			return time.Duration(ms * float64(time.Millisecond)), true
@@ -181,11 +184,7 @@ func (r retrier) retryAfter(h http.Header) (time.Duration, bool) {
 		return time.Duration(s * float64(time.Second)), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		now := time.Now
-		if r.now != nil {
-			now = r.now
-		}
-		d := t.Sub(now())
+		d := time.Until(t)
 		if d < 0 {
 			d = 0
 		}
@@ -259,10 +258,7 @@ func firstHeader(h http.Header, names ...string) string {
 	return ""
 }
 
-// isRetryableStatus is used by providers that do not go through retrier
-// (Ollama's own client).
-func isRetryableStatus(code int) bool {
+// retryableStatus reports whether the policy retries an HTTP status.
+func retryableStatus(code int) bool {
 	return code == 408 || code == 409 || code == 429 || code == 529 || code >= 500
 }
-
-var errNoDone = errors.New("stream ended without a final done:true message")
