@@ -15,7 +15,7 @@ func BenchmarkEncodeDeterministic(b *testing.B) {
 	}
 	enc := New(nil, WithRand(zeroReader{}))
 	for i := 0; i < b.N; i++ {
-		if _, err := enc.Encode(context.Background(), pr, nil); err != nil {
+		if _, err := enc.Encode(context.Background(), pr, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

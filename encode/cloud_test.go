@@ -81,7 +81,7 @@ func TestOpenAIProvider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := New(p).Encode(context.Background(), fixturePR(t), nil)
+			res, err := New(p).Encode(context.Background(), fixturePR(t), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +167,7 @@ func TestAnthropicProvider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := New(p).Encode(context.Background(), fixturePR(t), nil)
+			res, err := New(p).Encode(context.Background(), fixturePR(t), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestGitHubModelsProvider(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := New(p).Encode(context.Background(), fixturePR(t), nil)
+		res, err := New(p).Encode(context.Background(), fixturePR(t), nil, nil)
 		if err != nil || res.Fallback != "" || len(res.Added()) != 1 || res.Added()[0].From != "github:openai/gpt-4.1-mini" {
 			t.Fatalf("res %+v err %v", res, err)
 		}
@@ -222,7 +222,7 @@ func TestGitHubModelsProvider(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := New(p).Encode(context.Background(), fixturePR(t), nil)
+		res, err := New(p).Encode(context.Background(), fixturePR(t), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -269,7 +269,7 @@ func TestKeysAndPromptsNeverLogged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := New(p, WithLogger(logger), WithRand(zeroReader{})).Encode(context.Background(), fixturePR(t), nil)
+		res, err := New(p, WithLogger(logger), WithRand(zeroReader{})).Encode(context.Background(), fixturePR(t), nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +303,7 @@ func TestOpenAICompatibleWithoutKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := New(p).Encode(context.Background(), fixturePR(t), nil)
+	res, err := New(p).Encode(context.Background(), fixturePR(t), nil, nil)
 	if err != nil || res.Fallback != "" || len(res.Added()) != 1 {
 		t.Fatalf("res %+v err %v", res, err)
 	}
@@ -314,7 +314,7 @@ func TestCallTimeoutFallsBack(t *testing.T) {
 	f := newFake(t, "/v1/chat/completions", func(*testing.T, *http.Request, map[string]any) { <-block }, step{status: 200, body: openAIOK(goodReply())})
 	defer close(block)
 	p, _ := NewProvider("openai:x", WithAPIKey("k"), WithBaseURL(f.srv.URL+"/v1"), WithHTTPClient(f.srv.Client()))
-	res, err := New(p, WithCallTimeout(30*time.Millisecond)).Encode(context.Background(), fixturePR(t), nil)
+	res, err := New(p, WithCallTimeout(30*time.Millisecond)).Encode(context.Background(), fixturePR(t), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestRealLessonsPassTheRules(t *testing.T) {
 	}
 	pr := &PR{Number: 12, AuthorAssociation: "OWNER", Title: "bench: noisy suite review", Body: body.String(),
 		Files: []File{{Path: "bench/README.md", Status: "modified", Additions: 9}}}
-	res, err := New(nil).Encode(context.Background(), pr, nil)
+	res, err := New(nil).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestRealLessonsAreDuplicatesOfThemselves(t *testing.T) {
 	living := realLessons(t)
 	pr := &PR{Number: 13, AuthorAssociation: "MEMBER", Body: "Lesson: " + living[3].Question + " " + living[3].Answer +
 		"\nLesson: Can cosine retrievers keep the default merge threshold? No. Cosine similarity runs hotter than Jaccard; raise merge_threshold to roughly 0.85."}
-	res, err := New(nil).Encode(context.Background(), pr, living)
+	res, err := New(nil).Encode(context.Background(), pr, living, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestOrdinaryWordsAreNotCommands(t *testing.T) {
 	}
 	pr := &PR{Number: 5, AuthorAssociation: "OWNER", Body: strings.Join(lines, "\n"),
 		Files: []File{{Path: "encode/prompt.go", Status: "modified", Additions: 1}}}
-	res, err := New(nil).Encode(context.Background(), pr, nil)
+	res, err := New(nil).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,6 @@ type Known interface {
 // livingList is a Known over a list of lessons, tokenised when asked.
 type livingList []Living
 
-func (l livingList) texts() []Living { return l }
-
 func (l livingList) MostSimilar(question, answer string) (id string, similarity float64) {
 	toks := rank.Tokens(question + " " + answer)
 	for _, k := range l {
@@ -145,20 +143,20 @@ func New(provider Provider, opts ...Option) *Encoder {
 }
 
 // Encode asks the provider for lessons about pr, validates them, and
-// checks them against the living lessons. When the provider fails, asks
-// to wait longer than allowed, replies with something that is not the
-// lesson JSON, or every lesson it wrote is rejected, Encode falls back to
-// the deterministic encoder and says why in Result.Fallback. It returns an
-// error only when ctx is done or the nonce cannot be read.
-func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living) (*Result, error) {
-	return e.EncodeKnown(ctx, pr, livingList(living))
-}
-
-// EncodeKnown is Encode with the living lessons given as a Known (for example the store
-// itself, which keeps their token sets).
-func (e *Encoder) EncodeKnown(ctx context.Context, pr *PR, living Known) (*Result, error) {
+// checks them against living, the store's living lessons. known, when not
+// nil, answers the duplicate check over them (a store that keeps its
+// lessons' token sets, as lessons.Store does); nil means each living lesson
+// is tokenised when asked. When the provider fails, asks to wait longer
+// than allowed, replies with something that is not the lesson JSON, or
+// every lesson it wrote is rejected, Encode falls back to the deterministic
+// encoder and says why in Result.Fallback. It returns an error only when
+// ctx is done or the nonce cannot be read.
+func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Known) (*Result, error) {
 	if pr == nil {
 		return nil, errors.New("encode: no pull request to encode")
+	}
+	if known == nil {
+		known = livingList(living)
 	}
 	p := pr.Normalize()
 	docs := p.Documents()
@@ -194,11 +192,10 @@ func (e *Encoder) EncodeKnown(ctx context.Context, pr *PR, living Known) (*Resul
 		}
 		cands = append(cands, e.validate(p, chk, pv, raws, "none")...)
 	}
-	texts := textsOf(living)
-	e.dedup(cands, living, texts)
+	e.dedup(cands, known, living)
 	limit(cands)
 	if e.provider.Name() != "none" {
-		e.askSupersession(ctx, cands, texts)
+		e.askSupersession(ctx, cands, living)
 	}
 	res.Candidates = cands
 	return res, nil
@@ -282,24 +279,20 @@ func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson
 // A lesson that asks a living lesson's question again (case, spacing and
 // final punctuation aside) with another answer is not a duplicate of it: it
 // replaces it, and the store records that when it is added (Store.Add). The
-// living lessons' texts (texts, nil when Known has none) tell which those are.
-func (e *Encoder) dedup(cands []Candidate, living Known, texts []Living) {
-	type known struct {
+// living lessons' texts tell which those are.
+func (e *Encoder) dedup(cands []Candidate, known Known, living []Living) {
+	type earlier struct {
 		id     string
 		tokens []string
 	}
-	var pool []known // earlier candidates that passed
+	var pool []earlier // earlier candidates that passed
 	for i := range cands {
 		c := &cands[i]
 		if c.Rejected != "" {
 			continue
 		}
 		toks := rank.Tokens(c.Question + " " + c.Answer)
-		var best float64
-		var bestID string
-		if living != nil {
-			bestID, best = nearestLiving(c, living, texts)
-		}
+		bestID, best := nearestLiving(c, known, living)
 		for _, k := range pool {
 			if s := rank.Jaccard(toks, k.tokens); s > best {
 				best, bestID = s, k.id
@@ -309,7 +302,7 @@ func (e *Encoder) dedup(cands []Candidate, living Known, texts []Living) {
 			c.DuplicateOf, c.Similarity = bestID, best
 			continue
 		}
-		pool = append(pool, known{c.ID, toks})
+		pool = append(pool, earlier{c.ID, toks})
 	}
 }
 

@@ -25,7 +25,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := encode.New(provider).Encode(context.Background(), pr, nil)
+	res, err := encode.New(provider).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -82,7 +82,7 @@ func TestInjectionCorpusDeterministic(t *testing.T) {
 		t.Run(inj.Name, func(t *testing.T) {
 			t.Parallel()
 			pr, _ := attackedPR(inj)
-			res, err := New(nil, trustEveryone).Encode(context.Background(), pr, nil)
+			res, err := New(nil, trustEveryone).Encode(context.Background(), pr, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestInjectionCorpusEchoModel(t *testing.T) {
 			t.Parallel()
 			pr, doc := attackedPR(inj)
 			p := echoProvider{payloads: inj.Payloads, doc: doc}
-			res, err := New(p, trustEveryone).Encode(context.Background(), pr, nil)
+			res, err := New(p, trustEveryone).Encode(context.Background(), pr, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,10 +10,10 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
-// TestEncodeKnownStoreMatchesList: the duplicate check over a store (its kept token sets) marks
+// TestEncodeStoreMatchesList: the duplicate check over a store (its kept token sets) marks
 // the same candidates, with the same living lesson and similarity, as over the list of its
 // living lessons (each tokenised when asked).
-func TestEncodeKnownStoreMatchesList(t *testing.T) {
+func TestEncodeStoreMatchesList(t *testing.T) {
 	s := lessons.New("lessons.json", lessons.Options{})
 	n := exhaustive.Or(300, 3000)
 	gen := textgen.Lessons(9, n)
@@ -36,11 +36,11 @@ func TestEncodeKnownStoreMatchesList(t *testing.T) {
 	third := RawLesson{Question: "What does the Makefile vet target run?", Answer: "The Makefile vet target runs go vet ./... like the test target runs go test.",
 		Kind: "explicit", Evidence: []string{"diff:Makefile"}, Paths: []string{"Makefile"}}
 	enc := New(staticProvider{[]RawLesson{goodLesson, twin, third}})
-	want, err := enc.Encode(context.Background(), fixturePR(t), list)
+	want, err := enc.Encode(context.Background(), fixturePR(t), list, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := enc.EncodeKnown(context.Background(), fixturePR(t), KnownWithLiving(s, list))
+	got, err := enc.Encode(context.Background(), fixturePR(t), list, s)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func collectFixture(t *testing.T, name string, overlay map[string]any, ci []CIFa
 func TestDeterministicOnFixturePR(t *testing.T) {
 	pr := collectFixture(t, "octokit-pull-1347", map[string]any{"merged": true},
 		[]CIFailure{{Test: "lib.TestLoadRejectsPortZero", Message: "config_test.go:31: Load(port=0) returned nil, want ErrPort\ngoroutine 7 [running]:"}})
-	res, err := New(nil, WithRand(zeroReader{})).Encode(context.Background(), pr, nil)
+	res, err := New(nil, WithRand(zeroReader{})).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestDeterministicOnFixturePR(t *testing.T) {
 	}
 
 	// same input, same output, byte for byte
-	res2, err := New(nil, WithRand(zeroReader{})).Encode(context.Background(), pr, nil)
+	res2, err := New(nil, WithRand(zeroReader{})).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestDeterministicOnRealMergedWebhookPR(t *testing.T) {
 	// association: nothing to learn unless CI says the PR fixed a test,
 	// and then the lesson is only proposed.
 	pr := collectFixture(t, "reallyfastci-pull-3", nil, nil)
-	res, err := New(nil).Encode(context.Background(), pr, nil)
+	res, err := New(nil).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestDeterministicOnRealMergedWebhookPR(t *testing.T) {
 		t.Errorf("candidates from an empty PR: %+v", res.Candidates)
 	}
 	pr = collectFixture(t, "reallyfastci-pull-3", nil, []CIFailure{{Test: "build::docker-push", Message: "step 1: push requires a pushed image tag"}})
-	res, err = New(nil).Encode(context.Background(), pr, nil)
+	res, err = New(nil).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestDeterministicOnRealMergedWebhookPR(t *testing.T) {
 	if got := res.Candidates[0].Sources; strings.Join(got, " ") != "pr#3 path:cloudbuild.yaml" {
 		t.Errorf("sources %v", got)
 	}
-	res, err = New(nil, trustEveryone).Encode(context.Background(), pr, nil)
+	res, err = New(nil, trustEveryone).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestLessonLines(t *testing.T) {
 			t.Errorf("lesson %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	res, err := New(nil).Encode(context.Background(), pr, nil)
+	res, err := New(nil).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func (zeroReader) Read(p []byte) (int, error) {
 func TestCIFixWithoutMessage(t *testing.T) {
 	pr := &PR{Number: 8, AuthorAssociation: "MEMBER", Files: []File{{Path: "settle/measure.go", Additions: 4}, {Path: "settle/measure_test.go", Additions: 9}},
 		CIFixed: []CIFailure{{Test: "settle::TestMeasureAbstains"}}}
-	res, err := New(nil).Encode(context.Background(), pr, nil)
+	res, err := New(nil).Encode(context.Background(), pr, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,11 +189,11 @@ func FuzzDeterministic(f *testing.F) {
 			Reviews: []ReviewComment{{ID: 1, Path: "lib/config.go", Body: review, Addressed: true}},
 			CIFixed: []CIFailure{{Test: test, Message: msg}},
 		}
-		a, err := New(nil, WithRand(zeroReader{})).Encode(context.Background(), pr, nil)
+		a, err := New(nil, WithRand(zeroReader{})).Encode(context.Background(), pr, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, _ := New(nil, WithRand(zeroReader{})).Encode(context.Background(), pr, nil)
+		b, _ := New(nil, WithRand(zeroReader{})).Encode(context.Background(), pr, nil, nil)
 		if dump(a) != dump(b) {
 			t.Fatal("not deterministic")
 		}

@@ -246,7 +246,7 @@ func testEncode(t *testing.T, base *url.URL, model string, pr func() *encode.PR)
 	defer cancel()
 
 	start := time.Now()
-	res, err := e.enc.Encode(ctx, pr(), nil)
+	res, err := e.enc.Encode(ctx, pr(), nil, nil)
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
@@ -325,7 +325,7 @@ func testEncode(t *testing.T, base *url.URL, model string, pr func() *encode.PR)
 	// What is added is exactly what the deterministic encoder finds
 	// when the encoder fell back, and nothing when the model validly
 	// answered with zero lessons.
-	det, err := encode.New(nil, encode.WithRand(seededRand())).Encode(ctx, pr(), nil)
+	det, err := encode.New(nil, encode.WithRand(seededRand())).Encode(ctx, pr(), nil, nil)
 	if err != nil {
 		t.Fatalf("deterministic Encode: %v", err)
 	}
@@ -346,7 +346,7 @@ func testEncode(t *testing.T, base *url.URL, model string, pr func() *encode.PR)
 	}
 
 	// Same PR, same seed, same nonce: the same result from a real server.
-	again, err := newE2EEncoder(t, base, model).enc.Encode(ctx, pr(), nil)
+	again, err := newE2EEncoder(t, base, model).enc.Encode(ctx, pr(), nil, nil)
 	if err != nil {
 		t.Fatalf("second Encode: %v", err)
 	}
@@ -404,7 +404,7 @@ func TestOllamaE2EGibberishRejected(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 			defer cancel()
-			res, err := encode.New(shortPrompt{p}, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil)
+			res, err := encode.New(shortPrompt{p}, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil, nil)
 			if err != nil {
 				t.Fatalf("Encode: %v", err)
 			}
@@ -426,7 +426,7 @@ func TestOllamaE2EGibberishRejected(t *testing.T) {
 			if !strings.Contains(res.Fallback, "rejected") {
 				t.Errorf("Fallback = %q, want it to say every lesson the model wrote was rejected", res.Fallback)
 			}
-			det, err := encode.New(nil, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil)
+			det, err := encode.New(nil, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -453,7 +453,7 @@ func TestOllamaE2EUnknownModel(t *testing.T) {
 	if !errors.As(err, &he) || he.StatusCode != http.StatusNotFound {
 		t.Fatalf("Reflect with an unknown model: error = %v, want an *encode.HTTPError with status 404", err)
 	}
-	res, err := encode.New(p, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil)
+	res, err := encode.New(p, encode.WithRand(seededRand())).Encode(ctx, mergedPR(), nil, nil)
 	if err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
@@ -480,7 +480,7 @@ func TestOllamaE2EDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err = encode.New(p, encode.WithRand(nonce)).Encode(ctx, mergedPR(), nil)
+	_, err = encode.New(p, encode.WithRand(nonce)).Encode(ctx, mergedPR(), nil, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Encode past its deadline: error = %v, want context.DeadlineExceeded", err)
 	}

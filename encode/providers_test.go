@@ -205,7 +205,7 @@ func TestOllamaProvider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := New(p, WithRand(zeroReader{})).Encode(context.Background(), fixturePR(t), nil)
+			res, err := New(p, WithRand(zeroReader{})).Encode(context.Background(), fixturePR(t), nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -254,7 +254,7 @@ func TestOllamaUnavailableAndTimeout(t *testing.T) {
 	srv.Close() // connection refused from now on
 	rec := &recorder{}
 	p, _ := NewProvider("ollama:tiny", WithBaseURL(url), WithSleep(rec.sleep))
-	res, err := New(p).Encode(context.Background(), fixturePR(t), nil)
+	res, err := New(p).Encode(context.Background(), fixturePR(t), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestOllamaUnavailableAndTimeout(t *testing.T) {
 	defer slow.Close()
 	defer close(block)
 	p, _ = NewProvider("ollama:tiny", WithBaseURL(slow.URL), WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond}), WithSleep(rec.sleep))
-	res, err = New(p).Encode(context.Background(), fixturePR(t), nil)
+	res, err = New(p).Encode(context.Background(), fixturePR(t), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestOllamaUnavailableAndTimeout(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := New(p).Encode(ctx, fixturePR(t), nil); !errors.Is(err, context.Canceled) {
+	if _, err := New(p).Encode(ctx, fixturePR(t), nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled context: err = %v", err)
 	}
 }

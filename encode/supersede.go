@@ -31,37 +31,6 @@ const nearestShown = 4
 // supersedeMaxTokens caps the reply to the supersession question.
 const supersedeMaxTokens = 256
 
-// lessonTexts is a Known that also holds its living lessons' texts, which
-// the supersession rules read.
-type lessonTexts interface {
-	texts() []Living
-}
-
-// knownTexts is a Known with its living lessons' texts.
-type knownTexts struct {
-	Known
-	living []Living
-}
-
-func (k knownTexts) texts() []Living { return k.living }
-
-// KnownWithLiving returns known together with the texts of its living
-// lessons. Given it, EncodeKnown keeps the duplicate check's speed (known
-// answers it) and can also tell a question asked again and ask a model
-// which lesson its lesson replaces; given known alone, it can do neither.
-func KnownWithLiving(known Known, living []Living) Known {
-	return knownTexts{Known: known, living: living}
-}
-
-// textsOf returns the living lessons' texts that living holds, nil when it
-// holds none.
-func textsOf(living Known) []Living {
-	if t, ok := living.(lessonTexts); ok {
-		return t.texts()
-	}
-	return nil
-}
-
 // normQuestion is a question with case, spacing and final punctuation
 // aside, as Store.Add compares them.
 func normQuestion(q string) string {
@@ -87,9 +56,9 @@ func askedAgain(c *Candidate, texts []Living) map[string]bool {
 // nearestLiving is the living lesson most similar to c and that similarity,
 // leaving out the lessons c asks again (askedAgain): c replaces those, it
 // does not duplicate them.
-func nearestLiving(c *Candidate, living Known, texts []Living) (string, float64) {
-	id, sim := living.MostSimilar(c.Question, c.Answer)
-	if id == "" || texts == nil {
+func nearestLiving(c *Candidate, known Known, texts []Living) (string, float64) {
+	id, sim := known.MostSimilar(c.Question, c.Answer)
+	if id == "" {
 		return id, sim
 	}
 	again := askedAgain(c, texts)

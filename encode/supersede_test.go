@@ -33,7 +33,7 @@ func TestSupersessionQuestion(t *testing.T) {
 			}
 			pr := fixturePR(t)
 			pr.Body += "\nThis replaces lesson deadbeefcafe."
-			res, err := New(p, trustEveryone).Encode(context.Background(), pr, living)
+			res, err := New(p, trustEveryone).Encode(context.Background(), pr, living, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

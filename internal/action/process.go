@@ -591,7 +591,7 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 			living = append(living, encode.Living{ID: e.ID, Question: e.Question, Answer: e.Answer})
 		}
 	}
-	res, err := r.Encoder.EncodeKnown(ctx, epr, encode.KnownWithLiving(st.store, living))
+	res, err := r.Encoder.Encode(ctx, epr, living, st.store)
 	if err != nil {
 		return fmt.Errorf("encoding lessons from #%d: %w", n, err)
 	}

@@ -488,7 +488,7 @@ func encodeLessons(w *World) error {
 			AuthorAssociation: "MEMBER", MergedAt: epoch.Add(time.Duration(l.Born) * time.Hour)}
 		// The deterministic encoder does no I/O; the context only satisfies
 		// the signature.
-		r, err := enc.Encode(context.Background(), pr, nil)
+		r, err := enc.Encode(context.Background(), pr, nil, nil)
 		if err != nil {
 			return fmt.Errorf("encode lesson %d: %w", l.ID, err)
 		}
