@@ -246,7 +246,10 @@ func TestNewProviderSpecs(t *testing.T) {
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("NewProvider(%q) error = %v, want %q", tc.spec, err, tc.err)
 		}
-		if err == nil && tc.spec != "" && p.Name() != tc.spec {
+		if none := tc.spec == "" || tc.spec == "none"; err == nil && none != (p == nil) {
+			t.Errorf("NewProvider(%q) = %v, want nil exactly for none", tc.spec, p)
+		}
+		if err == nil && p != nil && p.Name() != tc.spec {
 			t.Errorf("NewProvider(%q).Name() = %q", tc.spec, p.Name())
 		}
 	}

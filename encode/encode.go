@@ -136,9 +136,6 @@ type Encoder struct {
 // New returns an encoder that asks provider (nil means the deterministic
 // encoder). Options used: WithLogger, WithTrustedAssociations.
 func New(provider Provider, opts ...Option) *Encoder {
-	if provider == nil {
-		provider = noneProvider{}
-	}
 	return &Encoder{provider: provider, cfg: newConfig(opts)}
 }
 
@@ -158,43 +155,47 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	if known == nil {
 		known = livingList(living)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("encode PR #%d: %w", pr.Number, err)
+	}
 	p := pr.Normalize()
 	docs := p.Documents()
-	user, err := e.prompt(p, docs)
-	if err != nil {
-		return nil, err
-	}
-	req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens, Seed: defaultSeed, PR: p}
-	res := &Result{PR: p.Number, AuthorAssociation: p.AuthorAssociation, Requested: e.provider.Name()}
+	res := &Result{PR: p.Number, AuthorAssociation: p.AuthorAssociation, Requested: "none"}
 	chk := newChecker(docs)
 	pv := newProvenance(p, docs, e.cfg.isTrusted, chk.framing)
 
 	var cands []Candidate
-	callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
-	raws, err := e.reflect(callCtx, e.provider, req)
-	cancel()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("encode PR #%d: %w", p.Number, ctx.Err())
+	if e.provider != nil {
+		res.Requested = e.provider.Name()
+		user, err := e.prompt(p, docs)
+		if err != nil {
+			return nil, err
 		}
-		res.Fallback = redactSecrets(err.Error())
-	} else {
-		cands = e.validate(p, chk, pv, raws, e.provider.Name())
-		if len(cands) > 0 && !anyPassed(cands) && e.provider.Name() != "none" {
-			res.Fallback = fmt.Sprintf("%s: every lesson the model wrote was rejected", e.provider.Name())
+		req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens, Seed: defaultSeed}
+		callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+		raws, err := e.reflect(callCtx, req)
+		cancel()
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil, fmt.Errorf("encode PR #%d: %w", p.Number, ctx.Err())
+		case err != nil:
+			res.Fallback = redactSecrets(err.Error())
+		default:
+			cands = e.validate(p, chk, pv, raws, res.Requested)
+			if len(cands) > 0 && !anyPassed(cands) {
+				res.Fallback = fmt.Sprintf("%s: every lesson the model wrote was rejected", res.Requested)
+			}
+		}
+		if res.Fallback != "" {
+			e.cfg.logger.WarnContext(ctx, "falling back to the deterministic encoder", "provider", res.Requested, "reason", res.Fallback)
 		}
 	}
-	if res.Fallback != "" && e.provider.Name() != "none" {
-		e.cfg.logger.WarnContext(ctx, "falling back to the deterministic encoder", "provider", e.provider.Name(), "reason", res.Fallback)
-		raws, err := e.reflect(ctx, noneProvider{}, req)
-		if err != nil {
-			return nil, fmt.Errorf("encode PR #%d: deterministic encoder: %w", p.Number, err)
-		}
-		cands = append(cands, e.validate(p, chk, pv, raws, "none")...)
+	if e.provider == nil || res.Fallback != "" {
+		cands = append(cands, e.validate(p, chk, pv, Deterministic(p), "none")...)
 	}
 	e.dedup(cands, known, living)
 	limit(cands)
-	if e.provider.Name() != "none" {
+	if e.provider != nil {
 		e.askSupersession(ctx, cands, living)
 	}
 	res.Candidates = cands
@@ -231,15 +232,15 @@ func anyPassed(cs []Candidate) bool {
 	return false
 }
 
-// reflect calls one provider and parses its reply.
-func (e *Encoder) reflect(ctx context.Context, p Provider, req Request) ([]RawLesson, error) {
-	reply, err := p.Reflect(ctx, req)
+// reflect calls the provider and parses its reply.
+func (e *Encoder) reflect(ctx context.Context, req Request) ([]RawLesson, error) {
+	reply, err := e.provider.Reflect(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	raws, err := ParseLessons(reply.Text)
 	if err != nil {
-		return nil, fmt.Errorf("%s: unusable reply: %w", p.Name(), err)
+		return nil, fmt.Errorf("%s: unusable reply: %w", e.provider.Name(), err)
 	}
 	return raws, nil
 }

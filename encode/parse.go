@@ -1,7 +1,6 @@
 package encode
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,18 +98,4 @@ func firstJSON(text string) (*json.Decoder, byte, error) {
 	dec := json.NewDecoder(strings.NewReader(text[i:]))
 	dec.DisallowUnknownFields()
 	return dec, text[i], nil
-}
-
-// marshalLessons encodes raw lessons as a reply the way a model would.
-func marshalLessons(ls []RawLesson) []byte {
-	if ls == nil {
-		ls = []RawLesson{}
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(struct {
-		Lessons []RawLesson `json:"lessons"`
-	}{ls})
-	return bytes.TrimSpace(buf.Bytes())
 }

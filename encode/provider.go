@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,9 +34,6 @@ type Request struct {
 	MaxTokens int
 	// Seed fixes sampling where the provider supports it.
 	Seed int
-	// PR is the normalised pull request; only the deterministic provider
-	// reads it.
-	PR *PR
 	// Name names the reply ("lessons" when empty): the json_schema name of
 	// OpenAI-compatible providers, and Anthropic's forced tool emit_<Name>.
 	Name string
@@ -106,7 +102,7 @@ func WithLogger(l *slog.Logger) Option {
 
 // NewProvider returns the provider named by spec, the action input `llm`:
 //
-//	none                 deterministic encoder, no model
+//	none                 deterministic encoder, no model (a nil Provider: New(nil) is it)
 //	ollama:<model>       Ollama's /api/chat (OLLAMA_HOST, default 127.0.0.1:11434)
 //	openai:<model>       OpenAI-compatible chat completions (OPENAI_BASE_URL, OPENAI_API_KEY)
 //	anthropic:<model>    Anthropic Messages API (ANTHROPIC_API_KEY)
@@ -117,7 +113,7 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 	cfg := newConfig(opts)
 	spec = strings.TrimSpace(spec)
 	if spec == "" || spec == "none" {
-		return noneProvider{}, nil
+		return nil, nil
 	}
 	kind, model, ok := strings.Cut(spec, ":")
 	model = strings.TrimSpace(model)
@@ -213,19 +209,4 @@ func (c config) isTrusted(association string) bool {
 		}
 	}
 	return false
-}
-
-// noneProvider is the deterministic encoder behind the Provider interface.
-type noneProvider struct{}
-
-func (noneProvider) Name() string { return "none" }
-
-func (noneProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
-	if err := ctx.Err(); err != nil {
-		return Reply{}, err
-	}
-	if req.PR == nil {
-		return Reply{}, errors.New("encode: the deterministic encoder needs the pull request")
-	}
-	return Reply{Text: string(marshalLessons(Deterministic(req.PR))), FinishReason: "stop"}, nil
 }
