@@ -20,7 +20,7 @@ func anthropicTool(req Request) string { return "emit_" + req.replyName() }
 
 func (p *anthropic) Name() string { return p.name }
 
-func (p *anthropic) Reflect(ctx context.Context, req Request) (Reply, error) {
+func (p *anthropic) Reflect(ctx context.Context, req Request) (string, error) {
 	tool, purpose := anthropicTool(req), req.Purpose
 	if purpose == "" {
 		purpose = "Record the lessons (0 to 5) learned from the pull request data."
@@ -40,14 +40,14 @@ func (p *anthropic) Reflect(ctx context.Context, req Request) (Reply, error) {
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
-		return Reply{}, fmt.Errorf("%s: encode request: %w", p.name, err)
+		return "", fmt.Errorf("%s: encode request: %w", p.name, err)
 	}
 	raw, err := p.r.post(ctx, p.name, p.url, map[string]string{
 		"x-api-key":         p.key,
 		"anthropic-version": "2023-06-01",
 	}, data)
 	if err != nil {
-		return Reply{}, err
+		return "", err
 	}
 	var resp struct {
 		Content []struct {
@@ -62,21 +62,20 @@ func (p *anthropic) Reflect(ctx context.Context, req Request) (Reply, error) {
 		} `json:"usage"`
 	}
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return Reply{}, fmt.Errorf("%s: decode reply: %w", p.name, err)
+		return "", fmt.Errorf("%s: decode reply: %w", p.name, err)
 	}
 	p.r.logger.InfoContext(ctx, "llm reply", "provider", p.name, "stop_reason", resp.StopReason,
 		"in_tokens", resp.Usage.InputTokens, "out_tokens", resp.Usage.OutputTokens)
 	switch resp.StopReason {
 	case "max_tokens":
-		return Reply{}, fmt.Errorf("%s: reply cut at max_tokens", p.name)
+		return "", fmt.Errorf("%s: reply cut at max_tokens", p.name)
 	case "refusal":
-		return Reply{}, fmt.Errorf("%s: the model refused", p.name)
+		return "", fmt.Errorf("%s: the model refused", p.name)
 	}
 	for _, b := range resp.Content {
 		if b.Type == "tool_use" && b.Name == tool {
-			return Reply{Text: string(b.Input), FinishReason: resp.StopReason,
-				InTokens: resp.Usage.InputTokens, OutTokens: resp.Usage.OutputTokens}, nil
+			return string(b.Input), nil
 		}
 	}
-	return Reply{}, fmt.Errorf("%s: reply has no %s tool call (stop_reason %q)", p.name, tool, resp.StopReason)
+	return "", fmt.Errorf("%s: reply has no %s tool call (stop_reason %q)", p.name, tool, resp.StopReason)
 }

@@ -238,7 +238,7 @@ func (e *Encoder) reflect(ctx context.Context, req Request) ([]RawLesson, error)
 	if err != nil {
 		return nil, err
 	}
-	raws, err := ParseLessons(reply.Text)
+	raws, err := ParseLessons(reply)
 	if err != nil {
 		return nil, fmt.Errorf("%s: unusable reply: %w", e.provider.Name(), err)
 	}

@@ -22,9 +22,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 type promptRecorder struct{ req Request }
 
 func (*promptRecorder) Name() string { return "fake:recorder" }
-func (p *promptRecorder) Reflect(ctx context.Context, req Request) (Reply, error) {
+func (p *promptRecorder) Reflect(ctx context.Context, req Request) (string, error) {
 	p.req = req
-	return Reply{Text: `{"lessons":[]}`}, nil
+	return `{"lessons":[]}`, nil
 }
 
 func TestPromptDelimitsPRText(t *testing.T) {
@@ -64,8 +64,8 @@ func TestPromptDelimitsPRText(t *testing.T) {
 type staticProvider struct{ lessons []RawLesson }
 
 func (staticProvider) Name() string { return "fake:static" }
-func (s staticProvider) Reflect(context.Context, Request) (Reply, error) {
-	return Reply{Text: string(marshalLessons(s.lessons))}, nil
+func (s staticProvider) Reflect(context.Context, Request) (string, error) {
+	return string(marshalLessons(s.lessons)), nil
 }
 
 func TestDedupAndBirth(t *testing.T) {

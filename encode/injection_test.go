@@ -100,7 +100,7 @@ type echoProvider struct {
 
 func (echoProvider) Name() string { return "fake:echo" }
 
-func (e echoProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
+func (e echoProvider) Reflect(ctx context.Context, req Request) (string, error) {
 	var ls []RawLesson
 	for _, p := range e.payloads {
 		ls = append(ls,
@@ -111,7 +111,7 @@ func (e echoProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
 			RawLesson{Question: "What does lib/config.go need before tests run?", Answer: capText(p, 580), Kind: "inferred", Evidence: []string{"diff:lib/config.go", "diff:README", "diff:Makefile"}, Paths: []string{"lib/config.go"}},
 		)
 	}
-	return Reply{Text: string(marshalLessons(ls)), FinishReason: "stop"}, nil
+	return string(marshalLessons(ls)), nil
 }
 
 func TestInjectionCorpusEchoModel(t *testing.T) {

@@ -63,8 +63,8 @@ func (p *ollamaProvider) Name() string { return p.name }
 // retryable statuses (at most 3 tries, capped backoff); a stream that ends
 // without done:true, a mid-stream error, or a reply cut at num_predict is
 // an error.
-func (p *ollamaProvider) Reflect(ctx context.Context, req Request) (Reply, error) {
-	var reply Reply
+func (p *ollamaProvider) Reflect(ctx context.Context, req Request) (string, error) {
+	var reply string
 	err := retry(ctx, p.cfg.sleep, p.cfg.logger, p.name, func(attempt int) (time.Duration, bool, error) {
 		var again bool
 		var err error
@@ -74,7 +74,7 @@ func (p *ollamaProvider) Reflect(ctx context.Context, req Request) (Reply, error
 	return reply, err
 }
 
-func (p *ollamaProvider) once(ctx context.Context, req Request) (Reply, bool, error) {
+func (p *ollamaProvider) once(ctx context.Context, req Request) (string, bool, error) {
 	cr := &api.ChatRequest{
 		Model: p.model,
 		Messages: []api.Message{
@@ -111,31 +111,26 @@ func (p *ollamaProvider) once(ctx context.Context, req Request) (Reply, bool, er
 			if serr.StatusCode == 404 && strings.Contains(msg, "not found") {
 				msg += fmt.Sprintf(" (pull it first: ollama pull %s)", p.model)
 			}
-			return Reply{}, retryableStatus(serr.StatusCode), &HTTPError{Provider: p.name, StatusCode: serr.StatusCode, Message: redactSecrets(capText(oneLine(msg), 300))}
+			return "", retryableStatus(serr.StatusCode), &HTTPError{Provider: p.name, StatusCode: serr.StatusCode, Message: redactSecrets(capText(oneLine(msg), 300))}
 		}
 		var aerr api.AuthorizationError
 		if errors.As(err, &aerr) {
-			return Reply{}, false, &HTTPError{Provider: p.name, StatusCode: aerr.StatusCode, Message: "unauthorized"}
+			return "", false, &HTTPError{Provider: p.name, StatusCode: aerr.StatusCode, Message: "unauthorized"}
 		}
 		var uerr *url.Error
 		if errors.As(err, &uerr) && !received {
-			return Reply{}, true, fmt.Errorf("%s: Ollama unavailable: %s", p.name, redactSecrets(uerr.Err.Error()))
+			return "", true, fmt.Errorf("%s: Ollama unavailable: %s", p.name, redactSecrets(uerr.Err.Error()))
 		}
-		return Reply{}, false, fmt.Errorf("%s: %s", p.name, redactSecrets(capText(oneLine(err.Error()), 300)))
+		return "", false, fmt.Errorf("%s: %s", p.name, redactSecrets(capText(oneLine(err.Error()), 300)))
 	}
 	if !done {
-		return Reply{}, false, fmt.Errorf("%s: stream ended without a final done:true message", p.name)
+		return "", false, fmt.Errorf("%s: stream ended without a final done:true message", p.name)
 	}
 	p.cfg.logger.LogAttrs(ctx, slog.LevelInfo, "llm reply", slog.String("provider", p.name),
 		slog.String("done_reason", final.DoneReason), slog.Int("in_tokens", final.PromptEvalCount),
 		slog.Int("out_tokens", final.EvalCount), slog.Duration("total", final.TotalDuration))
 	if final.DoneReason == "length" {
-		return Reply{}, false, fmt.Errorf("%s: reply cut at num_predict=%d (done_reason length)", p.name, req.MaxTokens)
+		return "", false, fmt.Errorf("%s: reply cut at num_predict=%d (done_reason length)", p.name, req.MaxTokens)
 	}
-	return Reply{
-		Text:         StripThink(content.String()),
-		FinishReason: final.DoneReason,
-		InTokens:     final.PromptEvalCount,
-		OutTokens:    final.EvalCount,
-	}, false, nil
+	return StripThink(content.String()), false, nil
 }

@@ -384,7 +384,7 @@ func compactJSON(t *testing.T, v any) []byte {
 // the encoder's long prompt, writes whole (gibberish) lessons and stops.
 type shortPrompt struct{ encode.Provider }
 
-func (p shortPrompt) Reflect(ctx context.Context, req encode.Request) (encode.Reply, error) {
+func (p shortPrompt) Reflect(ctx context.Context, req encode.Request) (string, error) {
 	req.System = "Extract lessons for coding agents as JSON."
 	req.User = "PR #7: fix flaky TestParseDate by pinning the time zone to UTC in parse_test.go."
 	return p.Provider.Reflect(ctx, req)

@@ -21,7 +21,7 @@ func (p *openAI) Name() string { return p.name }
 // response_format modes, tried in this order.
 var openAIFormats = []string{"json_schema", "json_object", "plain"}
 
-func (p *openAI) Reflect(ctx context.Context, req Request) (Reply, error) {
+func (p *openAI) Reflect(ctx context.Context, req Request) (string, error) {
 	var lastErr error
 	for _, mode := range openAIFormats {
 		reply, err := p.call(ctx, req, mode)
@@ -30,12 +30,12 @@ func (p *openAI) Reflect(ctx context.Context, req Request) (Reply, error) {
 		}
 		var herr *HTTPError
 		if !errors.As(err, &herr) || !formatUnsupported(herr) {
-			return Reply{}, err
+			return "", err
 		}
 		p.r.logger.WarnContext(ctx, "llm rejected response_format, trying the next one", "provider", p.name, "format", mode, "status", herr.StatusCode)
 		lastErr = err
 	}
-	return Reply{}, lastErr
+	return "", lastErr
 }
 
 // formatUnsupported reports whether a 400/422 says the requested
@@ -58,7 +58,7 @@ type openAIMessage struct {
 	Content string `json:"content"`
 }
 
-func (p *openAI) call(ctx context.Context, req Request, mode string) (Reply, error) {
+func (p *openAI) call(ctx context.Context, req Request, mode string) (string, error) {
 	body := map[string]any{
 		"model":       p.model,
 		"messages":    []openAIMessage{{Role: "system", Content: req.System}, {Role: "user", Content: req.User}},
@@ -75,7 +75,7 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (Reply, err
 	}
 	data, err := json.Marshal(body)
 	if err != nil {
-		return Reply{}, fmt.Errorf("%s: encode request: %w", p.name, err)
+		return "", fmt.Errorf("%s: encode request: %w", p.name, err)
 	}
 	headers := map[string]string{}
 	if p.key != "" {
@@ -86,7 +86,7 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (Reply, err
 	}
 	raw, err := p.r.post(ctx, p.name, p.url, headers, data)
 	if err != nil {
-		return Reply{}, err
+		return "", err
 	}
 	var resp struct {
 		Choices []struct {
@@ -102,30 +102,25 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (Reply, err
 		} `json:"usage"`
 	}
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return Reply{}, fmt.Errorf("%s: decode reply: %w", p.name, err)
+		return "", fmt.Errorf("%s: decode reply: %w", p.name, err)
 	}
 	if len(resp.Choices) == 0 {
-		return Reply{}, fmt.Errorf("%s: reply has no choices", p.name)
+		return "", fmt.Errorf("%s: reply has no choices", p.name)
 	}
 	c := resp.Choices[0]
 	p.r.logger.InfoContext(ctx, "llm reply", "provider", p.name, "format", mode, "finish_reason", c.FinishReason,
 		"in_tokens", resp.Usage.PromptTokens, "out_tokens", resp.Usage.CompletionTokens)
 	if c.Message.Refusal != nil && *c.Message.Refusal != "" {
-		return Reply{}, fmt.Errorf("%s: the model refused", p.name)
+		return "", fmt.Errorf("%s: the model refused", p.name)
 	}
 	switch c.FinishReason {
 	case "length":
-		return Reply{}, fmt.Errorf("%s: reply cut at max_tokens (finish_reason length)", p.name)
+		return "", fmt.Errorf("%s: reply cut at max_tokens (finish_reason length)", p.name)
 	case "content_filter":
-		return Reply{}, fmt.Errorf("%s: reply blocked by the content filter", p.name)
+		return "", fmt.Errorf("%s: reply blocked by the content filter", p.name)
 	}
 	if c.Message.Content == nil {
-		return Reply{}, fmt.Errorf("%s: reply has no content", p.name)
+		return "", fmt.Errorf("%s: reply has no content", p.name)
 	}
-	return Reply{
-		Text:         StripThink(*c.Message.Content),
-		FinishReason: c.FinishReason,
-		InTokens:     resp.Usage.PromptTokens,
-		OutTokens:    resp.Usage.CompletionTokens,
-	}, nil
+	return StripThink(*c.Message.Content), nil
 }

@@ -21,8 +21,9 @@ import (
 type Provider interface {
 	// Name is the provider spec in use, e.g. "ollama:qwen3:8b" or "none".
 	Name() string
-	// Reflect sends one reflection request and returns the model's reply.
-	Reflect(ctx context.Context, req Request) (Reply, error)
+	// Reflect sends one reflection request and returns the model's reply,
+	// think blocks removed. Providers log its finish reason and token counts.
+	Reflect(ctx context.Context, req Request) (string, error)
 }
 
 // Request is one reflection call.
@@ -48,14 +49,6 @@ func (r Request) replyName() string {
 		return "lessons"
 	}
 	return r.Name
-}
-
-// Reply is a provider's answer.
-type Reply struct {
-	Text         string // the reply with think blocks removed
-	FinishReason string // stop, length, tool_use, ...
-	InTokens     int
-	OutTokens    int
 }
 
 // Option configures NewProvider and New.

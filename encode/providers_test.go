@@ -231,9 +231,12 @@ func TestOllamaProvider(t *testing.T) {
 	}
 }
 
+// TestOllamaReplyMetrics: the reply is the streamed content, and the final message's
+// done_reason and token counts are logged.
 func TestOllamaReplyMetrics(t *testing.T) {
 	f := newFake(t, "/api/chat", checkOllamaRequest, step{lines: ollamaChunks(goodReply(), "stop", true)})
-	p, err := NewProvider("ollama:tiny", WithBaseURL(f.srv.URL), WithHTTPClient(f.srv.Client()))
+	logger, logs := capture()
+	p, err := NewProvider("ollama:tiny", WithBaseURL(f.srv.URL), WithHTTPClient(f.srv.Client()), WithLogger(logger))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,8 +246,13 @@ func TestOllamaReplyMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reply.Text != goodReply() || reply.FinishReason != "stop" || reply.InTokens != 420 || reply.OutTokens != 96 {
-		t.Errorf("reply = %+v", reply)
+	if reply != goodReply() {
+		t.Errorf("reply = %q", reply)
+	}
+	for _, want := range []string{`"done_reason":"stop"`, `"in_tokens":420`, `"out_tokens":96`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %s:\n%s", want, logs)
+		}
 	}
 }
 

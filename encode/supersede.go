@@ -243,7 +243,7 @@ func (e *Encoder) askSupersession(ctx context.Context, cands []Candidate, texts 
 	cancel()
 	var answers []replacement
 	if err == nil {
-		answers, err = parseReplacements(reply.Text)
+		answers, err = parseReplacements(reply)
 	}
 	if err != nil {
 		note := "the supersession question failed, nothing recorded: " + redactSecrets(capText(oneLine(err.Error()), 200))
