@@ -246,16 +246,6 @@ func (c Commit) Short() string {
 	return c.SHA
 }
 
-// Trusted reports whether association is one whose lessons may be added
-// without review: OWNER, MEMBER or COLLABORATOR.
-func Trusted(association string) bool {
-	switch strings.ToUpper(association) {
-	case "OWNER", "MEMBER", "COLLABORATOR":
-		return true
-	}
-	return false
-}
-
 // Document is one piece of PR evidence that a lesson can cite.
 type Document struct {
 	ID   string `json:"id"`

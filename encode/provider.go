@@ -181,6 +181,9 @@ func newConfig(opts []Option) config {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if cfg.trusted == nil {
+		cfg.trusted = []string{"OWNER", "MEMBER", "COLLABORATOR"}
+	}
 	return cfg
 }
 
@@ -193,9 +196,6 @@ func WithTrustedAssociations(associations ...string) Option {
 
 // isTrusted applies WithTrustedAssociations.
 func (c config) isTrusted(association string) bool {
-	if c.trusted == nil {
-		return Trusted(association)
-	}
 	for _, a := range c.trusted {
 		if strings.EqualFold(strings.TrimSpace(a), association) {
 			return true

@@ -49,21 +49,8 @@ func (e *HTTPError) Error() string {
 	return s
 }
 
-// WaitTooLongError means a provider asked the client to wait longer than
-// the policy allows (60 s by default); the encoder falls back at once.
-type WaitTooLongError struct {
-	Provider   string
-	StatusCode int
-	Wait       time.Duration
-	Max        time.Duration
-}
-
-func (e *WaitTooLongError) Error() string {
-	return fmt.Sprintf("%s: HTTP %d asks to wait %s, longer than the %s limit", e.Provider, e.StatusCode, e.Wait.Round(time.Second), e.Max)
-}
-
 // maxWait is the longest wait a server may ask for between attempts; a longer one fails the
-// call at once (*WaitTooLongError).
+// call at once, and the encoder falls back.
 const maxWait = 60 * time.Second
 
 // retry runs try, one attempt of a provider call, until it succeeds, fails for good, or
@@ -95,8 +82,8 @@ func retry(ctx context.Context, sleep func(context.Context, time.Duration) error
 // maxTries attempts; retry transport errors, 408, 409, 429, 5xx and 529
 // unless x-should-retry says otherwise or the error is an exhausted quota;
 // wait retry-after-ms, else Retry-After (seconds or HTTP date), else
-// min(0.5 s * 2^n, 8 s); give up with *WaitTooLongError when asked to wait
-// longer than maxWait.
+// min(0.5 s * 2^n, 8 s); give up at once when asked to wait longer than
+// maxWait.
 type retrier struct {
 	client *http.Client
 	sleep  func(context.Context, time.Duration) error
@@ -142,7 +129,7 @@ func (r retrier) post(ctx context.Context, provider, url string, headers map[str
 			wait = backoff(attempt)
 		}
 		if wait > maxWait {
-			return 0, false, &WaitTooLongError{Provider: provider, StatusCode: resp.StatusCode, Wait: wait, Max: maxWait}
+			return 0, false, fmt.Errorf("%s: HTTP %d asks to wait %s, longer than the %s limit", provider, resp.StatusCode, wait.Round(time.Second), maxWait)
 		}
 		return wait, true, herr
 	})
