@@ -39,7 +39,6 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, num
 		Author:            gpr.GetUser().GetLogin(),
 		AuthorAssociation: gpr.GetAuthorAssociation(),
 		MergedAt:          gpr.GetMergedAt().Time,
-		HeadSHA:           gpr.GetHead().GetSHA(),
 		CIFixed:           ciFixed,
 	}
 	for _, l := range gpr.Labels {
@@ -89,7 +88,6 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, num
 			Body:              c.GetBody(),
 			Author:            c.GetUser().GetLogin(),
 			AuthorAssociation: c.GetAuthorAssociation(),
-			CreatedAt:         created,
 			Reply:             c.GetInReplyTo() != 0,
 			Addressed:         c.Position == nil && laterCommit(commitTimes, created),
 		})

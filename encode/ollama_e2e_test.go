@@ -164,7 +164,6 @@ func mergedPR() *encode.PR {
 		Author:            "alice",
 		AuthorAssociation: "MEMBER",
 		MergedAt:          time.Date(2026, 11, 21, 22, 50, 1, 0, time.UTC),
-		HeadSHA:           "0123456789abcdef0123456789abcdef01234567",
 		Files: []encode.File{
 			{Path: "calendar/parse.go", Status: "modified", Additions: 3, Deletions: 1,
 				Patch: "@@ -10,7 +10,9 @@ func parseDate(s string) (time.Time, error) {\n-\treturn time.ParseInLocation(layout, s, time.Local)\n+\t// Dates are stored in UTC; never depend on the machine's zone.\n+\treturn time.ParseInLocation(layout, s, time.UTC)\n }\n"},
@@ -174,7 +173,7 @@ func mergedPR() *encode.PR {
 		Reviews: []encode.ReviewComment{{
 			ID: 1001, Path: "calendar/parse.go", Author: "bob", AuthorAssociation: "OWNER",
 			Body:      "Please add a test that sets TZ to a non-UTC zone, so this cannot regress.",
-			CreatedAt: time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC), Addressed: true,
+			Addressed: true,
 		}},
 		Commits: []encode.Commit{
 			{SHA: "1111111aaaaaaa1111111aaaaaaa1111111aaaaa", Message: "calendar: parse dates in UTC"},

@@ -21,7 +21,6 @@ type PR struct {
 	// (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE, ...).
 	AuthorAssociation string
 	MergedAt          time.Time
-	HeadSHA           string
 	Files             []File
 	Reviews           []ReviewComment
 	Commits           []Commit
@@ -55,7 +54,6 @@ type ReviewComment struct {
 	Body              string
 	Author            string
 	AuthorAssociation string
-	CreatedAt         time.Time
 	// Addressed is true when a commit after the comment changed the code it
 	// is attached to (GitHub marks such comments outdated).
 	Addressed bool
@@ -126,7 +124,6 @@ func (p *PR) Normalize() *PR {
 		Author:            capText(oneLine(Sanitize(p.Author)), maxAuthor),
 		AuthorAssociation: strings.ToUpper(oneLine(Sanitize(p.AuthorAssociation))),
 		MergedAt:          p.MergedAt.UTC(),
-		HeadSHA:           oneLine(Sanitize(p.HeadSHA)),
 		suspicious:        map[string]string{},
 	}
 	for id, why := range p.suspicious {
@@ -177,7 +174,6 @@ func (p *PR) Normalize() *PR {
 		r.Body = capText(strings.TrimSpace(Sanitize(r.Body)), maxReview)
 		r.Author = capText(oneLine(Sanitize(r.Author)), maxAuthor)
 		r.AuthorAssociation = strings.ToUpper(oneLine(Sanitize(r.AuthorAssociation)))
-		r.CreatedAt = r.CreatedAt.UTC()
 		if r.Body == "" {
 			continue
 		}
