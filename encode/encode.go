@@ -16,9 +16,10 @@ import (
 // is a near-duplicate of a living one (darwin-memo's merge threshold).
 const DuplicateThreshold = 0.55
 
-// Default reflection parameters.
+// Reflection parameters: every provider samples with this seed (where it
+// supports one), and a lesson reply is capped at defaultMaxTokens.
 const (
-	defaultSeed      = 42
+	seed             = 42
 	defaultMaxTokens = 1024
 )
 
@@ -171,7 +172,7 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 		if err != nil {
 			return nil, err
 		}
-		req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens, Seed: defaultSeed}
+		req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens}
 		callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
 		raws, err := e.reflect(callCtx, req)
 		cancel()

@@ -84,7 +84,7 @@ func (p *ollamaProvider) once(ctx context.Context, req Request) (string, bool, e
 		Format: json.RawMessage(req.Schema),
 		Options: map[string]any{
 			"temperature": 0,
-			"seed":        req.Seed,
+			"seed":        seed,
 			"num_ctx":     8192,
 			"num_predict": req.MaxTokens,
 		},

@@ -447,7 +447,7 @@ func TestOllamaE2EUnknownModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Reflect(ctx, encode.Request{System: "s", User: "u", Schema: encode.Schema, MaxTokens: 16, Seed: 1})
+	_, err = p.Reflect(ctx, encode.Request{System: "s", User: "u", Schema: encode.Schema, MaxTokens: 16})
 	var he *encode.HTTPError
 	if !errors.As(err, &he) || he.StatusCode != http.StatusNotFound {
 		t.Fatalf("Reflect with an unknown model: error = %v, want an *encode.HTTPError with status 404", err)

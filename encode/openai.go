@@ -63,7 +63,7 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (string, er
 		"model":       p.model,
 		"messages":    []openAIMessage{{Role: "system", Content: req.System}, {Role: "user", Content: req.User}},
 		"temperature": 0,
-		"seed":        req.Seed,
+		"seed":        seed,
 		"max_tokens":  req.MaxTokens,
 		"stream":      false,
 	}

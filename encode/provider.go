@@ -33,8 +33,6 @@ type Request struct {
 	Schema json.RawMessage // JSON schema of the reply (see Schema)
 	// MaxTokens caps the reply length (Ollama num_predict, max_tokens).
 	MaxTokens int
-	// Seed fixes sampling where the provider supports it.
-	Seed int
 	// Name names the reply ("lessons" when empty): the json_schema name of
 	// OpenAI-compatible providers, and Anthropic's forced tool emit_<Name>.
 	Name string

@@ -242,7 +242,7 @@ func TestOllamaReplyMetrics(t *testing.T) {
 	}
 	pr := fixturePR(t)
 	user, _ := userPrompt(pr, pr.Documents(), "00000000000000000000000000000000")
-	reply, err := p.Reflect(context.Background(), Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: 1024, Seed: 42})
+	reply, err := p.Reflect(context.Background(), Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: 1024})
 	if err != nil {
 		t.Fatal(err)
 	}

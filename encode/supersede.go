@@ -237,7 +237,7 @@ func (e *Encoder) askSupersession(ctx context.Context, cands []Candidate, texts 
 		return
 	}
 	req := Request{System: supersedeSystem, User: user, Schema: supersedeSchema(asked), MaxTokens: supersedeMaxTokens,
-		Seed: defaultSeed, Name: "supersession", Purpose: "Record, for each new lesson, the existing lesson shown with it that it replaces, or none."}
+		Name: "supersession", Purpose: "Record, for each new lesson, the existing lesson shown with it that it replaces, or none."}
 	callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
 	reply, err := e.provider.Reflect(callCtx, req)
 	cancel()
