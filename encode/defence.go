@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -190,7 +191,7 @@ func groundTokens(s string) []string {
 // Rules run in a fixed order and the first failure is reported.
 func (c *checker) check(l RawLesson) string {
 	// 1. schema
-	if !contains(lessonKinds, l.Kind) {
+	if !slices.Contains(lessonKinds, l.Kind) {
 		return fmt.Sprintf("%s: kind %q is not one of %s", reasonSchema, l.Kind, strings.Join(lessonKinds, ", "))
 	}
 	if len(l.Evidence) == 0 {
@@ -498,13 +499,4 @@ func mixedScript(s string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

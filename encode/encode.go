@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -183,7 +184,7 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 			res.Fallback = redactSecrets(err.Error())
 		default:
 			cands = e.validate(p, chk, pv, raws, res.Requested)
-			if len(cands) > 0 && !anyPassed(cands) {
+			if len(cands) > 0 && !slices.ContainsFunc(cands, func(c Candidate) bool { return c.Rejected == "" }) {
 				res.Fallback = fmt.Sprintf("%s: every lesson the model wrote was rejected", res.Requested)
 			}
 		}
@@ -222,15 +223,6 @@ func (e *Encoder) withNonce(build func(nonce string) (string, error)) (string, e
 		}
 	}
 	return "", err
-}
-
-func anyPassed(cs []Candidate) bool {
-	for _, c := range cs {
-		if c.Rejected == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // reflect calls the provider and parses its reply.

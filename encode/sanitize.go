@@ -55,8 +55,6 @@ func invisible(r rune) bool {
 		return true
 	case r == 0x115F, r == 0x1160, r == 0x3164, r == 0xFFA0, r == 0x2800: // fillers, braille blank
 		return true
-	case r == utf8.RuneError:
-		return false
 	}
 	return false
 }
