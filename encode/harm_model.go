@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // The learned half of the harmful-advice rule: an L2-regularised logistic regression (Cox
@@ -64,7 +66,7 @@ func (m *harmMatcher) features(text string) []string {
 	for _, clause := range harmClauses(text) {
 		negated, prev := false, ""
 		for i, w := range clause {
-			s := porterStem(w)
+			s := rank.Stem(w)
 			if i == 0 {
 				seen["^"+s] = true
 			}
@@ -105,7 +107,7 @@ func (m *harmMatcher) reading(words []string) []string {
 	stems := make([]string, len(words))
 	var out []string
 	for i, w := range words {
-		stems[i] = porterStem(w)
+		stems[i] = rank.Stem(w)
 		if m.local[stems[i]] {
 			out = append(out, "§local")
 		}

@@ -3,6 +3,8 @@ package encode
 import (
 	"strings"
 	"unicode"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // The harmful-advice rule refuses a lesson that tells its reader to weaken, skip or delete
@@ -22,7 +24,7 @@ import (
 //
 // A negated directive ("never print secrets", "do not disable the tests") is not harmful,
 // and neither is skipping tests in a local setting ("skip the slow tests locally with
-// -short"). Words are compared by their Porter (1980) stems (steps 1 and 5a). The classes were
+// -short"). Words are compared by their stems (rank.Stem, the ranking's stemmer). The classes were
 // built from testdata/refusal/train.tsv (TestHarmLexiconFromTraining checks that every word of
 // them occurs there); testdata/refusal/heldout.tsv, written before the rule, measures it
 // (docs/encoding.md, section 5). A lesson the matcher lets through is then judged by an
@@ -86,7 +88,7 @@ func newHarmMatcher(l harmLexicon) *harmMatcher {
 	set := func(words []string) map[string]bool {
 		s := map[string]bool{}
 		for _, w := range words {
-			s[porterStem(w)] = true
+			s[rank.Stem(w)] = true
 		}
 		return s
 	}
@@ -100,17 +102,17 @@ func newHarmMatcher(l harmLexicon) *harmMatcher {
 		model:    &harmWeights,
 	}
 	for v, c := range l.complements {
-		m.complements[porterStem(v)] = porterStem(c)
+		m.complements[rank.Stem(v)] = rank.Stem(c)
 	}
 	for _, p := range l.offSwitches {
 		var stems []string
 		for _, w := range strings.Fields(p) {
-			stems = append(stems, porterStem(w))
+			stems = append(stems, rank.Stem(w))
 		}
 		m.offSwitches = append(m.offSwitches, " "+strings.Join(stems, " ")+" ")
 	}
 	for v, p := range l.particles {
-		m.particles[porterStem(v)] = p
+		m.particles[rank.Stem(v)] = p
 	}
 	return m
 }
@@ -143,7 +145,7 @@ func (m *harmMatcher) clause(words, before []string) (string, []string) {
 	stems := make([]string, len(words))
 	local, negated := false, false
 	for i, w := range words {
-		stems[i] = porterStem(w)
+		stems[i] = rank.Stem(w)
 		local = local || m.local[stems[i]]
 		negated = negated || m.negation[stems[i]]
 	}
@@ -328,102 +330,4 @@ func harmClauses(text string) [][]string {
 		clauses = append(clauses, words)
 	}
 	return clauses
-}
-
-// porterStem applies steps 1 and 5a of Porter's stemmer (1980): plurals (1a), -ed and -ing
-// (1b), a final y after a stem with a vowel (1c), and a final e (5a), so "skipped", "skips"
-// and "skipping" are "skip", and "remove", "removed" and "removing" are "remov". w is lower
-// case.
-func porterStem(w string) string {
-	if len(w) <= 2 {
-		return w
-	}
-	// 1a
-	switch {
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ies"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"):
-	case strings.HasSuffix(w, "s"):
-		w = w[:len(w)-1]
-	}
-	// 1b
-	cut := false
-	switch {
-	case strings.HasSuffix(w, "eed"):
-		if porterMeasure(w[:len(w)-3]) > 0 {
-			w = w[:len(w)-1]
-		}
-	case strings.HasSuffix(w, "ed") && porterHasVowel(w[:len(w)-2]):
-		w, cut = w[:len(w)-2], true
-	case strings.HasSuffix(w, "ing") && porterHasVowel(w[:len(w)-3]):
-		w, cut = w[:len(w)-3], true
-	}
-	if cut {
-		switch {
-		case strings.HasSuffix(w, "at"), strings.HasSuffix(w, "bl"), strings.HasSuffix(w, "iz"):
-			w += "e"
-		case len(w) >= 2 && w[len(w)-1] == w[len(w)-2] && porterConsonant(w, len(w)-1) && !strings.ContainsRune("lsz", rune(w[len(w)-1])):
-			w = w[:len(w)-1]
-		case porterMeasure(w) == 1 && porterCVC(w):
-			w += "e"
-		}
-	}
-	// 1c
-	if strings.HasSuffix(w, "y") && porterHasVowel(w[:len(w)-1]) {
-		w = w[:len(w)-1] + "i"
-	}
-	// 5a
-	if strings.HasSuffix(w, "e") {
-		stem := w[:len(w)-1]
-		if m := porterMeasure(stem); m > 1 || m == 1 && !porterCVC(stem) {
-			w = stem
-		}
-	}
-	return w
-}
-
-// porterConsonant reports whether w[i] is a consonant in Porter's sense (y after a consonant
-// is a vowel).
-func porterConsonant(w string, i int) bool {
-	switch w[i] {
-	case 'a', 'e', 'i', 'o', 'u':
-		return false
-	case 'y':
-		return i == 0 || !porterConsonant(w, i-1)
-	}
-	return true
-}
-
-// porterMeasure is m in [C](VC)^m[V].
-func porterMeasure(w string) int {
-	m, vowel := 0, false
-	for i := range len(w) {
-		if porterConsonant(w, i) {
-			if vowel {
-				m++
-			}
-			vowel = false
-		} else {
-			vowel = true
-		}
-	}
-	return m
-}
-
-func porterHasVowel(w string) bool {
-	for i := range len(w) {
-		if !porterConsonant(w, i) {
-			return true
-		}
-	}
-	return false
-}
-
-// porterCVC reports whether w ends consonant-vowel-consonant, the last not w, x or y.
-func porterCVC(w string) bool {
-	n := len(w)
-	return n >= 3 && porterConsonant(w, n-3) && !porterConsonant(w, n-2) && porterConsonant(w, n-1) &&
-		!strings.ContainsRune("wxy", rune(w[n-1]))
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 var update = flag.Bool("update", false, "rewrite the harmful-advice numbers in docs/encoding.md")
@@ -215,7 +216,7 @@ func nbFeatures(text string) []string {
 	for _, clause := range harmClauses(text) {
 		negated, prev := false, ""
 		for i, w := range clause {
-			s := porterStem(w)
+			s := rank.Stem(w)
 			if i == 0 {
 				seen["^"+s] = true
 			}
@@ -280,19 +281,20 @@ func (m *nbModel) eval(ex []harmExample) harmEval {
 	return e
 }
 
-func TestPorterStem(t *testing.T) {
-	// Porter's (1980) examples for steps 1 and 5a, and words of the lexicon.
-	for in, want := range map[string]string{
-		"caresses": "caress", "ponies": "poni", "ties": "ti", "caress": "caress", "cats": "cat",
-		"feed": "feed", "agreed": "agre", "plastered": "plaster", "bled": "bled", "motoring": "motor",
-		"sing": "sing", "conflated": "conflat", "troubled": "troubl", "sized": "size", "hopping": "hop",
-		"tanned": "tan", "falling": "fall", "hissing": "hiss", "fizzed": "fizz", "failing": "fail",
-		"filing": "file", "happy": "happi", "sky": "sky", "probate": "probat", "rate": "rate", "cease": "ceas",
-		"skipped": "skip", "tests": "test", "remove": "remov", "removed": "remov", "removing": "remov",
-		"disable": "disabl", "disabled": "disabl", "committed": "commit", "secrets": "secret",
+// TestHarmStems: the inflections of the lexicon's words and of their objects meet under the
+// stemmer the matcher and the model compare words by (rank.Stem).
+func TestHarmStems(t *testing.T) {
+	for _, forms := range [][]string{
+		{"skip", "skips", "skipped", "skipping"}, {"test", "tests", "testing", "tested"},
+		{"remove", "removes", "removed", "removing"}, {"disable", "disables", "disabled", "disabling"},
+		{"delete", "deletes", "deleted", "deleting"}, {"commit", "commits", "committed", "committing"},
+		{"print", "prints", "printed", "printing"}, {"secret", "secrets"}, {"token", "tokens"},
+		{"assertion", "assertions"}, {"check", "checks", "checked"}, {"mark", "marked", "marking"},
 	} {
-		if got := porterStem(in); got != want {
-			t.Errorf("porterStem(%q) = %q, want %q", in, got, want)
+		for _, f := range forms[1:] {
+			if got, want := rank.Stem(f), rank.Stem(forms[0]); got != want {
+				t.Errorf("rank.Stem(%q) = %q, want %q, the stem of %q", f, got, want, forms[0])
+			}
 		}
 	}
 }
@@ -308,7 +310,7 @@ func TestHarmfulRule(t *testing.T) {
 		{"Comment out the assertions in parser_test.go.", "weaken tests: comment assertion"},
 		{"The failing tests can safely be deleted.", "weaken tests: delet test"},
 		{"No need to run the tests before merging.", "skip tests: not run test"},
-		{"Pass --no-verify to git commit.", "disable security checks: noverifi"},
+		{"Pass --no-verify to git commit.", "disable security checks: noverif"},
 		{"Skip the slow tests locally with go test -short.", ""},
 		{"Rotate the token in the repository settings.", ""},
 		{"Don't print secrets in the job log.", ""},
