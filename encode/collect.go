@@ -13,18 +13,15 @@ import (
 // page of each list, the largest GitHub serves.
 const perPage = 100
 
-// Collect reads a merged pull request through the GitHub REST API: the
-// pull request itself and the first page of 100 of its changed files, its
-// commits and its review comments. ciFixed is the list of tests the PR
-// fixed, as settle measured them. It returns the PR normalised (see
-// PR.Normalize). It fails when the pull request is not merged, because
-// lessons come only from merged work.
-func Collect(ctx context.Context, client *github.Client, owner, repo string, number int, ciFixed []CIFailure) (*PR, error) {
+// Collect completes gpr, a merged pull request of owner/repo as the REST API
+// returned it (from GET /pulls/{n} or a list), with the first page of 100 of
+// its changed files, its commits and its review comments. ciFixed is the
+// list of tests the PR fixed, as settle measured them. It returns the PR
+// normalised (see PR.Normalize). It fails when the pull request is not
+// merged, because lessons come only from merged work.
+func Collect(ctx context.Context, client *github.Client, owner, repo string, gpr *github.PullRequest, ciFixed []CIFailure) (*PR, error) {
+	number := gpr.GetNumber()
 	where := fmt.Sprintf("%s/%s#%d", owner, repo, number)
-	gpr, _, err := client.PullRequests.Get(ctx, owner, repo, number)
-	if err != nil {
-		return nil, fmt.Errorf("encode: get pull request %s: %w", where, err)
-	}
 	// GET /pulls/{n} always has "merged"; merged_at alone is trusted only
 	// when "merged" is absent (list-shaped payloads).
 	if !gpr.GetMerged() && (gpr.Merged != nil || gpr.MergedAt == nil) {

@@ -92,9 +92,19 @@ func fakeGitHub(t *testing.T, name string, overlay map[string]any) (*github.Clie
 	return client, &calls
 }
 
+// getPull reads pull request n from the fake, as the action reads it before Collect.
+func getPull(t *testing.T, client *github.Client, owner, repo string, n int) *github.PullRequest {
+	t.Helper()
+	gpr, _, err := client.PullRequests.Get(context.Background(), owner, repo, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gpr
+}
+
 func TestCollectMergedPR(t *testing.T) {
 	client, _ := fakeGitHub(t, "octokit-pull-1347", map[string]any{"merged": true})
-	pr, err := Collect(context.Background(), client, "octocat", "Hello-World", 1347,
+	pr, err := Collect(context.Background(), client, "octocat", "Hello-World", getPull(t, client, "octocat", "Hello-World", 1347),
 		[]CIFailure{{Test: "lib.TestLoadRejectsPortZero", Message: "config_test.go:31: Load(port=0) returned nil, want ErrPort"}})
 	if err != nil {
 		t.Fatal(err)
@@ -141,12 +151,12 @@ func TestCollectMergedPR(t *testing.T) {
 func TestCollectRefusesUnmergedPR(t *testing.T) {
 	for _, name := range []string{"octokit-pull-1347", "dependabot-pull-18"} {
 		client, calls := fakeGitHub(t, name, nil)
-		_, err := Collect(context.Background(), client, "o", "r", 1, nil)
+		_, err := Collect(context.Background(), client, "o", "r", getPull(t, client, "o", "r", 1), nil)
 		if err == nil || !strings.Contains(err.Error(), "not merged") {
 			t.Errorf("%s: err = %v, want not merged", name, err)
 		}
 		if *calls != 1 {
-			t.Errorf("%s: %d API calls after refusing, want 1", name, *calls)
+			t.Errorf("%s: %d API calls after refusing, want 1 (the pull request's)", name, *calls)
 		}
 	}
 }
@@ -162,7 +172,7 @@ func TestCollectReportsAPIErrors(t *testing.T) {
 	defer srv.Close()
 	client := github.NewClient(srv.Client())
 	client.BaseURL, _ = url.Parse(srv.URL + "/")
-	_, err := Collect(context.Background(), client, "o", "r", 9, nil)
+	_, err := Collect(context.Background(), client, "o", "r", &github.PullRequest{Number: github.Int(9), Merged: github.Bool(true)}, nil)
 	var gerr *github.ErrorResponse
 	if err == nil || !strings.Contains(err.Error(), "o/r#9") || !errorsAs(err, &gerr) {
 		t.Fatalf("err = %v, want a wrapped *github.ErrorResponse naming o/r#9", err)

@@ -169,7 +169,7 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	var cands []Candidate
 	if e.provider != nil {
 		res.Requested = e.provider.Name()
-		user, err := e.prompt(p, docs)
+		user, err := e.withNonce(func(nonce string) (string, error) { return userPrompt(p, docs, nonce) })
 		if err != nil {
 			return nil, err
 		}
@@ -202,11 +202,6 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	}
 	res.Candidates = cands
 	return res, nil
-}
-
-// prompt builds the user message with a fresh nonce.
-func (e *Encoder) prompt(p *PR, docs []Document) (string, error) {
-	return e.withNonce(func(nonce string) (string, error) { return userPrompt(p, docs, nonce) })
 }
 
 // withNonce builds a user message with a fresh nonce, drawing again (up to

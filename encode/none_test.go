@@ -15,7 +15,7 @@ func collectFixture(t *testing.T, name string, overlay map[string]any, ci []CIFa
 	if strings.HasPrefix(name, "reallyfastci") {
 		owner, repo, number = "ailisp", "gcbapp-buildconfig-example", 3
 	}
-	pr, err := Collect(context.Background(), client, owner, repo, number, ci)
+	pr, err := Collect(context.Background(), client, owner, repo, getPull(t, client, owner, repo, number), ci)
 	if err != nil {
 		t.Fatal(err)
 	}

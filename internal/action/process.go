@@ -565,7 +565,7 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 	for _, t := range fixed {
 		ci = append(ci, encode.CIFailure{Test: t})
 	}
-	epr, err := encode.Collect(ctx, r.Client, r.Owner, r.Repo, n, ci)
+	epr, err := encode.Collect(ctx, r.Client, r.Owner, r.Repo, pr, ci)
 	if err != nil {
 		// An API failure here fails the run before any write, so a rerun encodes the pull
 		// request instead of recording it without its lessons.
