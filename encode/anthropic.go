@@ -14,17 +14,10 @@ type anthropic struct {
 	r                     retrier
 }
 
-// anthropicTool is the forced tool of a request: emit_lessons for the
-// lessons, emit_<Name> for another reply.
-func anthropicTool(req Request) string { return "emit_" + req.replyName() }
-
 func (p *anthropic) Name() string { return p.name }
 
 func (p *anthropic) Reflect(ctx context.Context, req Request) (string, error) {
-	tool, purpose := anthropicTool(req), req.Purpose
-	if purpose == "" {
-		purpose = "Record the lessons (0 to 5) learned from the pull request data."
-	}
+	tool := "emit_" + req.Name
 	body := map[string]any{
 		"model":       p.model,
 		"max_tokens":  req.MaxTokens,
@@ -33,7 +26,7 @@ func (p *anthropic) Reflect(ctx context.Context, req Request) (string, error) {
 		"messages":    []openAIMessage{{Role: "user", Content: req.User}},
 		"tools": []map[string]any{{
 			"name":         tool,
-			"description":  purpose,
+			"description":  req.Purpose,
 			"input_schema": req.Schema,
 		}},
 		"tool_choice": map[string]any{"type": "tool", "name": tool},

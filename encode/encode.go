@@ -173,7 +173,8 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 		if err != nil {
 			return nil, err
 		}
-		req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens}
+		req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens,
+			Name: "lessons", Purpose: "Record the lessons (0 to 5) learned from the pull request data."}
 		callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
 		raws, err := e.reflect(callCtx, req)
 		cancel()

@@ -69,7 +69,7 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (string, er
 	}
 	switch mode {
 	case "json_schema":
-		body["response_format"] = map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": req.replyName(), "strict": true, "schema": req.Schema}}
+		body["response_format"] = map[string]any{"type": "json_schema", "json_schema": map[string]any{"name": req.Name, "strict": true, "schema": req.Schema}}
 	case "json_object":
 		body["response_format"] = map[string]any{"type": "json_object"}
 	}

@@ -33,20 +33,11 @@ type Request struct {
 	Schema json.RawMessage // JSON schema of the reply (see Schema)
 	// MaxTokens caps the reply length (Ollama num_predict, max_tokens).
 	MaxTokens int
-	// Name names the reply ("lessons" when empty): the json_schema name of
-	// OpenAI-compatible providers, and Anthropic's forced tool emit_<Name>.
+	// Name names the reply ("lessons", "supersession"): the json_schema name
+	// of OpenAI-compatible providers, and Anthropic's forced tool emit_<Name>.
 	Name string
-	// Purpose describes the reply to Anthropic's forced tool ("" means the
-	// lessons' description).
+	// Purpose describes the reply to Anthropic's forced tool.
 	Purpose string
-}
-
-// replyName is r.Name, "lessons" when empty.
-func (r Request) replyName() string {
-	if r.Name == "" {
-		return "lessons"
-	}
-	return r.Name
 }
 
 // Option configures NewProvider and New.
