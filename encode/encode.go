@@ -67,7 +67,6 @@ type Candidate struct {
 	RecordedTS string   // merge time, UTC ISO-8601 to the second ("2006-01-02T15:04:05+00:00")
 	Cites      []string // document ids the lesson cites
 	Paths      []string // changed files the lesson is about
-	Energy     float64  // spawn energy, 1.0
 	// From names the provider that produced the lesson ("none" for the
 	// deterministic encoder).
 	From string
@@ -101,9 +100,7 @@ func (c Candidate) Added() bool {
 
 // Result is the outcome of encoding one PR.
 type Result struct {
-	PR                int
-	AuthorAssociation string
-	Requested         string // provider asked for, e.g. "ollama:qwen3:8b"
+	Requested string // provider asked for, e.g. "ollama:qwen3:8b"
 	// Fallback says why the deterministic encoder was used instead of the
 	// requested provider ("" when it was not). The action prints it in the
 	// step summary.
@@ -162,7 +159,7 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	}
 	p := pr.Normalize()
 	docs := p.Documents()
-	res := &Result{PR: p.Number, AuthorAssociation: p.AuthorAssociation, Requested: "none"}
+	res := &Result{Requested: "none"}
 	chk := newChecker(docs)
 	pv := newProvenance(p, docs, e.cfg.isTrusted, chk.framing)
 
@@ -244,7 +241,6 @@ func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson
 			Kind:     raw.Kind,
 			Cites:    dedupStrings(raw.Evidence),
 			Paths:    dedupStrings(raw.Paths),
-			Energy:   1.0,
 			From:     from,
 		}
 		c.Rejected = chk.check(raw)

@@ -95,7 +95,7 @@ func TestDedupAndBirth(t *testing.T) {
 	if c[2].ID != lessonID(third.Question, third.Answer) || len(c[2].ID) != 12 || strings.Trim(c[2].ID, "0123456789abcdef") != "" {
 		t.Errorf("id %q", c[2].ID)
 	}
-	if c[2].RecordedTS != "2011-01-26T19:01:12+00:00" || c[2].Energy != 1.0 || strings.Join(c[2].Sources, " ") != "pr#1347 path:Makefile" {
+	if c[2].RecordedTS != "2011-01-26T19:01:12+00:00" || strings.Join(c[2].Sources, " ") != "pr#1347 path:Makefile" {
 		t.Errorf("birth %+v", c[2])
 	}
 	// Lessons within one batch dedup against each other too.
