@@ -139,8 +139,8 @@ func TestRequestBound(t *testing.T) {
 				t.Fatalf("outcome %s: %s", res.Outcome, res.Reason)
 			}
 			total := srv.Total() + srv.Count(ghfake.RouteBlob)
-			if total > 15 || res.Requests != total {
-				t.Errorf("requests: server %d (%v), result %d; want equal and <= 15", total, srv.Counts(), res.Requests)
+			if total > 15 {
+				t.Errorf("requests: server %d (%v); want <= 15", total, srv.Counts())
 			}
 		})
 	}

@@ -55,9 +55,9 @@ const (
 	PassCounts Mode = "pass-counts"
 )
 
-// DefaultWalkBack bounds the first-parent walk looking for a base commit
-// with CI.
-const DefaultWalkBack = 10
+// MaxWalkBack bounds the first-parent walk looking for a base commit with
+// CI.
+const MaxWalkBack = 10
 
 // Options tune Measure. The zero value is the default behaviour.
 type Options struct {
@@ -65,9 +65,6 @@ type Options struct {
 	// that hold JUnit XML; empty selects names containing test, junit or
 	// report.
 	ArtifactName string
-	// WalkBack bounds the first-parent walk for a base commit with CI
-	// (0 means DefaultWalkBack, negative means do not walk).
-	WalkBack int
 	// History, when set, is the flaky-quarantine sidecar: a per-test
 	// measurement records its observations into it (before quarantine is
 	// computed, as darwin-memo does) and quarantined tests leave the delta.
@@ -145,9 +142,6 @@ type Result struct {
 	After  Side   `json:"after"`
 	// Transitions holds the per-test lists (empty in PassCounts mode).
 	Transitions
-	// Requests is the number of GitHub API calls (pages and downloads
-	// included, transport retries not) the measurement made.
-	Requests int `json:"requests"`
 	// Links point at the pull request and the check runs or workflow runs
 	// the results came from.
 	Links []string `json:"links"`
@@ -156,28 +150,32 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// outcomeError ends a measurement early with a pending or abstained
-// outcome.
-type outcomeError struct {
-	outcome Outcome
-	reason  string
-	final   bool
+// OutcomeError ends a measurement early with a pending or abstained Outcome
+// and its Reason; Final is Result.Final. Measure turns it into the Result;
+// MergedOnto returns it when it cannot say what a pull request was merged
+// onto: Abstained when the commits below the merge commit cannot be told to
+// be the pull request's own (measuring abstains for the same reason),
+// Pending when GitHub could not answer in time.
+type OutcomeError struct {
+	Outcome Outcome
+	Reason  string
+	Final   bool
 }
 
-func (e *outcomeError) Error() string { return string(e.outcome) + ": " + e.reason }
+func (e *OutcomeError) Error() string { return string(e.Outcome) + ": " + e.Reason }
 
 func pending(format string, args ...any) error {
-	return &outcomeError{outcome: Pending, reason: fmt.Sprintf(format, args...)}
+	return &OutcomeError{Outcome: Pending, Reason: fmt.Sprintf(format, args...)}
 }
 
 func abstain(format string, args ...any) error {
-	return &outcomeError{outcome: Abstained, reason: fmt.Sprintf(format, args...)}
+	return &OutcomeError{Outcome: Abstained, Reason: fmt.Sprintf(format, args...)}
 }
 
 // abstainFinal abstains for a reason that measuring again cannot change
 // (results past the per-commit caps): Result.Final tells the caller.
 func abstainFinal(format string, args ...any) error {
-	return &outcomeError{outcome: Abstained, reason: fmt.Sprintf(format, args...), final: true}
+	return &OutcomeError{Outcome: Abstained, Reason: fmt.Sprintf(format, args...), Final: true}
 }
 
 // apiErr turns a GitHub error into a pending outcome when it is transient
@@ -220,30 +218,21 @@ func Measure(ctx context.Context, client *github.Client, req Request) (*Result, 
 	}
 	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Number: req.Number, Links: []string{}}}
 	m.opts.Limits = m.opts.Limits.withDefaults()
-	if m.opts.WalkBack == 0 {
-		m.opts.WalkBack = DefaultWalkBack
-	}
 	if m.opts.Download == nil {
 		m.opts.Download, _ = ghapi.NewDownloadClient(nil, ghapi.Policy{})
 	}
+	// Delta, Mode and Transitions are set only once nothing can end the
+	// measurement early: a pending or abstained Result leaves them zero.
 	err := m.run(ctx)
-	m.res.Requests = m.calls
-	var oe *outcomeError
+	var oe *OutcomeError
 	switch {
 	case err == nil:
 		m.res.Outcome = Measured
 	case errors.As(err, &oe):
-		m.res.Outcome = oe.outcome
-		m.res.Reason = oe.reason
-		m.res.Final = oe.final
-		m.res.Delta = 0
-		m.res.Transitions = Transitions{}
-		m.res.Mode = ""
+		m.res.Outcome, m.res.Reason, m.res.Final = oe.Outcome, oe.Reason, oe.Final
 	case ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
 		m.res.Outcome = Pending
 		m.res.Reason = "measuring took longer than allowed; settle later"
-		m.res.Delta = 0
-		m.res.Transitions = Transitions{}
 	default:
 		return m.res, fmt.Errorf("settle: %s/%s#%d: %w", req.Owner, req.Repo, m.res.Number, err)
 	}
@@ -251,11 +240,10 @@ func Measure(ctx context.Context, client *github.Client, req Request) (*Result, 
 }
 
 type measurer struct {
-	gh    *github.Client
-	req   Request
-	opts  Options
-	res   *Result
-	calls int
+	gh   *github.Client
+	req  Request
+	opts Options
+	res  *Result
 
 	pr      *github.PullRequest
 	commits map[string]*github.Commit
@@ -271,15 +259,9 @@ func (m *measurer) note(format string, args ...any) {
 }
 
 func (m *measurer) link(u string) {
-	if u == "" {
-		return
+	if u != "" && !slices.Contains(m.res.Links, u) {
+		m.res.Links = append(m.res.Links, u)
 	}
-	for _, l := range m.res.Links {
-		if l == u {
-			return
-		}
-	}
-	m.res.Links = append(m.res.Links, u)
 }
 
 func (m *measurer) run(ctx context.Context) error {
@@ -309,7 +291,6 @@ func (m *measurer) loadPR(ctx context.Context) error {
 	pr := m.req.PR
 	if pr == nil {
 		var err error
-		m.calls++
 		pr, _, err = m.gh.PullRequests.Get(ctx, m.req.Owner, m.req.Repo, m.req.Number)
 		if err != nil {
 			return apiErr(fmt.Sprintf("get pull request #%d", m.req.Number), err)
@@ -338,7 +319,6 @@ func isMerged(pr *github.PullRequest) bool {
 // pull request has it: for a list item the pull request is fetched once.
 func (m *measurer) commitCount(ctx context.Context) (int, error) {
 	if m.pr.Commits == nil {
-		m.calls++
 		full, _, err := m.gh.PullRequests.Get(ctx, m.req.Owner, m.req.Repo, m.pr.GetNumber())
 		if err != nil {
 			return 0, apiErr(fmt.Sprintf("get pull request #%d", m.pr.GetNumber()), err)
@@ -386,7 +366,6 @@ func (m *measurer) getCommit(ctx context.Context, sha string) (*github.Commit, e
 	if c, ok := m.commits[sha]; ok {
 		return c, nil
 	}
-	m.calls++
 	c, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, sha)
 	if err != nil {
 		return nil, err
@@ -430,7 +409,7 @@ func (m *measurer) chooseBefore(ctx context.Context) (chosen, error) {
 		if err != nil || got.sha != "" {
 			return got, err
 		}
-		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", max(m.opts.WalkBack, 0), short(c.sha), c.why))
+		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", MaxWalkBack, short(c.sha), c.why))
 		return chosen{}, nil
 	}
 	found := func(got chosen) chosen {
@@ -557,7 +536,6 @@ func (m *measurer) prCommits(ctx context.Context, n int) ([]*github.RepositoryCo
 	opts := &github.ListOptions{PerPage: 100}
 	var all []*github.RepositoryCommit
 	for {
-		m.calls++
 		cs, resp, err := m.gh.PullRequests.ListCommits(ctx, m.req.Owner, m.req.Repo, m.pr.GetNumber(), opts)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("list commits of #%d", m.pr.GetNumber()), err)
@@ -575,7 +553,6 @@ func (m *measurer) mergeBase(ctx context.Context) (baseCandidate, error) {
 	if base == "" {
 		return baseCandidate{}, nil
 	}
-	m.calls++
 	cmp, _, err := m.gh.Repositories.CompareCommits(ctx, m.req.Owner, m.req.Repo, base, head, &github.ListOptions{PerPage: 1})
 	if err != nil {
 		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
@@ -609,7 +586,7 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 			}
 			return chosen{sha, why, ci}, nil
 		}
-		if step >= m.opts.WalkBack {
+		if step >= MaxWalkBack {
 			return chosen{}, nil
 		}
 		commit, err := m.getCommit(ctx, sha)
@@ -674,29 +651,15 @@ func short(sha string) string {
 	return sha
 }
 
-// BaseError is MergedOnto's answer when it cannot say what the pull request was merged onto:
-// Outcome is Abstained when the commits below the merge commit cannot be told to be the pull
-// request's own (measuring abstains for the same reason), Pending when GitHub could not answer
-// in time.
-type BaseError struct {
-	Outcome Outcome
-	Reason  string
-}
-
-func (e *BaseError) Error() string { return string(e.Outcome) + ": " + e.Reason }
-
 // MergedOnto returns the commit a merged pull request landed on, by the rule Measure uses for
 // its before side: the first parent of a merge commit, the parent of a squashed commit, the
 // parent of the run of rebased commits (a rebase of n commits lands n first parents below the
-// merge commit), else the pull request's base.sha. why says which. pr may be a list item.
+// merge commit), else the pull request's base.sha. why says which. pr may be a list item. An
+// *OutcomeError says why it cannot tell.
 func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (sha, why string, err error) {
 	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{Number: pr.GetNumber()}}
 	c, err := m.mergeParent(ctx)
 	if err != nil {
-		var oe *outcomeError
-		if errors.As(err, &oe) {
-			return "", "", &BaseError{Outcome: oe.outcome, Reason: oe.reason}
-		}
 		return "", "", err
 	}
 	if c.sha == "" {

@@ -74,7 +74,6 @@ func (m *measurer) ciAt(ctx context.Context, sha string) (*sideCI, error) {
 		if page > MaxCheckRunPages {
 			return nil, abstain("%s has more than %d check runs; GitHub lists those of at most the 1,000 most recent check suites of a commit, so its results cannot be known complete", short(sha), MaxCheckRunPages*100)
 		}
-		m.calls++
 		res, resp, err := m.gh.Checks.ListCheckRunsForRef(ctx, m.req.Owner, m.req.Repo, sha, opts)
 		if err != nil {
 			return nil, apiErr("list check runs of "+short(sha), err)
@@ -108,7 +107,6 @@ func (m *measurer) loadStatus(ctx context.Context, s *sideCI) error {
 	opts := &github.ListOptions{PerPage: 100}
 	var all *github.CombinedStatus
 	for {
-		m.calls++
 		st, resp, err := m.gh.Repositories.GetCombinedStatus(ctx, m.req.Owner, m.req.Repo, s.sha, opts)
 		if err != nil {
 			return apiErr("get combined status of "+short(s.sha), err)
@@ -358,7 +356,6 @@ func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annot
 	opts := &github.ListOptions{PerPage: 100}
 	var out []Annotation
 	for {
-		m.calls++
 		anns, resp, err := m.gh.Checks.ListCheckRunAnnotations(ctx, m.req.Owner, m.req.Repo, r.GetID(), opts)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("list annotations of check run %q", r.GetName()), err)
@@ -466,7 +463,6 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 	opts := &github.ListWorkflowRunsOptions{HeadSHA: s.sha, ListOptions: github.ListOptions{PerPage: 100}}
 	newest := map[int64]*github.WorkflowRun{}
 	for {
-		m.calls++
 		runs, resp, err := m.gh.Actions.ListRepositoryWorkflowRuns(ctx, m.req.Owner, m.req.Repo, opts)
 		if err != nil {
 			return nil, "", apiErr("list workflow runs of "+short(s.sha), err)
@@ -605,7 +601,6 @@ func (m *measurer) runAttempts(ctx context.Context, run *github.WorkflowRun) (fu
 	starts := make([]time.Time, n+1) // starts[k]: attempt k started; attempt 1 is everything before attempt 2
 	starts[n] = run.GetRunStartedAt().Time
 	for k := 2; k < n; k++ {
-		m.calls++
 		at, _, err := m.gh.Actions.GetWorkflowRunAttempt(ctx, m.req.Owner, m.req.Repo, run.GetID(), k, nil)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("get attempt %d of run %d", k, run.GetID()), err)
@@ -636,7 +631,6 @@ func (m *measurer) runArtifacts(ctx context.Context, runID int64) ([]*github.Art
 	opts := &github.ListOptions{PerPage: 100}
 	var out []*github.Artifact
 	for {
-		m.calls++
 		list, resp, err := m.gh.Actions.ListWorkflowRunArtifacts(ctx, m.req.Owner, m.req.Repo, runID, opts)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("list artifacts of run %d", runID), err)
@@ -658,7 +652,6 @@ func (m *measurer) runArtifacts(ctx context.Context, runID int64) ([]*github.Art
 func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact, left budget) (rep *junit.Tally, read int64, gone bool, err error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
-		m.calls++
 		u, resp, err := m.gh.Actions.DownloadArtifact(ctx, m.req.Owner, m.req.Repo, a.GetID(), 1)
 		if err != nil {
 			if resp != nil && resp.StatusCode == 410 {
@@ -669,7 +662,6 @@ func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact, left b
 			}
 			return nil, 0, false, apiErr(fmt.Sprintf("download artifact %q", a.GetName()), err)
 		}
-		m.calls++
 		data, err := fetchBlob(ctx, m.opts.Download, u, m.opts.Limits.MaxArtifactBytes)
 		if err != nil {
 			if errors.Is(err, errTruncated) || ghapi.IsTransient(err) {
