@@ -16,10 +16,9 @@ import (
 // sideCI is what one SHA has: its latest check runs (ignored names
 // removed) and, when loaded, its combined commit status.
 type sideCI struct {
-	sha          string
-	runs         []*github.CheckRun
-	status       *github.CombinedStatus
-	statusLoaded bool
+	sha    string
+	runs   []*github.CheckRun
+	status *github.CombinedStatus
 }
 
 func (s *sideCI) hasCI() bool {
@@ -101,7 +100,7 @@ func (m *measurer) ciAt(ctx context.Context, sha string) (*sideCI, error) {
 }
 
 func (m *measurer) loadStatus(ctx context.Context, s *sideCI) error {
-	if s.statusLoaded {
+	if s.status != nil {
 		return nil
 	}
 	opts := &github.ListOptions{PerPage: 100}
@@ -121,7 +120,7 @@ func (m *measurer) loadStatus(ctx context.Context, s *sideCI) error {
 		}
 		opts.Page = resp.NextPage
 	}
-	s.status, s.statusLoaded = all, true
+	s.status = all
 	return nil
 }
 
@@ -243,46 +242,27 @@ func (m *measurer) compare(ctx context.Context, before, after *sideCI) error {
 	return abstain("nothing measurable: %s", strings.Join(why, "; "))
 }
 
+// source reads src at both SHAs, the after SHA first. A nil side means the source is not
+// available there; reason then says why, or is empty when there is nothing to say.
 func (m *measurer) source(ctx context.Context, src Source, before, after *sideCI) (b, a *sideResult, reason string, err error) {
+	var br, ar []*github.CheckRun
+	read := func(_ *sideCI, runs []*github.CheckRun) (*sideResult, string, error) { return m.reportRuns(ctx, runs) }
 	switch src {
 	case SourceEnricoMi:
-		br, ar := m.commonRuns(before, after, kindEnricoMi)
-		if len(ar) == 0 {
-			return nil, nil, "", nil
-		}
-		if a, reason, err = m.enricoMi(ctx, ar); err != nil || a == nil {
-			return nil, nil, withSide("after", reason), err
-		}
-		if b, reason, err = m.enricoMi(ctx, br); err != nil || b == nil {
-			return nil, nil, withSide("before", reason), err
-		}
-		return b, a, "", nil
-	case SourceArtifacts:
-		a, reason, err = m.artifacts(ctx, after)
-		if err != nil || a == nil {
-			return nil, nil, withSide("after", reason), err
-		}
-		b, reason, err = m.artifacts(ctx, before)
-		if err != nil || b == nil {
-			return nil, nil, withSide("before", reason), err
-		}
-		return b, a, "", nil
+		br, ar = m.commonRuns(before, after, kindEnricoMi)
 	case SourceReporter:
-		br, ar := m.commonRuns(before, after, kindDorny, kindMikepenz)
-		if len(ar) == 0 {
-			return nil, nil, "", nil
-		}
-		return reporterResult(br), reporterResult(ar), "", nil
+		br, ar = m.commonRuns(before, after, kindDorny, kindMikepenz)
+	case SourceArtifacts:
+		read = func(s *sideCI, _ []*github.CheckRun) (*sideResult, string, error) { return m.artifacts(ctx, s) }
 	case SourceJobs:
-		a, b = m.jobs(after), m.jobs(before)
-		if a == nil || b == nil {
-			if len(after.runs) > 0 && len(before.runs) > 0 {
-				return nil, nil, "no job check run concluded success or failure at both SHAs", nil
+		read = func(s *sideCI, _ []*github.CheckRun) (*sideResult, string, error) {
+			if r := jobs(s); r != nil || len(s.runs) == 0 {
+				return r, "", nil
 			}
-			return nil, nil, "", nil
+			return nil, "no job check run concluded success or failure", nil
 		}
-		return b, a, "", nil
 	case SourceStatuses:
+		// A pending status at either SHA makes the measurement pending.
 		for _, s := range []*sideCI{after, before} {
 			if err := m.loadStatus(ctx, s); err != nil {
 				return nil, nil, "", err
@@ -293,13 +273,20 @@ func (m *measurer) source(ctx context.Context, src Source, before, after *sideCI
 				}
 			}
 		}
-		a, b = statusResult(after.status), statusResult(before.status)
-		if a == nil || b == nil {
-			return nil, nil, "", nil
+		read = func(s *sideCI, _ []*github.CheckRun) (*sideResult, string, error) {
+			return statusResult(s.status), "", nil
 		}
-		return b, a, "", nil
 	}
-	return nil, nil, "", nil
+	if (src == SourceEnricoMi || src == SourceReporter) && len(ar) == 0 {
+		return nil, nil, "", nil
+	}
+	if a, reason, err = read(after, ar); err != nil || a == nil {
+		return nil, nil, withSide("after", reason), err
+	}
+	if b, reason, err = read(before, br); err != nil || b == nil {
+		return nil, nil, withSide("before", reason), err
+	}
+	return b, a, "", nil
 }
 
 func withSide(side, reason string) string {
@@ -309,44 +296,64 @@ func withSide(side, reason string) string {
 	return reason + " at the " + side + " SHA"
 }
 
-func (m *measurer) enricoMi(ctx context.Context, runs []*github.CheckRun) (*sideResult, string, error) {
+// reportRuns reads the report check runs (EnricoMi's, dorny's, mikepenz's) of one SHA: their
+// counts added up, and their per-test results combined when every run lists its tests (nil
+// otherwise). A run whose counts cannot be read makes the source unavailable; the reason
+// says why.
+func (m *measurer) reportRuns(ctx context.Context, runs []*github.CheckRun) (*sideResult, string, error) {
 	out := &sideResult{results: map[string]junit.Status{}}
-	perTest := true
 	for _, r := range runs {
 		out.links = append(out.links, r.GetHTMLURL())
-		d, err := DecodeDigest(r.GetOutput().GetSummary())
-		if err != nil {
-			return nil, fmt.Sprintf("check run %q has an unreadable digest (%v)", r.GetName(), err), nil
+		c, res, reason, err := m.reportRun(ctx, r, out.results != nil)
+		if err != nil || reason != "" {
+			return nil, reason, err
 		}
-		c := d.Counts()
-		out.counts.Tests += c.Tests
-		out.counts.Passed += c.Passed
-		out.counts.Failed += c.Failed
-		out.counts.Skipped += c.Skipped
+		out.counts.Add(c)
+		if res == nil {
+			out.results = nil
+		}
+		for id, s := range res {
+			if out.results != nil {
+				junit.Record(out.results, id, s)
+			}
+		}
+	}
+	return out, "", nil
+}
+
+// reportRun reads one report check run: its counts, and its per-test results when it lists
+// them and perTest is set (nil otherwise: after one run of the set gave counts only, the
+// annotations of the rest are not read).
+func (m *measurer) reportRun(ctx context.Context, r *github.CheckRun, perTest bool) (junit.Counts, map[string]junit.Status, string, error) {
+	out := r.GetOutput()
+	switch classify(r) {
+	case kindEnricoMi:
+		d, err := DecodeDigest(out.GetSummary())
+		if err != nil {
+			return junit.Counts{}, nil, fmt.Sprintf("check run %q has an unreadable digest (%v)", r.GetName(), err), nil
+		}
 		if !perTest {
-			continue
+			return d.Counts(), nil, "", nil
 		}
 		anns, err := m.annotations(ctx, r)
 		if err != nil {
-			return nil, "", err
+			return junit.Counts{}, nil, "", err
 		}
 		res, err := EnricoMiResults(d, anns)
 		if err != nil {
 			m.note("check run %q at %s: per-test results unavailable (%v); using counts", r.GetName(), short(r.GetHeadSHA()), err)
-			perTest = false
-			continue
 		}
-		for id, s := range res {
-			if prev, ok := out.results[id]; ok {
-				s = junit.Combine(prev, s)
-			}
-			out.results[id] = s
+		return d.Counts(), res, "", nil
+	case kindDorny:
+		c, _ := ParseDornyTitle(out.GetTitle())
+		res, raw := ParseDornySummary(out.GetSummary())
+		if raw != c {
+			res = nil
 		}
+		return c, res, "", nil
 	}
-	if !perTest {
-		out.results = nil
-	}
-	return out, "", nil
+	c, _ := ParseMikepenzTitle(out.GetTitle())
+	return c, nil, "", nil
 }
 
 func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annotation, error) {
@@ -370,90 +377,51 @@ func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annot
 	}
 }
 
-func reporterResult(runs []*github.CheckRun) *sideResult {
-	out := &sideResult{results: map[string]junit.Status{}}
-	perTest := true
-	for _, r := range runs {
-		out.links = append(out.links, r.GetHTMLURL())
-		title := r.GetOutput().GetTitle()
-		var c junit.Counts
-		switch classify(r) {
-		case kindDorny:
-			c, _ = ParseDornyTitle(title)
-			res, raw := ParseDornySummary(r.GetOutput().GetSummary())
-			if perTest && raw == c {
-				for id, s := range res {
-					if prev, ok := out.results[id]; ok {
-						s = junit.Combine(prev, s)
-					}
-					out.results[id] = s
-				}
-			} else {
-				perTest = false
-			}
-		case kindMikepenz:
-			c, _ = ParseMikepenzTitle(title)
-			perTest = false
-		}
-		out.counts.Tests += c.Tests
-		out.counts.Passed += c.Passed
-		out.counts.Failed += c.Failed
-		out.counts.Skipped += c.Skipped
-	}
-	if !perTest {
-		out.results = nil
-	}
-	return out
-}
-
 // jobs treats every non-report check run as one test: success passes,
 // failure and timed_out fail, anything else (skipped, neutral, cancelled,
-// stale, action_required) is unmeasured.
-func (m *measurer) jobs(s *sideCI) *sideResult {
+// stale, action_required) is unmeasured. nil when no job passed or failed.
+func jobs(s *sideCI) *sideResult {
 	out := &sideResult{results: map[string]junit.Status{}}
 	for _, r := range s.runs {
 		if classify(r) != kindJob || r.GetStatus() != "completed" {
 			continue
 		}
-		st := junit.Skipped
-		switch r.GetConclusion() {
-		case "success":
-			st = junit.Passed
-		case "failure", "timed_out":
-			st = junit.Failed
-		}
-		id := r.GetName()
-		if prev, ok := out.results[id]; ok {
-			st = junit.Combine(prev, st)
-		}
-		out.results[id] = st
+		junit.Record(out.results, r.GetName(), conclusion(r.GetConclusion(), "timed_out"))
 		out.links = append(out.links, r.GetHTMLURL())
 	}
-	out.counts = junit.Count(out.results)
-	if out.counts.Passed+out.counts.Failed == 0 {
-		return nil // no job measured here: not a usable source
-	}
-	return out
+	return measurable(out)
 }
 
+// statusResult treats every commit status context as one test: success
+// passes, failure and error fail. nil when none passed or failed.
 func statusResult(st *github.CombinedStatus) *sideResult {
-	if st == nil || len(st.Statuses) == 0 {
-		return nil
-	}
 	out := &sideResult{results: map[string]junit.Status{}}
 	for _, s := range st.Statuses {
-		v := junit.Skipped
-		switch s.GetState() {
-		case "success":
-			v = junit.Passed
-		case "failure", "error":
-			v = junit.Failed
-		}
-		out.results[s.GetContext()] = v
+		junit.Record(out.results, s.GetContext(), conclusion(s.GetState(), "error"))
 		out.links = append(out.links, s.GetTargetURL())
 	}
-	out.counts = junit.Count(out.results)
-	return out
+	return measurable(out)
+}
+
+// conclusion maps a check run's conclusion or a status's state to a test status: success
+// passes, failure and the other failing word fail, anything else is unmeasured.
+func conclusion(c, failing string) junit.Status {
+	switch c {
+	case "success":
+		return junit.Passed
+	case "failure", failing:
+		return junit.Failed
+	}
+	return junit.Skipped
+}
+
+// measurable counts r's results; nil when none passed or failed (not a usable source).
+func measurable(r *sideResult) *sideResult {
+	r.counts = junit.Count(r.results)
+	if r.counts.Passed+r.counts.Failed == 0 {
+		return nil
+	}
+	return r
 }
 
 // artifacts reads JUnit XML from the artifacts of the newest run of each

@@ -65,6 +65,14 @@ func Combine(a, b Status) Status {
 	return a
 }
 
+// Record sets the status of id in results, combined with the status already there.
+func Record(results map[string]Status, id string, s Status) {
+	if prev, ok := results[id]; ok {
+		s = Combine(prev, s)
+	}
+	results[id] = s
+}
+
 // Case is one <testcase> element: what a measurement reads of it.
 type Case struct {
 	// ID is classname + "::" + name, or just name when classname is empty.
@@ -87,6 +95,15 @@ var ErrNotJUnit = errors.New("not a JUnit XML report")
 // Counts summarises a result map.
 type Counts struct {
 	Tests, Passed, Failed, Skipped, Flaky int
+}
+
+// Add adds o to c.
+func (c *Counts) Add(o Counts) {
+	c.Tests += o.Tests
+	c.Passed += o.Passed
+	c.Failed += o.Failed
+	c.Skipped += o.Skipped
+	c.Flaky += o.Flaky
 }
 
 // Count tallies a result map by status.
