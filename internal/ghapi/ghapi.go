@@ -32,7 +32,7 @@ type Options struct {
 	Token string
 	// UserAgent overrides go-github's default user agent.
 	UserAgent string
-	// Policy bounds retries; zero fields take the defaults of DefaultPolicy.
+	// Policy bounds retries; zero fields take its defaults.
 	Policy Policy
 }
 
@@ -53,7 +53,7 @@ func NewClient(opts Options) (*github.Client, *Transport, error) {
 		src := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token, TokenType: "Bearer"})
 		inner = bearer{source: src, origin: originOf(u), next: base}
 	}
-	tr := NewTransport(inner, opts.Policy)
+	tr := newTransport(inner, opts.Policy)
 	c := github.NewClient(&http.Client{Transport: tr})
 	if opts.UserAgent != "" {
 		c.UserAgent = opts.UserAgent
@@ -80,7 +80,7 @@ func NewDownloadClient(base http.RoundTripper, policy Policy) (*http.Client, *Tr
 	if policy.AttemptTimeout <= 0 {
 		policy.AttemptTimeout = downloadTimeout
 	}
-	tr := NewTransport(stripAuth{base}, policy)
+	tr := newTransport(stripAuth{base}, policy)
 	return &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
