@@ -16,7 +16,7 @@ import (
 )
 
 // Limits bound what Measure downloads and unpacks from workflow artifacts.
-// Zero fields take the defaults of DefaultLimits.
+// The zero value means DefaultLimits.
 type Limits struct {
 	// MaxArtifactBytes skips artifacts whose listed or downloaded size is
 	// larger (default 64 MiB).
@@ -42,32 +42,6 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{MaxArtifactBytes: 64 << 20, MaxEntryBytes: 32 << 20, MaxTotalBytes: 256 << 20, MaxEntries: 5000, MaxArtifacts: 8,
 		MaxCommitBytes: 256 << 20, MaxCases: 200_000}
-}
-
-func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
-	if l.MaxArtifactBytes <= 0 {
-		l.MaxArtifactBytes = d.MaxArtifactBytes
-	}
-	if l.MaxEntryBytes <= 0 {
-		l.MaxEntryBytes = d.MaxEntryBytes
-	}
-	if l.MaxTotalBytes <= 0 {
-		l.MaxTotalBytes = d.MaxTotalBytes
-	}
-	if l.MaxEntries <= 0 {
-		l.MaxEntries = d.MaxEntries
-	}
-	if l.MaxArtifacts <= 0 {
-		l.MaxArtifacts = d.MaxArtifacts
-	}
-	if l.MaxCommitBytes <= 0 {
-		l.MaxCommitBytes = d.MaxCommitBytes
-	}
-	if l.MaxCases <= 0 {
-		l.MaxCases = d.MaxCases
-	}
-	return l
 }
 
 // maxCompressionRatio rejects entries that inflate more than this (zip

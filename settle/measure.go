@@ -78,7 +78,7 @@ type Options struct {
 	// Download is the plain client for artifact redirect URLs. It must not
 	// add credentials; nil means ghapi.NewDownloadClient.
 	Download *http.Client
-	// Limits bound artifact downloads.
+	// Limits bound artifact downloads; zero means DefaultLimits.
 	Limits Limits
 	// Bot names the lesson store's bot pull requests and the files they write: a walk for CI
 	// may step past a commit one of them introduced (see BotPulls).
@@ -217,7 +217,9 @@ func Measure(ctx context.Context, client *github.Client, req Request) (*Result, 
 		return nil, errors.New("settle: Request needs a pull request Number (> 0) or PR")
 	}
 	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Number: req.Number, Links: []string{}}}
-	m.opts.Limits = m.opts.Limits.withDefaults()
+	if m.opts.Limits == (Limits{}) {
+		m.opts.Limits = DefaultLimits()
+	}
 	if m.opts.Download == nil {
 		m.opts.Download, _ = ghapi.NewDownloadClient(nil, ghapi.Policy{})
 	}
