@@ -70,11 +70,11 @@ type Options struct {
 	// computed, as darwin-memo does) and quarantined tests leave the delta.
 	// The caller saves it afterwards.
 	History *FlakyHistory
-	// IgnoreRunIDs lists workflow runs to ignore, with their job check
-	// runs: pass GITHUB_RUN_ID so the run doing the measuring (still in
-	// progress, and filed under the PR head for pull_request events) does
-	// not make every measurement pending.
-	IgnoreRunIDs []int64
+	// IgnoreRunID is a workflow run to ignore, with its job check runs:
+	// pass GITHUB_RUN_ID so the run doing the measuring (still in progress,
+	// and filed under the PR head for pull_request events) does not make
+	// every measurement pending. 0 ignores none.
+	IgnoreRunID int64
 	// Download is the plain client for artifact redirect URLs. It must not
 	// add credentials; nil means ghapi.NewDownloadClient.
 	Download *http.Client
@@ -207,9 +207,6 @@ func apiErr(what string, err error) error {
 // cancelled; everything about CI state is expressed as the Result's
 // Outcome.
 func Measure(ctx context.Context, client *github.Client, req Request) (*Result, error) {
-	if client == nil {
-		return nil, errors.New("settle: nil GitHub client")
-	}
 	if req.Owner == "" || req.Repo == "" {
 		return nil, errors.New("settle: Request needs Owner and Repo")
 	}
@@ -389,56 +386,37 @@ type baseCandidate struct {
 // base.sha, then the compare merge base; from each, walk first parents up
 // to the bound until a commit has CI.
 func (m *measurer) chooseBefore(ctx context.Context) (chosen, error) {
-	var cands []baseCandidate
 	first, err := m.mergeParent(ctx)
 	if err != nil {
 		return chosen{}, err
 	}
-	if first.sha != "" {
-		cands = append(cands, first)
-	}
-	if b := m.pr.GetBase().GetSHA(); b != "" {
-		cands = append(cands, baseCandidate{b, fmt.Sprintf("base.sha of #%d", m.pr.GetNumber())})
-	}
+	// The merge base, last, costs a request: it is asked for only when the others have no CI
+	// in reach.
+	cands := []baseCandidate{first, {m.pr.GetBase().GetSHA(), fmt.Sprintf("base.sha of #%d", m.pr.GetNumber())}, {}}
 	tried := map[string]bool{}
 	var misses []string
-	try := func(c baseCandidate) (chosen, error) {
+	for i := range cands {
+		if i == len(cands)-1 {
+			if cands[i], err = m.mergeBase(ctx); err != nil {
+				return chosen{}, err
+			}
+		}
+		c := cands[i]
 		if c.sha == "" || tried[c.sha] {
-			return chosen{}, nil
+			continue
 		}
 		tried[c.sha] = true
 		got, err := m.walkForCI(ctx, c)
-		if err != nil || got.sha != "" {
-			return got, err
-		}
-		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", MaxWalkBack, short(c.sha), c.why))
-		return chosen{}, nil
-	}
-	found := func(got chosen) chosen {
-		if len(misses) > 0 {
-			got.why += "; fallback after " + strings.Join(misses, "; ")
-		}
-		return got
-	}
-	for _, c := range cands {
-		got, err := try(c)
 		if err != nil {
 			return chosen{}, err
 		}
 		if got.sha != "" {
-			return found(got), nil
+			if len(misses) > 0 {
+				got.why += "; fallback after " + strings.Join(misses, "; ")
+			}
+			return got, nil
 		}
-	}
-	mb, err := m.mergeBase(ctx)
-	if err != nil {
-		return chosen{}, err
-	}
-	got, err := try(mb)
-	if err != nil {
-		return chosen{}, err
-	}
-	if got.sha != "" {
-		return found(got), nil
+		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", MaxWalkBack, short(c.sha), c.why))
 	}
 	if len(misses) == 0 {
 		return chosen{}, abstain("no base commit: #%d has no merge commit parent, base.sha or merge base", m.pr.GetNumber())
@@ -576,17 +554,19 @@ func (m *measurer) mergeBase(ctx context.Context) (baseCandidate, error) {
 func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, error) {
 	sha := c.sha
 	var skipped []string
+	walked := func(why string) string {
+		if len(skipped) > 0 {
+			why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
+		}
+		return why
+	}
 	for step := 0; ; step++ {
 		ci, err := m.ciAt(ctx, sha)
 		if err != nil {
 			return chosen{}, err
 		}
 		if ci.hasCI() {
-			why := c.why
-			if len(skipped) > 0 {
-				why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
-			}
-			return chosen{sha, why, ci}, nil
+			return chosen{sha, walked(c.why), ci}, nil
 		}
 		if step >= MaxWalkBack {
 			return chosen{}, nil
@@ -624,10 +604,7 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 				return chosen{}, err
 			}
 			if got.sha != "" {
-				got.why = c.why + "; " + got.why
-				if len(skipped) > 0 {
-					got.why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
-				}
+				got.why = walked(c.why + "; " + got.why)
 				return got, nil
 			}
 			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's (the head %s of #%d has %s)",

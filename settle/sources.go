@@ -44,16 +44,12 @@ func (s *sideCI) incomplete() []string {
 	return out
 }
 
-// ignored reports whether a check run is a job of an ignored workflow run
+// ignored reports whether a check run is a job of the ignored workflow run
 // (Actions job check runs link their run in details_url:
 // .../actions/runs/<id>/job/<job id>).
 func (m *measurer) ignored(r *github.CheckRun) bool {
-	for _, id := range m.opts.IgnoreRunIDs {
-		if strings.Contains(r.GetDetailsURL()+"/", fmt.Sprintf("/actions/runs/%d/", id)) {
-			return true
-		}
-	}
-	return false
+	id := m.opts.IgnoreRunID
+	return id != 0 && strings.Contains(r.GetDetailsURL()+"/", fmt.Sprintf("/actions/runs/%d/", id))
 }
 
 // MaxCheckRunPages bounds the pages of 100 check runs read for one commit. GitHub lists the
@@ -436,7 +432,7 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 			return nil, "", apiErr("list workflow runs of "+short(s.sha), err)
 		}
 		for _, r := range runs.WorkflowRuns {
-			if r.GetHeadSHA() != s.sha || m.ignoredRun(r.GetID()) {
+			if r.GetHeadSHA() != s.sha || r.GetID() == m.opts.IgnoreRunID {
 				continue
 			}
 			cur, ok := newest[r.GetWorkflowID()]
@@ -584,15 +580,6 @@ func (m *measurer) runAttempts(ctx context.Context, run *github.WorkflowRun) (fu
 		}
 		return 1
 	}, nil
-}
-
-func (m *measurer) ignoredRun(id int64) bool {
-	for _, x := range m.opts.IgnoreRunIDs {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *measurer) runArtifacts(ctx context.Context, runID int64) ([]*github.Artifact, error) {
