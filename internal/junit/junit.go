@@ -80,8 +80,6 @@ type Case struct {
 	Classname string
 	Name      string
 	Status    Status
-	// Errored is true when the final outcome came from an <error> rather than a <failure>.
-	Errored bool
 }
 
 // MaxDepth bounds element nesting so hostile input cannot exhaust the stack
@@ -223,7 +221,7 @@ type caseState struct {
 	c                      Case
 	depth                  int
 	failed, skipped, flaky bool
-	plainError             bool // an <error> child: with an empty classname, a collection error
+	errored                bool // an <error> child: with an empty classname, a collection error
 	child                  string
 }
 
@@ -235,12 +233,10 @@ func (cs *caseState) reset(t xml.StartElement, depth int) {
 }
 
 func (cs *caseState) endChild() {
-	c := &cs.c
 	switch cs.child {
 	case "failure", "error":
 		cs.failed = true
-		c.Errored = c.Errored || cs.child == "error"
-		cs.plainError = cs.plainError || cs.child == "error"
+		cs.errored = cs.errored || cs.child == "error"
 	case "skipped":
 		cs.skipped = true
 	case "flakyFailure", "flakyError", "rerunFailure", "rerunError":
@@ -262,11 +258,7 @@ func (cs *caseState) finish() (*Case, bool) {
 	case cs.flaky:
 		c.Status = Flaky
 	}
-	if c.Status != Failed {
-		c.Errored = false
-	}
-	collection := c.Errored && strings.TrimSpace(c.Classname) == "" && cs.plainError
-	return c, collection
+	return c, cs.errored && strings.TrimSpace(c.Classname) == ""
 }
 
 // charsetReader accepts the single-byte encodings producers actually declare
