@@ -1,7 +1,8 @@
 package settle
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
 )
@@ -44,23 +45,16 @@ func Diff(before, after map[string]junit.Status, quarantined []string) Transitio
 	for _, id := range quarantined {
 		q[id] = true
 	}
-	ids := make([]string, 0, len(before)+len(after))
-	for id := range before {
-		ids = append(ids, id)
-	}
-	for id := range after {
-		if _, ok := before[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
+	union := make(map[string]junit.Status, len(before)+len(after))
+	maps.Copy(union, before)
+	maps.Copy(union, after)
 	t := Transitions{
 		Improvements: []string{}, Regressions: []string{},
 		Added:       Changes{Passing: []string{}, Failing: []string{}},
 		Removed:     Changes{Passing: []string{}, Failing: []string{}},
 		Quarantined: []string{}, Flaky: []string{},
 	}
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(union)) {
 		b, inB := before[id]
 		a, inA := after[id]
 		switch {
@@ -91,10 +85,7 @@ func Diff(before, after map[string]junit.Status, quarantined []string) Transitio
 			addChange(&t.Added, id, a)
 		}
 	}
-	for id := range q {
-		t.Quarantined = append(t.Quarantined, id)
-	}
-	sort.Strings(t.Quarantined)
+	t.Quarantined = append(t.Quarantined, slices.Sorted(maps.Keys(q))...)
 	return t
 }
 

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -161,33 +162,25 @@ func (m *measurer) commonRuns(before, after *sideCI, kinds ...runKind) (b, a []*
 	pick := func(s *sideCI) map[string]*github.CheckRun {
 		out := map[string]*github.CheckRun{}
 		for _, r := range s.runs {
-			k := classify(r)
-			for _, want := range kinds {
-				if k == want && r.GetStatus() == "completed" {
-					out[r.GetName()] = r
-				}
+			if slices.Contains(kinds, classify(r)) && r.GetStatus() == "completed" {
+				out[r.GetName()] = r
 			}
 		}
 		return out
 	}
 	bm, am := pick(before), pick(after)
-	names := make([]string, 0, len(am))
-	for n := range am {
-		if _, ok := bm[n]; ok {
-			names = append(names, n)
-		} else {
+	for _, n := range slices.Sorted(maps.Keys(am)) {
+		if bm[n] == nil {
 			m.note("report check run %q exists at the after SHA only", n)
+			continue
 		}
-	}
-	for n := range bm {
-		if _, ok := am[n]; !ok {
-			m.note("report check run %q exists at the before SHA only", n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
 		b = append(b, bm[n])
 		a = append(a, am[n])
+	}
+	for _, n := range slices.Sorted(maps.Keys(bm)) {
+		if am[n] == nil {
+			m.note("report check run %q exists at the before SHA only", n)
+		}
 	}
 	return b, a
 }
@@ -448,11 +441,7 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 	if len(newest) == 0 {
 		return nil, "", nil
 	}
-	ids := make([]int64, 0, len(newest))
-	for id := range newest {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	ids := slices.Sorted(maps.Keys(newest))
 	for _, id := range ids {
 		if r := newest[id]; r.GetStatus() != "completed" {
 			return nil, "", pending("workflow run %q at %s is %s; settle later", r.GetName(), short(s.sha), r.GetStatus())
@@ -521,13 +510,8 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 		}
 		// A re-run job's reports replace its earlier attempt's for the tests they hold (the
 		// newest attempt of each job wins); within one attempt, duplicates combine as usual.
-		attempts := make([]int, 0, len(byAttempt))
-		for k := range byAttempt {
-			attempts = append(attempts, k)
-		}
-		sort.Ints(attempts)
 		runTally := &junit.Tally{}
-		for _, k := range attempts {
+		for _, k := range slices.Sorted(maps.Keys(byAttempt)) {
 			runTally.Supersede(byAttempt[k])
 		}
 		rep.Merge(runTally)
