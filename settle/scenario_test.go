@@ -251,7 +251,6 @@ func TestSources(t *testing.T) {
 		delta       int
 		improved    []string
 		regressed   []string
-		added       []string
 		maxRequests int
 	}{
 		{name: "a: EnricoMi digest and annotations", source: settle.SourceEnricoMi, mode: settle.PerTest, delta: 1, improved: []string{rshEvents}, maxRequests: 8,
@@ -302,7 +301,7 @@ func TestSources(t *testing.T) {
 				r.CheckRuns = append(r.CheckRuns, before, after)
 				return r
 			}},
-		{name: "d: job conclusions", source: settle.SourceJobs, mode: settle.PerTest, delta: 0, improved: []string{"test"}, regressed: []string{"lint"}, added: []string{"new"},
+		{name: "d: job conclusions", source: settle.SourceJobs, mode: settle.PerTest, delta: 0, improved: []string{"test"}, regressed: []string{"lint"},
 			repo: func(t *testing.T) ghfake.Repo {
 				commits, pr := graph("merge")
 				return ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr}, CheckRuns: []ghfake.CheckRun{
@@ -342,9 +341,6 @@ func TestSources(t *testing.T) {
 			}
 			if tt.regressed != nil && strings.Join(res.Regressions, ",") != strings.Join(tt.regressed, ",") {
 				t.Errorf("regressions = %q, want %q", res.Regressions, tt.regressed)
-			}
-			if tt.added != nil && strings.Join(res.Added.Passing, ",") != strings.Join(tt.added, ",") {
-				t.Errorf("added = %q, want %q", res.Added.Passing, tt.added)
 			}
 			if len(res.Links) < 2 {
 				t.Errorf("links = %q, want the PR and the evidence", res.Links)
