@@ -87,7 +87,7 @@ func TestFaults(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
 				defer cancel()
 			}
-			res, err := settle.Measure(ctx, client, settle.Request{Owner: "o", Repo: "r", Number: prNumber, Options: settle.Options{Download: dl}})
+			res, err := settle.Measure(ctx, client, settle.Request{Owner: "o", Repo: "r", PR: mergedPR(t, client), Options: settle.Options{Download: dl}})
 			if err != nil {
 				t.Fatalf("Measure: %v", err)
 			}

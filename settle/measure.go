@@ -101,10 +101,8 @@ type BotPulls struct {
 // Request names the merged pull request to measure.
 type Request struct {
 	Owner, Repo string
-	// Number is the pull request number; ignored when PR is set.
-	Number int
-	// PR is the pull request as already fetched, with PullRequests.Get or
-	// as an item of PullRequests.List (saves a request). List items follow
+	// PR is the pull request as fetched, with PullRequests.Get or as an
+	// item of PullRequests.List. List items follow
 	// GitHub's pull-request-simple schema: they carry merged_at but no
 	// merged and no commits; Measure decides "merged" from merged_at and
 	// fetches the full pull request only when it needs its commit count.
@@ -203,17 +201,11 @@ func apiErr(what string, err error) error {
 // Measure reads the CI pass delta of a merged pull request from the GitHub
 // API: it picks the before and after SHAs, finds the best result source
 // available at both, and compares them. A returned error means the request
-// itself is wrong (bad input, unknown PR, missing permission) or ctx was
+// itself is wrong (an invalid token, a missing permission) or ctx was
 // cancelled; everything about CI state is expressed as the Result's
 // Outcome.
 func Measure(ctx context.Context, client *github.Client, req Request) (*Result, error) {
-	if req.Owner == "" || req.Repo == "" {
-		return nil, errors.New("settle: Request needs Owner and Repo")
-	}
-	if req.PR == nil && req.Number <= 0 {
-		return nil, errors.New("settle: Request needs a pull request Number (> 0) or PR")
-	}
-	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Number: req.Number, Links: []string{}}}
+	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Number: req.PR.GetNumber(), Links: []string{}}}
 	if m.opts.Limits == (Limits{}) {
 		m.opts.Limits = DefaultLimits()
 	}
@@ -264,7 +256,7 @@ func (m *measurer) link(u string) {
 }
 
 func (m *measurer) run(ctx context.Context) error {
-	if err := m.loadPR(ctx); err != nil {
+	if err := m.loadPR(); err != nil {
 		return err
 	}
 	after, err := m.chooseAfter(ctx)
@@ -286,17 +278,9 @@ func (m *measurer) run(ctx context.Context) error {
 	return m.compare(ctx, before.ci, after.ci)
 }
 
-func (m *measurer) loadPR(ctx context.Context) error {
+func (m *measurer) loadPR() error {
 	pr := m.req.PR
-	if pr == nil {
-		var err error
-		pr, _, err = m.gh.PullRequests.Get(ctx, m.req.Owner, m.req.Repo, m.req.Number)
-		if err != nil {
-			return apiErr(fmt.Sprintf("get pull request #%d", m.req.Number), err)
-		}
-	}
 	m.pr = pr
-	m.res.Number = pr.GetNumber()
 	m.link(pr.GetHTMLURL())
 	if !isMerged(pr) {
 		return abstain("pull request #%d is not merged", pr.GetNumber())

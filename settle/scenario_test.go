@@ -70,11 +70,21 @@ func job(sha, name, conclusion string) ghfake.CheckRun {
 	return ghfake.CheckRun{HeadSHA: sha, Name: name, Conclusion: conclusion}
 }
 
+// mergedPR fetches the measured pull request, as the action does before it measures.
+func mergedPR(t *testing.T, client *github.Client) *github.PullRequest {
+	t.Helper()
+	pr, _, err := client.PullRequests.Get(testCtx, "o", "r", prNumber)
+	if err != nil {
+		t.Fatalf("get #%d: %v", prNumber, err)
+	}
+	return pr
+}
+
 func measure(t *testing.T, repo ghfake.Repo, opts settle.Options) (*settle.Result, *ghfake.Server) {
 	t.Helper()
 	srv := ghfake.New(t, repo)
 	client, _ := srv.NewClient(fastPolicy)
-	res, err := settle.Measure(testCtx, client, settle.Request{Owner: "o", Repo: "r", Number: prNumber, Options: opts})
+	res, err := settle.Measure(testCtx, client, settle.Request{Owner: "o", Repo: "r", PR: mergedPR(t, client), Options: opts})
 	if err != nil {
 		t.Fatalf("Measure: %v", err)
 	}
@@ -493,39 +503,6 @@ func jobsRepo() ghfake.Repo {
 	commits, pr := graph("merge")
 	return ghfake.Repo{Commits: commits, Pulls: []ghfake.PullRequest{pr},
 		CheckRuns: []ghfake.CheckRun{job(b1, "test", "failure"), job(head, "test", "success")}}
-}
-
-func TestMeasureErrors(t *testing.T) {
-	srv := ghfake.New(t, jobsRepo())
-	client, _ := srv.NewClient(fastPolicy)
-	for name, req := range map[string]settle.Request{
-		"no owner":  {Repo: "r", Number: 1},
-		"no number": {Owner: "o", Repo: "r"},
-	} {
-		if _, err := settle.Measure(testCtx, client, req); err == nil {
-			t.Errorf("%s: no error", name)
-		}
-	}
-	_, err := settle.Measure(testCtx, client, settle.Request{Owner: "o", Repo: "r", Number: 999})
-	if err == nil || !strings.Contains(err.Error(), "#999") {
-		t.Errorf("unknown PR: %v", err)
-	}
-}
-
-func TestPrefetchedPRSavesARequest(t *testing.T) {
-	srv := ghfake.New(t, jobsRepo())
-	client, _ := srv.NewClient(fastPolicy)
-	pr, _, err := client.PullRequests.Get(testCtx, "o", "r", prNumber)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := settle.Measure(testCtx, client, settle.Request{Owner: "o", Repo: "r", PR: pr})
-	if err != nil || res.Outcome != settle.Measured || res.Number != prNumber {
-		t.Fatalf("Measure = %+v, %v", res, err)
-	}
-	if srv.Count(ghfake.RoutePull) != 1 {
-		t.Errorf("PR fetched %d times", srv.Count(ghfake.RoutePull))
-	}
 }
 
 func TestQuarantineFromHistory(t *testing.T) {

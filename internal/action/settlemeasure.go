@@ -15,6 +15,6 @@ import (
 func SettleMeasurer(artifactName string, runID int64, bot settle.BotPulls) Measurer {
 	return func(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest, hist *settle.FlakyHistory) (*settle.Result, error) {
 		opts := settle.Options{ArtifactName: artifactName, History: hist, Bot: bot, IgnoreRunID: runID}
-		return settle.Measure(ctx, client, settle.Request{Owner: owner, Repo: repo, Number: pr.GetNumber(), PR: pr, Options: opts})
+		return settle.Measure(ctx, client, settle.Request{Owner: owner, Repo: repo, PR: pr, Options: opts})
 	}
 }
