@@ -135,7 +135,6 @@ type Result struct {
 	Delta  int    `json:"delta"`
 	Mode   Mode   `json:"mode,omitempty"`
 	Source Source `json:"source,omitempty"`
-	Number int    `json:"number"`
 	Before Side   `json:"before"`
 	After  Side   `json:"after"`
 	// Transitions holds the per-test lists (empty in PassCounts mode).
@@ -205,7 +204,7 @@ func apiErr(what string, err error) error {
 // cancelled; everything about CI state is expressed as the Result's
 // Outcome.
 func Measure(ctx context.Context, client *github.Client, req Request) (*Result, error) {
-	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Number: req.PR.GetNumber(), Links: []string{}}}
+	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Links: []string{}}}
 	if m.opts.Limits == (Limits{}) {
 		m.opts.Limits = DefaultLimits()
 	}
@@ -225,7 +224,7 @@ func Measure(ctx context.Context, client *github.Client, req Request) (*Result, 
 		m.res.Outcome = Pending
 		m.res.Reason = "measuring took longer than allowed; settle later"
 	default:
-		return m.res, fmt.Errorf("settle: %s/%s#%d: %w", req.Owner, req.Repo, m.res.Number, err)
+		return m.res, fmt.Errorf("settle: %s/%s#%d: %w", req.Owner, req.Repo, req.PR.GetNumber(), err)
 	}
 	return m.res, nil
 }
@@ -620,7 +619,7 @@ func short(sha string) string {
 // merge commit), else the pull request's base.sha. why says which. pr may be a list item. An
 // *OutcomeError says why it cannot tell.
 func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (sha, why string, err error) {
-	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{Number: pr.GetNumber()}}
+	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{}}
 	c, err := m.mergeParent(ctx)
 	if err != nil {
 		return "", "", err
