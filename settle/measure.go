@@ -179,9 +179,6 @@ func abstainFinal(format string, args ...any) error {
 // (rate limits, 5xx, timeouts) and otherwise wraps it with what was being
 // done and, for permission errors, what to grant.
 func apiErr(what string, err error) error {
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("%s: %w", what, err)
-	}
 	if ghapi.IsRateLimit(err) {
 		return pending("%s: GitHub rate limit (%v); settle later", what, err)
 	}
