@@ -16,16 +16,13 @@ import (
 )
 
 // Limits bound what Measure downloads and unpacks from workflow artifacts.
-// Zero fields take the defaults of DefaultLimits.
+// The zero value means DefaultLimits.
 type Limits struct {
 	// MaxArtifactBytes skips artifacts whose listed or downloaded size is
 	// larger (default 64 MiB).
 	MaxArtifactBytes int64
 	// MaxEntryBytes caps one uncompressed zip entry (default 32 MiB).
 	MaxEntryBytes int64
-	// MaxTotalBytes caps everything unpacked from one artifact
-	// (default 256 MiB).
-	MaxTotalBytes int64
 	// MaxEntries caps the entries of one zip (default 5000).
 	MaxEntries int
 	// MaxArtifacts caps the artifacts downloaded per SHA (default 8).
@@ -40,34 +37,8 @@ type Limits struct {
 
 // DefaultLimits returns the limits used for zero fields.
 func DefaultLimits() Limits {
-	return Limits{MaxArtifactBytes: 64 << 20, MaxEntryBytes: 32 << 20, MaxTotalBytes: 256 << 20, MaxEntries: 5000, MaxArtifacts: 8,
+	return Limits{MaxArtifactBytes: 64 << 20, MaxEntryBytes: 32 << 20, MaxEntries: 5000, MaxArtifacts: 8,
 		MaxCommitBytes: 256 << 20, MaxCases: 200_000}
-}
-
-func (l Limits) withDefaults() Limits {
-	d := DefaultLimits()
-	if l.MaxArtifactBytes <= 0 {
-		l.MaxArtifactBytes = d.MaxArtifactBytes
-	}
-	if l.MaxEntryBytes <= 0 {
-		l.MaxEntryBytes = d.MaxEntryBytes
-	}
-	if l.MaxTotalBytes <= 0 {
-		l.MaxTotalBytes = d.MaxTotalBytes
-	}
-	if l.MaxEntries <= 0 {
-		l.MaxEntries = d.MaxEntries
-	}
-	if l.MaxArtifacts <= 0 {
-		l.MaxArtifacts = d.MaxArtifacts
-	}
-	if l.MaxCommitBytes <= 0 {
-		l.MaxCommitBytes = d.MaxCommitBytes
-	}
-	if l.MaxCases <= 0 {
-		l.MaxCases = d.MaxCases
-	}
-	return l
 }
 
 // maxCompressionRatio rejects entries that inflate more than this (zip
@@ -171,7 +142,7 @@ func tallyJUnitZip(name string, data []byte, lim Limits, left budget) (t *junit.
 		if err != nil {
 			return nil, read, notes, fmt.Errorf("artifact %q: open %q: %v: %w", name, f.Name, err, errTruncated)
 		}
-		cr := &capReader{r: rc, entry: lim.MaxEntryBytes, artifact: lim.MaxTotalBytes - read, commit: left.bytes - read, commitMax: lim.MaxCommitBytes}
+		cr := &capReader{r: rc, entry: lim.MaxEntryBytes, commit: left.bytes - read, commitMax: lim.MaxCommitBytes}
 		err = rep.Add(name+"/"+f.Name, cr)
 		rc.Close()
 		read += cr.n
@@ -196,15 +167,15 @@ func tallyJUnitZip(name string, data []byte, lim Limits, left budget) (t *junit.
 	return rep, read, notes, nil
 }
 
-// capReader counts what it reads and fails past the entry, artifact and
-// commit caps. err keeps the first error of the underlying reader or of a
+// capReader counts what it reads and fails past the entry and commit caps
+// (an artifact's XML is within its commit's). err keeps the first error of the underlying reader or of a
 // cap, so the caller can tell them from XML syntax errors.
 type capReader struct {
-	r                       io.Reader
-	n                       int64
-	entry, artifact, commit int64
-	commitMax               int64 // for the message
-	err                     error
+	r             io.Reader
+	n             int64
+	entry, commit int64
+	commitMax     int64 // for the message
+	err           error
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
@@ -216,8 +187,6 @@ func (c *capReader) Read(p []byte) (int, error) {
 	switch {
 	case c.n > c.commit:
 		c.err = fmt.Errorf("the reports at this commit unpack to more than %d bytes of XML: %w", c.commitMax, errOverCap)
-	case c.n > c.artifact:
-		c.err = errors.New("unpacks to more than the per-artifact limit")
 	case c.n > c.entry:
 		c.err = fmt.Errorf("an entry inflates past %d bytes", c.entry)
 	case err != nil && err != io.EOF:

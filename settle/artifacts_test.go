@@ -38,7 +38,7 @@ func TestReadJUnitZip(t *testing.T) {
 	tests := []struct {
 		name      string
 		files     map[string][]byte
-		lim       Limits
+		lim       func(*Limits)
 		wantIDs   int
 		wantNote  string
 		wantErr   bool
@@ -46,19 +46,22 @@ func TestReadJUnitZip(t *testing.T) {
 	}{
 		{name: "report in a folder", files: map[string][]byte{"build/test-results/TEST-x.xml": report, "log.txt": []byte("x")}, wantIDs: 1},
 		{name: "zip slip entries skipped", files: map[string][]byte{"../../etc/x.xml": report, "/abs.xml": report, `C:\win.xml`: report, "ok.xml": report}, wantIDs: 1, wantNote: "unsafe path"},
-		{name: "oversized entry skipped", files: map[string][]byte{"big.xml": report}, lim: Limits{MaxEntryBytes: 10}, wantNote: "limit"},
+		{name: "oversized entry skipped", files: map[string][]byte{"big.xml": report}, lim: func(l *Limits) { l.MaxEntryBytes = 10 }, wantNote: "limit"},
 		{name: "bomb ratio skipped", files: map[string][]byte{"bomb.xml": bomb, "ok.xml": report}, wantIDs: 1, wantNote: "compression ratio"},
 		{name: "non-JUnit XML noted", files: map[string][]byte{"pom.xml": []byte("<project/>"), "ok.xml": report}, wantIDs: 1, wantNote: "not JUnit"},
 		{name: "broken JUnit is an error", files: map[string][]byte{"r.xml": []byte("<testsuite><testcase>")}, wantErr: true},
-		{name: "too many entries", files: map[string][]byte{"a.xml": report, "b.xml": report}, lim: Limits{MaxEntries: 1}, wantErr: true},
+		{name: "too many entries", files: map[string][]byte{"a.xml": report, "b.xml": report}, lim: func(l *Limits) { l.MaxEntries = 1 }, wantErr: true},
 		{name: "no reports", files: map[string][]byte{"x.txt": nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			writeZip(t, &buf, tt.files)
-			lim := tt.lim
-			rep, notes, err := readJUnitZip("art", buf.Bytes(), lim.withDefaults())
+			lim := DefaultLimits()
+			if tt.lim != nil {
+				tt.lim(&lim)
+			}
+			rep, notes, err := readJUnitZip("art", buf.Bytes(), lim)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tt.wantErr)
 			}

@@ -37,16 +37,18 @@ func TestPerCommitCapsAbstainForGood(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		repo   ghfake.Repo
-		lim    settle.Limits
+		lim    func(*settle.Limits)
 		reason string // "" means measured
 	}{
-		{"within the caps", twoArtifacts(), settle.Limits{MaxCases: 6}, ""},
-		{"testcases over the cap", artifactRepo(t, casesXML(5, "t1"), casesXML(5, "")), settle.Limits{MaxCases: 4}, "more than 4 testcases"},
-		{"testcases over the cap across artifacts", twoArtifacts(), settle.Limits{MaxCases: 5}, "more than 5 testcases"},
-		{"bytes over the cap", artifactRepo(t, casesXML(5, "t1"), casesXML(5, "")), settle.Limits{MaxCommitBytes: 100}, "more than 100 bytes of XML"},
+		{"within the caps", twoArtifacts(), func(l *settle.Limits) { l.MaxCases = 6 }, ""},
+		{"testcases over the cap", artifactRepo(t, casesXML(5, "t1"), casesXML(5, "")), func(l *settle.Limits) { l.MaxCases = 4 }, "more than 4 testcases"},
+		{"testcases over the cap across artifacts", twoArtifacts(), func(l *settle.Limits) { l.MaxCases = 5 }, "more than 5 testcases"},
+		{"bytes over the cap", artifactRepo(t, casesXML(5, "t1"), casesXML(5, "")), func(l *settle.Limits) { l.MaxCommitBytes = 100 }, "more than 100 bytes of XML"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res, _ := measure(t, tt.repo, settle.Options{Limits: tt.lim})
+			lim := settle.DefaultLimits()
+			tt.lim(&lim)
+			res, _ := measure(t, tt.repo, settle.Options{Limits: lim})
 			if tt.reason == "" {
 				if res.Outcome != settle.Measured || res.Final {
 					t.Fatalf("outcome %s (%s), final %v", res.Outcome, res.Reason, res.Final)

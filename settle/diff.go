@@ -1,17 +1,11 @@
 package settle
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
 )
-
-// Changes lists tests that appeared or disappeared between the two SHAs,
-// split by their status on the side where they exist.
-type Changes struct {
-	Passing []string `json:"passing"`
-	Failing []string `json:"failing"`
-}
 
 // Transitions is the per-test comparison of two runs (darwin-memo's
 // diff_runs, newest version).
@@ -20,14 +14,8 @@ type Transitions struct {
 	// Both lists are unfiltered: quarantined tests appear here too.
 	Improvements []string `json:"improvements"`
 	Regressions  []string `json:"regressions"`
-	// Added and Removed are reported, never credited.
-	Added   Changes `json:"added"`
-	Removed Changes `json:"removed"`
 	// Quarantined are the ids excluded from Delta as flaky across runs.
 	Quarantined []string `json:"quarantined"`
-	// Flaky are ids present at both SHAs that passed only on a rerun on at
-	// least one side: unmeasured, never a transition.
-	Flaky []string `json:"flaky"`
 	// Compared counts ids measured (passed or failed) at both SHAs.
 	Compared int `json:"compared"`
 	// Delta = |Improvements \ Quarantined| - |Regressions \ Quarantined|.
@@ -36,7 +24,7 @@ type Transitions struct {
 
 // Diff compares per-test results at the before and after SHAs. Only ids
 // present and measured at both sides can count; an id skipped or flaky on
-// either side is ignored; ids on one side only go to Added or Removed and
+// either side is ignored, and ids on one side only (added and removed tests)
 // never count; quarantined ids are left out of Delta but kept in the lists.
 // It is a pure function: the same inputs give the same, sorted output.
 func Diff(before, after map[string]junit.Status, quarantined []string) Transitions {
@@ -44,65 +32,26 @@ func Diff(before, after map[string]junit.Status, quarantined []string) Transitio
 	for _, id := range quarantined {
 		q[id] = true
 	}
-	ids := make([]string, 0, len(before)+len(after))
-	for id := range before {
-		ids = append(ids, id)
-	}
-	for id := range after {
-		if _, ok := before[id]; !ok {
-			ids = append(ids, id)
+	t := Transitions{Improvements: []string{}, Regressions: []string{}, Quarantined: []string{}}
+	for _, id := range slices.Sorted(maps.Keys(before)) {
+		b, a := before[id], after[id]
+		if !b.Measured() || !a.Measured() {
+			continue
 		}
-	}
-	sort.Strings(ids)
-	t := Transitions{
-		Improvements: []string{}, Regressions: []string{},
-		Added:       Changes{Passing: []string{}, Failing: []string{}},
-		Removed:     Changes{Passing: []string{}, Failing: []string{}},
-		Quarantined: []string{}, Flaky: []string{},
-	}
-	for _, id := range ids {
-		b, inB := before[id]
-		a, inA := after[id]
+		t.Compared++
 		switch {
-		case inB && inA:
-			if b == junit.Flaky || a == junit.Flaky {
-				t.Flaky = append(t.Flaky, id)
-				continue
+		case b == junit.Passed && a == junit.Failed:
+			t.Regressions = append(t.Regressions, id)
+			if !q[id] {
+				t.Delta--
 			}
-			if !b.Measured() || !a.Measured() {
-				continue
+		case b == junit.Failed && a == junit.Passed:
+			t.Improvements = append(t.Improvements, id)
+			if !q[id] {
+				t.Delta++
 			}
-			t.Compared++
-			switch {
-			case b == junit.Passed && a == junit.Failed:
-				t.Regressions = append(t.Regressions, id)
-				if !q[id] {
-					t.Delta--
-				}
-			case b == junit.Failed && a == junit.Passed:
-				t.Improvements = append(t.Improvements, id)
-				if !q[id] {
-					t.Delta++
-				}
-			}
-		case inB:
-			addChange(&t.Removed, id, b)
-		case inA:
-			addChange(&t.Added, id, a)
 		}
 	}
-	for id := range q {
-		t.Quarantined = append(t.Quarantined, id)
-	}
-	sort.Strings(t.Quarantined)
+	t.Quarantined = append(t.Quarantined, slices.Sorted(maps.Keys(q))...)
 	return t
-}
-
-func addChange(c *Changes, id string, s junit.Status) {
-	switch s {
-	case junit.Passed:
-		c.Passing = append(c.Passing, id)
-	case junit.Failed:
-		c.Failing = append(c.Failing, id)
-	}
 }

@@ -20,7 +20,7 @@
 //
 // Diff applies darwin-memo's newest settle-ci semantics: only tests present
 // and measured at both commits count, delta = improvements - regressions,
-// added and removed tests are reported but never credited, tests that passed
+// added and removed tests are never credited, tests that passed
 // only on a rerun are flaky (never a transition), and tests quarantined by
 // the flaky sidecar (FlakyHistory) are left out. The Result is measured,
 // pending (CI not complete, or GitHub could not answer: settle later) or

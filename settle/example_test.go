@@ -25,12 +25,10 @@ func ExampleDiff() {
 	d := settle.Diff(before, after, []string{"pkg::TestFlappy"})
 	fmt.Println("improvements:", d.Improvements)
 	fmt.Println("regressions:", d.Regressions)
-	fmt.Println("added:", d.Added.Passing, "removed:", d.Removed.Passing)
 	fmt.Println("delta:", d.Delta)
 	// Output:
 	// improvements: [pkg::TestFixed pkg::TestFlappy]
 	// regressions: [pkg::TestBroken]
-	// added: [pkg::TestAdded] removed: [pkg::TestRemoved]
 	// delta: 0
 }
 

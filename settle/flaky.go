@@ -17,23 +17,16 @@ const (
 )
 
 // FlakyHistory is the flaky-quarantine sidecar, `{"tests": {"<id>":
-// [bool, ...]}}`: the last Window observations (true = passed) per test.
-// A test whose history has at least FlipThreshold adjacent disagreements is
-// quarantined: excluded from Delta.
+// [bool, ...]}}`: the last DefaultFlakyWindow observations (true = passed)
+// per test. A test whose history has at least DefaultFlipThreshold adjacent
+// disagreements is quarantined: excluded from Delta.
 type FlakyHistory struct {
 	Tests map[string][]bool
-	// Window is how many observations each test keeps: 0 means
-	// DefaultFlakyWindow, negative keeps none (darwin-memo's --window <= 0).
-	Window int
-	// FlipThreshold is the flip count that quarantines: 0 means
-	// DefaultFlipThreshold.
-	FlipThreshold int
 }
 
-// NewFlakyHistory returns an empty history with the default window and
-// threshold.
+// NewFlakyHistory returns an empty history.
 func NewFlakyHistory() *FlakyHistory {
-	return &FlakyHistory{Tests: map[string][]bool{}, Window: DefaultFlakyWindow, FlipThreshold: DefaultFlipThreshold}
+	return &FlakyHistory{Tests: map[string][]bool{}}
 }
 
 // LoadFlakyHistory reads a sidecar. Missing (nil) or malformed data (not an
@@ -82,17 +75,10 @@ func LoadFlakyHistory(data []byte) *FlakyHistory {
 // Update records the observations of one measurement, before then after,
 // for every id in the union of both runs: a pass is true, a failure false,
 // a test that passed only on a rerun (junit.Flaky) records false then true
-// (it did flip), a skip records nothing. Each history keeps its last Window
-// entries; ids not in either run, or left with no observations, are
+// (it did flip), a skip records nothing. Each history keeps its last
+// DefaultFlakyWindow entries; ids not in either run, or left with no observations, are
 // dropped, so tests that left the suite leave the history.
 func (h *FlakyHistory) Update(before, after map[string]junit.Status) {
-	if h.Tests == nil {
-		h.Tests = map[string][]bool{}
-	}
-	window := h.Window
-	if window == 0 {
-		window = DefaultFlakyWindow
-	}
 	next := make(map[string][]bool, len(before)+len(after))
 	ids := map[string]bool{}
 	for id := range before {
@@ -117,11 +103,8 @@ func (h *FlakyHistory) Update(before, after map[string]junit.Status) {
 				hist = append(hist, false, true)
 			}
 		}
-		switch {
-		case window <= 0:
-			hist = nil
-		case len(hist) > window:
-			hist = hist[len(hist)-window:]
+		if len(hist) > DefaultFlakyWindow {
+			hist = hist[len(hist)-DefaultFlakyWindow:]
 		}
 		if len(hist) > 0 {
 			next[id] = hist
@@ -130,13 +113,9 @@ func (h *FlakyHistory) Update(before, after map[string]junit.Status) {
 	h.Tests = next
 }
 
-// Quarantined returns the sorted ids with at least FlipThreshold adjacent
-// disagreeing observations.
+// Quarantined returns the sorted ids with at least DefaultFlipThreshold
+// adjacent disagreeing observations.
 func (h *FlakyHistory) Quarantined() []string {
-	threshold := h.FlipThreshold
-	if threshold <= 0 {
-		threshold = DefaultFlipThreshold
-	}
 	ids := []string{}
 	for id, hist := range h.Tests {
 		flips := 0
@@ -145,7 +124,7 @@ func (h *FlakyHistory) Quarantined() []string {
 				flips++
 			}
 		}
-		if flips >= threshold {
+		if flips >= DefaultFlipThreshold {
 			ids = append(ids, id)
 		}
 	}

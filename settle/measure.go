@@ -55,9 +55,9 @@ const (
 	PassCounts Mode = "pass-counts"
 )
 
-// DefaultWalkBack bounds the first-parent walk looking for a base commit
-// with CI.
-const DefaultWalkBack = 10
+// MaxWalkBack bounds the first-parent walk looking for a base commit with
+// CI.
+const MaxWalkBack = 10
 
 // Options tune Measure. The zero value is the default behaviour.
 type Options struct {
@@ -65,23 +65,20 @@ type Options struct {
 	// that hold JUnit XML; empty selects names containing test, junit or
 	// report.
 	ArtifactName string
-	// WalkBack bounds the first-parent walk for a base commit with CI
-	// (0 means DefaultWalkBack, negative means do not walk).
-	WalkBack int
 	// History, when set, is the flaky-quarantine sidecar: a per-test
 	// measurement records its observations into it (before quarantine is
 	// computed, as darwin-memo does) and quarantined tests leave the delta.
 	// The caller saves it afterwards.
 	History *FlakyHistory
-	// IgnoreRunIDs lists workflow runs to ignore, with their job check
-	// runs: pass GITHUB_RUN_ID so the run doing the measuring (still in
-	// progress, and filed under the PR head for pull_request events) does
-	// not make every measurement pending.
-	IgnoreRunIDs []int64
+	// IgnoreRunID is a workflow run to ignore, with its job check runs:
+	// pass GITHUB_RUN_ID so the run doing the measuring (still in progress,
+	// and filed under the PR head for pull_request events) does not make
+	// every measurement pending. 0 ignores none.
+	IgnoreRunID int64
 	// Download is the plain client for artifact redirect URLs. It must not
 	// add credentials; nil means ghapi.NewDownloadClient.
 	Download *http.Client
-	// Limits bound artifact downloads.
+	// Limits bound artifact downloads; zero means DefaultLimits.
 	Limits Limits
 	// Bot names the lesson store's bot pull requests and the files they write: a walk for CI
 	// may step past a commit one of them introduced (see BotPulls).
@@ -104,10 +101,8 @@ type BotPulls struct {
 // Request names the merged pull request to measure.
 type Request struct {
 	Owner, Repo string
-	// Number is the pull request number; ignored when PR is set.
-	Number int
-	// PR is the pull request as already fetched, with PullRequests.Get or
-	// as an item of PullRequests.List (saves a request). List items follow
+	// PR is the pull request as fetched, with PullRequests.Get or as an
+	// item of PullRequests.List. List items follow
 	// GitHub's pull-request-simple schema: they carry merged_at but no
 	// merged and no commits; Measure decides "merged" from merged_at and
 	// fetches the full pull request only when it needs its commit count.
@@ -140,14 +135,10 @@ type Result struct {
 	Delta  int    `json:"delta"`
 	Mode   Mode   `json:"mode,omitempty"`
 	Source Source `json:"source,omitempty"`
-	Number int    `json:"number"`
 	Before Side   `json:"before"`
 	After  Side   `json:"after"`
 	// Transitions holds the per-test lists (empty in PassCounts mode).
 	Transitions
-	// Requests is the number of GitHub API calls (pages and downloads
-	// included, transport retries not) the measurement made.
-	Requests int `json:"requests"`
 	// Links point at the pull request and the check runs or workflow runs
 	// the results came from.
 	Links []string `json:"links"`
@@ -156,37 +147,38 @@ type Result struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// outcomeError ends a measurement early with a pending or abstained
-// outcome.
-type outcomeError struct {
-	outcome Outcome
-	reason  string
-	final   bool
+// OutcomeError ends a measurement early with a pending or abstained Outcome
+// and its Reason; Final is Result.Final. Measure turns it into the Result;
+// MergedOnto returns it when it cannot say what a pull request was merged
+// onto: Abstained when the commits below the merge commit cannot be told to
+// be the pull request's own (measuring abstains for the same reason),
+// Pending when GitHub could not answer in time.
+type OutcomeError struct {
+	Outcome Outcome
+	Reason  string
+	Final   bool
 }
 
-func (e *outcomeError) Error() string { return string(e.outcome) + ": " + e.reason }
+func (e *OutcomeError) Error() string { return string(e.Outcome) + ": " + e.Reason }
 
 func pending(format string, args ...any) error {
-	return &outcomeError{outcome: Pending, reason: fmt.Sprintf(format, args...)}
+	return &OutcomeError{Outcome: Pending, Reason: fmt.Sprintf(format, args...)}
 }
 
 func abstain(format string, args ...any) error {
-	return &outcomeError{outcome: Abstained, reason: fmt.Sprintf(format, args...)}
+	return &OutcomeError{Outcome: Abstained, Reason: fmt.Sprintf(format, args...)}
 }
 
 // abstainFinal abstains for a reason that measuring again cannot change
 // (results past the per-commit caps): Result.Final tells the caller.
 func abstainFinal(format string, args ...any) error {
-	return &outcomeError{outcome: Abstained, reason: fmt.Sprintf(format, args...), final: true}
+	return &OutcomeError{Outcome: Abstained, Reason: fmt.Sprintf(format, args...), Final: true}
 }
 
 // apiErr turns a GitHub error into a pending outcome when it is transient
 // (rate limits, 5xx, timeouts) and otherwise wraps it with what was being
 // done and, for permission errors, what to grant.
 func apiErr(what string, err error) error {
-	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("%s: %w", what, err)
-	}
 	if ghapi.IsRateLimit(err) {
 		return pending("%s: GitHub rate limit (%v); settle later", what, err)
 	}
@@ -205,57 +197,40 @@ func apiErr(what string, err error) error {
 // Measure reads the CI pass delta of a merged pull request from the GitHub
 // API: it picks the before and after SHAs, finds the best result source
 // available at both, and compares them. A returned error means the request
-// itself is wrong (bad input, unknown PR, missing permission) or ctx was
+// itself is wrong (an invalid token, a missing permission) or ctx was
 // cancelled; everything about CI state is expressed as the Result's
 // Outcome.
 func Measure(ctx context.Context, client *github.Client, req Request) (*Result, error) {
-	if client == nil {
-		return nil, errors.New("settle: nil GitHub client")
-	}
-	if req.Owner == "" || req.Repo == "" {
-		return nil, errors.New("settle: Request needs Owner and Repo")
-	}
-	if req.PR == nil && req.Number <= 0 {
-		return nil, errors.New("settle: Request needs a pull request Number (> 0) or PR")
-	}
-	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Number: req.Number, Links: []string{}}}
-	m.opts.Limits = m.opts.Limits.withDefaults()
-	if m.opts.WalkBack == 0 {
-		m.opts.WalkBack = DefaultWalkBack
+	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Links: []string{}}}
+	if m.opts.Limits == (Limits{}) {
+		m.opts.Limits = DefaultLimits()
 	}
 	if m.opts.Download == nil {
 		m.opts.Download, _ = ghapi.NewDownloadClient(nil, ghapi.Policy{})
 	}
+	// Delta, Mode and Transitions are set only once nothing can end the
+	// measurement early: a pending or abstained Result leaves them zero.
 	err := m.run(ctx)
-	m.res.Requests = m.calls
-	var oe *outcomeError
+	var oe *OutcomeError
 	switch {
 	case err == nil:
 		m.res.Outcome = Measured
 	case errors.As(err, &oe):
-		m.res.Outcome = oe.outcome
-		m.res.Reason = oe.reason
-		m.res.Final = oe.final
-		m.res.Delta = 0
-		m.res.Transitions = Transitions{}
-		m.res.Mode = ""
+		m.res.Outcome, m.res.Reason, m.res.Final = oe.Outcome, oe.Reason, oe.Final
 	case ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded):
 		m.res.Outcome = Pending
 		m.res.Reason = "measuring took longer than allowed; settle later"
-		m.res.Delta = 0
-		m.res.Transitions = Transitions{}
 	default:
-		return m.res, fmt.Errorf("settle: %s/%s#%d: %w", req.Owner, req.Repo, m.res.Number, err)
+		return m.res, fmt.Errorf("settle: %s/%s#%d: %w", req.Owner, req.Repo, req.PR.GetNumber(), err)
 	}
 	return m.res, nil
 }
 
 type measurer struct {
-	gh    *github.Client
-	req   Request
-	opts  Options
-	res   *Result
-	calls int
+	gh   *github.Client
+	req  Request
+	opts Options
+	res  *Result
 
 	pr      *github.PullRequest
 	commits map[string]*github.Commit
@@ -271,19 +246,13 @@ func (m *measurer) note(format string, args ...any) {
 }
 
 func (m *measurer) link(u string) {
-	if u == "" {
-		return
+	if u != "" && !slices.Contains(m.res.Links, u) {
+		m.res.Links = append(m.res.Links, u)
 	}
-	for _, l := range m.res.Links {
-		if l == u {
-			return
-		}
-	}
-	m.res.Links = append(m.res.Links, u)
 }
 
 func (m *measurer) run(ctx context.Context) error {
-	if err := m.loadPR(ctx); err != nil {
+	if err := m.loadPR(); err != nil {
 		return err
 	}
 	after, err := m.chooseAfter(ctx)
@@ -305,18 +274,9 @@ func (m *measurer) run(ctx context.Context) error {
 	return m.compare(ctx, before.ci, after.ci)
 }
 
-func (m *measurer) loadPR(ctx context.Context) error {
+func (m *measurer) loadPR() error {
 	pr := m.req.PR
-	if pr == nil {
-		var err error
-		m.calls++
-		pr, _, err = m.gh.PullRequests.Get(ctx, m.req.Owner, m.req.Repo, m.req.Number)
-		if err != nil {
-			return apiErr(fmt.Sprintf("get pull request #%d", m.req.Number), err)
-		}
-	}
 	m.pr = pr
-	m.res.Number = pr.GetNumber()
 	m.link(pr.GetHTMLURL())
 	if !isMerged(pr) {
 		return abstain("pull request #%d is not merged", pr.GetNumber())
@@ -338,7 +298,6 @@ func isMerged(pr *github.PullRequest) bool {
 // pull request has it: for a list item the pull request is fetched once.
 func (m *measurer) commitCount(ctx context.Context) (int, error) {
 	if m.pr.Commits == nil {
-		m.calls++
 		full, _, err := m.gh.PullRequests.Get(ctx, m.req.Owner, m.req.Repo, m.pr.GetNumber())
 		if err != nil {
 			return 0, apiErr(fmt.Sprintf("get pull request #%d", m.pr.GetNumber()), err)
@@ -386,7 +345,6 @@ func (m *measurer) getCommit(ctx context.Context, sha string) (*github.Commit, e
 	if c, ok := m.commits[sha]; ok {
 		return c, nil
 	}
-	m.calls++
 	c, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, sha)
 	if err != nil {
 		return nil, err
@@ -408,56 +366,37 @@ type baseCandidate struct {
 // base.sha, then the compare merge base; from each, walk first parents up
 // to the bound until a commit has CI.
 func (m *measurer) chooseBefore(ctx context.Context) (chosen, error) {
-	var cands []baseCandidate
 	first, err := m.mergeParent(ctx)
 	if err != nil {
 		return chosen{}, err
 	}
-	if first.sha != "" {
-		cands = append(cands, first)
-	}
-	if b := m.pr.GetBase().GetSHA(); b != "" {
-		cands = append(cands, baseCandidate{b, fmt.Sprintf("base.sha of #%d", m.pr.GetNumber())})
-	}
+	// The merge base, last, costs a request: it is asked for only when the others have no CI
+	// in reach.
+	cands := []baseCandidate{first, {m.pr.GetBase().GetSHA(), fmt.Sprintf("base.sha of #%d", m.pr.GetNumber())}, {}}
 	tried := map[string]bool{}
 	var misses []string
-	try := func(c baseCandidate) (chosen, error) {
+	for i := range cands {
+		if i == len(cands)-1 {
+			if cands[i], err = m.mergeBase(ctx); err != nil {
+				return chosen{}, err
+			}
+		}
+		c := cands[i]
 		if c.sha == "" || tried[c.sha] {
-			return chosen{}, nil
+			continue
 		}
 		tried[c.sha] = true
 		got, err := m.walkForCI(ctx, c)
-		if err != nil || got.sha != "" {
-			return got, err
-		}
-		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", max(m.opts.WalkBack, 0), short(c.sha), c.why))
-		return chosen{}, nil
-	}
-	found := func(got chosen) chosen {
-		if len(misses) > 0 {
-			got.why += "; fallback after " + strings.Join(misses, "; ")
-		}
-		return got
-	}
-	for _, c := range cands {
-		got, err := try(c)
 		if err != nil {
 			return chosen{}, err
 		}
 		if got.sha != "" {
-			return found(got), nil
+			if len(misses) > 0 {
+				got.why += "; fallback after " + strings.Join(misses, "; ")
+			}
+			return got, nil
 		}
-	}
-	mb, err := m.mergeBase(ctx)
-	if err != nil {
-		return chosen{}, err
-	}
-	got, err := try(mb)
-	if err != nil {
-		return chosen{}, err
-	}
-	if got.sha != "" {
-		return found(got), nil
+		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", MaxWalkBack, short(c.sha), c.why))
 	}
 	if len(misses) == 0 {
 		return chosen{}, abstain("no base commit: #%d has no merge commit parent, base.sha or merge base", m.pr.GetNumber())
@@ -557,7 +496,6 @@ func (m *measurer) prCommits(ctx context.Context, n int) ([]*github.RepositoryCo
 	opts := &github.ListOptions{PerPage: 100}
 	var all []*github.RepositoryCommit
 	for {
-		m.calls++
 		cs, resp, err := m.gh.PullRequests.ListCommits(ctx, m.req.Owner, m.req.Repo, m.pr.GetNumber(), opts)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("list commits of #%d", m.pr.GetNumber()), err)
@@ -575,7 +513,6 @@ func (m *measurer) mergeBase(ctx context.Context) (baseCandidate, error) {
 	if base == "" {
 		return baseCandidate{}, nil
 	}
-	m.calls++
 	cmp, _, err := m.gh.Repositories.CompareCommits(ctx, m.req.Owner, m.req.Repo, base, head, &github.ListOptions{PerPage: 1})
 	if err != nil {
 		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
@@ -597,19 +534,21 @@ func (m *measurer) mergeBase(ctx context.Context) (baseCandidate, error) {
 func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, error) {
 	sha := c.sha
 	var skipped []string
+	walked := func(why string) string {
+		if len(skipped) > 0 {
+			why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
+		}
+		return why
+	}
 	for step := 0; ; step++ {
 		ci, err := m.ciAt(ctx, sha)
 		if err != nil {
 			return chosen{}, err
 		}
 		if ci.hasCI() {
-			why := c.why
-			if len(skipped) > 0 {
-				why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
-			}
-			return chosen{sha, why, ci}, nil
+			return chosen{sha, walked(c.why), ci}, nil
 		}
-		if step >= m.opts.WalkBack {
+		if step >= MaxWalkBack {
 			return chosen{}, nil
 		}
 		commit, err := m.getCommit(ctx, sha)
@@ -645,10 +584,7 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 				return chosen{}, err
 			}
 			if got.sha != "" {
-				got.why = c.why + "; " + got.why
-				if len(skipped) > 0 {
-					got.why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
-				}
+				got.why = walked(c.why + "; " + got.why)
 				return got, nil
 			}
 			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's (the head %s of #%d has %s)",
@@ -674,29 +610,15 @@ func short(sha string) string {
 	return sha
 }
 
-// BaseError is MergedOnto's answer when it cannot say what the pull request was merged onto:
-// Outcome is Abstained when the commits below the merge commit cannot be told to be the pull
-// request's own (measuring abstains for the same reason), Pending when GitHub could not answer
-// in time.
-type BaseError struct {
-	Outcome Outcome
-	Reason  string
-}
-
-func (e *BaseError) Error() string { return string(e.Outcome) + ": " + e.Reason }
-
 // MergedOnto returns the commit a merged pull request landed on, by the rule Measure uses for
 // its before side: the first parent of a merge commit, the parent of a squashed commit, the
 // parent of the run of rebased commits (a rebase of n commits lands n first parents below the
-// merge commit), else the pull request's base.sha. why says which. pr may be a list item.
+// merge commit), else the pull request's base.sha. why says which. pr may be a list item. An
+// *OutcomeError says why it cannot tell.
 func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (sha, why string, err error) {
-	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{Number: pr.GetNumber()}}
+	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{}}
 	c, err := m.mergeParent(ctx)
 	if err != nil {
-		var oe *outcomeError
-		if errors.As(err, &oe) {
-			return "", "", &BaseError{Outcome: oe.outcome, Reason: oe.reason}
-		}
 		return "", "", err
 	}
 	if c.sha == "" {

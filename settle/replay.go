@@ -56,7 +56,6 @@ func (m *measurer) repoCommit(ctx context.Context, sha string) (*github.Reposito
 	if rc, ok := m.repoCommits[sha]; ok {
 		return rc, nil
 	}
-	m.calls++
 	rc, resp, err := m.gh.Repositories.GetCommit(ctx, m.req.Owner, m.req.Repo, sha, &github.ListOptions{PerPage: 300})
 	if err != nil {
 		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
@@ -124,7 +123,6 @@ func patchID(patch string) string {
 // mergedPRsOf lists the merged pull requests GitHub says introduced a commit on the base branch
 // (GET /repos/{owner}/{repo}/commits/{sha}/pulls, first page).
 func (m *measurer) mergedPRsOf(ctx context.Context, sha string) ([]*github.PullRequest, error) {
-	m.calls++
 	prs, _, err := m.gh.PullRequests.ListPullRequestsWithCommit(ctx, m.req.Owner, m.req.Repo, sha, &github.ListOptions{PerPage: 100})
 	if err != nil {
 		return nil, apiErr("list the pull requests of "+short(sha), err)

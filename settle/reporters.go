@@ -108,11 +108,7 @@ func ParseDornySummary(summary string) (map[string]junit.Status, junit.Counts) {
 		case junit.Skipped:
 			raw.Skipped++
 		}
-		if prev, ok := res[id]; ok {
-			res[id] = junit.Combine(prev, st)
-		} else {
-			res[id] = st
-		}
+		junit.Record(res, id, st)
 	}
 	return res, raw
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,10 +17,9 @@ import (
 // sideCI is what one SHA has: its latest check runs (ignored names
 // removed) and, when loaded, its combined commit status.
 type sideCI struct {
-	sha          string
-	runs         []*github.CheckRun
-	status       *github.CombinedStatus
-	statusLoaded bool
+	sha    string
+	runs   []*github.CheckRun
+	status *github.CombinedStatus
 }
 
 func (s *sideCI) hasCI() bool {
@@ -45,16 +45,12 @@ func (s *sideCI) incomplete() []string {
 	return out
 }
 
-// ignored reports whether a check run is a job of an ignored workflow run
+// ignored reports whether a check run is a job of the ignored workflow run
 // (Actions job check runs link their run in details_url:
 // .../actions/runs/<id>/job/<job id>).
 func (m *measurer) ignored(r *github.CheckRun) bool {
-	for _, id := range m.opts.IgnoreRunIDs {
-		if strings.Contains(r.GetDetailsURL()+"/", fmt.Sprintf("/actions/runs/%d/", id)) {
-			return true
-		}
-	}
-	return false
+	id := m.opts.IgnoreRunID
+	return id != 0 && strings.Contains(r.GetDetailsURL()+"/", fmt.Sprintf("/actions/runs/%d/", id))
 }
 
 // MaxCheckRunPages bounds the pages of 100 check runs read for one commit. GitHub lists the
@@ -74,7 +70,6 @@ func (m *measurer) ciAt(ctx context.Context, sha string) (*sideCI, error) {
 		if page > MaxCheckRunPages {
 			return nil, abstain("%s has more than %d check runs; GitHub lists those of at most the 1,000 most recent check suites of a commit, so its results cannot be known complete", short(sha), MaxCheckRunPages*100)
 		}
-		m.calls++
 		res, resp, err := m.gh.Checks.ListCheckRunsForRef(ctx, m.req.Owner, m.req.Repo, sha, opts)
 		if err != nil {
 			return nil, apiErr("list check runs of "+short(sha), err)
@@ -102,13 +97,12 @@ func (m *measurer) ciAt(ctx context.Context, sha string) (*sideCI, error) {
 }
 
 func (m *measurer) loadStatus(ctx context.Context, s *sideCI) error {
-	if s.statusLoaded {
+	if s.status != nil {
 		return nil
 	}
 	opts := &github.ListOptions{PerPage: 100}
 	var all *github.CombinedStatus
 	for {
-		m.calls++
 		st, resp, err := m.gh.Repositories.GetCombinedStatus(ctx, m.req.Owner, m.req.Repo, s.sha, opts)
 		if err != nil {
 			return apiErr("get combined status of "+short(s.sha), err)
@@ -123,7 +117,7 @@ func (m *measurer) loadStatus(ctx context.Context, s *sideCI) error {
 		}
 		opts.Page = resp.NextPage
 	}
-	s.status, s.statusLoaded = all, true
+	s.status = all
 	return nil
 }
 
@@ -168,33 +162,25 @@ func (m *measurer) commonRuns(before, after *sideCI, kinds ...runKind) (b, a []*
 	pick := func(s *sideCI) map[string]*github.CheckRun {
 		out := map[string]*github.CheckRun{}
 		for _, r := range s.runs {
-			k := classify(r)
-			for _, want := range kinds {
-				if k == want && r.GetStatus() == "completed" {
-					out[r.GetName()] = r
-				}
+			if slices.Contains(kinds, classify(r)) && r.GetStatus() == "completed" {
+				out[r.GetName()] = r
 			}
 		}
 		return out
 	}
 	bm, am := pick(before), pick(after)
-	names := make([]string, 0, len(am))
-	for n := range am {
-		if _, ok := bm[n]; ok {
-			names = append(names, n)
-		} else {
+	for _, n := range slices.Sorted(maps.Keys(am)) {
+		if bm[n] == nil {
 			m.note("report check run %q exists at the after SHA only", n)
+			continue
 		}
-	}
-	for n := range bm {
-		if _, ok := am[n]; !ok {
-			m.note("report check run %q exists at the before SHA only", n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
 		b = append(b, bm[n])
 		a = append(a, am[n])
+	}
+	for _, n := range slices.Sorted(maps.Keys(bm)) {
+		if am[n] == nil {
+			m.note("report check run %q exists at the before SHA only", n)
+		}
 	}
 	return b, a
 }
@@ -245,46 +231,27 @@ func (m *measurer) compare(ctx context.Context, before, after *sideCI) error {
 	return abstain("nothing measurable: %s", strings.Join(why, "; "))
 }
 
+// source reads src at both SHAs, the after SHA first. A nil side means the source is not
+// available there; reason then says why, or is empty when there is nothing to say.
 func (m *measurer) source(ctx context.Context, src Source, before, after *sideCI) (b, a *sideResult, reason string, err error) {
+	var br, ar []*github.CheckRun
+	read := func(_ *sideCI, runs []*github.CheckRun) (*sideResult, string, error) { return m.reportRuns(ctx, runs) }
 	switch src {
 	case SourceEnricoMi:
-		br, ar := m.commonRuns(before, after, kindEnricoMi)
-		if len(ar) == 0 {
-			return nil, nil, "", nil
-		}
-		if a, reason, err = m.enricoMi(ctx, ar); err != nil || a == nil {
-			return nil, nil, withSide("after", reason), err
-		}
-		if b, reason, err = m.enricoMi(ctx, br); err != nil || b == nil {
-			return nil, nil, withSide("before", reason), err
-		}
-		return b, a, "", nil
-	case SourceArtifacts:
-		a, reason, err = m.artifacts(ctx, after)
-		if err != nil || a == nil {
-			return nil, nil, withSide("after", reason), err
-		}
-		b, reason, err = m.artifacts(ctx, before)
-		if err != nil || b == nil {
-			return nil, nil, withSide("before", reason), err
-		}
-		return b, a, "", nil
+		br, ar = m.commonRuns(before, after, kindEnricoMi)
 	case SourceReporter:
-		br, ar := m.commonRuns(before, after, kindDorny, kindMikepenz)
-		if len(ar) == 0 {
-			return nil, nil, "", nil
-		}
-		return reporterResult(br), reporterResult(ar), "", nil
+		br, ar = m.commonRuns(before, after, kindDorny, kindMikepenz)
+	case SourceArtifacts:
+		read = func(s *sideCI, _ []*github.CheckRun) (*sideResult, string, error) { return m.artifacts(ctx, s) }
 	case SourceJobs:
-		a, b = m.jobs(after), m.jobs(before)
-		if a == nil || b == nil {
-			if len(after.runs) > 0 && len(before.runs) > 0 {
-				return nil, nil, "no job check run concluded success or failure at both SHAs", nil
+		read = func(s *sideCI, _ []*github.CheckRun) (*sideResult, string, error) {
+			if r := jobs(s); r != nil || len(s.runs) == 0 {
+				return r, "", nil
 			}
-			return nil, nil, "", nil
+			return nil, "no job check run concluded success or failure", nil
 		}
-		return b, a, "", nil
 	case SourceStatuses:
+		// A pending status at either SHA makes the measurement pending.
 		for _, s := range []*sideCI{after, before} {
 			if err := m.loadStatus(ctx, s); err != nil {
 				return nil, nil, "", err
@@ -295,13 +262,20 @@ func (m *measurer) source(ctx context.Context, src Source, before, after *sideCI
 				}
 			}
 		}
-		a, b = statusResult(after.status), statusResult(before.status)
-		if a == nil || b == nil {
-			return nil, nil, "", nil
+		read = func(s *sideCI, _ []*github.CheckRun) (*sideResult, string, error) {
+			return statusResult(s.status), "", nil
 		}
-		return b, a, "", nil
 	}
-	return nil, nil, "", nil
+	if (src == SourceEnricoMi || src == SourceReporter) && len(ar) == 0 {
+		return nil, nil, "", nil
+	}
+	if a, reason, err = read(after, ar); err != nil || a == nil {
+		return nil, nil, withSide("after", reason), err
+	}
+	if b, reason, err = read(before, br); err != nil || b == nil {
+		return nil, nil, withSide("before", reason), err
+	}
+	return b, a, "", nil
 }
 
 func withSide(side, reason string) string {
@@ -311,44 +285,64 @@ func withSide(side, reason string) string {
 	return reason + " at the " + side + " SHA"
 }
 
-func (m *measurer) enricoMi(ctx context.Context, runs []*github.CheckRun) (*sideResult, string, error) {
+// reportRuns reads the report check runs (EnricoMi's, dorny's, mikepenz's) of one SHA: their
+// counts added up, and their per-test results combined when every run lists its tests (nil
+// otherwise). A run whose counts cannot be read makes the source unavailable; the reason
+// says why.
+func (m *measurer) reportRuns(ctx context.Context, runs []*github.CheckRun) (*sideResult, string, error) {
 	out := &sideResult{results: map[string]junit.Status{}}
-	perTest := true
 	for _, r := range runs {
 		out.links = append(out.links, r.GetHTMLURL())
-		d, err := DecodeDigest(r.GetOutput().GetSummary())
-		if err != nil {
-			return nil, fmt.Sprintf("check run %q has an unreadable digest (%v)", r.GetName(), err), nil
+		c, res, reason, err := m.reportRun(ctx, r, out.results != nil)
+		if err != nil || reason != "" {
+			return nil, reason, err
 		}
-		c := d.Counts()
-		out.counts.Tests += c.Tests
-		out.counts.Passed += c.Passed
-		out.counts.Failed += c.Failed
-		out.counts.Skipped += c.Skipped
+		out.counts.Add(c)
+		if res == nil {
+			out.results = nil
+		}
+		for id, s := range res {
+			if out.results != nil {
+				junit.Record(out.results, id, s)
+			}
+		}
+	}
+	return out, "", nil
+}
+
+// reportRun reads one report check run: its counts, and its per-test results when it lists
+// them and perTest is set (nil otherwise: after one run of the set gave counts only, the
+// annotations of the rest are not read).
+func (m *measurer) reportRun(ctx context.Context, r *github.CheckRun, perTest bool) (junit.Counts, map[string]junit.Status, string, error) {
+	out := r.GetOutput()
+	switch classify(r) {
+	case kindEnricoMi:
+		d, err := DecodeDigest(out.GetSummary())
+		if err != nil {
+			return junit.Counts{}, nil, fmt.Sprintf("check run %q has an unreadable digest (%v)", r.GetName(), err), nil
+		}
 		if !perTest {
-			continue
+			return d.Counts(), nil, "", nil
 		}
 		anns, err := m.annotations(ctx, r)
 		if err != nil {
-			return nil, "", err
+			return junit.Counts{}, nil, "", err
 		}
 		res, err := EnricoMiResults(d, anns)
 		if err != nil {
 			m.note("check run %q at %s: per-test results unavailable (%v); using counts", r.GetName(), short(r.GetHeadSHA()), err)
-			perTest = false
-			continue
 		}
-		for id, s := range res {
-			if prev, ok := out.results[id]; ok {
-				s = junit.Combine(prev, s)
-			}
-			out.results[id] = s
+		return d.Counts(), res, "", nil
+	case kindDorny:
+		c, _ := ParseDornyTitle(out.GetTitle())
+		res, raw := ParseDornySummary(out.GetSummary())
+		if raw != c {
+			res = nil
 		}
+		return c, res, "", nil
 	}
-	if !perTest {
-		out.results = nil
-	}
-	return out, "", nil
+	c, _ := ParseMikepenzTitle(out.GetTitle())
+	return c, nil, "", nil
 }
 
 func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annotation, error) {
@@ -358,7 +352,6 @@ func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annot
 	opts := &github.ListOptions{PerPage: 100}
 	var out []Annotation
 	for {
-		m.calls++
 		anns, resp, err := m.gh.Checks.ListCheckRunAnnotations(ctx, m.req.Owner, m.req.Repo, r.GetID(), opts)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("list annotations of check run %q", r.GetName()), err)
@@ -373,90 +366,51 @@ func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annot
 	}
 }
 
-func reporterResult(runs []*github.CheckRun) *sideResult {
-	out := &sideResult{results: map[string]junit.Status{}}
-	perTest := true
-	for _, r := range runs {
-		out.links = append(out.links, r.GetHTMLURL())
-		title := r.GetOutput().GetTitle()
-		var c junit.Counts
-		switch classify(r) {
-		case kindDorny:
-			c, _ = ParseDornyTitle(title)
-			res, raw := ParseDornySummary(r.GetOutput().GetSummary())
-			if perTest && raw == c {
-				for id, s := range res {
-					if prev, ok := out.results[id]; ok {
-						s = junit.Combine(prev, s)
-					}
-					out.results[id] = s
-				}
-			} else {
-				perTest = false
-			}
-		case kindMikepenz:
-			c, _ = ParseMikepenzTitle(title)
-			perTest = false
-		}
-		out.counts.Tests += c.Tests
-		out.counts.Passed += c.Passed
-		out.counts.Failed += c.Failed
-		out.counts.Skipped += c.Skipped
-	}
-	if !perTest {
-		out.results = nil
-	}
-	return out
-}
-
 // jobs treats every non-report check run as one test: success passes,
 // failure and timed_out fail, anything else (skipped, neutral, cancelled,
-// stale, action_required) is unmeasured.
-func (m *measurer) jobs(s *sideCI) *sideResult {
+// stale, action_required) is unmeasured. nil when no job passed or failed.
+func jobs(s *sideCI) *sideResult {
 	out := &sideResult{results: map[string]junit.Status{}}
 	for _, r := range s.runs {
 		if classify(r) != kindJob || r.GetStatus() != "completed" {
 			continue
 		}
-		st := junit.Skipped
-		switch r.GetConclusion() {
-		case "success":
-			st = junit.Passed
-		case "failure", "timed_out":
-			st = junit.Failed
-		}
-		id := r.GetName()
-		if prev, ok := out.results[id]; ok {
-			st = junit.Combine(prev, st)
-		}
-		out.results[id] = st
+		junit.Record(out.results, r.GetName(), conclusion(r.GetConclusion(), "timed_out"))
 		out.links = append(out.links, r.GetHTMLURL())
 	}
-	out.counts = junit.Count(out.results)
-	if out.counts.Passed+out.counts.Failed == 0 {
-		return nil // no job measured here: not a usable source
-	}
-	return out
+	return measurable(out)
 }
 
+// statusResult treats every commit status context as one test: success
+// passes, failure and error fail. nil when none passed or failed.
 func statusResult(st *github.CombinedStatus) *sideResult {
-	if st == nil || len(st.Statuses) == 0 {
-		return nil
-	}
 	out := &sideResult{results: map[string]junit.Status{}}
 	for _, s := range st.Statuses {
-		v := junit.Skipped
-		switch s.GetState() {
-		case "success":
-			v = junit.Passed
-		case "failure", "error":
-			v = junit.Failed
-		}
-		out.results[s.GetContext()] = v
+		junit.Record(out.results, s.GetContext(), conclusion(s.GetState(), "error"))
 		out.links = append(out.links, s.GetTargetURL())
 	}
-	out.counts = junit.Count(out.results)
-	return out
+	return measurable(out)
+}
+
+// conclusion maps a check run's conclusion or a status's state to a test status: success
+// passes, failure and the other failing word fail, anything else is unmeasured.
+func conclusion(c, failing string) junit.Status {
+	switch c {
+	case "success":
+		return junit.Passed
+	case "failure", failing:
+		return junit.Failed
+	}
+	return junit.Skipped
+}
+
+// measurable counts r's results; nil when none passed or failed (not a usable source).
+func measurable(r *sideResult) *sideResult {
+	r.counts = junit.Count(r.results)
+	if r.counts.Passed+r.counts.Failed == 0 {
+		return nil
+	}
+	return r
 }
 
 // artifacts reads JUnit XML from the artifacts of the newest run of each
@@ -466,13 +420,12 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 	opts := &github.ListWorkflowRunsOptions{HeadSHA: s.sha, ListOptions: github.ListOptions{PerPage: 100}}
 	newest := map[int64]*github.WorkflowRun{}
 	for {
-		m.calls++
 		runs, resp, err := m.gh.Actions.ListRepositoryWorkflowRuns(ctx, m.req.Owner, m.req.Repo, opts)
 		if err != nil {
 			return nil, "", apiErr("list workflow runs of "+short(s.sha), err)
 		}
 		for _, r := range runs.WorkflowRuns {
-			if r.GetHeadSHA() != s.sha || m.ignoredRun(r.GetID()) {
+			if r.GetHeadSHA() != s.sha || r.GetID() == m.opts.IgnoreRunID {
 				continue
 			}
 			cur, ok := newest[r.GetWorkflowID()]
@@ -488,11 +441,7 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 	if len(newest) == 0 {
 		return nil, "", nil
 	}
-	ids := make([]int64, 0, len(newest))
-	for id := range newest {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	ids := slices.Sorted(maps.Keys(newest))
 	for _, id := range ids {
 		if r := newest[id]; r.GetStatus() != "completed" {
 			return nil, "", pending("workflow run %q at %s is %s; settle later", r.GetName(), short(s.sha), r.GetStatus())
@@ -561,13 +510,8 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 		}
 		// A re-run job's reports replace its earlier attempt's for the tests they hold (the
 		// newest attempt of each job wins); within one attempt, duplicates combine as usual.
-		attempts := make([]int, 0, len(byAttempt))
-		for k := range byAttempt {
-			attempts = append(attempts, k)
-		}
-		sort.Ints(attempts)
 		runTally := &junit.Tally{}
-		for _, k := range attempts {
+		for _, k := range slices.Sorted(maps.Keys(byAttempt)) {
 			runTally.Supersede(byAttempt[k])
 		}
 		rep.Merge(runTally)
@@ -605,7 +549,6 @@ func (m *measurer) runAttempts(ctx context.Context, run *github.WorkflowRun) (fu
 	starts := make([]time.Time, n+1) // starts[k]: attempt k started; attempt 1 is everything before attempt 2
 	starts[n] = run.GetRunStartedAt().Time
 	for k := 2; k < n; k++ {
-		m.calls++
 		at, _, err := m.gh.Actions.GetWorkflowRunAttempt(ctx, m.req.Owner, m.req.Repo, run.GetID(), k, nil)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("get attempt %d of run %d", k, run.GetID()), err)
@@ -623,20 +566,10 @@ func (m *measurer) runAttempts(ctx context.Context, run *github.WorkflowRun) (fu
 	}, nil
 }
 
-func (m *measurer) ignoredRun(id int64) bool {
-	for _, x := range m.opts.IgnoreRunIDs {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
 func (m *measurer) runArtifacts(ctx context.Context, runID int64) ([]*github.Artifact, error) {
 	opts := &github.ListOptions{PerPage: 100}
 	var out []*github.Artifact
 	for {
-		m.calls++
 		list, resp, err := m.gh.Actions.ListWorkflowRunArtifacts(ctx, m.req.Owner, m.req.Repo, runID, opts)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("list artifacts of run %d", runID), err)
@@ -658,7 +591,6 @@ func (m *measurer) runArtifacts(ctx context.Context, runID int64) ([]*github.Art
 func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact, left budget) (rep *junit.Tally, read int64, gone bool, err error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
-		m.calls++
 		u, resp, err := m.gh.Actions.DownloadArtifact(ctx, m.req.Owner, m.req.Repo, a.GetID(), 1)
 		if err != nil {
 			if resp != nil && resp.StatusCode == 410 {
@@ -669,7 +601,6 @@ func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact, left b
 			}
 			return nil, 0, false, apiErr(fmt.Sprintf("download artifact %q", a.GetName()), err)
 		}
-		m.calls++
 		data, err := fetchBlob(ctx, m.opts.Download, u, m.opts.Limits.MaxArtifactBytes)
 		if err != nil {
 			if errors.Is(err, errTruncated) || ghapi.IsTransient(err) {

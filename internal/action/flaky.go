@@ -78,7 +78,7 @@ func (r *Runner) oldestBase(ctx context.Context, st *state) (string, error) {
 	}
 	if why == "" {
 		sha, err := r.baseOf(ctx, pr)
-		var nobase *settle.BaseError
+		var nobase *settle.OutcomeError
 		switch {
 		case err == nil:
 			st.oldestOnto = sha

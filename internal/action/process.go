@@ -227,7 +227,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			return budgetQueued(why)
 		}
 		baseSHA, baseStore, unreadable, err := r.storeAtBase(ctx, st, pr)
-		var nobase *settle.BaseError
+		var nobase *settle.OutcomeError
 		switch {
 		case errors.As(err, &nobase) && nobase.Outcome == Pending:
 			out.Queued = append(out.Queued, n)

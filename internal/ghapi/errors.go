@@ -46,19 +46,12 @@ func IsTransient(err error) bool {
 	return errors.As(err, &ne)
 }
 
-// StatusCode extracts the HTTP status of a go-github error, or 0.
+// StatusCode extracts the HTTP status of a go-github *github.ErrorResponse, or 0 (rate-limit
+// errors are told by IsRateLimit).
 func StatusCode(err error) int {
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
 		return er.Response.StatusCode
-	}
-	var rl *github.RateLimitError
-	if errors.As(err, &rl) && rl.Response != nil {
-		return rl.Response.StatusCode
-	}
-	var ab *github.AbuseRateLimitError
-	if errors.As(err, &ab) && ab.Response != nil {
-		return ab.Response.StatusCode
 	}
 	return 0
 }

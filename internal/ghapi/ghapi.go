@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
-	"golang.org/x/oauth2"
 )
 
 // DefaultAPIURL is the API root of github.com.
@@ -32,7 +31,7 @@ type Options struct {
 	Token string
 	// UserAgent overrides go-github's default user agent.
 	UserAgent string
-	// Policy bounds retries; zero fields take the defaults of DefaultPolicy.
+	// Policy bounds retries; zero fields take its defaults.
 	Policy Policy
 }
 
@@ -50,10 +49,9 @@ func NewClient(opts Options) (*github.Client, *Transport, error) {
 	}
 	var inner http.RoundTripper = stripAuth{base}
 	if opts.Token != "" {
-		src := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token, TokenType: "Bearer"})
-		inner = bearer{source: src, origin: originOf(u), next: base}
+		inner = bearer{token: opts.Token, origin: originOf(u), next: base}
 	}
-	tr := NewTransport(inner, opts.Policy)
+	tr := newTransport(inner, opts.Policy)
 	c := github.NewClient(&http.Client{Transport: tr})
 	if opts.UserAgent != "" {
 		c.UserAgent = opts.UserAgent
@@ -80,7 +78,7 @@ func NewDownloadClient(base http.RoundTripper, policy Policy) (*http.Client, *Tr
 	if policy.AttemptTimeout <= 0 {
 		policy.AttemptTimeout = downloadTimeout
 	}
-	tr := NewTransport(stripAuth{base}, policy)
+	tr := newTransport(stripAuth{base}, policy)
 	return &http.Client{
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
@@ -109,10 +107,10 @@ func (s stripAuth) RoundTrip(req *http.Request) (*http.Response, error) {
 // bearer sends the token to the API's origin and to no other: every request passes through it,
 // the first and each hop of a redirect, whether net/http follows the redirect or go-github does
 // (DownloadArtifact sends the Location of a 301 straight to the transport). A request for
-// another origin leaves without an Authorization header, even one its caller set. It takes the
-// place of oauth2.Transport, which sets the header on every hop whatever its host.
+// another origin leaves without an Authorization header, even one its caller set (unlike
+// oauth2.Transport, which sets the header on every hop whatever its host).
 type bearer struct {
-	source oauth2.TokenSource
+	token  string
 	origin string // originOf the API URL
 	next   http.RoundTripper
 }
@@ -121,12 +119,8 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if originOf(req.URL) != b.origin {
 		return stripAuth{b.next}.RoundTrip(req)
 	}
-	tok, err := b.source.Token()
-	if err != nil {
-		return nil, fmt.Errorf("ghapi: token: %w", err)
-	}
 	req = req.Clone(req.Context())
-	tok.SetAuthHeader(req)
+	req.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(req)
 }
 

@@ -105,13 +105,13 @@ func TestRetries(t *testing.T) {
 			wantOK: true, wantHits: 2, wantWait: time.Minute},
 		{name: "primary rate limit waits for reset", fault: ghfake.Fault{Route: ghfake.RoutePull, Kind: ghfake.PrimaryRateLimit, Reset: future},
 			policy: ghapi.Policy{Now: now}, wantOK: true, wantHits: 2, wantWait: 31 * time.Second},
-		{name: "primary reset beyond MaxWait gives RateLimitError", fault: ghfake.Fault{Route: ghfake.RoutePull, Kind: ghfake.PrimaryRateLimit, Reset: future.Add(time.Hour)},
+		{name: "primary reset beyond the longest wait gives RateLimitError", fault: ghfake.Fault{Route: ghfake.RoutePull, Kind: ghfake.PrimaryRateLimit, Reset: future.Add(time.Hour)},
 			policy: ghapi.Policy{Now: now}, wantHits: 1,
 			checkErr: func(err error) bool {
 				var rl *github.RateLimitError
 				return errors.As(err, &rl) && ghapi.IsRateLimit(err)
 			}, checkName: "RateLimitError"},
-		{name: "secondary beyond MaxWait gives AbuseRateLimitError", fault: ghfake.Fault{Route: ghfake.RoutePull, Kind: ghfake.SecondaryRateLimit, RetryAfter: 600},
+		{name: "secondary beyond the longest wait gives AbuseRateLimitError", fault: ghfake.Fault{Route: ghfake.RoutePull, Kind: ghfake.SecondaryRateLimit, RetryAfter: 600},
 			wantHits: 1,
 			checkErr: func(err error) bool {
 				var ab *github.AbuseRateLimitError

@@ -15,20 +15,14 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
 )
 
-// Policy bounds how the Transport retries. Zero fields take the defaults
-// shown on DefaultPolicy.
+// Policy bounds how the Transport retries. Zero fields take the defaults:
+// 4 retries, 3 minutes of total waiting, 30 s per attempt. Backoff for 5xx
+// and transport errors starts at 500 ms and doubles to at most 8 s; a rate
+// limit is waited for when its reset is at most a minute away.
 type Policy struct {
-	// MaxRetries is the number of retries after the first attempt.
+	// MaxRetries is the number of retries after the first attempt
+	// (negative: none).
 	MaxRetries int
-	// BaseBackoff is the first backoff for 5xx and transport errors; it
-	// doubles per retry up to MaxBackoff.
-	BaseBackoff time.Duration
-	MaxBackoff  time.Duration
-	// MaxWait caps one wait for a rate limit (Retry-After or
-	// x-ratelimit-reset). A longer reset is not waited for: the response is
-	// handed to go-github, which turns it into *github.RateLimitError or
-	// *github.AbuseRateLimitError for the caller to report as pending.
-	MaxWait time.Duration
 	// Budget bounds the total time the transport may spend sleeping between
 	// retries over its lifetime.
 	Budget time.Duration
@@ -48,42 +42,27 @@ type Policy struct {
 	Memo bool
 }
 
-// DefaultPolicy returns the policy used for zero fields: 4 retries, backoff
-// 500ms doubling to 8s, rate-limit waits up to 60s, 3 minutes of total
-// waiting, 30s per attempt.
-func DefaultPolicy() Policy {
-	return Policy{
-		MaxRetries:     4,
-		BaseBackoff:    500 * time.Millisecond,
-		MaxBackoff:     8 * time.Second,
-		MaxWait:        60 * time.Second,
-		Budget:         3 * time.Minute,
-		AttemptTimeout: defaultTimeout,
-	}
-}
+// The backoff for 5xx and transport errors, and the longest wait for a rate
+// limit (Retry-After or x-ratelimit-reset). A longer reset is not waited
+// for: the response is handed to go-github, which turns it into
+// *github.RateLimitError or *github.AbuseRateLimitError for the caller to
+// report as pending.
+const (
+	baseBackoff = 500 * time.Millisecond
+	maxBackoff  = 8 * time.Second
+	maxWait     = 60 * time.Second
+)
 
 func (p Policy) withDefaults() Policy {
-	d := DefaultPolicy()
 	if p.MaxRetries == 0 {
-		p.MaxRetries = d.MaxRetries
+		p.MaxRetries = 4
 	}
-	if p.MaxRetries < 0 {
-		p.MaxRetries = 0
-	}
-	if p.BaseBackoff <= 0 {
-		p.BaseBackoff = d.BaseBackoff
-	}
-	if p.MaxBackoff <= 0 {
-		p.MaxBackoff = d.MaxBackoff
-	}
-	if p.MaxWait <= 0 {
-		p.MaxWait = d.MaxWait
-	}
+	p.MaxRetries = max(p.MaxRetries, 0)
 	if p.Budget <= 0 {
-		p.Budget = d.Budget
+		p.Budget = 3 * time.Minute
 	}
 	if p.AttemptTimeout <= 0 {
-		p.AttemptTimeout = d.AttemptTimeout
+		p.AttemptTimeout = defaultTimeout
 	}
 	if p.Sleep == nil {
 		p.Sleep = ctxtime.Sleep
@@ -100,7 +79,7 @@ func (p Policy) withDefaults() Policy {
 //   - 429, and 403 that is a primary (x-ratelimit-remaining: 0) or
 //     secondary rate limit (Retry-After, or a body naming the secondary
 //     rate limit): wait for Retry-After or x-ratelimit-reset when that fits
-//     MaxWait and the remaining Budget, for any method (the request was
+//     maxWait and the remaining Budget, for any method (the request was
 //     refused, so it is safe to send again);
 //   - 5xx and transport errors (timeouts, resets): capped exponential
 //     backoff, for idempotent methods only (GET, HEAD, OPTIONS, PUT, DELETE),
@@ -159,11 +138,8 @@ func (t *Transport) noteRate(resp *http.Response) {
 	t.mu.Unlock()
 }
 
-// NewTransport wraps next (nil means http.DefaultTransport) with policy.
-func NewTransport(next http.RoundTripper, policy Policy) *Transport {
-	if next == nil {
-		next = http.DefaultTransport
-	}
+// newTransport wraps next with policy.
+func newTransport(next http.RoundTripper, policy Policy) *Transport {
 	return &Transport{next: next, policy: policy.withDefaults()}
 }
 
@@ -315,18 +291,15 @@ func (t *Transport) classify(req *http.Request, resp *http.Response, err error, 
 }
 
 func (t *Transport) backoff(attempt int) time.Duration {
-	d := t.policy.BaseBackoff
-	for i := 0; i < attempt && d < t.policy.MaxBackoff; i++ {
+	d := baseBackoff
+	for i := 0; i < attempt && d < maxBackoff; i++ {
 		d *= 2
 	}
-	if d > t.policy.MaxBackoff {
-		d = t.policy.MaxBackoff
-	}
-	return d
+	return min(d, maxBackoff)
 }
 
 // rateWait reads Retry-After (seconds or HTTP date), then x-ratelimit-reset
-// (unix seconds). It refuses waits longer than MaxWait.
+// (unix seconds). It refuses waits longer than maxWait.
 func (t *Transport) rateWait(resp *http.Response, fallback time.Duration) (time.Duration, bool) {
 	now := t.policy.Now()
 	wait := fallback
@@ -344,7 +317,7 @@ func (t *Transport) rateWait(resp *http.Response, fallback time.Duration) (time.
 	if wait < 0 {
 		wait = 0
 	}
-	if wait > t.policy.MaxWait {
+	if wait > maxWait {
 		return wait, false
 	}
 	return wait, true

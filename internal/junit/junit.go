@@ -65,6 +65,14 @@ func Combine(a, b Status) Status {
 	return a
 }
 
+// Record sets the status of id in results, combined with the status already there.
+func Record(results map[string]Status, id string, s Status) {
+	if prev, ok := results[id]; ok {
+		s = Combine(prev, s)
+	}
+	results[id] = s
+}
+
 // Case is one <testcase> element: what a measurement reads of it.
 type Case struct {
 	// ID is classname + "::" + name, or just name when classname is empty.
@@ -72,8 +80,6 @@ type Case struct {
 	Classname string
 	Name      string
 	Status    Status
-	// Errored is true when the final outcome came from an <error> rather than a <failure>.
-	Errored bool
 }
 
 // MaxDepth bounds element nesting so hostile input cannot exhaust the stack
@@ -87,6 +93,15 @@ var ErrNotJUnit = errors.New("not a JUnit XML report")
 // Counts summarises a result map.
 type Counts struct {
 	Tests, Passed, Failed, Skipped, Flaky int
+}
+
+// Add adds o to c.
+func (c *Counts) Add(o Counts) {
+	c.Tests += o.Tests
+	c.Passed += o.Passed
+	c.Failed += o.Failed
+	c.Skipped += o.Skipped
+	c.Flaky += o.Flaky
 }
 
 // Count tallies a result map by status.
@@ -206,7 +221,7 @@ type caseState struct {
 	c                      Case
 	depth                  int
 	failed, skipped, flaky bool
-	plainError             bool // an <error> child: with an empty classname, a collection error
+	errored                bool // an <error> child: with an empty classname, a collection error
 	child                  string
 }
 
@@ -218,12 +233,10 @@ func (cs *caseState) reset(t xml.StartElement, depth int) {
 }
 
 func (cs *caseState) endChild() {
-	c := &cs.c
 	switch cs.child {
 	case "failure", "error":
 		cs.failed = true
-		c.Errored = c.Errored || cs.child == "error"
-		cs.plainError = cs.plainError || cs.child == "error"
+		cs.errored = cs.errored || cs.child == "error"
 	case "skipped":
 		cs.skipped = true
 	case "flakyFailure", "flakyError", "rerunFailure", "rerunError":
@@ -245,11 +258,7 @@ func (cs *caseState) finish() (*Case, bool) {
 	case cs.flaky:
 		c.Status = Flaky
 	}
-	if c.Status != Failed {
-		c.Errored = false
-	}
-	collection := c.Errored && strings.TrimSpace(c.Classname) == "" && cs.plainError
-	return c, collection
+	return c, cs.errored && strings.TrimSpace(c.Classname) == ""
 }
 
 // charsetReader accepts the single-byte encodings producers actually declare

@@ -105,8 +105,8 @@ func TestCaseDetails(t *testing.T) {
 			flaky = c
 		}
 	}
-	if failing.Status != Failed || failing.Errored {
-		t.Errorf("failing case = %+v, want failed (its reruns failed too), not errored", failing)
+	if failing.Status != Failed {
+		t.Errorf("failing case = %+v, want failed (its reruns failed too)", failing)
 	}
 	if flaky.Status != Flaky {
 		t.Errorf("flaky case = %+v, want flaky", flaky)
@@ -119,39 +119,38 @@ func TestRules(t *testing.T) {
 		xml        string
 		want       map[string]Status
 		collection bool
-		errored    bool
 	}{
 		{"pass", `<testsuite><testcase classname="c" name="t"><system-out>x</system-out></testcase></testsuite>`,
-			map[string]Status{"c::t": Passed}, false, false},
+			map[string]Status{"c::t": Passed}, false},
 		{"failure then skip stays failed", `<testsuite><testcase classname="c" name="t"><failure/><skipped/></testcase></testsuite>`,
-			map[string]Status{"c::t": Failed}, false, false},
+			map[string]Status{"c::t": Failed}, false},
 		{"skip then failure is failed", `<testsuite><testcase classname="c" name="t"><skipped/><failure/></testcase></testsuite>`,
-			map[string]Status{"c::t": Failed}, false, false},
+			map[string]Status{"c::t": Failed}, false},
 		{"error is a failure", `<testsuite><testcase classname="c" name="t"><error/></testcase></testsuite>`,
-			map[string]Status{"c::t": Failed}, false, true},
+			map[string]Status{"c::t": Failed}, false},
 		{"collection error", `<testsuites><testsuite name="pytest"><testcase classname="" name="tests/test_x.py"><error message="collection failure">boom</error></testcase></testsuite></testsuites>`,
-			map[string]Status{"tests/test_x.py": Failed}, true, true},
+			map[string]Status{"tests/test_x.py": Failed}, true},
 		{"empty classname failure is not collection", `<testsuite><testcase name="TestMain"><failure/></testcase></testsuite>`,
-			map[string]Status{"TestMain": Failed}, false, false},
+			map[string]Status{"TestMain": Failed}, false},
 		{"duplicate: pass beats skip", `<testsuite><testcase classname="c" name="t"><skipped/></testcase><testcase classname="c" name="t"/></testsuite>`,
-			map[string]Status{"c::t": Passed}, false, false},
+			map[string]Status{"c::t": Passed}, false},
 		{"duplicate: failure wins", `<testsuite><testcase classname="c" name="t"/><testcase classname="c" name="t"><failure/></testcase></testsuite>`,
-			map[string]Status{"c::t": Failed}, false, false},
+			map[string]Status{"c::t": Failed}, false},
 		{"duplicate: all skipped", `<testsuite><testcase classname="c" name="t"><skipped/></testcase><testcase classname="c" name="t"><skipped/></testcase></testsuite>`,
-			map[string]Status{"c::t": Skipped}, false, false},
+			map[string]Status{"c::t": Skipped}, false},
 		{"flakyError passes on rerun", `<testsuite><testcase classname="c" name="t"><flakyError/></testcase></testsuite>`,
-			map[string]Status{"c::t": Flaky}, false, false},
+			map[string]Status{"c::t": Flaky}, false},
 		{"rerunFailure with failure stays failed", `<testsuite><testcase classname="c" name="t"><failure/><rerunFailure/></testcase></testsuite>`,
-			map[string]Status{"c::t": Failed}, false, false},
+			map[string]Status{"c::t": Failed}, false},
 		{"rerunError with error stays failed", `<testsuite><testcase classname="c" name="t"><error/><rerunError/></testcase></testsuite>`,
-			map[string]Status{"c::t": Failed}, false, true},
+			map[string]Status{"c::t": Failed}, false},
 		{"nested suites and cases under testsuites", `<testsuites><testcase name="top"/><testsuite name="a"><testsuite name="b"><testcase classname="x" name="deep"/></testsuite></testsuite></testsuites>`,
-			map[string]Status{"top": Passed, "x::deep": Passed}, false, false},
+			map[string]Status{"top": Passed, "x::deep": Passed}, false},
 		{"whitespace trimmed in ids", `<testsuite><testcase classname=" c " name=" t "/></testsuite>`,
-			map[string]Status{"c::t": Passed}, false, false},
+			map[string]Status{"c::t": Passed}, false},
 		{"latin-1 declared", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><testsuite><testcase classname=\"c\" name=\"caf\xe9\"/></testsuite>",
-			map[string]Status{"c::café": Passed}, false, false},
-		{"empty testsuite", `<testsuite name="x" tests="0"/>`, map[string]Status{}, false, false},
+			map[string]Status{"c::café": Passed}, false},
+		{"empty testsuite", `<testsuite name="x" tests="0"/>`, map[string]Status{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -164,13 +163,6 @@ func TestRules(t *testing.T) {
 			}
 			if rep.HasCollectionError() != tt.collection {
 				t.Errorf("HasCollectionError = %v, want %v", rep.HasCollectionError(), tt.collection)
-			}
-			errored := false
-			for _, c := range rep.Cases {
-				errored = errored || c.Errored
-			}
-			if errored != tt.errored {
-				t.Errorf("errored = %v, want %v", errored, tt.errored)
 			}
 		})
 	}

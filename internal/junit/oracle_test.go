@@ -53,7 +53,7 @@ func (r *Report) oracleAdd(name string, src io.Reader) error {
 				}
 				depth--
 				c := tc.toCase()
-				if c.Errored && strings.TrimSpace(tc.Classname) == "" && hasPlainError(tc) {
+				if strings.TrimSpace(tc.Classname) == "" && hasPlainError(tc) {
 					r.CollectionErrors = append(r.CollectionErrors, c.ID)
 				}
 				r.Cases = append(r.Cases, c)
@@ -102,7 +102,6 @@ func (tc xmlCase) toCase() Case {
 		switch ch.XMLName.Local {
 		case "failure", "error":
 			failed = true
-			c.Errored = c.Errored || ch.XMLName.Local == "error"
 		case "skipped":
 			skipped = true
 		case "flakyFailure", "flakyError", "rerunFailure", "rerunError":
@@ -119,9 +118,6 @@ func (tc xmlCase) toCase() Case {
 		c.Status = Skipped
 	case flaky:
 		c.Status = Flaky
-	}
-	if c.Status != Failed {
-		c.Errored = false
 	}
 	return c
 }

@@ -54,11 +54,7 @@ func (t *Tally) Add(name string, r io.Reader) error {
 				t.collection = append(t.collection, id)
 			}
 		}
-		if prev, ok := t.results[id]; ok {
-			t.results[id] = Combine(prev, c.Status)
-		} else {
-			t.results[id] = c.Status
-		}
+		Record(t.results, id, c.Status)
 		return nil
 	})
 }
@@ -118,11 +114,7 @@ func (t *Tally) Merge(other *Tally) {
 		t.results = make(map[string]Status, len(other.results))
 	}
 	for id, s := range other.results {
-		if prev, ok := t.results[id]; ok {
-			t.results[id] = Combine(prev, s)
-		} else {
-			t.results[id] = s
-		}
+		Record(t.results, id, s)
 	}
 	t.cases += other.cases
 	t.collections += other.collections

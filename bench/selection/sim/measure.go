@@ -75,16 +75,13 @@ func newFullCI() *CI {
 
 // window is the sidecar's history length.
 func (c *CI) window() int {
-	if c.history.Window == 0 {
-		return settle.DefaultFlakyWindow
-	}
-	return c.history.Window
+	return settle.DefaultFlakyWindow
 }
 
 // Sidecar returns the flaky-quarantine sidecar as the action would commit
 // it after the measurements so far, for a suite of world w.
 func (c *CI) Sidecar(w *World) *settle.FlakyHistory {
-	h := &settle.FlakyHistory{Tests: map[string][]bool{}, Window: c.history.Window, FlipThreshold: c.history.FlipThreshold}
+	h := &settle.FlakyHistory{Tests: map[string][]bool{}}
 	for id, hist := range c.history.Tests {
 		h.Tests[id] = append([]bool(nil), hist...)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
-	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
 // measureWorld is a generated world whose suite the measurement tests use.
@@ -116,9 +115,6 @@ func TestMeasureFlakesAndQuarantine(t *testing.T) {
 	}
 	if m = ci.Measure(w, pass, br7, nil, nil); m.Delta != -1 || m.Quarantined != 0 {
 		t.Fatalf("after a clean window: %+v, want the regression counted", m)
-	}
-	if got := ci.Sidecar(w); got.Window != settle.DefaultFlakyWindow || got.FlipThreshold != settle.DefaultFlipThreshold {
-		t.Fatalf("sidecar settings %d/%d", got.Window, got.FlipThreshold)
 	}
 }
 
