@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+	"golang.org/x/oauth2"
 )
 
 // DefaultAPIURL is the API root of github.com.
@@ -49,7 +50,8 @@ func NewClient(opts Options) (*github.Client, *Transport, error) {
 	}
 	var inner http.RoundTripper = stripAuth{base}
 	if opts.Token != "" {
-		inner = bearer{token: opts.Token, origin: originOf(u), next: base}
+		src := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: opts.Token, TokenType: "Bearer"})
+		inner = bearer{source: src, origin: originOf(u), next: base}
 	}
 	tr := newTransport(inner, opts.Policy)
 	c := github.NewClient(&http.Client{Transport: tr})
@@ -107,10 +109,10 @@ func (s stripAuth) RoundTrip(req *http.Request) (*http.Response, error) {
 // bearer sends the token to the API's origin and to no other: every request passes through it,
 // the first and each hop of a redirect, whether net/http follows the redirect or go-github does
 // (DownloadArtifact sends the Location of a 301 straight to the transport). A request for
-// another origin leaves without an Authorization header, even one its caller set (unlike
-// oauth2.Transport, which sets the header on every hop whatever its host).
+// another origin leaves without an Authorization header, even one its caller set. It takes the
+// place of oauth2.Transport, which sets the header on every hop whatever its host.
 type bearer struct {
-	token  string
+	source oauth2.TokenSource
 	origin string // originOf the API URL
 	next   http.RoundTripper
 }
@@ -119,8 +121,12 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	if originOf(req.URL) != b.origin {
 		return stripAuth{b.next}.RoundTrip(req)
 	}
+	tok, err := b.source.Token()
+	if err != nil {
+		return nil, fmt.Errorf("ghapi: token: %w", err)
+	}
 	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+b.token)
+	tok.SetAuthHeader(req)
 	return b.next.RoundTrip(req)
 }
 
