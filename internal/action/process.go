@@ -271,6 +271,10 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 				r.Logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
 			} else if m.Result, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
+			} else {
+				for _, note := range m.Notes {
+					r.Logf("#%d: %s", n, note)
+				}
 			}
 			switch m.Outcome {
 			case Pending:

@@ -136,3 +136,30 @@ func TestE2EBotPRClosedByPersonIsRebuilt(t *testing.T) {
 		t.Fatalf("%+v", e)
 	}
 }
+
+// What the measurer skipped on the way reaches the step log, escaped: here an artifact entry
+// with an unsafe path, named to look like a workflow command.
+func TestE2EMeasureNotesReachTheLog(t *testing.T) {
+	t.Parallel()
+	store, _ := seedStore(t)
+	h := newHarness(t, store)
+	before := map[string]bool{"app::TestA": true, "app::TestB": false, "app::TestC": false}
+	after := map[string]bool{"app::TestA": true, "app::TestB": true, "app::TestC": true}
+	addCI(h.world, h.git.Ref("main"), "completed", before)
+	pr := h.merge("Fix B and C", h.ticketFor("how do I run the integration tests"), nil)
+	addCI(h.world, pr.HeadSHA, "completed", after)
+	h.world.CI.Do(func(r *ghfake.Repo) {
+		last := &r.Artifacts[len(r.Artifacts)-1]
+		last.Zip = ghfake.Zip(map[string][]byte{"junit.xml": junit(after), "\n::error::owned.xml": []byte("<testsuite/>"), "../##[error]owned.xml": []byte("<testsuite/>")})
+	})
+	res := h.runReal("pull_request_target", mergedEvent(pr.Number))
+	mustCode(t, res, 0)
+	if !strings.Contains(res.stdout, `skipped unsafe path`) || !strings.Contains(res.stdout, "owned.xml") {
+		t.Fatalf("the measurer's note is not in the log:\n%s", res.stdout)
+	}
+	for _, line := range strings.Split(res.stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "::error::") || strings.Contains(line, "##[") {
+			t.Fatalf("a note carries a workflow command into the log: %q", line)
+		}
+	}
+}
