@@ -37,7 +37,7 @@ func BenchmarkSkipStrictStore(b *testing.B) {
 // BenchmarkSkipStrictIndented is BenchmarkSkipStrictStore on the document
 // as a store is written (indent=2): whitespace before most tokens.
 func BenchmarkSkipStrictIndented(b *testing.B) {
-	doc, err := Indent("x", storeLikeDoc(2000))
+	doc, err := indent("x", storeLikeDoc(2000))
 	if err != nil {
 		b.Fatal(err)
 	}
