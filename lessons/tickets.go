@@ -498,21 +498,13 @@ func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOption
 		// The PR's delta is split among the tickets that settle something: not those
 		// refused at the base, compat tickets not pending here, or tickets whose lessons
 		// an earlier ticket already moves (padding a body with them shields a lesson).
-		fresh := map[string]bool{}
+		named := make([][]string, len(tickets))
 		for i, t := range tickets {
-			if verdicts[i] != nil {
-				continue
-			}
-			counts := false
-			for _, id := range s.ticketNames(t) {
-				if !fresh[id] {
-					fresh[id], counts = true, true
-				}
-			}
-			if counts {
-				opts.Bundle++
+			if verdicts[i] == nil {
+				named[i] = s.ticketNames(t)
 			}
 		}
+		opts.Bundle = countBundle(named)
 	}
 	landed := false
 	moved := map[string]bool{}
@@ -556,6 +548,24 @@ func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOption
 		rep.Tick = &st
 	}
 	return rep
+}
+
+// countBundle is how many of the tickets naming named lessons name one that no earlier ticket
+// named: the tickets one merged pull request's delta is split among.
+func countBundle(named [][]string) int {
+	n, fresh := 0, map[string]bool{}
+	for _, ids := range named {
+		counts := false
+		for _, id := range ids {
+			if !fresh[id] {
+				fresh[id], counts = true, true
+			}
+		}
+		if counts {
+			n++
+		}
+	}
+	return n
 }
 
 // ticketNames returns the entries a ticket names: a store-free ticket's decider and
