@@ -165,18 +165,14 @@ func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
 			e.Answer, err = p.Str()
 			haveA = true
 		case "kind":
-			if err = p.Expect(pyjson.KindString, "a string"); err != nil {
+			var k string
+			if k, err = p.Str(); err != nil {
 				return err
 			}
-			var b []byte
-			if b, err = p.StrBytes(); err != nil {
-				return err
+			if !validKind(k) {
+				return p.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", k)
 			}
-			k, ok := internKind(b)
-			if !ok {
-				return p.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", b)
-			}
-			e.Kind = k
+			e.Kind = Kind(k)
 		case "sources":
 			e.Sources, err = p.Strings()
 		case "energy":

@@ -22,16 +22,6 @@ const (
 	KindConsolidated Kind = "consolidated"
 )
 
-// internKind returns the shared Kind for b.
-func internKind(b []byte) (Kind, bool) {
-	for _, k := range [...]Kind{KindExplicit, KindInferred, KindEntity, KindCrossDoc, KindExperience, KindConsolidated} {
-		if string(b) == string(k) {
-			return k, true
-		}
-	}
-	return "", false
-}
-
 func validKind(k string) bool {
 	switch Kind(k) {
 	case KindExplicit, KindInferred, KindEntity, KindCrossDoc, KindExperience, KindConsolidated:

@@ -207,7 +207,7 @@ func (d *Decoder) Object(fn func(key string) error) error {
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
 			return d.syntaxErr(d.pos, "expected a double-quoted property name")
 		}
-		key, err := d.rawKey()
+		key, err := d.rawString()
 		if err != nil {
 			return err
 		}
@@ -278,17 +278,8 @@ func (d *Decoder) Array(fn func(i int) error) error {
 	}
 }
 
-// rawString parses a string token at d.pos.
+// rawString parses a string token (a value or an object key) at d.pos.
 func (d *Decoder) rawString() (string, error) {
-	b, err := d.StrBytes()
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
-}
-
-// rawKey parses an object key.
-func (d *Decoder) rawKey() (string, error) {
 	b, err := d.StrBytes()
 	if err != nil {
 		return "", err
