@@ -982,7 +982,7 @@ func TestCaseCompatDefaultRankingNamesSupporters(t *testing.T) {
 		t.Error("a ticket naming a supporter no ranking retrieves for its query verified")
 	}
 	s.SettleFree(ft, 1, SettleOptions{Scale: 1})
-	if got := round6(sup.Energy); got != 1.114239 {
+	if got := pyRound(sup.Energy, 6); got != 1.114239 {
 		t.Errorf("supporter energy %v, want 1.114239", sup.Energy)
 	}
 }

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"io"
+	"slices"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -268,6 +269,6 @@ func sortedKeys(set map[string]bool) []string {
 	for k := range set {
 		out = append(out, k)
 	}
-	sortStrings(out)
+	slices.Sort(out)
 	return out
 }
