@@ -447,13 +447,23 @@ type entryState struct {
 	raw   []byte
 }
 
-// entrySide is one side's entries and graveyard by id: the ids in the order of their first
-// appearance (living: in the entries; dead: only in the graveyard), each with the last entry
-// of that id (a later duplicate, such as a graveyard copy of a living id, overrides;
-// darwin-memo keeps ids unique across both lists).
+// entrySide is one side's entries and graveyard by id: each id once, in the order of its first
+// appearance (the entries', then the graveyard's), with the last entry of that id (a later
+// duplicate, such as a graveyard copy of a living id, overrides; darwin-memo keeps ids unique
+// across both lists).
 type entrySide struct {
-	living, dead []string
-	at           map[string]entryState
+	ids     []string
+	states  []entryState   // states[k] is the entry of ids[k]
+	nLiving int            // ids[:nLiving] first appeared in "entries"
+	pos     map[string]int // ids[pos[id]] == id
+}
+
+// state returns the entry of id, absent when the side has none.
+func (s *entrySide) state(id string) entryState {
+	if k, ok := s.pos[id]; ok {
+		return s.states[k]
+	}
+	return entryState{}
 }
 
 // entrySide indexes the document's entries and graveyard by id.
@@ -464,20 +474,27 @@ func (d *storeDoc) entrySide() *entrySide {
 			n += len(l.ids)
 		}
 	}
-	s := &entrySide{at: make(map[string]entryState, n)}
-	for _, l := range [2]struct {
-		list  *entryList
-		place entryPlace
-		order *[]string
-	}{{d.entries, placeLiving, &s.living}, {d.graveyard, placeDead, &s.dead}} {
-		if l.list == nil {
+	s := &entrySide{ids: make([]string, 0, n), states: make([]entryState, 0, n), pos: make(map[string]int, n)}
+	for i, l := range [2]*entryList{d.entries, d.graveyard} {
+		if l == nil {
 			continue
 		}
-		for i, id := range l.list.ids {
-			if _, seen := s.at[id]; !seen {
-				*l.order = append(*l.order, id)
+		place := placeLiving
+		if i == 1 {
+			place = placeDead
+		}
+		for j, id := range l.ids {
+			st := entryState{place: place, raw: l.raws[j]}
+			if k, seen := s.pos[id]; seen {
+				s.states[k] = st
+				continue
 			}
-			s.at[id] = entryState{place: l.place, raw: l.list.raws[i]}
+			s.pos[id] = len(s.ids)
+			s.ids = append(s.ids, id)
+			s.states = append(s.states, st)
+		}
+		if i == 0 {
+			s.nLiving = len(s.ids)
 		}
 	}
 	return s
@@ -488,29 +505,44 @@ func (d *storeDoc) entrySide() *entrySide {
 // dead ones likewise, and entries that changed place (a living entry of ours that people
 // buried) last.
 func mergeEntries(base, ours, theirs *entrySide) (living, dead [][]byte) {
-	merged := make(map[string]entryState, len(ours.at)+len(theirs.at))
-	for _, order := range [4][]string{ours.living, ours.dead, theirs.living, theirs.dead} {
-		for _, id := range order {
-			if _, done := merged[id]; !done {
-				merged[id] = mergeEntry(base.at[id], ours.at[id], theirs.at[id])
-			}
-		}
+	// merged holds the merge of each of ours' ids, at its index in ours.ids, then of each of
+	// theirs' ids that ours lacks; at is where each of theirs' ids is merged.
+	merged := make([]entryState, 0, len(ours.ids)+len(theirs.ids))
+	for k, id := range ours.ids {
+		merged = append(merged, mergeEntry(base.state(id), ours.states[k], theirs.state(id)))
 	}
-	emit := func(want entryPlace, orders ...[]string) [][]byte {
-		var out [][]byte
-		for _, order := range orders {
-			for _, id := range order {
-				if r, ok := merged[id]; ok && r.place == want {
+	at := make([]int, len(theirs.ids))
+	for k, id := range theirs.ids {
+		if j, ok := ours.pos[id]; ok {
+			at[k] = j
+			continue
+		}
+		at[k] = len(merged)
+		merged = append(merged, mergeEntry(base.state(id), entryState{}, theirs.states[k]))
+	}
+	seq := func(lo, hi int) []int {
+		s := make([]int, hi-lo)
+		for i := range s {
+			s[i] = lo + i
+		}
+		return s
+	}
+	oursLiving, oursDead := seq(0, ours.nLiving), seq(ours.nLiving, len(ours.ids))
+	theirsLiving, theirsDead := at[:theirs.nLiving], at[theirs.nLiving:]
+	emitted := make([]bool, len(merged))
+	emit := func(want entryPlace, lists ...[]int) [][]byte {
+		out := make([][]byte, 0, len(merged))
+		for _, l := range lists {
+			for _, j := range l {
+				if r := merged[j]; r.place == want && !emitted[j] {
+					emitted[j] = true
 					out = append(out, r.raw)
-					delete(merged, id)
 				}
 			}
 		}
 		return out
 	}
-	living = emit(placeLiving, ours.living, theirs.living, ours.dead, theirs.dead)
-	dead = emit(placeDead, ours.dead, theirs.dead, ours.living, theirs.living)
-	return living, dead
+	return emit(placeLiving, oursLiving, theirsLiving, oursDead, theirsDead), emit(placeDead, oursDead, theirsDead, oursLiving, theirsLiving)
 }
 
 // mergeEntry applies the entry rules of docs/merge.md.
