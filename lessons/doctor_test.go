@@ -107,7 +107,7 @@ func TestObituaryMerged(t *testing.T) {
 		s.Tick(TickOptions{})
 	}
 	h := s.living[0]
-	if got := s.Obituary(a.ID); !strings.Contains(got, "merged into "+h.ID) || s.Cause(a.ID) != "merged" {
-		t.Errorf("obituary %q cause %s", got, s.Cause(a.ID))
+	if got := s.Obituary(a.ID); !strings.Contains(got, "merged into "+h.ID) || s.Causes()(a.ID) != "merged" {
+		t.Errorf("obituary %q cause %s", got, s.Causes()(a.ID))
 	}
 }
