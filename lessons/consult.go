@@ -178,7 +178,7 @@ func (s *Store) freshTicketID(t *Ticket) string {
 		if n > 0 {
 			p = append(append([]string{}, parts...), fmt.Sprint(n))
 		}
-		id := s.opts.NewID(p...)
+		id := ContentID(p...)
 		if !slices.ContainsFunc(s.pending, func(x *Ticket) bool { return x.ID == id }) {
 			return id
 		}

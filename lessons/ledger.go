@@ -95,7 +95,7 @@ func (s *Store) freshEntryID(parts ...string) string {
 		if n > 0 {
 			p = append(append([]string{}, parts...), strconv.Itoa(n))
 		}
-		id := s.opts.NewID(p...)
+		id := ContentID(p...)
 		_, live := s.byID[id]
 		_, dead := s.deadIDs[id]
 		if !live && !dead {

@@ -53,7 +53,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 				s.byID[e.ID] = e
 				s.living = append(s.living, e)
 				return nil
-			}, s.opts.NewID)
+			})
 		case "graveyard":
 			haveGrave = true
 			if s.opts.ConsultOnly {
@@ -65,7 +65,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 				s.deadIDs[e.ID] = len(s.graveyard)
 				s.graveyard = append(s.graveyard, e)
 				return nil
-			}, s.opts.NewID)
+			})
 		case "retriever":
 			v, err := p.Value()
 			if err != nil {
@@ -134,12 +134,12 @@ func (s *Store) parseStoreConfig(p *pyjson.Decoder) error {
 }
 
 // readEntries parses an array of entry objects.
-func readEntries(p *pyjson.Decoder, add func(*Entry, int) error, newID func(...string) string) error {
+func readEntries(p *pyjson.Decoder, add func(*Entry, int) error) error {
 	if err := p.Expect(pyjson.KindArray, "a list of entries"); err != nil {
 		return err
 	}
 	return p.Array(func(i int) error {
-		e, err := entry(p, newID)
+		e, err := entry(p)
 		if err != nil {
 			return err
 		}
@@ -149,7 +149,7 @@ func readEntries(p *pyjson.Decoder, add func(*Entry, int) error, newID func(...s
 
 // entry parses one entry object, refusing unknown keys as darwin-memo does. An entry
 // without an "id" gets the content-derived id every load gives it.
-func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
+func entry(p *pyjson.Decoder) (*Entry, error) {
 	if err := p.Expect(pyjson.KindObject, "an entry object"); err != nil {
 		return nil, err
 	}
@@ -241,7 +241,7 @@ func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
 		e.Lineage = []string{}
 	}
 	if !haveID {
-		e.ID = newID("entry", e.Question, e.Answer)
+		e.ID = ContentID("entry", e.Question, e.Answer)
 	}
 	return e, nil
 }

@@ -236,8 +236,6 @@ type Options struct {
 	// Now is the clock used for recorded_ts, note and event timestamps.
 	// Default: time.Now.
 	Now func() time.Time
-	// NewID derives a 12-hex id from content. Default: ContentID.
-	NewID func(parts ...string) string
 	// Config is the selection configuration a store created by New (or by
 	// LoadOrNew for a missing file) starts with. Default: DefaultConfig().
 	// A loaded store never uses it: it keeps its persisted ledger.config,
@@ -266,8 +264,8 @@ type Options struct {
 	LazyHistory bool
 }
 
-// ContentID is the default id source: storedoc.ContentID, the id the three-way merge gives
-// an entry without one.
+// ContentID is the id of a lesson or ticket derived from its content: storedoc.ContentID, the id
+// the three-way merge gives an entry without one.
 func ContentID(parts ...string) string { return storedoc.ContentID(parts...) }
 
 // Store is a darwin-memo lesson store together with its ledger: living
@@ -342,14 +340,10 @@ func New(name string, opts Options) *Store {
 	return s
 }
 
-// SetOptions replaces the injected clock and id source (Config only matters
-// to New).
+// SetOptions replaces the injected options (Config only matters to New).
 func (s *Store) SetOptions(opts Options) {
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.NewID == nil {
-		opts.NewID = ContentID
 	}
 	s.opts = opts
 }
