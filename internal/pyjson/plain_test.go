@@ -67,7 +67,7 @@ func FuzzAppendString(f *testing.F) {
 			return // invalid UTF-8 is written as U+FFFD (a lone surrogate kept), so it does not read back
 		}
 		d := NewDecoder("t", out)
-		got, err := d.StrBytes()
+		got, err := d.strBytes()
 		if err != nil || string(got) != s || d.pos != len(out) {
 			t.Fatalf("AppendString(%q) = %q reads back as %q (%v)", s, out, got, err)
 		}
