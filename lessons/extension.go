@@ -53,9 +53,6 @@ func (s *Store) MarshalSame(other *Store, keys ...string) (doc []byte, same bool
 	}
 	w := pyjson.NewWriter(make([]byte, 0, s.marshalSize()), 0)
 	s.marshalHead(w)
-	if s.historyErr != nil {
-		return nil, false, s.historyErr
-	}
 	tail := pyjson.NewWriter(nil, 1)
 	s.marshalTail(tail, keys)
 	c := &compareWriter{want: [][]byte{w.Bytes(), tail.Bytes()}}

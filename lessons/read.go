@@ -295,12 +295,7 @@ func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
 			_, err := p.Value()
 			return err
 		}
-		notes := []string{}
-		err := p.Array(func(int) error {
-			raw, err := p.Render(w, noteIndent)
-			notes = append(notes, raw)
-			return err
-		})
+		notes, err := renderNotes(p, w)
 		if err != nil {
 			return err
 		}
@@ -315,7 +310,7 @@ func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
 // loadHistory renders the kept bytes of a lazy load's ledger.history
 // (Options.LazyHistory) into the store's notes as a full load would have,
 // before anything lists, adds or writes notes. The bytes were checked at
-// load, so it does not fail.
+// load as strictly as rendering reads them, so it does not fail.
 func (s *Store) loadHistory() {
 	if s.keptHistory == nil || s.opts.ConsultOnly {
 		return
@@ -323,9 +318,7 @@ func (s *Store) loadHistory() {
 	kept := s.keptHistory
 	s.keptHistory, s.keptNotes = nil, nil
 	if err := s.readHistory(pyjson.NewDecoder(s.name, kept), pyjson.NewWriter(nil, 0)); err != nil {
-		// Not reached (load checked the bytes as strictly as rendering reads them); were it
-		// reached, the store must not be written without its notes.
-		s.historyErr = fmt.Errorf("$.ledger.history, checked at load, could not be rendered: %w", err)
+		panic(fmt.Sprintf("%s: $.ledger.history, checked at load, does not render: %v", s.name, err))
 	}
 }
 
@@ -377,19 +370,21 @@ func (s *Store) notesOf(id string) []string {
 	var notes []string
 	p := pyjson.NewDecoder(s.name, raw)
 	if k, err := p.Peek(); err == nil && k == pyjson.KindArray {
-		w := pyjson.NewWriter(nil, 0)
-		notes = []string{}
-		err := p.Array(func(int) error {
-			r, err := p.Render(w, noteIndent)
-			notes = append(notes, r)
-			return err
-		})
-		if err != nil {
-			notes = nil // checked at load, so not reached
-		}
+		notes, _ = renderNotes(p, pyjson.NewWriter(nil, 0)) // checked at load
 	}
 	s.history[id] = notes
 	return notes
+}
+
+// renderNotes reads the list of notes at p, each rendered at its depth in the file.
+func renderNotes(p *pyjson.Decoder, w *pyjson.Writer) ([]string, error) {
+	notes := []string{}
+	err := p.Array(func(int) error {
+		raw, err := p.Render(w, noteIndent)
+		notes = append(notes, raw)
+		return err
+	})
+	return notes, err
 }
 
 // loadLedger applies the fail-soft ledger load of semantics §2.3.

@@ -303,7 +303,6 @@ type Store struct {
 	// usually none; loadHistory renders them all.
 	keptHistory []byte
 	keptNotes   map[string][]byte
-	historyErr  error // loadHistory's failure: the store refuses to be written
 	damaged     map[string]bool
 	settledRuns []pyjson.Value
 	cfg         Config

@@ -16,9 +16,6 @@ func (s *Store) Marshal() ([]byte, error) {
 	}
 	w := pyjson.NewWriter(make([]byte, 0, s.marshalSize()), 0)
 	s.marshal(w, nil)
-	if s.historyErr != nil {
-		return nil, s.historyErr
-	}
 	return w.Bytes(), nil
 }
 
@@ -38,9 +35,6 @@ func (s *Store) writeTo(out io.Writer, skip []string) (int64, error) {
 	}
 	w := pyjson.NewStreamWriter(out, 1<<17)
 	s.marshal(w, skip)
-	if s.historyErr != nil {
-		return 0, s.historyErr // what was sent is cut short of the notes: the caller has an error
-	}
 	return w.Done()
 }
 
