@@ -151,18 +151,11 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	w.Key("tick_count")
 	w.Int(s.tick)
 	w.Field("pending")
-	if len(s.pending) == 0 {
-		w.Raw("[]")
-	} else {
-		w.Open('[')
-		for i, t := range s.pending {
-			if i > 0 {
-				w.Sep()
-			}
-			w.Value(t.toValue())
-		}
-		w.Close(']')
+	pending := make([]pyjson.Value, len(s.pending))
+	for i, t := range s.pending {
+		pending[i] = t.toValue()
 	}
+	w.Value(pyjson.Array(pending...))
 	w.Field("history")
 	if s.keptHistory != nil && !s.opts.ConsultOnly {
 		// Rendered here, not before, and only once what precedes them has
