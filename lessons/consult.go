@@ -98,9 +98,6 @@ type DecideOptions struct {
 	Exclude func(*Entry) string
 }
 
-// ProvisionalNote starts the answer of a provisional decide.
-const ProvisionalNote = rank.ProvisionalNote
-
 // Exclusion is a hit DecideOptions.Exclude passed over, and why.
 type Exclusion = rank.Exclusion
 

@@ -40,7 +40,6 @@ const (
 	HistoryCap        = 100
 	DefaultK          = 3
 	DefaultProbation  = 3
-	MinCoverage       = 0.25
 	minUpkeepScale    = 0.25
 	damageThreshold   = -1e-9
 	defaultStoreLabel = "lessons.json"

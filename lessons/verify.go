@@ -28,8 +28,5 @@ func (base *Store) VerifyBody(body string, opts VerifyOptions) *VerifiedBody {
 	return v
 }
 
-// Tickets are the body's tickets in order.
-func (v *VerifiedBody) Tickets() []BodyTicket { return v.tickets }
-
 // Passed is the number of tickets that passed verification.
 func (v *VerifiedBody) Passed() int { return v.passed }
