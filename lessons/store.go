@@ -442,17 +442,11 @@ func (n Note) Event() string { return n.v.Field("event").Str() }
 // Cause returns the cause of a death or burial note.
 func (n Note) Cause() string { return n.v.Field("cause").Str() }
 
-// Source returns the settle source recorded on the note.
-func (n Note) Source() string { return n.v.Field("source").Str() }
-
 // Tick returns the structured note's tick.
 func (n Note) Tick() (int, bool) { return n.v.Field("tick").Int() }
 
 // Credit returns the credit recorded on a settle note.
 func (n Note) Credit() (float64, bool) { return n.v.Field("credit").Num() }
-
-// JSON returns the note as compact JSON.
-func (n Note) JSON() string { return string(pyjson.Compact(n.v)) }
 
 // warn records what fail-soft loading dropped or defaulted (Warnings).
 func (s *Store) warn(msg string) { s.warnings = append(s.warnings, s.name+": "+msg) }
