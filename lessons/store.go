@@ -67,7 +67,6 @@ type Entry struct {
 
 	set    []uint32 // token id set of Question+" "+Answer (store dict), lazily
 	hasSet bool
-	doc    int  // document number in the store's index
 	dead   bool // set while a burial sweep is compacting the living list
 
 	// streak is the number of unbundled gains since the entry's last loss
