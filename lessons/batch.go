@@ -10,18 +10,11 @@ package lessons
 // drives the ledger through it.
 func (s *Store) SettleFreeBatch(tickets []FreeTicket, delta float64, opts SettleOptions) []SettleResult {
 	if opts.Bundle == 0 {
-		fresh := map[string]bool{}
-		for _, t := range tickets {
-			counts := false
-			for _, id := range t.Named() {
-				if !fresh[id] {
-					fresh[id], counts = true, true
-				}
-			}
-			if counts {
-				opts.Bundle++
-			}
+		named := make([][]string, len(tickets))
+		for i, t := range tickets {
+			named[i] = t.Named()
 		}
+		opts.Bundle = countBundle(named)
 	}
 	moved := map[string]bool{}
 	out := make([]SettleResult, len(tickets))

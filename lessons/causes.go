@@ -8,7 +8,7 @@ package lessons
 func (s *Store) Causes() func(id string) string {
 	heirs := s.heirs()
 	return func(id string) string {
-		c := s.cause2(id, heirs)
+		c := s.causeOf(id, heirs)
 		if _, dead := s.Dead(id); dead && c == "unknown" {
 			return s.cause(id)
 		}

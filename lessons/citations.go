@@ -73,17 +73,9 @@ func (s *Store) citationNote(pr int, u citation.Update) pyjson.Value {
 	return s.structured(text, CitationNoteEvent,
 		pyjson.Pair("pr", pyjson.Int(pr)),
 		pyjson.Pair("renamed", pyjson.Array(renamed...)),
-		pyjson.Pair("removed", strArray(u.Removed)),
-		pyjson.Pair("restored", strArray(u.Restored)),
+		pyjson.Pair("removed", pyjson.Strings(u.Removed)),
+		pyjson.Pair("restored", pyjson.Strings(u.Restored)),
 		pyjson.Pair("orphaned", pyjson.Bool(u.Orphaned)))
-}
-
-func strArray(ss []string) pyjson.Value {
-	vs := make([]pyjson.Value, len(ss))
-	for i, s := range ss {
-		vs[i] = pyjson.String(s)
-	}
-	return pyjson.Array(vs...)
 }
 
 // CitationsStale reports whether e's citations are stale: it has a citation recorded as

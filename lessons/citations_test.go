@@ -45,7 +45,7 @@ func TestFollowCitations(t *testing.T) {
 	}
 	h := s.History(gone.ID)
 	if last := h[len(h)-1]; last.Event() != CitationNoteEvent || !strings.Contains(last.Text(), "#12") || !strings.Contains(last.Text(), "no valid citation left") {
-		t.Fatalf("note %s", last.JSON())
+		t.Fatalf("note %s", noteJSON(last))
 	}
 	if got := s.CitationChanges(gone.ID); len(got) != 1 || got[0].PR != 12 || !got[0].Orphaned || !reflect.DeepEqual(got[0].Removed, []string{"src/gone.go"}) {
 		t.Errorf("CitationChanges(gone) = %+v", got)

@@ -25,28 +25,15 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 	if len(elig) < 2 {
 		return 0
 	}
-	// Energy descending, stable over store order (pdqsort on positions is
-	// faster than a stable merge sort at 100k entries).
-	type ranked struct {
-		e *Entry
-		i int
-	}
-	rk := make([]ranked, len(elig))
-	for i, e := range elig {
-		rk[i] = ranked{e, i}
-	}
-	slices.SortFunc(rk, func(a, b ranked) int {
+	slices.SortStableFunc(elig, func(a, b *Entry) int {
 		switch {
-		case a.e.Energy > b.e.Energy:
+		case a.Energy > b.Energy:
 			return -1
-		case a.e.Energy < b.e.Energy:
+		case a.Energy < b.Energy:
 			return 1
 		}
-		return a.i - b.i
+		return 0
 	})
-	for i := range rk {
-		elig[i] = rk[i].e
-	}
 	s.ensureSets(elig)
 	sets := make([][]uint32, len(elig))
 	for i, e := range elig {

@@ -15,10 +15,9 @@ import (
 
 // RetrieveOptions tune retrieval (semantics §4.2).
 type RetrieveOptions struct {
-	K        int     // hits to keep; default 3
-	Kind     Kind    // only entries of this kind ("" for all)
-	Source   string  // only entries carrying this source label ("" for all)
-	HalfLife float64 // > 0 decays scores by age in ticks; 0 is off
+	K      int    // hits to keep; default 3
+	Kind   Kind   // only entries of this kind ("" for all)
+	Source string // only entries carrying this source label ("" for all)
 	// Retrieval is the ranking; "" is the store's default (Store.Retrieval).
 	Retrieval Retrieval
 	// Once says the store is consulted once (rank.Query.Once): no index is
@@ -58,7 +57,7 @@ func (s *Store) rankQuery(query string, opts RetrieveOptions) (rank.Query[*Entry
 	if opts.Kind != "" && !validKind(string(opts.Kind)) {
 		return rank.Query[*Entry]{}, fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", opts.Kind)
 	}
-	q := rank.Query[*Entry]{Text: query, Ranking: s.resolveRetrieval(opts.Retrieval), K: opts.K, HalfLife: opts.HalfLife, Tick: s.tick, Once: opts.Once, NearDuplicate: s.cfg.MergeThreshold}
+	q := rank.Query[*Entry]{Text: query, Ranking: s.resolveRetrieval(opts.Retrieval), K: opts.K, Tick: s.tick, Once: opts.Once, NearDuplicate: s.cfg.MergeThreshold}
 	if q.K <= 0 {
 		q.K = DefaultK
 	}
@@ -98,9 +97,6 @@ type DecideOptions struct {
 	// ask, still verifies the ticket. The reasons are in Decision.Excluded.
 	Exclude func(*Entry) string
 }
-
-// ProvisionalNote starts the answer of a provisional decide.
-const ProvisionalNote = rank.ProvisionalNote
 
 // Exclusion is a hit DecideOptions.Exclude passed over, and why.
 type Exclusion = rank.Exclusion
@@ -178,7 +174,7 @@ func (s *Store) freshTicketID(t *Ticket) string {
 		if n > 0 {
 			p = append(append([]string{}, parts...), fmt.Sprint(n))
 		}
-		id := s.opts.NewID(p...)
+		id := ContentID(p...)
 		if !slices.ContainsFunc(s.pending, func(x *Ticket) bool { return x.ID == id }) {
 			return id
 		}

@@ -153,7 +153,7 @@ func (s *Store) Doctor(events []storedoc.Event) *Diagnosis {
 		starved := 0
 		heirs := s.heirs()
 		for _, g := range s.graveyard {
-			if s.cause2(g.ID, heirs) == "starved" && !s.hasSettleNote(g.ID) {
+			if s.causeOf(g.ID, heirs) == "starved" && !s.hasSettleNote(g.ID) {
 				starved++
 			}
 		}
@@ -222,9 +222,6 @@ func (s *Store) hasSettleNote(id string) bool {
 	return false
 }
 
-// heir returns the entry whose lineage contains id.
-func (s *Store) heir(id string) *Entry { return s.heirs()[id] }
-
 // heirs maps every id named in a lineage to the entry that holds it.
 func (s *Store) heirs() map[string]*Entry {
 	out := map[string]*Entry{}
@@ -240,11 +237,9 @@ func (s *Store) heirs() map[string]*Entry {
 	return out
 }
 
-// Cause resolves why an entry died: "merged" (lineage), the last structured
+// causeOf resolves why an entry died: "merged" (lineage, heirs), the last structured
 // death or burial note's cause, a text search of the notes, or "unknown".
-func (s *Store) Cause(id string) string { return s.cause2(id, s.heirs()) }
-
-func (s *Store) cause2(id string, heirs map[string]*Entry) string {
+func (s *Store) causeOf(id string, heirs map[string]*Entry) string {
 	if heirs[id] != nil {
 		return "merged"
 	}
@@ -275,7 +270,7 @@ func (s *Store) Obituary(id string) string {
 	if !living {
 		e, _ = s.Dead(id)
 	}
-	heir := s.heir(id)
+	heir := s.heirs()[id]
 	if e == nil {
 		if heir != nil {
 			return fmt.Sprintf("%s: merged into %s (%s)", id, heir.ID, pyRepr(heir.Question))

@@ -58,7 +58,7 @@ func TestCase40OperatorSettled(t *testing.T) {
 		for _, src := range sources {
 			s.Settle(pend(s, e.ID), 1, SettleOptions{Source: src})
 		}
-		return s.Doctor(s.Events())
+		return s.Doctor(s.events)
 	}
 	d := run("operator", "operator", "ci")
 	if !hasCode(d, "operator_settled") {
@@ -85,7 +85,7 @@ func TestDoctorErrorsAndObituary(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		s.Tick(TickOptions{})
 	}
-	d := s.Doctor(s.Events())
+	d := s.Doctor(s.events)
 	if !hasCode(d, "silent_majority") || !hasCode(d, "starvation_cliff") || !d.HasErrors() || !d.Diagnosed {
 		t.Errorf("findings %v", codes(d))
 	}
@@ -107,7 +107,7 @@ func TestObituaryMerged(t *testing.T) {
 		s.Tick(TickOptions{})
 	}
 	h := s.living[0]
-	if got := s.Obituary(a.ID); !strings.Contains(got, "merged into "+h.ID) || s.Cause(a.ID) != "merged" {
-		t.Errorf("obituary %q cause %s", got, s.Cause(a.ID))
+	if got := s.Obituary(a.ID); !strings.Contains(got, "merged into "+h.ID) || s.Causes()(a.ID) != "merged" {
+		t.Errorf("obituary %q cause %s", got, s.Causes()(a.ID))
 	}
 }

@@ -104,7 +104,7 @@ func (s *Store) gainStreak(e *Entry) int {
 // rounded amount the note records).
 func (s *Store) noteCredit(e *Entry, amount float64, bundle int) {
 	if e.streakSet {
-		e.streak = nextStreak(e.streak, round6(amount), bundle)
+		e.streak = nextStreak(e.streak, pyRound(amount, 6), bundle)
 	}
 }
 

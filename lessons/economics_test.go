@@ -173,7 +173,7 @@ func TestSegregateLosses(t *testing.T) {
 			}
 			found := false
 			for _, n := range s.History(e.ID) {
-				found = found || n.Event() == "settle" && strings.Contains(n.JSON(), `"regressions"`)
+				found = found || n.Event() == "settle" && strings.Contains(noteJSON(n), `"regressions"`)
 			}
 			if found != (tt.regs != nil) {
 				t.Errorf("settle note records regressions: %v", found)
@@ -274,7 +274,7 @@ func TestSettleBodyRecordsTheBundle(t *testing.T) {
 	for _, e := range []*Entry{a, b} {
 		h := s.History(e.ID)
 		if n, ok := h[len(h)-1].v.Field("bundle").Int(); !ok || n != 2 {
-			t.Errorf("%s: last note %s lacks bundle 2", e.ID, h[len(h)-1].JSON())
+			t.Errorf("%s: last note %s lacks bundle 2", e.ID, noteJSON(h[len(h)-1]))
 		}
 		if s.Tenured(e) {
 			t.Errorf("%s tenured by a bundled gain", e.ID)

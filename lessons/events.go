@@ -7,9 +7,6 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
-// Events returns the events recorded since the last Save.
-func (s *Store) Events() []storedoc.Event { return s.events }
-
 func (s *Store) nowISO() string {
 	return s.opts.Now().UTC().Truncate(time.Second).Format("2006-01-02T15:04:05+00:00")
 }

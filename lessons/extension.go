@@ -23,25 +23,15 @@ func (s *Store) Extension(key string) ([]byte, bool) {
 	return s.extensions.Get(key)
 }
 
-// Extensions lists the store's extension keys in file order.
-func (s *Store) Extensions() []string { return s.extensions.Keys() }
-
 // SetExtension sets the top-level key darwin-memo ignores to the JSON value data, read as
 // darwin-memo reads its store (Python's json.loads). A key the store has keeps its place; a new
 // one is written last. nil data removes the key. The keys the store owns (config, entries,
 // graveyard, ledger, retriever) are refused.
 func (s *Store) SetExtension(key string, data []byte) error { return s.extensions.Set(key, data) }
 
-// SameExcept reports whether s and o write the same bytes once the extension keys named are
-// left out of both (for example: do two stores differ in anything but a record?). Neither
-// store changes. See MarshalSame.
-func (s *Store) SameExcept(o *Store, keys ...string) bool {
-	_, same, err := o.MarshalSame(s, keys...)
-	return err == nil && same
-}
-
 // MarshalSame returns what Marshal returns, and whether other writes the same bytes once the
-// extension keys named are left out of both (SameExcept), writing s once: the extension keys
+// extension keys named are left out of both (for example: do two stores differ in anything
+// but a record?), writing s once: the extension keys
 // come last, so the document without them is its head with another tail. other is written
 // against those bytes and stops at the first one that differs, so a store that differs early
 // costs little (and a lazily loaded other renders its history notes only if everything before
@@ -53,9 +43,6 @@ func (s *Store) MarshalSame(other *Store, keys ...string) (doc []byte, same bool
 	}
 	w := pyjson.NewWriter(make([]byte, 0, s.marshalSize()), 0)
 	s.marshalHead(w)
-	if s.historyErr != nil {
-		return nil, false, s.historyErr
-	}
 	tail := pyjson.NewWriter(nil, 1)
 	s.marshalTail(tail, keys)
 	c := &compareWriter{want: [][]byte{w.Bytes(), tail.Bytes()}}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"sort"
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
@@ -113,5 +112,3 @@ func (s *Store) SaveAs(ctx context.Context, path string) error {
 	s.events = s.events[:0]
 	return nil
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

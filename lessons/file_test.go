@@ -80,7 +80,7 @@ func TestLockContention(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := storedoc.Lock(p); !errors.Is(err, storedoc.ErrLocked) {
+	if _, err := storedoc.LockWait(t.Context(), p, -1); !errors.Is(err, storedoc.ErrLocked) {
 		t.Fatalf("second Lock = %v, want storedoc.ErrLocked", err)
 	}
 	other, err := LoadWith(ctx, p, Options{LockWait: 30 * time.Millisecond})
@@ -94,7 +94,7 @@ func TestLockContention(t *testing.T) {
 		t.Fatalf("save by the lock holder: %v", err)
 	}
 	s.Close()
-	if l, err := storedoc.Lock(p); err != nil {
+	if l, err := storedoc.LockWait(t.Context(), p, -1); err != nil {
 		t.Fatalf("lock after Close: %v", err)
 	} else {
 		l.Unlock()

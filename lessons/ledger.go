@@ -95,7 +95,7 @@ func (s *Store) freshEntryID(parts ...string) string {
 		if n > 0 {
 			p = append(append([]string{}, parts...), strconv.Itoa(n))
 		}
-		id := s.opts.NewID(p...)
+		id := ContentID(p...)
 		_, live := s.byID[id]
 		_, dead := s.deadIDs[id]
 		if !live && !dead {
@@ -423,7 +423,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 			s.damaged[c.Entry] = true
 		}
 		text := fmt.Sprintf("tick %d: credit %s (%s delta %s%s)", s.tick, fmt.Sprintf("%+.3f", c.Amount), srcLabel, pyG(delta), detail)
-		extra := []pyjson.Member{pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("credit", pyjson.Float(round6(c.Amount))), pyjson.Pair("delta", pyjson.Float(delta)),
+		extra := []pyjson.Member{pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("credit", pyjson.Float(pyRound(c.Amount, 6))), pyjson.Pair("delta", pyjson.Float(delta)),
 			pyjson.Pair("detail", pyjson.String(opts.Detail)), pyjson.Pair("source", pyjson.String(opts.Source)), pyjson.Pair("evidence", opts.Evidence.value())}
 		if opts.Bundle > 1 {
 			extra = append(extra, pyjson.Pair("bundle", pyjson.Int(opts.Bundle)))
@@ -521,7 +521,7 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	s.bury(dead...)
 	ap := make([]pyjson.Value, len(applied))
 	for i, c := range applied {
-		ap[i] = pyjson.Object(pyjson.Pair("entry", pyjson.String(c.Entry)), pyjson.Pair("credit", pyjson.Float(round6(c.Amount))))
+		ap[i] = pyjson.Object(pyjson.Pair("entry", pyjson.String(c.Entry)), pyjson.Pair("credit", pyjson.Float(pyRound(c.Amount, 6))))
 	}
 	s.log(event, pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("delta", pyjson.Float(delta)), pyjson.Pair("detail", pyjson.String(opts.Detail)), pyjson.Pair("source", pyjson.String(opts.Source)),
 		pyjson.Pair("evidence", opts.Evidence.value()), pyjson.Pair("applied", pyjson.Array(ap...)), pyjson.Pair("buried", pyjson.Strings(res.Buried)))
@@ -645,7 +645,7 @@ func (s *Store) Tick(opts TickOptions) TickStats {
 	}
 	s.bury(dead...)
 	st.Deaths = len(dead)
-	st.UpkeepCharged = round6(charged)
+	st.UpkeepCharged = pyRound(charged, 6)
 	if ce := s.cfg.ConsolidateEvery; ce != 0 && s.tick%ce == 0 { // Python: truthy and tick % ce == 0
 		st.Merges = s.consolidate(escrow)
 	}
@@ -655,19 +655,11 @@ func (s *Store) Tick(opts TickOptions) TickStats {
 	for _, e := range s.living {
 		total += e.Energy
 	}
-	st.TotalEnergy = round3(total)
+	st.TotalEnergy = pyRound(total, 3)
 	s.log("tick", pyjson.Pair("population", pyjson.Int(st.Population)), pyjson.Pair("deaths", pyjson.Int(st.Deaths)), pyjson.Pair("merges", pyjson.Int(st.Merges)),
 		pyjson.Pair("pending", pyjson.Int(st.Pending)), pyjson.Pair("expired", pyjson.Int(st.Expired)), pyjson.Pair("total_energy", pyjson.Float(st.TotalEnergy)),
 		pyjson.Pair("upkeep_charged", pyjson.Float(st.UpkeepCharged)), pyjson.Pair("dead_entries", pyjson.Strings(st.DeadEntries)))
 	return st
-}
-
-func round3(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 3, 64), 64)
-	return r
 }
 
 // ---------------------------------------------------------------------------
@@ -796,15 +788,15 @@ func (s *Store) TicksToStarvation(e *Entry) *float64 {
 	if e.Pinned || u <= 0 {
 		return nil
 	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(e.Energy/u, 'f', 1, 64), 64)
+	r := pyRound(e.Energy/u, 1)
 	return &r
 }
 
-// round6 is Python's round(x, 6) for finite x.
-func round6(x float64) float64 {
+// pyRound is Python's round(x, digits) (NaN and the infinities as they are).
+func pyRound(x float64, digits int) float64 {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return x
 	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 6, 64), 64)
+	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', digits, 64), 64)
 	return r
 }

@@ -13,13 +13,13 @@ import (
 // (every living lesson's energy changed), people pinned one lesson and forgot another. Sizes as
 // the other benchmarks. cpu-ms/op counts the process's CPU.
 
-// BenchmarkMerge is the whole merge (storedoc.MergeCompact: the three documents read, the entries, the
+// BenchmarkMerge is the whole merge (storedoc.Merge: the three documents read, the entries, the
 // ledger, the merged document written).
 func BenchmarkMerge(b *testing.B) {
 	bySizeMerge(b, func(b *testing.B, m mergeSides) {
 		c0, runs := processCPU(), 0
 		for b.Loop() {
-			if _, err := storedoc.MergeCompact(m.base, m.ours, m.theirs, nil); err != nil {
+			if _, err := storedoc.Merge(m.base, m.ours, m.theirs, nil); err != nil {
 				b.Fatal(err)
 			}
 			runs++

@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -12,11 +11,11 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
-// checkMergeEntries merges b, o, th (storedoc.MergeCompact) and fails t unless every id is
+// checkMergeEntries merges b, o, th (storedoc.Merge) and fails t unless every id is
 // in the merged entries and graveyard once. It returns the merge's error.
 func checkMergeEntries(t testing.TB, b, o, th []byte) error {
 	t.Helper()
-	out, err := storedoc.MergeCompact(b, o, th, nil)
+	out, err := storedoc.Merge(b, o, th, nil)
 	if err != nil {
 		return err
 	}
@@ -269,43 +268,6 @@ func TestMergeEntryLists(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, c.wantErr)
 			}
 		})
-	}
-}
-
-// MergeStore loads the store that parsing Merge's output loads.
-func TestMergeStoreMatchesMergeThenParse(t *testing.T) {
-	base := benchStoreBytes(t, 300)
-	fixed := fixedClock()
-	side := func(edit func(*Store)) []byte { return editedDoc(t, base, edit) }
-	ours := side(func(s *Store) {
-		p := s.Pending()[0]
-		if r := s.Settle(p.ID, 1, SettleOptions{Source: "ci"}); !r.Landed {
-			t.Fatalf("settle: %+v", r)
-		}
-		s.Tick(TickOptions{})
-	})
-	theirs := side(func(s *Store) {
-		s.Pin(s.Living()[7].ID)
-		s.Forget(s.Living()[9].ID)
-	})
-	marshal := func(s *Store, err error) []byte {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := s.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	merged, err := storedoc.Merge(base, ours, theirs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := marshal(ParseWith("x", merged, fixed))
-	if got := marshal(MergeStore("x", base, ours, theirs, nil, fixed)); !bytes.Equal(got, want) {
-		t.Error("MergeStore's store differs from parsing Merge's document")
 	}
 }
 

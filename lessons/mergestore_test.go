@@ -45,7 +45,7 @@ func TestMergeReadsNaNAsTheStoreDoes(t *testing.T) {
 	if e, _ := s.Entry("aaaaaaaaaaaa"); e == nil || e.Energy == e.Energy {
 		t.Fatalf("the bot's NaN energy was lost: %+v", e)
 	}
-	if s.TickCount() != 2 || !strings.Contains(string(out), `"x": NaN`) {
+	if s.TickCount() != 2 || !strings.Contains(string(out), `"x":NaN`) {
 		t.Fatalf("tick %d, want 2; ledger.config's NaN kept:\n%s", s.TickCount(), out)
 	}
 }

@@ -74,7 +74,7 @@ func TestOnceMatchesIndex(t *testing.T) {
 		}
 		e := indexed.living[len(indexed.living)/2]
 		optss := []RetrieveOptions{
-			{}, {K: 1}, {K: 9}, {HalfLife: 12}, {Kind: e.Kind}, {Source: e.Sources[0]}, {Kind: "entity"},
+			{}, {K: 1}, {K: 9}, {Kind: e.Kind}, {Source: e.Sources[0]}, {Kind: "entity"},
 		}
 		once, err := Parse("once", data)
 		if err != nil {

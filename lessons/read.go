@@ -53,7 +53,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 				s.byID[e.ID] = e
 				s.living = append(s.living, e)
 				return nil
-			}, s.opts.NewID)
+			})
 		case "graveyard":
 			haveGrave = true
 			if s.opts.ConsultOnly {
@@ -65,7 +65,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 				s.deadIDs[e.ID] = len(s.graveyard)
 				s.graveyard = append(s.graveyard, e)
 				return nil
-			}, s.opts.NewID)
+			})
 		case "retriever":
 			v, err := p.Value()
 			if err != nil {
@@ -134,12 +134,12 @@ func (s *Store) parseStoreConfig(p *pyjson.Decoder) error {
 }
 
 // readEntries parses an array of entry objects.
-func readEntries(p *pyjson.Decoder, add func(*Entry, int) error, newID func(...string) string) error {
+func readEntries(p *pyjson.Decoder, add func(*Entry, int) error) error {
 	if err := p.Expect(pyjson.KindArray, "a list of entries"); err != nil {
 		return err
 	}
 	return p.Array(func(i int) error {
-		e, err := entry(p, newID)
+		e, err := entry(p)
 		if err != nil {
 			return err
 		}
@@ -149,7 +149,7 @@ func readEntries(p *pyjson.Decoder, add func(*Entry, int) error, newID func(...s
 
 // entry parses one entry object, refusing unknown keys as darwin-memo does. An entry
 // without an "id" gets the content-derived id every load gives it.
-func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
+func entry(p *pyjson.Decoder) (*Entry, error) {
 	if err := p.Expect(pyjson.KindObject, "an entry object"); err != nil {
 		return nil, err
 	}
@@ -165,18 +165,14 @@ func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
 			e.Answer, err = p.Str()
 			haveA = true
 		case "kind":
-			if err = p.Expect(pyjson.KindString, "a string"); err != nil {
+			var k string
+			if k, err = p.Str(); err != nil {
 				return err
 			}
-			var b []byte
-			if b, err = p.StrBytes(); err != nil {
-				return err
+			if !validKind(k) {
+				return p.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", k)
 			}
-			k, ok := internKind(b)
-			if !ok {
-				return p.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", b)
-			}
-			e.Kind = k
+			e.Kind = Kind(k)
 		case "sources":
 			e.Sources, err = p.Strings()
 		case "energy":
@@ -245,7 +241,7 @@ func entry(p *pyjson.Decoder, newID func(...string) string) (*Entry, error) {
 		e.Lineage = []string{}
 	}
 	if !haveID {
-		e.ID = newID("entry", e.Question, e.Answer)
+		e.ID = ContentID("entry", e.Question, e.Answer)
 	}
 	return e, nil
 }
@@ -299,12 +295,7 @@ func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
 			_, err := p.Value()
 			return err
 		}
-		notes := []string{}
-		err := p.Array(func(int) error {
-			raw, err := p.Render(w, noteIndent)
-			notes = append(notes, raw)
-			return err
-		})
+		notes, err := renderNotes(p, w)
 		if err != nil {
 			return err
 		}
@@ -319,7 +310,7 @@ func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
 // loadHistory renders the kept bytes of a lazy load's ledger.history
 // (Options.LazyHistory) into the store's notes as a full load would have,
 // before anything lists, adds or writes notes. The bytes were checked at
-// load, so it does not fail.
+// load as strictly as rendering reads them, so it does not fail.
 func (s *Store) loadHistory() {
 	if s.keptHistory == nil || s.opts.ConsultOnly {
 		return
@@ -327,9 +318,7 @@ func (s *Store) loadHistory() {
 	kept := s.keptHistory
 	s.keptHistory, s.keptNotes = nil, nil
 	if err := s.readHistory(pyjson.NewDecoder(s.name, kept), pyjson.NewWriter(nil, 0)); err != nil {
-		// Not reached (load checked the bytes as strictly as rendering reads them); were it
-		// reached, the store must not be written without its notes.
-		s.historyErr = fmt.Errorf("$.ledger.history, checked at load, could not be rendered: %w", err)
+		panic(fmt.Sprintf("%s: $.ledger.history, checked at load, does not render: %v", s.name, err))
 	}
 }
 
@@ -381,19 +370,21 @@ func (s *Store) notesOf(id string) []string {
 	var notes []string
 	p := pyjson.NewDecoder(s.name, raw)
 	if k, err := p.Peek(); err == nil && k == pyjson.KindArray {
-		w := pyjson.NewWriter(nil, 0)
-		notes = []string{}
-		err := p.Array(func(int) error {
-			r, err := p.Render(w, noteIndent)
-			notes = append(notes, r)
-			return err
-		})
-		if err != nil {
-			notes = nil // checked at load, so not reached
-		}
+		notes, _ = renderNotes(p, pyjson.NewWriter(nil, 0)) // checked at load
 	}
 	s.history[id] = notes
 	return notes
+}
+
+// renderNotes reads the list of notes at p, each rendered at its depth in the file.
+func renderNotes(p *pyjson.Decoder, w *pyjson.Writer) ([]string, error) {
+	notes := []string{}
+	err := p.Array(func(int) error {
+		raw, err := p.Render(w, noteIndent)
+		notes = append(notes, raw)
+		return err
+	})
+	return notes, err
 }
 
 // loadLedger applies the fail-soft ledger load of semantics §2.3.

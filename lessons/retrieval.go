@@ -59,11 +59,6 @@ func (s *Store) Retrieval() Retrieval {
 	return RetrievalBM25F
 }
 
-// SetRetrieval records r as the store's default ranking in its config.
-func (s *Store) SetRetrieval(r Retrieval) {
-	s.extraCfg = pyjson.SetMember(s.extraCfg, retrievalKey, pyjson.String(string(r)))
-}
-
 func (s *Store) resolveRetrieval(r Retrieval) Retrieval {
 	if r == "" {
 		return s.Retrieval()

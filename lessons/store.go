@@ -22,16 +22,6 @@ const (
 	KindConsolidated Kind = "consolidated"
 )
 
-// internKind returns the shared Kind for b.
-func internKind(b []byte) (Kind, bool) {
-	for _, k := range [...]Kind{KindExplicit, KindInferred, KindEntity, KindCrossDoc, KindExperience, KindConsolidated} {
-		if string(b) == string(k) {
-			return k, true
-		}
-	}
-	return "", false
-}
-
 func validKind(k string) bool {
 	switch Kind(k) {
 	case KindExplicit, KindInferred, KindEntity, KindCrossDoc, KindExperience, KindConsolidated:
@@ -50,7 +40,6 @@ const (
 	HistoryCap        = 100
 	DefaultK          = 3
 	DefaultProbation  = 3
-	MinCoverage       = 0.25
 	minUpkeepScale    = 0.25
 	damageThreshold   = -1e-9
 	defaultStoreLabel = "lessons.json"
@@ -78,7 +67,6 @@ type Entry struct {
 
 	set    []uint32 // token id set of Question+" "+Answer (store dict), lazily
 	hasSet bool
-	doc    int  // document number in the store's index
 	dead   bool // set while a burial sweep is compacting the living list
 
 	// streak is the number of unbundled gains since the entry's last loss
@@ -246,8 +234,6 @@ type Options struct {
 	// Now is the clock used for recorded_ts, note and event timestamps.
 	// Default: time.Now.
 	Now func() time.Time
-	// NewID derives a 12-hex id from content. Default: ContentID.
-	NewID func(parts ...string) string
 	// Config is the selection configuration a store created by New (or by
 	// LoadOrNew for a missing file) starts with. Default: DefaultConfig().
 	// A loaded store never uses it: it keeps its persisted ledger.config,
@@ -276,8 +262,8 @@ type Options struct {
 	LazyHistory bool
 }
 
-// ContentID is the default id source: storedoc.ContentID, the id the three-way merge gives
-// an entry without one.
+// ContentID is the id of a lesson or ticket derived from its content: storedoc.ContentID, the id
+// the three-way merge gives an entry without one.
 func ContentID(parts ...string) string { return storedoc.ContentID(parts...) }
 
 // Store is a darwin-memo lesson store together with its ledger: living
@@ -315,7 +301,6 @@ type Store struct {
 	// usually none; loadHistory renders them all.
 	keptHistory []byte
 	keptNotes   map[string][]byte
-	historyErr  error // loadHistory's failure: the store refuses to be written
 	damaged     map[string]bool
 	settledRuns []pyjson.Value
 	cfg         Config
@@ -352,14 +337,10 @@ func New(name string, opts Options) *Store {
 	return s
 }
 
-// SetOptions replaces the injected clock and id source (Config only matters
-// to New).
+// SetOptions replaces the injected options (Config only matters to New).
 func (s *Store) SetOptions(opts Options) {
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.NewID == nil {
-		opts.NewID = ContentID
 	}
 	s.opts = opts
 }
@@ -460,17 +441,11 @@ func (n Note) Event() string { return n.v.Field("event").Str() }
 // Cause returns the cause of a death or burial note.
 func (n Note) Cause() string { return n.v.Field("cause").Str() }
 
-// Source returns the settle source recorded on the note.
-func (n Note) Source() string { return n.v.Field("source").Str() }
-
 // Tick returns the structured note's tick.
 func (n Note) Tick() (int, bool) { return n.v.Field("tick").Int() }
 
 // Credit returns the credit recorded on a settle note.
 func (n Note) Credit() (float64, bool) { return n.v.Field("credit").Num() }
-
-// JSON returns the note as compact JSON.
-func (n Note) JSON() string { return string(pyjson.Compact(n.v)) }
 
 // warn records what fail-soft loading dropped or defaulted (Warnings).
 func (s *Store) warn(msg string) { s.warnings = append(s.warnings, s.name+": "+msg) }

@@ -482,44 +482,29 @@ type BodyReport struct {
 // rewording a query to mint more tickets for the same lesson gains nothing,
 // and one pull request moves a lesson by at most one settlement's credit.
 func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
-	tickets, errs := ParseTickets(body)
-	rep := BodyReport{Errors: errs}
-	if base == nil {
-		base = New("base", Options{})
-	} else if opts.Economics == nil {
+	if base != nil && opts.Economics == nil {
 		opts.Economics = base // the PR's own edits to the economics do not settle it
 	}
-	verify := func(t BodyTicket) error {
-		return base.VerifyTicket(t, VerifyOptions{ExpireAfter: topts.ExpireAfter, Settling: s})
-	}
-	return s.settleTickets(rep, tickets, verify, delta, opts, topts)
+	v := base.VerifyBody(body, VerifyOptions{ExpireAfter: topts.ExpireAfter, Settling: s})
+	return s.SettleVerified(v, delta, opts, topts)
 }
 
-// settleTickets is SettleBody once the body is parsed, with verify as the check at the base.
-func (s *Store) settleTickets(rep BodyReport, tickets []BodyTicket, verify func(BodyTicket) error, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
-	verdicts := make([]error, len(tickets))
-	for i, t := range tickets {
-		verdicts[i] = verify(t)
-	}
+// SettleVerified is SettleBody with the verdicts of VerifyBody: the tickets that passed are
+// settled in body order (a pull request moves each lesson once), the ledger ticks once if one
+// landed.
+func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
+	rep, tickets, verdicts := BodyReport{Errors: v.errs}, v.tickets, v.verdicts
 	if opts.Bundle == 0 {
 		// The PR's delta is split among the tickets that settle something: not those
 		// refused at the base, compat tickets not pending here, or tickets whose lessons
 		// an earlier ticket already moves (padding a body with them shields a lesson).
-		fresh := map[string]bool{}
+		named := make([][]string, len(tickets))
 		for i, t := range tickets {
-			if verdicts[i] != nil {
-				continue
-			}
-			counts := false
-			for _, id := range s.ticketNames(t) {
-				if !fresh[id] {
-					fresh[id], counts = true, true
-				}
-			}
-			if counts {
-				opts.Bundle++
+			if verdicts[i] == nil {
+				named[i] = s.ticketNames(t)
 			}
 		}
+		opts.Bundle = countBundle(named)
 	}
 	landed := false
 	moved := map[string]bool{}
@@ -563,6 +548,24 @@ func (s *Store) settleTickets(rep BodyReport, tickets []BodyTicket, verify func(
 		rep.Tick = &st
 	}
 	return rep
+}
+
+// countBundle is how many of the tickets naming named lessons name one that no earlier ticket
+// named: the tickets one merged pull request's delta is split among.
+func countBundle(named [][]string) int {
+	n, fresh := 0, map[string]bool{}
+	for _, ids := range named {
+		counts := false
+		for _, id := range ids {
+			if !fresh[id] {
+				fresh[id], counts = true, true
+			}
+		}
+		if counts {
+			n++
+		}
+	}
+	return n
 }
 
 // ticketNames returns the entries a ticket names: a store-free ticket's decider and

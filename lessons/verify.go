@@ -6,7 +6,7 @@ package lessons
 type VerifiedBody struct {
 	tickets  []BodyTicket
 	errs     []error
-	verdicts map[string]error // by ticket id: nil when it passed
+	verdicts []error // by position in tickets: nil when it passed
 	passed   int
 }
 
@@ -17,10 +17,10 @@ func (base *Store) VerifyBody(body string, opts VerifyOptions) *VerifiedBody {
 		base = New("base", Options{})
 	}
 	tickets, errs := ParseTickets(body)
-	v := &VerifiedBody{tickets: tickets, errs: errs, verdicts: make(map[string]error, len(tickets))}
-	for _, t := range tickets {
+	v := &VerifiedBody{tickets: tickets, errs: errs, verdicts: make([]error, len(tickets))}
+	for i, t := range tickets {
 		err := base.VerifyTicket(t, opts)
-		v.verdicts[t.ID] = err
+		v.verdicts[i] = err
 		if err == nil {
 			v.passed++
 		}
@@ -28,16 +28,5 @@ func (base *Store) VerifyBody(body string, opts VerifyOptions) *VerifiedBody {
 	return v
 }
 
-// Tickets are the body's tickets in order.
-func (v *VerifiedBody) Tickets() []BodyTicket { return v.tickets }
-
 // Passed is the number of tickets that passed verification.
 func (v *VerifiedBody) Passed() int { return v.passed }
-
-// SettleVerified is SettleBody with the verdicts of VerifyBody: the tickets that passed are
-// settled in body order (a pull request moves each lesson once), the ledger ticks once if one
-// landed.
-func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
-	verify := func(t BodyTicket) error { return v.verdicts[t.ID] }
-	return s.settleTickets(BodyReport{Errors: v.errs}, v.tickets, verify, delta, opts, topts)
-}

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"io"
+	"slices"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 )
@@ -15,9 +16,6 @@ func (s *Store) Marshal() ([]byte, error) {
 	}
 	w := pyjson.NewWriter(make([]byte, 0, s.marshalSize()), 0)
 	s.marshal(w, nil)
-	if s.historyErr != nil {
-		return nil, s.historyErr
-	}
 	return w.Bytes(), nil
 }
 
@@ -37,9 +35,6 @@ func (s *Store) writeTo(out io.Writer, skip []string) (int64, error) {
 	}
 	w := pyjson.NewStreamWriter(out, 1<<17)
 	s.marshal(w, skip)
-	if s.historyErr != nil {
-		return 0, s.historyErr // what was sent is cut short of the notes: the caller has an error
-	}
 	return w.Done()
 }
 
@@ -156,18 +151,11 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	w.Key("tick_count")
 	w.Int(s.tick)
 	w.Field("pending")
-	if len(s.pending) == 0 {
-		w.Raw("[]")
-	} else {
-		w.Open('[')
-		for i, t := range s.pending {
-			if i > 0 {
-				w.Sep()
-			}
-			w.Value(t.toValue())
-		}
-		w.Close(']')
+	pending := make([]pyjson.Value, len(s.pending))
+	for i, t := range s.pending {
+		pending[i] = t.toValue()
 	}
+	w.Value(pyjson.Array(pending...))
 	w.Field("history")
 	if s.keptHistory != nil && !s.opts.ConsultOnly {
 		// Rendered here, not before, and only once what precedes them has
@@ -268,6 +256,6 @@ func sortedKeys(set map[string]bool) []string {
 	for k := range set {
 		out = append(out, k)
 	}
-	sortStrings(out)
+	slices.Sort(out)
 	return out
 }

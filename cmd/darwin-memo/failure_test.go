@@ -224,7 +224,7 @@ func TestFailedCommandsChangeNothing(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := failureDir(t)
 			if tt.locked {
-				lk, err := storedoc.Lock(filepath.Join(dir, "lessons.json"))
+				lk, err := storedoc.LockWait(t.Context(), filepath.Join(dir, "lessons.json"), -1)
 				if err != nil {
 					t.Fatal(err)
 				}

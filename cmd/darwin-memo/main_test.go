@@ -207,7 +207,7 @@ func TestRenderMissingStore(t *testing.T) {
 
 func TestStoreLockedIsReported(t *testing.T) {
 	p := fixtureStore(t)
-	lk, err := storedoc.Lock(p)
+	lk, err := storedoc.LockWait(t.Context(), p, -1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,11 +119,6 @@ func (d *Decoder) Errorf(format string, args ...any) error {
 // SyntaxErrorAt returns an *Error for invalid JSON at byte offset off, with
 // its line and column.
 func (d *Decoder) SyntaxErrorAt(off int, format string, args ...any) error {
-	return d.syntaxErr(off, format, args...)
-}
-
-// syntaxErr is a JSON syntax error at byte offset off.
-func (d *Decoder) syntaxErr(off int, format string, args ...any) error {
 	line, col := 1, 1
 	if off > len(d.data) {
 		off = len(d.data)
@@ -155,7 +150,7 @@ func (d *Decoder) SkipSpace() {
 func (d *Decoder) Peek() (Kind, error) {
 	d.SkipSpace()
 	if d.pos >= len(d.data) {
-		return 0, d.syntaxErr(d.pos, "unexpected end of input, expected a value")
+		return 0, d.SyntaxErrorAt(d.pos, "unexpected end of input, expected a value")
 	}
 	switch c := d.data[d.pos]; {
 	case c == '{':
@@ -171,7 +166,7 @@ func (d *Decoder) Peek() (Kind, error) {
 	case c == '-' || c >= '0' && c <= '9' || c == 'N' || c == 'I':
 		return KindNumber, nil
 	default:
-		return 0, d.syntaxErr(d.pos, "unexpected character %q, expected a value", rune(c))
+		return 0, d.SyntaxErrorAt(d.pos, "unexpected character %q, expected a value", rune(c))
 	}
 }
 
@@ -194,7 +189,7 @@ func (d *Decoder) Expect(k Kind, want string) error {
 func (d *Decoder) Object(fn func(key string) error) error {
 	d.SkipSpace()
 	if d.pos >= len(d.data) || d.data[d.pos] != '{' {
-		return d.syntaxErr(d.pos, "expected '{'")
+		return d.SyntaxErrorAt(d.pos, "expected '{'")
 	}
 	d.pos++
 	d.SkipSpace()
@@ -205,15 +200,15 @@ func (d *Decoder) Object(fn func(key string) error) error {
 	for {
 		d.SkipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return d.syntaxErr(d.pos, "expected a double-quoted property name")
+			return d.SyntaxErrorAt(d.pos, "expected a double-quoted property name")
 		}
-		key, err := d.rawKey()
+		key, err := d.rawString()
 		if err != nil {
 			return err
 		}
 		d.SkipSpace()
 		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return d.syntaxErr(d.pos, "expected ':' after property name")
+			return d.SyntaxErrorAt(d.pos, "expected ':' after property name")
 		}
 		d.pos++
 		d.pushKey(key)
@@ -226,7 +221,7 @@ func (d *Decoder) Object(fn func(key string) error) error {
 		d.pop()
 		d.SkipSpace()
 		if d.pos >= len(d.data) {
-			return d.syntaxErr(d.pos, "unexpected end of input in object")
+			return d.SyntaxErrorAt(d.pos, "unexpected end of input in object")
 		}
 		switch d.data[d.pos] {
 		case ',':
@@ -235,7 +230,7 @@ func (d *Decoder) Object(fn func(key string) error) error {
 			d.pos++
 			return nil
 		default:
-			return d.syntaxErr(d.pos, "expected ',' or '}' in object")
+			return d.SyntaxErrorAt(d.pos, "expected ',' or '}' in object")
 		}
 	}
 }
@@ -245,7 +240,7 @@ func (d *Decoder) Object(fn func(key string) error) error {
 func (d *Decoder) Array(fn func(i int) error) error {
 	d.SkipSpace()
 	if d.pos >= len(d.data) || d.data[d.pos] != '[' {
-		return d.syntaxErr(d.pos, "expected '['")
+		return d.SyntaxErrorAt(d.pos, "expected '['")
 	}
 	d.pos++
 	d.SkipSpace()
@@ -264,7 +259,7 @@ func (d *Decoder) Array(fn func(i int) error) error {
 		d.pop()
 		d.SkipSpace()
 		if d.pos >= len(d.data) {
-			return d.syntaxErr(d.pos, "unexpected end of input in array")
+			return d.SyntaxErrorAt(d.pos, "unexpected end of input in array")
 		}
 		switch d.data[d.pos] {
 		case ',':
@@ -273,33 +268,24 @@ func (d *Decoder) Array(fn func(i int) error) error {
 			d.pos++
 			return nil
 		default:
-			return d.syntaxErr(d.pos, "expected ',' or ']' in array")
+			return d.SyntaxErrorAt(d.pos, "expected ',' or ']' in array")
 		}
 	}
 }
 
-// rawString parses a string token at d.pos.
+// rawString parses a string token (a value or an object key) at d.pos.
 func (d *Decoder) rawString() (string, error) {
-	b, err := d.StrBytes()
+	b, err := d.strBytes()
 	if err != nil {
 		return "", err
 	}
 	return string(b), nil
 }
 
-// rawKey parses an object key.
-func (d *Decoder) rawKey() (string, error) {
-	b, err := d.StrBytes()
-	if err != nil {
-		return "", err
-	}
-	return string(b), nil
-}
-
-// StrBytes parses the string token at the decoder's position (the caller
+// strBytes parses the string token at the decoder's position (the caller
 // has seen its kind) and returns its decoded bytes, valid until the next
 // call (no allocation on the fast path).
-func (d *Decoder) StrBytes() ([]byte, error) {
+func (d *Decoder) strBytes() ([]byte, error) {
 	start := d.pos
 	d.pos++ // opening quote
 	s := d.pos
@@ -316,7 +302,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 			b := d.data[s:d.pos]
 			d.pos++
 			if !ascii && !utf8.Valid(b) {
-				return nil, d.syntaxErr(start, "string is not valid UTF-8")
+				return nil, d.SyntaxErrorAt(start, "string is not valid UTF-8")
 			}
 			return b, nil
 		}
@@ -324,7 +310,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 			break
 		}
 		if c < 0x20 {
-			return nil, d.syntaxErr(d.pos, "invalid control character in string")
+			return nil, d.SyntaxErrorAt(d.pos, "invalid control character in string")
 		}
 		if c >= 0x80 {
 			ascii = false
@@ -334,7 +320,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 	buf := append(d.scratch[:0], d.data[s:d.pos]...)
 	for {
 		if d.pos >= len(d.data) {
-			return nil, d.syntaxErr(start, "unterminated string")
+			return nil, d.SyntaxErrorAt(start, "unterminated string")
 		}
 		c := d.data[d.pos]
 		switch {
@@ -342,11 +328,11 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 			d.pos++
 			d.scratch = buf
 			if !utf8.Valid(stripWTF8(buf)) {
-				return nil, d.syntaxErr(start, "string is not valid UTF-8")
+				return nil, d.SyntaxErrorAt(start, "string is not valid UTF-8")
 			}
 			return buf, nil
 		case c < 0x20:
-			return nil, d.syntaxErr(d.pos, "invalid control character in string")
+			return nil, d.SyntaxErrorAt(d.pos, "invalid control character in string")
 		case c != '\\':
 			buf = append(buf, c)
 			d.pos++
@@ -354,7 +340,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 		}
 		// escape
 		if d.pos+1 >= len(d.data) {
-			return nil, d.syntaxErr(start, "unterminated string")
+			return nil, d.SyntaxErrorAt(start, "unterminated string")
 		}
 		e := d.data[d.pos+1]
 		d.pos += 2
@@ -374,7 +360,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 		case 'u':
 			r, ok := d.hex4()
 			if !ok {
-				return nil, d.syntaxErr(d.pos-2, "invalid \\uXXXX escape")
+				return nil, d.SyntaxErrorAt(d.pos-2, "invalid \\uXXXX escape")
 			}
 			if utf16.IsSurrogate(r) && r < 0xDC00 && d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
 				save := d.pos
@@ -393,7 +379,7 @@ func (d *Decoder) StrBytes() ([]byte, error) {
 			}
 			buf = utf8.AppendRune(buf, r)
 		default:
-			return nil, d.syntaxErr(d.pos-2, "invalid escape '\\%c'", e)
+			return nil, d.SyntaxErrorAt(d.pos-2, "invalid escape '\\%c'", e)
 		}
 	}
 }
@@ -493,7 +479,7 @@ func (d *Decoder) literal() (Value, error) {
 			return lit.v, nil
 		}
 	}
-	return Value{}, d.syntaxErr(d.pos, "invalid literal")
+	return Value{}, d.SyntaxErrorAt(d.pos, "invalid literal")
 }
 
 // numberSpan scans a number token (Python's grammar, plus NaN and
@@ -513,7 +499,7 @@ func (d *Decoder) numberSpan() ([]byte, bool, error) {
 		d.pos++
 	}
 	if d.pos >= len(data) || data[d.pos] < '0' || data[d.pos] > '9' {
-		return nil, false, d.syntaxErr(start, "invalid number")
+		return nil, false, d.SyntaxErrorAt(start, "invalid number")
 	}
 	if data[d.pos] == '0' {
 		d.pos++
@@ -625,7 +611,7 @@ func (d *Decoder) Value() (Value, error) { return d.value(0) }
 // keep the first position and the last value, as a Python dict does.
 func (d *Decoder) value(depth int) (Value, error) {
 	if depth > maxDepth {
-		return Value{}, d.syntaxErr(d.pos, "nesting too deep")
+		return Value{}, d.SyntaxErrorAt(d.pos, "nesting too deep")
 	}
 	k, err := d.Peek()
 	if err != nil {
@@ -691,7 +677,7 @@ func (d *Decoder) value(depth int) (Value, error) {
 func (d *Decoder) End() error {
 	d.SkipSpace()
 	if d.pos != len(d.data) {
-		return d.syntaxErr(d.pos, "extra data after the JSON value")
+		return d.SyntaxErrorAt(d.pos, "extra data after the JSON value")
 	}
 	return nil
 }

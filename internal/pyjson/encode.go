@@ -350,15 +350,3 @@ func Compact(v Value) []byte {
 	w.Value(v)
 	return w.buf
 }
-
-// Indent rewrites the JSON document doc as Python's json.dumps(indent=2)
-// writes what json.loads reads from it. name labels errors.
-func Indent(name string, doc []byte) ([]byte, error) {
-	v, err := Parse(name, doc)
-	if err != nil {
-		return nil, err
-	}
-	w := NewWriter(make([]byte, 0, len(doc)+len(doc)/4), 0)
-	w.Value(v)
-	return w.buf, nil
-}

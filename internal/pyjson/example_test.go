@@ -20,20 +20,6 @@ func ExampleParse() {
 	// {"b": 0, "a": "\u00e9\ud800"}
 }
 
-// Indent is json.dumps(json.loads(doc), indent=2).
-func ExampleIndent() {
-	out, err := pyjson.Indent("doc.json", []byte(`{"x": [1.0, {}], "y": []}`))
-	fmt.Println(string(out), err)
-	// Output:
-	// {
-	//   "x": [
-	//     1.0,
-	//     {}
-	//   ],
-	//   "y": []
-	// } <nil>
-}
-
 // A Decoder streams a document without building values, and names the JSON path of what is
 // not shaped as expected.
 func ExampleDecoder_Object() {

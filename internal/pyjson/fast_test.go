@@ -1,53 +1,9 @@
 package pyjson
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
-
-// keyByStrBytes is what rawKey reads, without its shared key strings.
-func keyByStrBytes(data []byte) (string, int, error) {
-	d := NewDecoder("t", data)
-	b, err := d.StrBytes()
-	if err != nil {
-		return "", d.pos, err
-	}
-	return string(b), d.pos, nil
-}
-
-func checkKey(t *testing.T, b []byte) {
-	if len(b) == 0 || b[0] != '"' {
-		b = append([]byte{'"'}, b...)
-	}
-	want, wpos, werr := keyByStrBytes(b)
-	d := NewDecoder("t", b)
-	got, err := d.rawKey()
-	if fmt.Sprint(err) != fmt.Sprint(werr) || err == nil && (got != want || d.pos != wpos) {
-		t.Fatalf("rawKey(%q) = %q at %d (%v), StrBytes gives %q at %d (%v)", b, got, d.pos, err, want, wpos, werr)
-	}
-}
-
-// rawKey reads what StrBytes reads, with the same errors, for store keys,
-// other plain keys, and keys with escapes or bytes that are not plain.
-func TestRawKey(t *testing.T) {
-	for _, k := range []string{"tick", "ts", "text", "event", "ticket", "credit", "delta", "detail", "source", "evidence", "cause", "uses",
-		"last_used_tick", "question", "answer", "kind", "sources", "energy", "born_cycle", "recorded_ts", "last_used_cycle", "lineage", "id",
-		"", "x", "tickz", "t\\u0073", "qu\\\"estion", "\\u0069d", "caf\xc3\xa9", "caf\xc3", "a\x00b", "a\x7fb", "\\ud800", "\\x"} {
-		checkKey(t, []byte(`"`+k+`": 1`))
-		checkKey(t, []byte(`"`+k))
-		checkKey(t, []byte(`"`+k+`"`))
-	}
-}
-
-func FuzzKey(f *testing.F) {
-	f.Add([]byte(`"question": "x"`))
-	f.Add([]byte(`"last_used_cycle\u0041"`))
-	f.Add([]byte("\"caf\xc3\xa9\" x"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		checkKey(t, b)
-	})
-}
 
 // checkSkipStrict: Skip accepts what Value accepts, and ends where it ends.
 func checkSkipStrict(t *testing.T, b []byte) {

@@ -37,7 +37,7 @@ func BenchmarkSkipStrictStore(b *testing.B) {
 // BenchmarkSkipStrictIndented is BenchmarkSkipStrictStore on the document
 // as a store is written (indent=2): whitespace before most tokens.
 func BenchmarkSkipStrictIndented(b *testing.B) {
-	doc, err := Indent("x", storeLikeDoc(2000))
+	doc, err := indent("x", storeLikeDoc(2000))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func FuzzAppendString(f *testing.F) {
 			return // invalid UTF-8 is written as U+FFFD (a lone surrogate kept), so it does not read back
 		}
 		d := NewDecoder("t", out)
-		got, err := d.StrBytes()
+		got, err := d.strBytes()
 		if err != nil || string(got) != s || d.pos != len(out) {
 			t.Fatalf("AppendString(%q) = %q reads back as %q (%v)", s, out, got, err)
 		}

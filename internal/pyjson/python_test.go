@@ -48,7 +48,7 @@ sys.stdout.write(json.dumps(out))`)
 			indent string
 			ours   func([]byte) ([]byte, error)
 		}{
-			{"2", func(b []byte) ([]byte, error) { return Indent(name, b) }},
+			{"2", func(b []byte) ([]byte, error) { return indent(name, b) }},
 			{"None", func(b []byte) ([]byte, error) { v, err := Parse(name, b); return Compact(v), err }},
 		} {
 			got, err := tt.ours([]byte(doc))

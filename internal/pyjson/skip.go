@@ -6,7 +6,7 @@ func (d *Decoder) Skip() error { return d.skip(0) }
 
 func (d *Decoder) skip(depth int) error {
 	if depth > maxDepth {
-		return d.syntaxErr(d.pos, "nesting too deep")
+		return d.SyntaxErrorAt(d.pos, "nesting too deep")
 	}
 	k, err := d.Peek()
 	if err != nil {
@@ -14,7 +14,7 @@ func (d *Decoder) skip(depth int) error {
 	}
 	switch k {
 	case KindString:
-		_, err = d.StrBytes()
+		_, err = d.strBytes()
 	case KindNumber:
 		_, _, err = d.numberSpan()
 	case KindBool, KindNull:

@@ -32,12 +32,6 @@ func (e Event) Delta() (float64, bool) { return e.v.Field("delta").Num() }
 // Get returns the payload's value at key, and whether it has one.
 func (e Event) Get(key string) (pyjson.Value, bool) { return e.v.Get(key) }
 
-// Field returns the payload's value at key (a null when absent).
-func (e Event) Field(key string) pyjson.Value { return e.v.Field(key) }
-
-// Has reports whether the payload has key.
-func (e Event) Has(key string) bool { _, ok := e.v.Get(key); return ok }
-
 // Silent reports whether a decide event was silent.
 func (e Event) Silent() bool {
 	x, ok := e.v.Get("silent")

@@ -40,15 +40,6 @@ func (x Extensions) Get(key string) ([]byte, bool) {
 	return nil, false
 }
 
-// Keys lists the extension keys in document order.
-func (x Extensions) Keys() []string {
-	keys := make([]string, 0, len(x.members))
-	for _, mb := range x.members {
-		keys = append(keys, mb.Key)
-	}
-	return keys
-}
-
 // Set sets key to the JSON value data, read as darwin-memo reads its store (Python's
 // json.loads). A key already there keeps its place; a new one goes last. nil data removes the
 // key. A key the store owns (OwnKey) is refused.

@@ -23,15 +23,10 @@ type FileLock struct {
 	created bool // this lock created the sidecar
 }
 
-// Lock takes the exclusive, non-blocking advisory lock on path+".lock"
-// (mode 0600). It fails with ErrLocked at once when another process holds
-// it; LockWait waits. The sidecar is kept, as in darwin-memo (see Discard).
-func Lock(path string) (*FileLock, error) {
-	return LockWait(context.Background(), path, -1)
-}
-
-// LockWait is Lock that retries for up to wait while another process holds
-// the lock (wait < 0: do not wait). The error after the wait wraps ErrLocked.
+// LockWait takes the exclusive advisory lock on path+".lock" (mode 0600),
+// retrying for up to wait while another process holds it (wait < 0: do not
+// wait). The error after the wait wraps ErrLocked. The sidecar is kept, as
+// in darwin-memo (see Discard).
 func LockWait(ctx context.Context, path string, wait time.Duration) (*FileLock, error) {
 	lp := path + ".lock"
 	deadline := time.Now().Add(wait)

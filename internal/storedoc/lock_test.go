@@ -12,7 +12,7 @@ import (
 // A writer waits for the lock up to LockWait instead of failing at once.
 func TestLockWaitsForRelease(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "lessons.json")
-	held, err := Lock(p)
+	held, err := LockWait(t.Context(), p, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestLockWaitsForRelease(t *testing.T) {
 // that locked the removed file retries on the new one.
 func TestDiscardRemovesOnlyACreatedSidecar(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "lessons.json")
-	lk, err := Lock(p)
+	lk, err := LockWait(t.Context(), p, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestDiscardRemovesOnlyACreatedSidecar(t *testing.T) {
 	if err := os.WriteFile(p+".lock", nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	lk, err = Lock(p)
+	lk, err = LockWait(t.Context(), p, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestDiscardRemovesOnlyACreatedSidecar(t *testing.T) {
 	// one holder discards while another waits: the waiter gets a lock on a
 	// sidecar that exists, never on the removed file
 	os.Remove(p + ".lock")
-	first, err := Lock(p)
+	first, err := LockWait(t.Context(), p, -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestDiscardRemovesOnlyACreatedSidecar(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer second.Unlock()
-	if _, err := Lock(p); !errors.Is(err, ErrLocked) {
+	if _, err := LockWait(t.Context(), p, -1); !errors.Is(err, ErrLocked) {
 		t.Fatalf("third Lock = %v, want ErrLocked while the waiter holds it", err)
 	}
 }

@@ -30,42 +30,29 @@ import (
 // (any formatting), or nil to leave the key out.
 type KeyMerger func(base, ours, theirs []byte) ([]byte, error)
 
-// Merge returns the three-way merge of three store documents, written as darwin-memo writes a
-// store. base may be nil (no common ancestor known: everything on either side counts as
-// added). custom maps top-level keys to their own merge rule. Entries without an "id" (lessons
-// added by hand) are matched by the content-derived id every load gives them.
-func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
-	doc, err := mergeDocs(base, ours, theirs, custom)
-	if err != nil {
-		return nil, err
-	}
-	return pyjson.Indent("merged store", doc)
-}
-
-// MergeCompact is Merge without the darwin-memo layout: the merged document compact, each
-// value as one of the sides spelled it, for a reader that parses it at once (lessons.MergeStore).
-func MergeCompact(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
-	return mergeDocs(base, ours, theirs, custom)
-}
-
 // sideNames name the three sides of a merge in errors, in the order base, ours, theirs.
 var sideNames = [3]string{"merge base store", "bot branch store", "base branch store"}
 
-// mergeDocs returns the merged document, compact: each value as one of the sides spelled it.
-func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
-	var sides [3]*rawObj
+// Merge returns the three-way merge of three store documents, compact: each value as one of
+// the sides spelled it, darwin-memo's keys config, entries and graveyard first (a store loads
+// it, lessons.MergeStore, and writes it in darwin-memo's layout). base may be nil (no common
+// ancestor known: everything on either side counts as added). custom maps top-level keys to
+// their own merge rule. Entries without an "id" (lessons added by hand) are matched by the
+// content-derived id every load gives them.
+func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
+	var sides [3]*storeDoc
 	for i, doc := range [3][]byte{orEmptyJSON(base), ours, theirs} {
-		o, err := storeObject(doc)
+		d, err := readStore(doc)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sideNames[i], err)
 		}
-		sides[i] = o
+		sides[i] = d
 	}
 	b, o, t := sides[0], sides[1], sides[2]
 	var err error
 	out := newRawObj()
-	for _, k := range rawUnionKeys(o, t, b) {
-		bv, ov, tv := b.vals[k], o.vals[k], t.vals[k]
+	for _, k := range rawUnionKeys(o.top, t.top, b.top) {
+		bv, ov, tv := b.top.vals[k], o.top.vals[k], t.top.vals[k]
 		var v []byte
 		switch {
 		case custom[k] != nil:
@@ -86,13 +73,9 @@ func mergeDocs(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, 
 			out.set(k, v)
 		}
 	}
-	living, dead, err := mergeEntries(b, o, t)
-	if err != nil {
-		return nil, err
-	}
+	living, dead := mergeEntries(b.entrySide(), o.entrySide(), t.entrySide())
 	// Keep darwin-memo's key order: config, entries, graveyard first. The document is written
-	// in one buffer, the entries straight from the sides' bytes (rawObj.bytes with the entry
-	// lists as rawList gives the same bytes).
+	// in one buffer, the entries straight from the sides' bytes.
 	n := 64 + rawListLen(living) + rawListLen(dead)
 	for _, k := range out.keys {
 		n += len(k) + 8 + len(out.vals[k])
@@ -138,17 +121,6 @@ func orEmptyJSON(b []byte) []byte {
 type rawObj struct {
 	keys []string
 	vals map[string][]byte
-	// lists are the entry lists ("entries", "graveyard") storeObject read by id while it
-	// passed over them, and objs the objects it read as rawObj ("ledger", the ledger's
-	// "history"); a value absent here is read from its bytes when needed.
-	lists map[string]*entryList
-	objs  map[string]*rawObj
-}
-
-// entryList is an entries list read by id: each entry's id and bytes, in order.
-type entryList struct {
-	ids  []string
-	raws [][]byte
 }
 
 func newRawObj() *rawObj { return &rawObj{vals: map[string][]byte{}} }
@@ -205,72 +177,39 @@ func appendRawList(buf []byte, items [][]byte) []byte {
 }
 
 // rawObject reads a JSON object's members as the bytes of their values.
-func rawObject(data []byte) (*rawObj, error) { return readRawObject(data, false) }
-
-// storeObject is rawObject of a whole store document that also reads, in the same pass, what
-// the merge reads next: the entry lists by id (rawObj.lists) and the ledger and its history as
-// objects (rawObj.objs), so that mergeEntries, mergeLedger and mergeHistory do not pass over
-// them again. A value that is not what the merge expects (a list with an entry that has no
-// usable id, a ledger that is not an object) is left to them, which read its bytes and report
-// it or fall back as they always do.
-func storeObject(data []byte) (*rawObj, error) { return readRawObject(data, true) }
-
-func readRawObject(data []byte, store bool) (*rawObj, error) {
+func rawObject(data []byte) (*rawObj, error) {
 	p := pyjson.NewDecoder("store", data)
-	k, err := p.Peek()
-	if err != nil {
+	if err := isObject(p); err != nil {
 		return nil, err
 	}
-	if k != pyjson.KindObject {
-		return nil, fmt.Errorf("not a JSON object (a %s)", k)
-	}
-	var in func(o *rawObj, key string) error
-	if store {
-		history := func(o *rawObj, key string) error {
-			if key == "history" {
-				return o.readObjectAt(p, key, nil)
-			}
-			return p.Skip()
-		}
-		in = func(o *rawObj, key string) error {
-			switch key {
-			case "entries", "graveyard":
-				l, err := entryListAt(p)
-				if err != nil {
-					return err
-				}
-				if l == nil {
-					delete(o.lists, key) // a repeated key: the last value counts
-					return nil
-				}
-				if o.lists == nil {
-					o.lists = map[string]*entryList{}
-				}
-				o.lists[key] = l
-				return nil
-			case "ledger":
-				return o.readObjectAt(p, key, history)
-			}
-			return p.Skip()
-		}
-	}
-	o, err := objectAt(p, in)
+	o, err := objectAt(p, nil)
 	if err == nil {
 		err = p.End()
 	}
 	return o, err
 }
 
+func isObject(p *pyjson.Decoder) error {
+	k, err := p.Peek()
+	if err != nil {
+		return err
+	}
+	if k != pyjson.KindObject {
+		return fmt.Errorf("not a JSON object (a %s)", k)
+	}
+	return nil
+}
+
 // objectAt reads the object at p as rawObject does. in, when not nil, reads each member's
 // value at p instead of skipping it (the member's bytes are kept all the same).
-func objectAt(p *pyjson.Decoder, in func(o *rawObj, key string) error) (*rawObj, error) {
+func objectAt(p *pyjson.Decoder, in func(key string) error) (*rawObj, error) {
 	data := p.Data()
 	o := newRawObj()
 	err := p.Object(func(key string) error {
 		start := p.Pos()
 		var err error
 		if in != nil {
-			err = in(o, key)
+			err = in(key)
 		} else {
 			err = p.Skip()
 		}
@@ -283,35 +222,126 @@ func objectAt(p *pyjson.Decoder, in func(o *rawObj, key string) error) (*rawObj,
 	return o, err
 }
 
-// readObjectAt reads the value of key at p into o.objs when it is an object (with in, as
-// objectAt), and skips it otherwise.
-func (o *rawObj) readObjectAt(p *pyjson.Decoder, key string, in func(o *rawObj, key string) error) error {
-	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
-		delete(o.objs, key) // a repeated key: the last value counts
-		return p.Skip()
-	}
-	sub, err := objectAt(p, in)
-	if err != nil {
-		return err
-	}
-	if o.objs == nil {
-		o.objs = map[string]*rawObj{}
-	}
-	o.objs[key] = sub
-	return nil
+// storeDoc is one side's store document as the merge reads it, in one pass: its top-level
+// members as bytes, its entry lists by id, and its ledger and the ledger's history as objects
+// (nil when absent or not an object).
+type storeDoc struct {
+	top                *rawObj
+	entries, graveyard *entryList
+	ledger, history    *rawObj
 }
 
-// objectsOf returns the value of key on the three sides of a merge as objects: those
-// storeObject read, or else parseThree of their bytes.
-func objectsOf(b, o, t *rawObj, key string) (*rawObj, *rawObj, *rawObj, error) {
-	bo, oo, to := b.objs[key], o.objs[key], t.objs[key]
-	if bo == nil && b.vals[key] == nil {
-		bo = newRawObj() // absent from the base: empty, as parseThree reads it
+// entryList is an entries list read by id: each entry's id and bytes, in order.
+type entryList struct {
+	ids  []string
+	raws [][]byte
+}
+
+// readStore reads a store document. An entry list that is not a list of entries with ids
+// is an error; a ledger or history that is not an object is left to mergeLedger, which keeps
+// the bot's.
+func readStore(data []byte) (*storeDoc, error) {
+	p := pyjson.NewDecoder("store", data)
+	if err := isObject(p); err != nil {
+		return nil, err
 	}
-	if bo != nil && oo != nil && to != nil {
-		return bo, oo, to, nil
+	d := &storeDoc{}
+	objectOrNil := func(in func(key string) error) (*rawObj, error) {
+		if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
+			return nil, p.Skip()
+		}
+		return objectAt(p, in)
 	}
-	return parseThree(b.vals[key], o.vals[key], t.vals[key])
+	var err error
+	d.top, err = objectAt(p, func(key string) error {
+		var err error
+		switch key {
+		case "entries":
+			d.entries, err = entryListAt(p, key)
+		case "graveyard":
+			d.graveyard, err = entryListAt(p, key)
+		case "ledger":
+			d.history = nil // a repeated key: the last value counts
+			d.ledger, err = objectOrNil(func(key string) error {
+				if key != "history" {
+					return p.Skip()
+				}
+				var err error
+				d.history, err = objectOrNil(nil)
+				return err
+			})
+		default:
+			err = p.Skip()
+		}
+		return err
+	})
+	if err == nil {
+		err = p.End()
+	}
+	return d, err
+}
+
+// entryListAt reads the list of entries at p (the value of key) by id.
+func entryListAt(p *pyjson.Decoder, key string) (*entryList, error) {
+	if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
+		return nil, fmt.Errorf("%s is not a list", key)
+	}
+	l := &entryList{}
+	err := p.Array(func(i int) error {
+		id, raw, err := entryAt(p)
+		if err != nil {
+			return fmt.Errorf("%s[%d]: %w", key, i, err)
+		}
+		l.ids, l.raws = append(l.ids, id), append(l.raws, raw)
+		return nil
+	})
+	return l, err
+}
+
+// entryAt reads the entry at p and returns its id and its bytes. An entry without an id (a
+// lesson added by hand) gets the content-derived id every load gives it, and is returned with
+// it.
+func entryAt(p *pyjson.Decoder) (string, []byte, error) {
+	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
+		return "", nil, errors.New("not an object")
+	}
+	start := p.Pos()
+	var id string
+	var has, notString bool
+	err := p.Object(func(key string) error {
+		if key != "id" {
+			return p.Skip()
+		}
+		has = true
+		if k, _ := p.Peek(); k != pyjson.KindString {
+			notString = true
+			return p.Skip()
+		}
+		s, err := p.Str()
+		id = s
+		return err
+	})
+	raw := p.Data()[start:p.Pos()]
+	switch {
+	case err != nil:
+		return "", nil, err
+	case notString || has && id == "":
+		return "", nil, errors.New("has no string id")
+	case has:
+		return id, raw, nil
+	}
+	v, err := pyjson.Parse("entry", raw)
+	if err != nil {
+		return "", nil, err
+	}
+	q, qok := v.Get("question")
+	a, aok := v.Get("answer")
+	if !qok || !aok || q.Kind() != pyjson.KindString || a.Kind() != pyjson.KindString {
+		return "", nil, errors.New("has no string id, and no question and answer to derive one from")
+	}
+	id = ContentID("entry", q.Str(), a.Str())
+	v.Set("id", pyjson.String(id))
+	return id, pyjson.Compact(v), nil
 }
 
 // rawArray reads a JSON array's elements as their bytes.
@@ -428,71 +458,33 @@ type entrySide struct {
 	pos     map[string]int // ids[pos[id]] == id
 }
 
-// find returns the index of id in s.ids, -1 when absent.
-func (s *entrySide) find(id string) int {
+// state returns the entry of id, absent when the side has none.
+func (s *entrySide) state(id string) entryState {
 	if k, ok := s.pos[id]; ok {
-		return k
+		return s.states[k]
 	}
-	return -1
+	return entryState{}
 }
 
-// indexEntries reads the entries and the graveyard of a document by id.
-func indexEntries(doc *rawObj) (*entrySide, error) {
-	var lists [2]*entryList // entries, graveyard; nil: absent
-	for i, key := range [2]string{"entries", "graveyard"} {
-		raw := doc.vals[key]
-		if raw == nil {
-			continue
-		}
-		l := doc.lists[key]
-		if l == nil {
-			var err error
-			if l, err = readEntryList(key, raw); err != nil {
-				return nil, err
-			}
-		}
-		lists[i] = l
-	}
+// entrySide indexes the document's entries and graveyard by id.
+func (d *storeDoc) entrySide() *entrySide {
 	n := 0
-	for _, l := range lists {
+	for _, l := range [2]*entryList{d.entries, d.graveyard} {
 		if l != nil {
 			n += len(l.ids)
 		}
 	}
 	s := &entrySide{ids: make([]string, 0, n), states: make([]entryState, 0, n), pos: make(map[string]int, n)}
-	places := [2]entryPlace{placeLiving, placeDead}
-	// The ids of a store darwin-memo wrote are unique: index them with one map write each, and
-	// only when the map comes out short (a duplicate) index again, looking each id up first.
-	for _, l := range lists {
-		if l != nil {
-			s.ids = append(s.ids, l.ids...)
-		}
-	}
-	for k, id := range s.ids {
-		s.pos[id] = k
-	}
-	if len(s.pos) == len(s.ids) {
-		for i, l := range lists {
-			if l == nil {
-				continue
-			}
-			for _, r := range l.raws {
-				s.states = append(s.states, entryState{place: places[i], raw: r})
-			}
-			if i == 0 {
-				s.nLiving = len(s.states)
-			}
-		}
-		return s, nil
-	}
-	clear(s.pos)
-	s.ids = s.ids[:0]
-	for i, l := range lists {
+	for i, l := range [2]*entryList{d.entries, d.graveyard} {
 		if l == nil {
 			continue
 		}
+		place := placeLiving
+		if i == 1 {
+			place = placeDead
+		}
 		for j, id := range l.ids {
-			st := entryState{place: places[i], raw: l.raws[j]}
+			st := entryState{place: place, raw: l.raws[j]}
 			if k, seen := s.pos[id]; seen {
 				s.states[k] = st
 				continue
@@ -505,207 +497,52 @@ func indexEntries(doc *rawObj) (*entrySide, error) {
 			s.nLiving = len(s.ids)
 		}
 	}
-	return s, nil
-}
-
-// readEntryList reads the list of entries raw (the value of key) by id.
-func readEntryList(key string, raw []byte) (*entryList, error) {
-	p := pyjson.NewDecoder(key, raw)
-	if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
-		return nil, fmt.Errorf("%s is not a list", key)
-	}
-	l := &entryList{}
-	err := p.Array(func(i int) error {
-		start := p.Pos()
-		id, r, err := entryID(p)
-		if err != nil {
-			return fmt.Errorf("%s[%d]: %w", key, i, err)
-		}
-		if r == nil {
-			r = raw[start:p.Pos()]
-		}
-		l.ids, l.raws = append(l.ids, id), append(l.raws, r)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
-}
-
-// entryListAt reads the list at p as readEntryList does, in the decoder's pass over the whole
-// document. It returns nil, and no error, when the value is not a list or an entry in it has
-// no usable id: p is then past the value, which readEntryList reads again to report it. An
-// error is the document's (p cannot go on).
-func entryListAt(p *pyjson.Decoder) (*entryList, error) {
-	if k, err := p.Peek(); err != nil || k != pyjson.KindArray {
-		return nil, p.Skip()
-	}
-	data := p.Data()
-	l, usable := &entryList{}, true
-	err := p.Array(func(int) error {
-		if !usable {
-			return p.Skip()
-		}
-		if k, _ := p.Peek(); k != pyjson.KindObject {
-			usable = false
-			return p.Skip()
-		}
-		start := p.Pos()
-		id, r, bad, err := entryAt(p)
-		switch {
-		case err != nil:
-			return err
-		case bad != nil:
-			usable = false
-			return nil
-		case r == nil:
-			r = data[start:p.Pos()]
-		}
-		l.ids, l.raws = append(l.ids, id), append(l.raws, r)
-		return nil
-	})
-	if err != nil || !usable {
-		return nil, err
-	}
-	return l, nil
-}
-
-// entryID reads the entry at p and returns its id, and nil bytes: the entry is as it stands.
-// An entry without one (a lesson added by hand) gets the content-derived id every load gives
-// it, and is returned with it.
-func entryID(p *pyjson.Decoder) (string, []byte, error) {
-	if k, err := p.Peek(); err != nil || k != pyjson.KindObject {
-		return "", nil, errors.New("not an object")
-	}
-	id, raw, bad, err := entryAt(p)
-	if err == nil {
-		err = bad
-	}
-	return id, raw, err
-}
-
-// entryAt is entryID of an object at p, telling apart the entry's fault (bad: it was read
-// whole, p is past it) from the document's (err).
-func entryAt(p *pyjson.Decoder) (id string, raw []byte, bad, err error) {
-	start := p.Pos()
-	var has, notString bool
-	err = p.Object(func(key string) error {
-		if key != "id" {
-			return p.Skip()
-		}
-		has = true
-		if k, _ := p.Peek(); k != pyjson.KindString {
-			notString = true
-			return p.Skip()
-		}
-		s, err := p.Str()
-		id = s
-		return err
-	})
-	if err != nil {
-		return "", nil, nil, err
-	}
-	switch {
-	case notString || has && id == "":
-		return "", nil, errors.New("has no string id"), nil
-	case has:
-		return id, nil, nil, nil
-	}
-	v, perr := pyjson.Parse("entry", p.Data()[start:p.Pos()])
-	if perr != nil {
-		return "", nil, perr, nil
-	}
-	q, qok := v.Get("question")
-	a, aok := v.Get("answer")
-	if !qok || !aok || q.Kind() != pyjson.KindString || a.Kind() != pyjson.KindString {
-		return "", nil, errors.New("has no string id, and no question and answer to derive one from"), nil
-	}
-	id = ContentID("entry", q.Str(), a.Str())
-	v.Set("id", pyjson.String(id))
-	return id, pyjson.Compact(v), nil, nil
+	return s
 }
 
 // mergeEntries returns the merged entries and graveyard as lists of entries' bytes: each id
-// merged once (mergeEntry), in the order of its first appearance.
-func mergeEntries(b, o, t *rawObj) ([][]byte, [][]byte, error) {
-	var sides [3]*entrySide
-	for i, d := range [3]*rawObj{b, o, t} {
-		s, err := indexEntries(d)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", sideNames[i], err)
-		}
-		sides[i] = s
+// of ours or theirs merged once (mergeEntry), living entries in ours' order then theirs',
+// dead ones likewise, and entries that changed place (a living entry of ours that people
+// buried) last.
+func mergeEntries(base, ours, theirs *entrySide) (living, dead [][]byte) {
+	// merged holds the merge of each of ours' ids, at its index in ours.ids, then of each of
+	// theirs' ids that ours lacks; at is where each of theirs' ids is merged.
+	merged := make([]entryState, 0, len(ours.ids)+len(theirs.ids))
+	for k, id := range ours.ids {
+		merged = append(merged, mergeEntry(base.state(id), ours.states[k], theirs.state(id)))
 	}
-	base, ours, theirs := sides[0], sides[1], sides[2]
-	// Each id is merged once, in the order of its first appearance: ours' ids (at their index
-	// in ours.ids), then theirs' that ours lacks. tAt is where each of theirs' ids is merged,
-	// oToT which of theirs' ids (+1; 0: none) each of ours' is.
-	nO := len(ours.ids)
-	tAt, oToT := make([]int, len(theirs.ids)), make([]int, nO)
-	for i, id := range theirs.ids {
-		j := ours.find(id)
-		tAt[i] = j
-		if j >= 0 {
-			oToT[j] = i + 1 // ids are unique: one i per j
+	at := make([]int, len(theirs.ids))
+	for k, id := range theirs.ids {
+		if j, ok := ours.pos[id]; ok {
+			at[k] = j
+			continue
 		}
+		at[k] = len(merged)
+		merged = append(merged, mergeEntry(base.state(id), entryState{}, theirs.states[k]))
 	}
-	var theirsOnly []int // theirs' index of each id after ours'
-	for i, j := range tAt {
-		if j < 0 {
-			tAt[i] = nO + len(theirsOnly)
-			theirsOnly = append(theirsOnly, i)
+	seq := func(lo, hi int) []int {
+		s := make([]int, hi-lo)
+		for i := range s {
+			s[i] = lo + i
 		}
+		return s
 	}
-	result := make([]entryState, nO+len(theirsOnly))
-	for j := range result {
-		var id string
-		var bs, os, ts entryState
-		if j < nO {
-			id, os = ours.ids[j], ours.states[j]
-			if i := oToT[j]; i > 0 {
-				ts = theirs.states[i-1]
+	oursLiving, oursDead := seq(0, ours.nLiving), seq(ours.nLiving, len(ours.ids))
+	theirsLiving, theirsDead := at[:theirs.nLiving], at[theirs.nLiving:]
+	emitted := make([]bool, len(merged))
+	emit := func(want entryPlace, lists ...[]int) [][]byte {
+		out := make([][]byte, 0, len(merged))
+		for _, l := range lists {
+			for _, j := range l {
+				if r := merged[j]; r.place == want && !emitted[j] {
+					emitted[j] = true
+					out = append(out, r.raw)
+				}
 			}
-		} else {
-			i := theirsOnly[j-nO]
-			id, ts = theirs.ids[i], theirs.states[i]
 		}
-		if k := base.find(id); k >= 0 {
-			bs = base.states[k]
-		}
-		result[j] = mergeEntry(bs, os, ts)
+		return out
 	}
-	nT := len(theirs.ids)
-	livingOut := make([][]byte, 0, (nO+nT)/2)
-	deadOut := make([][]byte, 0, nO-ours.nLiving+nT-theirs.nLiving)
-	emitted := make([]bool, len(result))
-	emit := func(j int, want entryPlace, out *[][]byte) {
-		if r := result[j]; r.place == want && !emitted[j] {
-			emitted[j] = true
-			*out = append(*out, r.raw)
-		}
-	}
-	emitOurs := func(lo, hi int, want entryPlace, out *[][]byte) {
-		for j := lo; j < hi; j++ {
-			emit(j, want, out)
-		}
-	}
-	emitTheirs := func(at []int, want entryPlace, out *[][]byte) {
-		for _, j := range at {
-			emit(j, want, out)
-		}
-	}
-	tL, tD := tAt[:theirs.nLiving], tAt[theirs.nLiving:]
-	emitOurs(0, ours.nLiving, placeLiving, &livingOut)
-	emitTheirs(tL, placeLiving, &livingOut)
-	emitOurs(ours.nLiving, nO, placeDead, &deadOut)
-	emitTheirs(tD, placeDead, &deadOut)
-	// Entries that changed place (a living entry of ours that people buried) come last.
-	emitOurs(0, ours.nLiving, placeDead, &deadOut)
-	emitTheirs(tL, placeDead, &deadOut)
-	emitOurs(ours.nLiving, nO, placeLiving, &livingOut)
-	emitTheirs(tD, placeLiving, &livingOut)
-	return livingOut, deadOut, nil
+	return emit(placeLiving, oursLiving, theirsLiving, oursDead, theirsDead), emit(placeDead, oursDead, theirsDead, oursLiving, theirsLiving)
 }
 
 // mergeEntry applies the entry rules of docs/merge.md.
@@ -761,12 +598,12 @@ func mergeEntry(b, o, t entryState) entryState {
 
 // mergeLedger merges darwin-memo's ledger block, the value of "ledger" in the three store
 // documents.
-func mergeLedger(docB, docO, docT *rawObj) ([]byte, error) {
-	base, ours, theirs := docB.vals["ledger"], docO.vals["ledger"], docT.vals["ledger"]
+func mergeLedger(docB, docO, docT *storeDoc) ([]byte, error) {
+	base, ours, theirs := docB.top.vals["ledger"], docO.top.vals["ledger"], docT.top.vals["ledger"]
 	if ours == nil || theirs == nil {
 		return pickChanged(base, ours, theirs), nil
 	}
-	b, o, t, err := objectsOf(docB, docO, docT, "ledger")
+	b, o, t, err := threeObjects(base, docB.ledger, docO.ledger, docT.ledger)
 	if err != nil {
 		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
 		return ours, nil
@@ -783,7 +620,7 @@ func mergeLedger(docB, docO, docT *rawObj) ([]byte, error) {
 		case "settled_runs":
 			v, err = mergeByID(bv, ov, tv, "", false)
 		case "history":
-			v, err = mergeHistory(b, o, t)
+			v, err = mergeHistory(threeObjects(bv, docB.history, docO.history, docT.history))
 		case "damaged":
 			v, err = unionStrings(ov, tv)
 		case "config":
@@ -799,6 +636,18 @@ func mergeLedger(docB, docO, docT *rawObj) ([]byte, error) {
 		}
 	}
 	return out.bytes(), nil
+}
+
+// threeObjects returns the objects readStore read on the three sides: an error when ours or
+// theirs is not one, or base is present and not one (an absent base is empty).
+func threeObjects(baseRaw []byte, b, o, t *rawObj) (*rawObj, *rawObj, *rawObj, error) {
+	if b == nil && baseRaw == nil {
+		b = newRawObj()
+	}
+	if b == nil || o == nil || t == nil {
+		return nil, nil, nil, errors.New("not an object")
+	}
+	return b, o, t, nil
 }
 
 // rawInt reads an integer value (not a float, not a bool).
@@ -895,8 +744,7 @@ func mergeByID(base, ours, theirs []byte, idKey string, removals bool) ([]byte, 
 // mergeHistory keeps the bot's notes per entry and appends the notes people's tools added on
 // the base branch since base, capped at darwin-memo's 100 notes per entry: the value of
 // "history" in the three ledgers.
-func mergeHistory(ledgerB, ledgerO, ledgerT *rawObj) ([]byte, error) {
-	b, o, t, err := objectsOf(ledgerB, ledgerO, ledgerT, "history")
+func mergeHistory(b, o, t *rawObj, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
