@@ -37,19 +37,28 @@ func NewMatcher(tokens []string) (*Matcher, bool) {
 // Match returns the set of the matcher's tokens that the texts, joined by
 // single spaces, hold: bit i set when tokens[i] is among the text's
 // [Tokens]. (A space separates tokens, so the joined text's tokens are
-// those of each text in turn.)
+// those of each text in turn.) A token whose first byte starts none of the
+// matcher's tokens still to find is passed over before the stopword test
+// and stemming, which keep a token's first byte.
 func (m *Matcher) Match(texts ...string) uint64 {
 	var (
 		sc    scanner
 		found uint64
 	)
-	for {
-		tok, _, ok := sc.next(texts)
-		if !ok {
-			return found
+	for _, s := range texts {
+		sc = scanner{s: s, buf: sc.buf}
+		for {
+			tok, _, ok := sc.raw()
+			if !ok {
+				break
+			}
+			if m.byFirst[tok[0]]&^found == 0 || isStopword(tok) {
+				continue
+			}
+			found |= m.find(stem(tok), found)
 		}
-		found |= m.find(tok, found)
 	}
+	return found
 }
 
 // find returns the bit of tok if it is one of the matcher's tokens and not

@@ -50,8 +50,8 @@ func Tokens(s string) []string {
 // scanner yields the tokens of a text after stopword removal and
 // stemming, in text order, repeats included.
 //
-// It is the one tokenising loop of Tokens, InternText, LookupText
-// and Matcher.Match: each asks next until it reports false. Those
+// It is the one tokenising loop of Tokens, InternText and LookupText
+// (Matcher.Match reads raw tokens): each asks next until it reports false. Those
 // that read several texts as if joined by single spaces pass them to every
 // next call, and the scanner moves from one to the next (a space always
 // separates tokens, so the joined text's tokens are those of each text in
@@ -91,31 +91,28 @@ func (sc *scanner) raw() (string, bool, bool) {
 	s := sc.s
 	start := -1    // start of the current token in s, while it is a plain substring
 	inBuf := false // the current token is in sc.buf instead
-	toBuf := func(i int) {
-		if !inBuf {
-			sc.buf = sc.buf[:0]
-			if start >= 0 {
-				sc.buf = append(sc.buf, s[start:i]...)
-			}
-			inBuf = true
-		}
-	}
 	i := sc.i
 	for i < len(s) {
 		c := s[i]
 		end := i // where the current token ends if this character separates
 		if c < utf8.RuneSelf {
 			switch {
-			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '*':
+			case isTokenByte(c):
 				if inBuf {
 					sc.buf = append(sc.buf, c)
-				} else if start < 0 {
+					i++
+					continue
+				}
+				if start < 0 {
 					start = i
 				}
-				i++
+				for i++; i < len(s) && isTokenByte(s[i]); i++ {
+				}
 				continue
-			case 'A' <= c && c <= 'Z':
-				toBuf(i)
+			case c-'A' < 26:
+				if !inBuf {
+					sc.buf, inBuf = tokenSoFar(sc.buf, s, start, i), true
+				}
 				sc.buf = append(sc.buf, c+'a'-'A')
 				i++
 				continue
@@ -123,14 +120,17 @@ func (sc *scanner) raw() (string, bool, bool) {
 			i++
 		} else {
 			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == '\u212A' || r == '\u0130' {
+				if !inBuf {
+					sc.buf, inBuf = tokenSoFar(sc.buf, s, start, i), true
+				}
+			}
 			switch r {
 			case '\u212A': // KELVIN SIGN: Python lower() gives ASCII "k".
-				toBuf(i)
 				sc.buf = append(sc.buf, 'k')
 				i += size
 				continue
 			case '\u0130': // Python lower() gives "i" + U+0307; the combining dot separates.
-				toBuf(i)
 				sc.buf = append(sc.buf, 'i')
 			}
 			i += size
@@ -153,6 +153,19 @@ func (sc *scanner) raw() (string, bool, bool) {
 		return s[start:], false, true
 	}
 	return "", false, false
+}
+
+// isTokenByte reports whether c is one of darwin-memo's token characters
+// [a-z0-9.*].
+func isTokenByte(c byte) bool { return c-'a' < 26 || c-'0' < 10 || c == '.' || c == '*' }
+
+// tokenSoFar returns buf holding s[start:i], the current token up to i
+// (nothing when start < 0).
+func tokenSoFar(buf []byte, s string, start, i int) []byte {
+	if start < 0 {
+		return buf[:0]
+	}
+	return append(buf[:0], s[start:i]...)
 }
 
 // stem applies darwin-memo's light plural stemming to an ASCII token.
