@@ -91,11 +91,8 @@ func (x *BM25F) Add(question, answer string) int {
 	return int(doc)
 }
 
-// Remove drops a document; its number is not reused.
+// Remove drops a live document; its number is not reused.
 func (x *BM25F) Remove(doc int) {
-	if doc < 0 || doc >= len(x.live) || !x.live[doc] {
-		return
-	}
 	x.live[doc] = false
 	x.n--
 	x.sumQ -= int64(x.qlen[doc])

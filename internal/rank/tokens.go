@@ -198,57 +198,20 @@ func Jaccard(a, b []string) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	if len(a) > len(b) {
-		a, b = b, a
+	sa := make(map[string]bool, len(a))
+	for _, x := range a {
+		sa[x] = true
 	}
-	var inter, na, nb int
-	if len(a)*len(b) <= 256 {
-		na = countDistinct(a)
-		nb = countDistinct(b)
-		for i, x := range a {
-			if indexOf(a[:i], x) >= 0 {
-				continue
-			}
-			if indexOf(b, x) >= 0 {
-				inter++
-			}
+	sb := make(map[string]bool, len(b))
+	inter := 0
+	for _, x := range b {
+		if sb[x] {
+			continue
 		}
-	} else {
-		sa := make(map[string]struct{}, len(a))
-		for _, x := range a {
-			sa[x] = struct{}{}
-		}
-		na = len(sa)
-		sb := make(map[string]struct{}, len(b))
-		for _, x := range b {
-			if _, dup := sb[x]; dup {
-				continue
-			}
-			sb[x] = struct{}{}
-			if _, ok := sa[x]; ok {
-				inter++
-			}
-		}
-		nb = len(sb)
-	}
-	return float64(inter) / float64(na+nb-inter)
-}
-
-func indexOf(s []string, x string) int {
-	for i, y := range s {
-		if y == x {
-			return i
+		sb[x] = true
+		if sa[x] {
+			inter++
 		}
 	}
-	return -1
-}
-
-func countDistinct(s []string) int {
-	n := 0
-	for i, x := range s {
-		if indexOf(s[:i], x) < 0 {
-			n++
-		}
-	}
-	return n
+	return float64(inter) / float64(len(sa)+len(sb)-inter)
 }
