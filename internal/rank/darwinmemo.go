@@ -39,10 +39,9 @@ type Index struct {
 
 // NewIndexIDs returns an index over id sets interned by d (each sorted
 // ascending without repeats, as [Dict.InternText] returns). The index keeps
-// the sets (not the outer slice) and d; the caller must not modify the
-// sets afterwards, but may keep interning new tokens in d.
+// sets and d; the caller must not modify sets afterwards, but may keep
+// interning new tokens in d.
 func NewIndexIDs(d *Dict, sets [][]uint32) *Index {
-	sets = slices.Clip(slices.Clone(sets)) // Remove and AddIDs must not write into the caller's slice
 	x := &Index{dict: d, docs: sets, live: make([]bool, len(sets)), n: len(sets)}
 	x.df = make([]int32, d.Len())
 	for _, s := range sets {

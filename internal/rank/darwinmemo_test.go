@@ -200,19 +200,6 @@ func TestIndexCompaction(t *testing.T) {
 	}
 }
 
-func TestNewIndexIDsKeepsCallerSlice(t *testing.T) {
-	d := NewDict()
-	sets := make([][]uint32, 2, 10)
-	sets[0] = intern(d, []string{"a"})
-	sets[1] = intern(d, []string{"b"})
-	x := NewIndexIDs(d, sets)
-	x.Remove(0)
-	x.AddIDs(intern(d, []string{"c"}))
-	if sets[0] == nil || sets[:3][2] != nil {
-		t.Errorf("Remove/Add wrote into the caller's slice: %v", sets[:3])
-	}
-}
-
 // NewIndex returns an index over docs (doc i is docs[i], a token set as
 // from [Tokens]), using a fresh Dict.
 func NewIndex(docs [][]string) *Index {
