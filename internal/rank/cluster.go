@@ -176,7 +176,7 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	for _, p := range cands {
 		a, b := order[p>>32], order[uint32(p)]
 		x, y := sets[a], sets[b]
-		inter, enough := overlapAtLeast(x, y, 0, f.alpha[len(x)+len(y)])
+		inter, enough := overlapAtLeast(x, y, f.alpha[len(x)+len(y)])
 		if enough && jaccardFromCounts(inter, len(x), len(y)) >= threshold {
 			adj[a] = append(adj[a], b)
 			adj[b] = append(adj[b], a)
@@ -304,8 +304,8 @@ func (l *limits) lmax(ly, pos int) int32 {
 // join pairs the probe postings pr of one token with its index postings
 // ix (both in visiting order). It sweeps the probe sets by size: an index
 // posting joins the active list once its set precedes the probe set, and
-// leaves it for good once the probe sets outgrow its lmax (probe sizes
-// never shrink). A probe set x whose token sits at position i matches the
+// matches no probe set larger than its lmax (probe sizes never shrink, so
+// one past it never matches again). A probe set x whose token sits at position i matches the
 // active sets whose depth covers i: depth(ly) = min(px, lx-alpha+1)
 // shrinks as ly grows, and the active list is in visiting order, so they
 // are a prefix of it. Each match must pass the signature bound.
@@ -318,7 +318,7 @@ func (j *joiner) join(pr, ix []posting) {
 	next := 0 // next index posting to activate
 	// Both lists are in visiting order, so sizes follow from ords by
 	// walking sizeStart; a set's record is read only when needed.
-	lx, ly := j.sizeOf(pr[0].ord), j.sizeOf(ix[0].ord)
+	lx, ly := int(j.recs[pr[0].ord].size), int(j.recs[ix[0].ord].size)
 	for _, p := range pr {
 		for p.ord >= ss[lx+1] {
 			lx++
@@ -347,25 +347,6 @@ func (j *joiner) join(pr, ix []posting) {
 			continue
 		}
 		x := &j.recs[p.ord]
-		if maxLy == lx {
-			// The whole active list: drop the postings that died.
-			w := 0
-			for k := range act {
-				y := &act[k]
-				if int(y.lmax) < lx {
-					continue
-				}
-				if x.sig.mayOverlap(&y.sig, lx, int(y.size), f.alpha[lx+int(y.size)]) {
-					j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
-				}
-				if w != k {
-					act[w] = *y
-				}
-				w++
-			}
-			act = act[:w]
-			continue
-		}
 		for k := range act {
 			y := &act[k]
 			ly := int(y.size)
@@ -378,21 +359,6 @@ func (j *joiner) join(pr, ix []posting) {
 		}
 	}
 	j.active = act[:0]
-}
-
-// sizeOf returns the size of the set at ord o: the largest l with
-// sizeStart[l] <= o.
-func (j *joiner) sizeOf(o int32) int {
-	lo, hi := 0, len(j.sizeStart)-1 // sizeStart[lo] <= o < sizeStart[hi]
-	for hi-lo > 1 {
-		mid := int(uint(lo+hi) >> 1)
-		if j.sizeStart[mid] <= o {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
 }
 
 // A signature is a 128-bit Bloom-style summary of a token set: bit
@@ -420,10 +386,10 @@ func (g *signature) mayOverlap(h *signature, la, lb, need int) bool {
 	return lb-need >= bits.OnesCount64(h[0]&^g[0])+bits.OnesCount64(h[1]&^g[1])
 }
 
-// overlapAtLeast returns have + |a∩b| for ascending sets a and b, and
-// false instead as soon as that total can no longer reach need.
-func overlapAtLeast(a, b []uint32, have, need int) (int, bool) {
-	i, j := 0, 0
+// overlapAtLeast returns |a∩b| for ascending sets a and b, and false
+// instead as soon as it can no longer reach need.
+func overlapAtLeast(a, b []uint32, need int) (int, bool) {
+	have, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		if have+min(len(a)-i, len(b)-j) < need {
 			return have, false

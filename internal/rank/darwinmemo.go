@@ -20,9 +20,7 @@ type Hit struct {
 //
 // N and document frequencies always cover exactly the live documents, as
 // the Python code recomputes them over its candidate population on every
-// query. A filtered query (kind or source filter) is its own corpus in
-// Python; build a separate Index over the filtered documents for it
-// (building is linear in the total number of tokens).
+// query (a filtered query is its own corpus: an Index of its own).
 //
 // Rank may be called concurrently; AddIDs and Remove must not run
 // concurrently with anything else.

@@ -18,20 +18,14 @@ type Matcher struct {
 // MaxMatch is the number of distinct tokens a Matcher can look for.
 const MaxMatch = 64
 
-// NewMatcher returns a matcher for tokens (as from [Tokens]: distinct,
-// non-empty), bit i of a match standing for tokens[i]. It reports false
-// when there are more than [MaxMatch] tokens.
-func NewMatcher(tokens []string) (*Matcher, bool) {
-	if len(tokens) > MaxMatch {
-		return nil, false
-	}
+// NewMatcher returns a matcher for at most [MaxMatch] tokens (as from
+// [Tokens]: distinct, non-empty), bit i of a match standing for tokens[i].
+func NewMatcher(tokens []string) *Matcher {
 	m := &Matcher{toks: tokens}
 	for i, t := range tokens {
-		if t != "" {
-			m.byFirst[t[0]] |= 1 << i
-		}
+		m.byFirst[t[0]] |= 1 << i
 	}
-	return m, true
+	return m
 }
 
 // Match returns the set of the matcher's tokens that the texts, joined by
