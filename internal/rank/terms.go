@@ -152,27 +152,28 @@ func isJoiner(r rune) bool { return r == '_' || r == '-' || r == '/' || r == '.'
 // "don't").
 func nextWord(s string, i int) (word string, plain bool, next int) {
 	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf && !isWordByte(c) {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !isWordRune(r) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !isWordByte(c) {
+				i++
+				continue
+			}
+		} else if r, size := utf8.DecodeRuneInString(s[i:]); !isWordRune(r) {
 			i += size
 			continue
 		}
 		j := i
 		plain = true
 		for j < len(s) {
-			if c := s[j]; isPlainByte(c) {
+			c := s[j]
+			if isPlainByte(c) {
 				j++
 				continue
-			} else if c < utf8.RuneSelf && isWordByte(c) {
-				j, plain = j+1, false
-				continue
 			}
-			r, size := utf8.DecodeRuneInString(s[j:])
-			if isWordRune(r) {
+			r, size := rune(c), 1
+			if c >= utf8.RuneSelf {
+				r, size = utf8.DecodeRuneInString(s[j:])
+			}
+			if c < utf8.RuneSelf && isWordByte(c) || c >= utf8.RuneSelf && isWordRune(r) {
 				j, plain = j+size, false
 				continue
 			}
