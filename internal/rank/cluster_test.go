@@ -299,14 +299,13 @@ func FuzzClusterEqual(f *testing.F) {
 	})
 }
 
-// TestClusterEqualsQuadraticLarge covers stores big enough to be split
-// across several join workers, including lesson-like text.
+// TestClusterEqualsQuadraticLarge covers stores of thousands of entries,
+// including lesson-like text.
 func TestClusterEqualsQuadraticLarge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("quadratic reference on thousands of entries")
 	}
 	if raceEnabled {
-		// Still split across workers, so the detector sees the join.
 		r := rand.New(rand.NewPCG(1, 77))
 		checkClusterEqual(t, randomStore(r, 1100), 0.55, r, "race")
 		return
