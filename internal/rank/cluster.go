@@ -37,8 +37,8 @@ type AcceptFunc func(anchor int, members []int, cand int) bool
 // style all-pairs join: with tokens in global rarity order
 // and sets visited by size, each token pairs the sets having it in their
 // probe prefix with the earlier sets having it in their index prefix,
-// under length, prefix (size-dependent depth) and positional filters,
-// and a 128-bit token signature rejects most chance matches. Surviving
+// under length and prefix (size-dependent depth) filters, and a 128-bit
+// token signature rejects most chance matches. Surviving
 // candidates are verified with the comparison the quadratic loop of
 // consolidate.py makes, so the outcome is identical to its for every
 // input (property-tested and fuzzed against it). The
@@ -115,8 +115,8 @@ type posting struct{ ord, pos int32 }
 // position at most |y| - alpha, alpha the overlap bound of the two
 // sizes). So each token pairs the sets having it in their probe prefix
 // with the earlier sets having it in their index prefix, within the
-// length window, under the positional filter, and a 128-bit signature
-// bound rejects almost every chance match. The join runs token by token
+// length window, and a 128-bit signature bound rejects almost every
+// chance match. The join runs token by token
 // rather than set by set: a token's two lists and their records are
 // small and contiguous, so the scan, which grows with the square of the
 // store through chance matches on mid-frequency tokens, runs from cache.
@@ -161,7 +161,7 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	// visiting order.
 	recs := make([]setRec, m)
 	part := buildPart(sets, order, rank, &f, recs)
-	j := joiner{f: &f, lims: newLimits(&f, maxL), sizeStart: sizeStart, recs: recs}
+	j := joiner{f: &f, sizeStart: sizeStart, recs: recs}
 	for w := range len(rank) {
 		pr, ix := part.probes[part.pStart[w]:part.pStart[w+1]], part.index[part.iStart[w]:part.iStart[w+1]]
 		if len(ix) > 0 && len(pr) > 0 {
@@ -253,7 +253,6 @@ func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs [
 // joiner is the state of similarPairs' join.
 type joiner struct {
 	f         *filters
-	lims      *limits
 	sizeStart []int32  // first ord of each size
 	recs      []setRec // by ord
 	active    []indexed
@@ -261,54 +260,19 @@ type joiner struct {
 }
 
 // indexed is an index posting with its set's record, gathered per token.
-// lmax is the largest probe size the posting can still match: above it
-// the length filter or the positional filter on y's side fails.
 type indexed struct {
-	sig             signature
-	ord, size, lmax int32
-}
-
-// limits holds the tables that give an index posting its lmax.
-type limits struct {
-	lenMax []int32 // lenMax[ly] = largest lx with ceil(tl·lx) <= ly
-	sumMax []int32 // sumMax[v] = largest lx+ly with alpha(lx+ly) <= v
-}
-
-func newLimits(f *filters, maxL int) *limits {
-	l := &limits{lenMax: make([]int32, maxL+1), sumMax: make([]int32, maxL+1)}
-	lx := 0
-	for ly := range l.lenMax {
-		for lx < maxL && f.lo[lx+1] <= ly {
-			lx++
-		}
-		l.lenMax[ly] = int32(lx)
-	}
-	s := 0
-	for v := range l.sumMax {
-		for s < 2*maxL && f.alpha[s+1] <= v {
-			s++
-		}
-		l.sumMax[v] = int32(s)
-	}
-	return l
-}
-
-// lmax returns the largest probe size a set of size ly can match through
-// a token at position pos of it: the length filter needs ly >=
-// ceil(tl·lx), and the first common token of a similar pair lies within
-// y[:ly-alpha(lx+ly)+1].
-func (l *limits) lmax(ly, pos int) int32 {
-	return min(l.lenMax[ly], l.sumMax[ly-pos]-int32(ly))
+	sig       signature
+	ord, size int32
 }
 
 // join pairs the probe postings pr of one token with its index postings
 // ix (both in visiting order). It sweeps the probe sets by size: an index
-// posting joins the active list once its set precedes the probe set, and
-// matches no probe set larger than its lmax (probe sizes never shrink, so
-// one past it never matches again). A probe set x whose token sits at position i matches the
-// active sets whose depth covers i: depth(ly) = min(px, lx-alpha+1)
-// shrinks as ly grows, and the active list is in visiting order, so they
-// are a prefix of it. Each match must pass the signature bound.
+// posting joins the active list once its set precedes the probe set. A
+// probe set x whose token sits at position i matches the active sets of
+// at least the length filter's size whose depth covers i: depth(ly) =
+// min(px, lx-alpha+1) shrinks as ly grows, and the active list is in
+// visiting order, so they are a prefix of it. Each match must pass the
+// signature bound.
 func (j *joiner) join(pr, ix []posting) {
 	if pr[len(pr)-1].ord <= ix[0].ord {
 		return // no probe set comes after an index set
@@ -329,9 +293,7 @@ func (j *joiner) join(pr, ix []posting) {
 			for q.ord >= ss[ly+1] {
 				ly++
 			}
-			if lmax := j.lims.lmax(ly, int(q.pos)); int(lmax) >= lx {
-				act = append(act, indexed{j.recs[q.ord].sig, q.ord, int32(ly), lmax})
-			}
+			act = append(act, indexed{j.recs[q.ord].sig, q.ord, int32(ly)})
 		}
 		if len(act) == 0 {
 			continue
@@ -353,7 +315,7 @@ func (j *joiner) join(pr, ix []posting) {
 			if ly > maxLy {
 				break
 			}
-			if int(y.lmax) >= lx && x.sig.mayOverlap(&y.sig, lx, ly, f.alpha[lx+ly]) {
+			if ly >= minLen && x.sig.mayOverlap(&y.sig, lx, ly, f.alpha[lx+ly]) {
 				j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
 			}
 		}

@@ -24,8 +24,8 @@
 //     ([Query.Once]) that builds no index and gives the same results; and
 //     [Library.MostSimilar], the encoder's duplicate check.
 //   - [Cluster] is the anchor clustering: an exact all-pairs similarity join
-//     (PPJoin-style prefix, length and positional filters plus 128-bit
-//     token signatures) followed by the anchor loop,
+//     (PPJoin-style prefix and length filters plus 128-bit token
+//     signatures) followed by the anchor loop,
 //     property-tested equal to the quadratic loop of consolidate.py.
 //
 // # Exactness
