@@ -31,8 +31,6 @@ type Index struct {
 	n        int       // number of live documents
 	df       []int32   // by token id, over live documents
 	postings [][]int32 // by token id; ascending doc numbers, may include removed docs
-	dead     int       // postings entries that point to removed docs
-	total    int       // all postings entries
 }
 
 // NewIndexIDs returns an index over id sets interned by d (each sorted
@@ -42,15 +40,16 @@ type Index struct {
 func NewIndexIDs(d *Dict, sets [][]uint32) *Index {
 	x := &Index{dict: d, docs: sets, live: make([]bool, len(sets)), n: len(sets)}
 	x.df = make([]int32, d.Len())
+	total := 0
 	for _, s := range sets {
 		for _, t := range s {
 			x.df[t]++
 		}
-		x.total += len(s)
+		total += len(s)
 	}
 	// All postings share one backing array; each list is capped at its
 	// length so a later Add reallocates that list alone.
-	backing := make([]int32, x.total)
+	backing := make([]int32, total)
 	x.postings = make([][]int32, d.Len())
 	off := 0
 	for t, f := range x.df {
@@ -84,42 +83,18 @@ func (x *Index) AddIDs(set []uint32) int {
 		x.df[t]++
 		x.postings[t] = append(x.postings[t], int32(doc))
 	}
-	x.total += len(set)
 	return doc
 }
 
-// Remove removes live document doc (a buried entry). Postings are
-// compacted once more than half of them point to removed documents, so
-// removal is amortised O(|set|).
+// Remove removes live document doc (a buried entry); its postings stay,
+// and Rank passes over them.
 func (x *Index) Remove(doc int) {
 	for _, t := range x.docs[doc] {
 		x.df[t]--
 	}
-	x.dead += len(x.docs[doc])
 	x.docs[doc] = nil
 	x.live[doc] = false
 	x.n--
-	if x.dead > x.total/2 {
-		x.compact()
-	}
-}
-
-func (x *Index) compact() {
-	for t, p := range x.postings {
-		if len(p) == int(x.df[t]) {
-			continue
-		}
-		q := p[:0]
-		for _, d := range p {
-			if x.live[d] {
-				q = append(q, d)
-			}
-		}
-		clear(p[len(q):])
-		x.postings[t] = q
-	}
-	x.total -= x.dead
-	x.dead = 0
 }
 
 // Rank scores every live document that shares a token with query and
