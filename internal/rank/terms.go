@@ -163,12 +163,14 @@ func nextWord(s string, i int) (word string, plain bool, next int) {
 		}
 		j := i
 		plain = true
-		for j < len(s) {
-			c := s[j]
-			if isPlainByte(c) {
+		for {
+			for j < len(s) && isPlainByte(s[j]) {
 				j++
-				continue
 			}
+			if j == len(s) {
+				break
+			}
+			c := s[j]
 			r, size := rune(c), 1
 			if c >= utf8.RuneSelf {
 				r, size = utf8.DecodeRuneInString(s[j:])
