@@ -58,11 +58,20 @@ type termScanner struct {
 // byte and 0).
 type prefixSet [1 << 16 / 64]uint64
 
+// prefixOf returns the first two bytes of t with ASCII capitals
+// lower-cased: those of strings.ToLower(t) when t is ASCII or lower-cased.
 func prefixOf(t string) uint16 {
 	if len(t) < 2 {
-		return uint16(t[0]) << 8
+		return uint16(lowerByte(t[0])) << 8
 	}
-	return uint16(t[0])<<8 | uint16(t[1])
+	return uint16(lowerByte(t[0]))<<8 | uint16(lowerByte(t[1]))
+}
+
+func lowerByte(c byte) byte {
+	if c-'A' < 26 {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 func (p *prefixSet) add(t string) { k := prefixOf(t); p[k/64] |= 1 << (k % 64) }
@@ -73,7 +82,7 @@ func (p *prefixSet) has(k uint16) bool { return p[k/64]&(1<<(k%64)) != 0 }
 // came from (a whole identifier's term comes with itself), and returns
 // the number of terms. When only is not nil, fn is called only for the
 // terms whose first two bytes are in it, and the others are neither
-// joined nor stemmed ([Stem] keeps a term's first two bytes).
+// lower-cased, joined nor stemmed ([Stem] keeps a term's first two bytes).
 func (tk *termScanner) each(s string, only *prefixSet, fn func(term, word string)) int {
 	n := 0
 	for i := 0; ; {
@@ -83,39 +92,57 @@ func (tk *termScanner) each(s string, only *prefixSet, fn func(term, word string
 		}
 		i = next
 		if plain {
-			n += part(word, only, fn)
+			n += part(word, true, only, fn)
 			continue
 		}
 		tk.parts = splitIdent(word, tk.parts[:0])
 		if len(tk.parts) > 1 {
 			n++
 			if only == nil || only.has(joinedPrefix(tk.parts)) {
-				j := strings.Join(tk.parts, "_")
+				j := strings.ToLower(strings.Join(tk.parts, "_"))
 				fn(j, j)
 			}
 		}
 		for _, p := range tk.parts {
-			n += part(p, only, fn)
+			n += part(p, false, only, fn)
 		}
 	}
 }
 
-// part calls fn for the term of one lower-cased identifier part, as each
-// does, and returns 1, or 0 when the part yields no term.
-func part(p string, only *prefixSet, fn func(term, word string)) int {
-	if len(p) < 2 && !(len(p) == 1 && p[0] >= '0' && p[0] <= '9') || isTermStopword(p) {
+// part calls fn for the term of one identifier part (lower-cased, or
+// ASCII with capitals; plain when the caller knows it is), as each does,
+// and returns 1, or 0 when the part yields no term.
+func part(p string, plain bool, only *prefixSet, fn func(term, word string)) int {
+	if len(p) < 2 && !(len(p) == 1 && p[0] >= '0' && p[0] <= '9') || plain && isTermStopword(p) || !plain && isStopPart(p) {
 		return 0
 	}
 	if only == nil || only.has(prefixOf(p)) {
+		p = strings.ToLower(p)
 		fn(Stem(p), p)
 	}
 	return 1
 }
 
+// isStopPart is isTermStopword of strings.ToLower(p) for a part p as part
+// takes it, without allocating.
+func isStopPart(p string) bool {
+	if len(p) > maxStopword {
+		return false
+	}
+	var low [maxStopword]byte
+	for i := range len(p) {
+		low[i] = lowerByte(p[i])
+	}
+	return isTermStopword(string(low[:len(p)]))
+}
+
+// maxStopword is the length of the longest stopword.
+const maxStopword = 7
+
 // joinedPrefix is prefixOf the parts joined by "_".
 func joinedPrefix(parts []string) uint16 {
 	if len(parts[0]) < 2 {
-		return uint16(parts[0][0])<<8 | '_'
+		return uint16(lowerByte(parts[0][0]))<<8 | '_'
 	}
 	return prefixOf(parts[0])
 }
@@ -132,6 +159,15 @@ func isWordByte(c byte) bool { return isPlainByte(c) || c-'A' < 26 }
 
 // isPlainByte reports whether c is a lower-case ASCII letter or a digit.
 func isPlainByte(c byte) bool { return c-'a' < 26 || c-'0' < 10 }
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 // isPlain reports whether s holds lower-case ASCII letters and digits
 // only: a segment that is one part as it is.
@@ -209,7 +245,8 @@ func nextWord(s string, i int) (word string, plain bool, next int) {
 	return "", false, len(s)
 }
 
-// splitIdent appends to buf the lower-cased identifier parts of word:
+// splitIdent appends to buf the identifier parts of word, lower-cased
+// unless they are ASCII:
 // split at the joiners _ - / . and at camelCase changes, a lower-case
 // letter or a digit followed by a capital, and before the last capital of
 // a run followed by a lower-case letter ("HTTPServer"). Dotted words with
@@ -230,13 +267,18 @@ func splitIdent(word string, buf []string) []string {
 	return buf
 }
 
-// splitCase appends the lower-cased camelCase parts of seg to buf.
+// splitCase appends the camelCase parts of seg to buf, lower-cased unless
+// seg is ASCII.
 func splitCase(seg string, buf []string) []string {
 	if seg == "" {
 		return buf
 	}
 	if isPlain(seg) {
 		return append(buf, seg)
+	}
+	lower := strings.ToLower
+	if isASCII(seg) {
+		lower = func(s string) string { return s }
 	}
 	start := 0
 	var prev rune
@@ -252,13 +294,13 @@ func splitCase(seg string, buf []string) []string {
 				}
 			}
 			if split {
-				buf = append(buf, strings.ToLower(seg[start:pos]))
+				buf = append(buf, lower(seg[start:pos]))
 				start = pos
 			}
 		}
 		prev = r
 	}
-	return append(buf, strings.ToLower(seg[start:]))
+	return append(buf, lower(seg[start:]))
 }
 
 // Stem is a light English suffix stripper (an S-stemmer extended to -ing
