@@ -245,12 +245,12 @@ func nextWord(s string, i int) (word string, plain bool, next int) {
 	return "", false, len(s)
 }
 
-// splitIdent appends to buf the identifier parts of word, lower-cased
-// unless they are ASCII:
-// split at the joiners _ - / . and at camelCase changes, a lower-case
-// letter or a digit followed by a capital, and before the last capital of
-// a run followed by a lower-case letter ("HTTPServer"). Dotted words with
-// a digit (versions: "v1.21", "1.22.3") stay whole.
+// splitIdent appends to buf the identifier parts of word: split at the
+// joiners _ - / . and at camelCase changes, a lower-case letter or a digit
+// followed by a capital, and before the last capital of a run followed by
+// a lower-case letter ("HTTPServer"). Dotted words with a digit
+// (versions: "v1.21", "1.22.3") stay whole. A part with a character
+// outside ASCII is lower-cased; an ASCII one may keep its capitals.
 func splitIdent(word string, buf []string) []string {
 	if strings.IndexByte(word, '.') >= 0 && strings.ContainsAny(word, "0123456789") && !strings.ContainsAny(word, "_-/") {
 		return append(buf, strings.ToLower(word))
