@@ -42,8 +42,9 @@ func (d *Dict) Len() int { return len(d.words) }
 // InternText returns the id set of the texts joined by single spaces:
 // the ids of Tokens(strings.Join(texts, " ")), sorted ascending without
 // repeats, interning new tokens in the order Tokens returns them, but
-// without building the joined text or the token strings. A space always separates tokens, so the joined text's
-// tokens are those of each text in turn.
+// without building the joined text or the token strings. A space always
+// separates tokens, so the joined text's tokens are those of each text in
+// turn.
 func (d *Dict) InternText(texts ...string) []uint32 {
 	var scratch [128]uint32
 	ids := scratch[:0]

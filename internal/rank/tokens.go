@@ -51,11 +51,11 @@ func Tokens(s string) []string {
 // stemming, in text order, repeats included.
 //
 // It is the one tokenising loop of Tokens, InternText and LookupText
-// (Matcher.Match reads raw tokens): each asks next until it reports false. Those
-// that read several texts as if joined by single spaces pass them to every
-// next call, and the scanner moves from one to the next (a space always
-// separates tokens, so the joined text's tokens are those of each text in
-// turn). The texts are an argument rather than a field so that the slice
+// (Matcher.Match reads raw tokens): each asks next until it reports
+// false. Those that read several texts as if joined by single spaces pass
+// them to every next call, and the scanner moves from one to the next (a
+// space always separates tokens, so the joined text's tokens are those of
+// each text in turn). The texts are an argument rather than a field so that the slice
 // does not escape with the scanner's buffer.
 type scanner struct {
 	s    string
