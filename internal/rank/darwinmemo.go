@@ -68,7 +68,7 @@ func NewIndexIDs(d *Dict, sets [][]uint32) *Index {
 // Len returns the number of live documents (N in the IDF formula).
 func (x *Index) Len() int { return x.n }
 
-// AddIDs adds a document whose id set was interned by x.Dict() (sorted
+// AddIDs adds a document whose id set was interned by the index's Dict (sorted
 // ascending without repeats) and returns its number. The index keeps set.
 func (x *Index) AddIDs(set []uint32) int {
 	doc := len(x.docs)
