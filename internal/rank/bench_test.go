@@ -35,7 +35,7 @@ func corpus(b *testing.B, n int) *benchCorpus {
 		c.texts = append(c.texts, l.Text())
 		toks := Tokens(l.Text())
 		c.tokens = append(c.tokens, toks)
-		c.ids = append(c.ids, c.dict.Intern(toks))
+		c.ids = append(c.ids, intern(c.dict, toks))
 	}
 	for _, l := range textgen.Lessons(2, 200) {
 		c.queries = append(c.queries, l.Question)
@@ -104,7 +104,7 @@ func BenchmarkRank(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				x.RankTop(qs[i%len(qs)], 0.25, 3, nil)
+				x.Rank(qs[i%len(qs)])
 			}
 		})
 	}

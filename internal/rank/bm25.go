@@ -58,9 +58,7 @@ func (x *BM25F) Add(question, answer string) int {
 	var order []uint32
 	var tk termScanner
 	count := func(text string, inQ bool) int32 {
-		n := int32(0)
-		tk.each(text, func(t, _ string) {
-			n++
+		return int32(tk.each(text, nil, func(t, _ string) {
 			id := x.dict.ID(t)
 			p := tf[id]
 			if p == nil {
@@ -73,8 +71,7 @@ func (x *BM25F) Add(question, answer string) int {
 			} else {
 				p.a = min(p.a+1, math.MaxUint16)
 			}
-		})
-		return n
+		}))
 	}
 	ql, al := count(question, true), count(answer, false)
 	for len(x.post) < x.dict.Len() {
@@ -94,11 +91,8 @@ func (x *BM25F) Add(question, answer string) int {
 	return int(doc)
 }
 
-// Remove drops a document; its number is not reused.
+// Remove drops a live document; its number is not reused.
 func (x *BM25F) Remove(doc int) {
-	if doc < 0 || doc >= len(x.live) || !x.live[doc] {
-		return
-	}
 	x.live[doc] = false
 	x.n--
 	x.sumQ -= int64(x.qlen[doc])
@@ -234,10 +228,10 @@ func SearchOnce(query string, n int, text func(i int) (question, answer string),
 		return nil
 	}
 	slot := make(map[string]int, len(q))
-	var first [256]bool // first bytes of the query's terms: most terms are not looked up
+	var only prefixSet // most terms are neither stemmed nor looked up
 	for i, t := range q {
 		slot[t.Term] = i
-		first[t.Term[0]] = true
+		only.add(t.Term)
 	}
 	// Per document: the two field lengths and each query term's two
 	// frequencies.
@@ -249,17 +243,11 @@ func SearchOnce(query string, n int, text func(i int) (question, answer string),
 			qs, as := text(d)
 			row := tfs[2*len(q)*d : 2*len(q)*(d+1)]
 			for f, s := range [2]string{qs, as} {
-				var l int32
-				tk.each(s, func(t, _ string) {
-					l++
-					if !first[t[0]] {
-						return
-					}
+				lens[2*d+f] = int32(tk.each(s, &only, func(t, _ string) {
 					if i, ok := slot[t]; ok && row[2*i+f] < math.MaxUint16 {
 						row[2*i+f]++
 					}
-				})
-				lens[2*d+f] = l
+				}))
 			}
 		}
 	}

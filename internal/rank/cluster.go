@@ -19,9 +19,9 @@ type AcceptFunc func(anchor int, members []int, cand int) bool
 
 // Cluster is darwin-memo's anchor clustering (consolidate.py), made
 // sub-quadratic. sets[i] is entry i's token id set (sorted ascending
-// without repeats, as [Dict.Intern] returns; other input is normalised
-// first), and input order is anchor order: the caller sorts the eligible
-// entries by energy, highest first, stably.
+// without repeats, as [Dict.InternText] returns), and input order is
+// anchor order: the caller sorts the eligible entries by energy, highest
+// first, stably.
 //
 // Each entry that no earlier cluster has consumed becomes an anchor in
 // turn. Every other unconsumed entry, earlier or later, joins its cluster
@@ -37,34 +37,43 @@ type AcceptFunc func(anchor int, members []int, cand int) bool
 // style all-pairs join: with tokens in global rarity order
 // and sets visited by size, each token pairs the sets having it in their
 // probe prefix with the earlier sets having it in their index prefix,
-// under length, prefix (size-dependent depth) and positional filters,
-// and a 128-bit token signature rejects most chance matches. Surviving
-// candidates are verified with the comparison the quadratic loop
-// (clusterQuadratic) makes, so the outcome is identical to its for every
+// under length and prefix (size-dependent depth) filters, and a 128-bit
+// token signature rejects most chance matches. Surviving
+// candidates are verified with the comparison the quadratic loop of
+// consolidate.py makes, so the outcome is identical to its for every
 // input (property-tested and fuzzed against it). The
 // filter bounds are computed in exact rational arithmetic from the float64
 // just below threshold, which keeps them conservative under rounding.
 //
 // A threshold <= 0 makes every pair similar (Jaccard is never negative,
-// even for empty sets); a NaN threshold or one above 1 makes no pair
-// similar. With threshold <= 0 and an accept that refuses often, Cluster
-// runs that quadratic loop.
+// even for empty sets), and Cluster runs the quadratic loop; a NaN
+// threshold or one above 1 makes no pair similar.
 func Cluster(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
-	sets = normaliseSets(sets)
-	switch {
-	case math.IsNaN(threshold) || threshold > 1:
+	if math.IsNaN(threshold) || threshold > 1 {
 		return nil
-	case threshold <= 0:
-		return clusterQuadratic(sets, threshold, accept)
 	}
-	adj := similarPairs(sets, threshold)
-
+	var adj [][]int32 // nil when every pair is similar
+	if threshold > 0 {
+		adj = similarPairs(sets, threshold)
+	}
 	consumed := make([]bool, len(sets))
 	var out [][]int
 	var members []int
-	for a, nb := range adj {
-		if consumed[a] || len(nb) == 0 {
+	var all []int32
+	for a := range sets {
+		if consumed[a] {
 			continue
+		}
+		nb := all[:0]
+		if adj != nil {
+			nb = adj[a]
+		} else {
+			for b := range sets {
+				if b != a {
+					nb = append(nb, int32(b))
+				}
+			}
+			all = nb
 		}
 		members = append(members[:0], a)
 		for _, b32 := range nb {
@@ -96,7 +105,7 @@ type setRec struct {
 type posting struct{ ord, pos int32 }
 
 // similarPairs returns, for every entry, the entries whose Jaccard with it
-// is >= threshold (0 < threshold <= 1), ascending. sets are normalised.
+// is >= threshold (0 < threshold <= 1), ascending.
 //
 // This is a prefix-filtered all-pairs join (PPJoin). Sets are visited by
 // size, then input order (their ord), and tokens ranked rarest first,
@@ -106,8 +115,8 @@ type posting struct{ ord, pos int32 }
 // position at most |y| - alpha, alpha the overlap bound of the two
 // sizes). So each token pairs the sets having it in their probe prefix
 // with the earlier sets having it in their index prefix, within the
-// length window, under the positional filter, and a 128-bit signature
-// bound rejects almost every chance match. The join runs token by token
+// length window, and a 128-bit signature bound rejects almost every
+// chance match. The join runs token by token
 // rather than set by set: a token's two lists and their records are
 // small and contiguous, so the scan, which grows with the square of the
 // store through chance matches on mid-frequency tokens, runs from cache.
@@ -116,11 +125,10 @@ type posting struct{ ord, pos int32 }
 func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	n := len(sets)
 	adj := make([][]int32, n)
-	ts := rankTokens(sets)
-	if ts == nil {
+	rank := rankTokens(sets)
+	if rank == nil {
 		return adj
 	}
-	sets = ts.sets // dense ids (a bijection of the caller's)
 	maxL := maxLen(sets)
 	f := newFilters(math.Nextafter(threshold, 0), maxL)
 
@@ -152,9 +160,9 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	// index(size) its index prefix; both lists come out by token, in
 	// visiting order.
 	recs := make([]setRec, m)
-	part := buildPart(sets, order, ts.rank, &f, recs)
-	j := joiner{f: &f, lims: newLimits(&f, maxL), sizeStart: sizeStart, recs: recs}
-	for w := range len(ts.rank) {
+	part := buildPart(sets, order, rank, &f, recs)
+	j := joiner{f: &f, sizeStart: sizeStart, recs: recs}
+	for w := range len(rank) {
 		pr, ix := part.probes[part.pStart[w]:part.pStart[w+1]], part.index[part.iStart[w]:part.iStart[w+1]]
 		if len(ix) > 0 && len(pr) > 0 {
 			j.join(pr, ix)
@@ -168,7 +176,7 @@ func similarPairs(sets [][]uint32, threshold float64) [][]int32 {
 	for _, p := range cands {
 		a, b := order[p>>32], order[uint32(p)]
 		x, y := sets[a], sets[b]
-		inter, enough := overlapAtLeast(x, y, 0, f.alpha[len(x)+len(y)])
+		inter, enough := overlapAtLeast(x, y, f.alpha[len(x)+len(y)])
 		if enough && jaccardFromCounts(inter, len(x), len(y)) >= threshold {
 			adj[a] = append(adj[a], b)
 			adj[b] = append(adj[b], a)
@@ -189,11 +197,10 @@ type prefixPart struct {
 
 // buildPart fills recs and returns the prefix postings of the sets, by ord.
 func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs []setRec) prefixPart {
-	lo, hi := 0, len(recs)
 	nTok := len(rank)
 	start := make([]int32, nTok+1)
 	var nProbe, nIndex int
-	for o := lo; o < hi; o++ {
+	for o := range recs {
 		s := sets[order[o]]
 		recs[o] = setRec{signatureOf(s), int32(len(s))}
 		nProbe += f.probe(len(s))
@@ -207,7 +214,7 @@ func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs [
 	}
 	inv := make([]int32, start[nTok])
 	fill := slices.Clone(start[:nTok])
-	for o := lo; o < hi; o++ {
+	for o := range recs {
 		for _, t := range sets[order[o]] {
 			r := rank[t]
 			inv[fill[r]] = int32(o)
@@ -215,10 +222,10 @@ func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs [
 		}
 	}
 	type prefixState struct{ seen, probe, index int32 }
-	st := make([]prefixState, hi-lo)
-	for o := lo; o < hi; o++ {
-		l := int(recs[o].size)
-		st[o-lo] = prefixState{0, int32(f.probe(l)), int32(f.index(l))}
+	st := make([]prefixState, len(recs))
+	for o, rec := range recs {
+		l := int(rec.size)
+		st[o] = prefixState{0, int32(f.probe(l)), int32(f.index(l))}
 	}
 	pp := prefixPart{
 		probes: make([]posting, 0, nProbe),
@@ -228,7 +235,7 @@ func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs [
 	}
 	for r := range nTok {
 		for _, o := range inv[start[r]:start[r+1]] {
-			s := &st[int(o)-lo]
+			s := &st[o]
 			if c := s.seen; c < s.probe {
 				pp.probes = append(pp.probes, posting{o, c})
 				if c < s.index {
@@ -246,7 +253,6 @@ func buildPart(sets [][]uint32, order []int32, rank []uint32, f *filters, recs [
 // joiner is the state of similarPairs' join.
 type joiner struct {
 	f         *filters
-	lims      *limits
 	sizeStart []int32  // first ord of each size
 	recs      []setRec // by ord
 	active    []indexed
@@ -254,54 +260,19 @@ type joiner struct {
 }
 
 // indexed is an index posting with its set's record, gathered per token.
-// lmax is the largest probe size the posting can still match: above it
-// the length filter or the positional filter on y's side fails.
 type indexed struct {
-	sig             signature
-	ord, size, lmax int32
-}
-
-// limits holds the tables that give an index posting its lmax.
-type limits struct {
-	lenMax []int32 // lenMax[ly] = largest lx with ceil(tl·lx) <= ly
-	sumMax []int32 // sumMax[v] = largest lx+ly with alpha(lx+ly) <= v
-}
-
-func newLimits(f *filters, maxL int) *limits {
-	l := &limits{lenMax: make([]int32, maxL+1), sumMax: make([]int32, maxL+1)}
-	lx := 0
-	for ly := range l.lenMax {
-		for lx < maxL && f.lo[lx+1] <= ly {
-			lx++
-		}
-		l.lenMax[ly] = int32(lx)
-	}
-	s := 0
-	for v := range l.sumMax {
-		for s < 2*maxL && f.alpha[s+1] <= v {
-			s++
-		}
-		l.sumMax[v] = int32(s)
-	}
-	return l
-}
-
-// lmax returns the largest probe size a set of size ly can match through
-// a token at position pos of it: the length filter needs ly >=
-// ceil(tl·lx), and the first common token of a similar pair lies within
-// y[:ly-alpha(lx+ly)+1].
-func (l *limits) lmax(ly, pos int) int32 {
-	return min(l.lenMax[ly], l.sumMax[ly-pos]-int32(ly))
+	sig       signature
+	ord, size int32
 }
 
 // join pairs the probe postings pr of one token with its index postings
 // ix (both in visiting order). It sweeps the probe sets by size: an index
-// posting joins the active list once its set precedes the probe set, and
-// leaves it for good once the probe sets outgrow its lmax (probe sizes
-// never shrink). A probe set x whose token sits at position i matches the
-// active sets whose depth covers i: depth(ly) = min(px, lx-alpha+1)
-// shrinks as ly grows, and the active list is in visiting order, so they
-// are a prefix of it. Each match must pass the signature bound.
+// posting joins the active list once its set precedes the probe set. A
+// probe set x whose token sits at position i matches the active sets of
+// at least the length filter's size whose depth covers i: depth(ly) =
+// min(px, lx-alpha+1) shrinks as ly grows, and the active list is in
+// visiting order, so they are a prefix of it. Each match must pass the
+// signature bound.
 func (j *joiner) join(pr, ix []posting) {
 	if pr[len(pr)-1].ord <= ix[0].ord {
 		return // no probe set comes after an index set
@@ -311,7 +282,7 @@ func (j *joiner) join(pr, ix []posting) {
 	next := 0 // next index posting to activate
 	// Both lists are in visiting order, so sizes follow from ords by
 	// walking sizeStart; a set's record is read only when needed.
-	lx, ly := j.sizeOf(pr[0].ord), j.sizeOf(ix[0].ord)
+	lx, ly := int(j.recs[pr[0].ord].size), int(j.recs[ix[0].ord].size)
 	for _, p := range pr {
 		for p.ord >= ss[lx+1] {
 			lx++
@@ -322,9 +293,7 @@ func (j *joiner) join(pr, ix []posting) {
 			for q.ord >= ss[ly+1] {
 				ly++
 			}
-			if lmax := j.lims.lmax(ly, int(q.pos)); int(lmax) >= lx {
-				act = append(act, indexed{j.recs[q.ord].sig, q.ord, int32(ly), lmax})
-			}
+			act = append(act, indexed{j.recs[q.ord].sig, q.ord, int32(ly)})
 		}
 		if len(act) == 0 {
 			continue
@@ -340,52 +309,18 @@ func (j *joiner) join(pr, ix []posting) {
 			continue
 		}
 		x := &j.recs[p.ord]
-		if maxLy == lx {
-			// The whole active list: drop the postings that died.
-			w := 0
-			for k := range act {
-				y := &act[k]
-				if int(y.lmax) < lx {
-					continue
-				}
-				if x.sig.mayOverlap(&y.sig, lx, int(y.size), f.alpha[lx+int(y.size)]) {
-					j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
-				}
-				if w != k {
-					act[w] = *y
-				}
-				w++
-			}
-			act = act[:w]
-			continue
-		}
 		for k := range act {
 			y := &act[k]
 			ly := int(y.size)
 			if ly > maxLy {
 				break
 			}
-			if int(y.lmax) >= lx && x.sig.mayOverlap(&y.sig, lx, ly, f.alpha[lx+ly]) {
+			if ly >= minLen && x.sig.mayOverlap(&y.sig, lx, ly, f.alpha[lx+ly]) {
 				j.cands = append(j.cands, uint64(p.ord)<<32|uint64(y.ord))
 			}
 		}
 	}
 	j.active = act[:0]
-}
-
-// sizeOf returns the size of the set at ord o: the largest l with
-// sizeStart[l] <= o.
-func (j *joiner) sizeOf(o int32) int {
-	lo, hi := 0, len(j.sizeStart)-1 // sizeStart[lo] <= o < sizeStart[hi]
-	for hi-lo > 1 {
-		mid := int(uint(lo+hi) >> 1)
-		if j.sizeStart[mid] <= o {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo
 }
 
 // A signature is a 128-bit Bloom-style summary of a token set: bit
@@ -413,10 +348,10 @@ func (g *signature) mayOverlap(h *signature, la, lb, need int) bool {
 	return lb-need >= bits.OnesCount64(h[0]&^g[0])+bits.OnesCount64(h[1]&^g[1])
 }
 
-// overlapAtLeast returns have + |a∩b| for ascending sets a and b, and
-// false instead as soon as that total can no longer reach need.
-func overlapAtLeast(a, b []uint32, have, need int) (int, bool) {
-	i, j := 0, 0
+// overlapAtLeast returns |a∩b| for ascending sets a and b, and false
+// instead as soon as it can no longer reach need.
+func overlapAtLeast(a, b []uint32, need int) (int, bool) {
+	have, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		if have+min(len(a)-i, len(b)-j) < need {
 			return have, false
@@ -435,76 +370,10 @@ func overlapAtLeast(a, b []uint32, have, need int) (int, bool) {
 	return have, have >= need
 }
 
-func clusterQuadratic(sets [][]uint32, threshold float64, accept AcceptFunc) [][]int {
-	consumed := make([]bool, len(sets))
-	var out [][]int
-	for a := range sets {
-		if consumed[a] {
-			continue
-		}
-		members := []int{a}
-		for b := range sets {
-			if b == a || consumed[b] {
-				continue
-			}
-			if !(jaccardCount(sets[a], sets[b]) >= threshold) {
-				continue
-			}
-			if accept == nil || accept(a, members, b) {
-				members = append(members, b)
-				consumed[b] = true
-			}
-		}
-		if len(members) > 1 {
-			consumed[a] = true
-			out = append(out, members)
-		}
-	}
-	return out
-}
-
-// jaccardCount is JaccardIDs; both clusterings call this one function so
-// they compare bit-identical values.
-func jaccardCount(a, b []uint32) float64 { return JaccardIDs(a, b) }
-
-// normaliseSets returns sets with every set sorted ascending without
-// repeats, copying only the sets that are not.
-func normaliseSets(sets [][]uint32) [][]uint32 {
-	var out [][]uint32
-	for i, s := range sets {
-		ok := true
-		for j := 1; j < len(s); j++ {
-			if s[j] <= s[j-1] {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			continue
-		}
-		if out == nil {
-			out = slices.Clone(sets)
-		}
-		out[i] = sortedSet(slices.Clone(s))
-	}
-	if out == nil {
-		return sets
-	}
-	return out
-}
-
-// tokenSets are sets over dense token ids with every id's global rank:
-// fewest sets first, ties by id.
-type tokenSets struct {
-	sets [][]uint32
-	rank []uint32 // by dense id
-	freq []int32  // by dense id: how many sets have it
-}
-
-// rankTokens ranks the tokens of sets, compacting sparse ids first (the
-// mapping is a bijection, so intersection and union sizes are unchanged).
-// It returns nil if there is no token at all.
-func rankTokens(sets [][]uint32) *tokenSets {
+// rankTokens returns every token id's global rank in sets (ids from a
+// Dict: dense), fewest sets first, ties by id; nil if there is no token
+// at all.
+func rankTokens(sets [][]uint32) []uint32 {
 	var total int
 	var maxID uint32
 	for _, s := range sets {
@@ -515,25 +384,6 @@ func rankTokens(sets [][]uint32) *tokenSets {
 	}
 	if total == 0 {
 		return nil
-	}
-	// Ids from a Dict are dense; for sparse ids compact them first.
-	if int64(maxID) > 4*int64(total)+1024 {
-		remap := make(map[uint32]uint32)
-		dense := make([][]uint32, len(sets))
-		for i, s := range sets {
-			d := make([]uint32, len(s))
-			for j, t := range s {
-				id, ok := remap[t]
-				if !ok {
-					id = uint32(len(remap))
-					remap[t] = id
-				}
-				d[j] = id
-			}
-			dense[i] = sortedSet(d)
-		}
-		sets = dense
-		maxID = uint32(len(remap) - 1)
 	}
 	freq := make([]int32, maxID+1)
 	for _, s := range sets {
@@ -558,7 +408,7 @@ func rankTokens(sets [][]uint32) *tokenSets {
 			byFreq[f]++
 		}
 	}
-	return &tokenSets{sets, rank, freq}
+	return rank
 }
 
 func maxLen(sets [][]uint32) int {

@@ -36,32 +36,15 @@ func (d *Dict) Lookup(tok string) (uint32, bool) {
 	return id, ok
 }
 
-// Word returns the token with the given id. It panics if id was not
-// returned by this Dict.
-func (d *Dict) Word(id uint32) string { return d.words[id] }
-
 // Len returns the number of interned tokens.
 func (d *Dict) Len() int { return len(d.words) }
 
-// Intern interns every token and returns the id set: sorted ascending,
-// without repeats. The result is what [JaccardIDs], [Index.AddIDs] and
-// [Cluster] expect.
-func (d *Dict) Intern(tokens []string) []uint32 {
-	if len(tokens) == 0 {
-		return nil
-	}
-	ids := make([]uint32, len(tokens))
-	for i, t := range tokens {
-		ids[i] = d.ID(t)
-	}
-	return sortedSet(ids)
-}
-
 // InternText returns the id set of the texts joined by single spaces:
-// exactly d.Intern(Tokens(strings.Join(texts, " "))), including the ids d
-// hands out to new tokens, but without building the joined text or the
-// token strings. A space always separates tokens, so the joined text's
-// tokens are those of each text in turn.
+// the ids of Tokens(strings.Join(texts, " ")), sorted ascending without
+// repeats, interning new tokens in the order Tokens returns them, but
+// without building the joined text or the token strings. A space always
+// separates tokens, so the joined text's tokens are those of each text in
+// turn.
 func (d *Dict) InternText(texts ...string) []uint32 {
 	var scratch [128]uint32
 	ids := scratch[:0]
@@ -130,7 +113,7 @@ func sortedSet(ids []uint32) []uint32 {
 	return slices.Compact(ids)
 }
 
-// JaccardIDs is [Jaccard] for id sets from [Dict.Intern]: both must be
+// JaccardIDs is [Jaccard] for id sets from [Dict.InternText]: both must be
 // sorted ascending without repeats. It returns 0 if either is empty and
 // otherwise float64(|a∩b|) / float64(|a∪b|), bit for bit the value
 // Jaccard gives for the same sets.

@@ -13,9 +13,9 @@
 //     id sets without allocating.
 //   - An [Index] is built once per store load and kept current with
 //     [Index.AddIDs] and [Index.Remove]. [Index.Rank] walks the postings of
-//     the query tokens, rarest first, and stops walking once the remaining
-//     idf cannot lift an unseen document to the coverage floor; it never
-//     scans all documents or recomputes document frequencies.
+//     the query tokens; it never recomputes document frequencies.
+//   - A [BM25F] index, and [Terms], its tokeniser, rank by this project's
+//     ranking.
 //   - A [Library] ranks its owner's lessons, read through a [Source]:
 //     both rankings' indexes, built on first use and kept current with
 //     [Library.Add] and [Library.Remove]; [Library.Search] (ordering,
@@ -24,8 +24,8 @@
 //     ([Query.Once]) that builds no index and gives the same results; and
 //     [Library.MostSimilar], the encoder's duplicate check.
 //   - [Cluster] is the anchor clustering: an exact all-pairs similarity join
-//     (PPJoin-style prefix, length and positional filters plus 128-bit
-//     token signatures) followed by the anchor loop,
+//     (PPJoin-style prefix and length filters plus 128-bit token
+//     signatures) followed by the anchor loop,
 //     property-tested equal to the quadratic loop of consolidate.py.
 //
 // # Exactness
@@ -45,6 +45,6 @@
 // math.Log is one ulp off on about 9%.
 //
 // The package has no global mutable state. Index.Rank may run
-// concurrently with itself; Add, Remove and Dict interning need exclusive
-// access.
+// concurrently with itself; AddIDs, Remove and Dict interning need
+// exclusive access.
 package rank

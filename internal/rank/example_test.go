@@ -31,11 +31,13 @@ func ExampleIndex_Rank() {
 	}
 	x := rank.NewIndexIDs(d, sets)
 
-	for _, h := range x.Rank(rank.Tokens("go.sum cache miss"), 0.25) {
+	hits, _ := x.Rank(rank.Tokens("go.sum cache miss"))
+	for _, h := range hits {
 		fmt.Printf("lesson %d score %.3f\n", h.Doc, h.Score)
 	}
 	// A query sharing too little idf mass with every lesson gets silence.
-	fmt.Println(x.Rank(rank.Tokens("kubernetes helm chart tests"), 0.25) == nil)
+	hits, _ = x.Rank(rank.Tokens("kubernetes helm chart tests"))
+	fmt.Println(hits == nil)
 	// Lesson 0 matches "cache" and "miss" (its "go.sum." keeps the final
 	// dot, a token character), lesson 2 matches "go.sum": each token has
 	// idf ln(1 + 3/2) = 0.916 in this corpus of three.

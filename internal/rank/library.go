@@ -142,8 +142,7 @@ func projectedIndex(q []string, n int, text func(i int) (question, answer string
 	// lesson once per matcher).
 	var ms []*Matcher
 	for lo := 0; lo < len(q); lo += MaxMatch {
-		m, _ := NewMatcher(q[lo:min(len(q), lo+MaxMatch)])
-		ms = append(ms, m)
+		ms = append(ms, NewMatcher(q[lo:min(len(q), lo+MaxMatch)]))
 	}
 	d := NewDict()
 	ids := make([]uint32, len(q))

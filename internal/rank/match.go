@@ -18,38 +18,41 @@ type Matcher struct {
 // MaxMatch is the number of distinct tokens a Matcher can look for.
 const MaxMatch = 64
 
-// NewMatcher returns a matcher for tokens (as from [Tokens]: distinct,
-// non-empty), bit i of a match standing for tokens[i]. It reports false
-// when there are more than [MaxMatch] tokens.
-func NewMatcher(tokens []string) (*Matcher, bool) {
-	if len(tokens) > MaxMatch {
-		return nil, false
-	}
+// NewMatcher returns a matcher for at most [MaxMatch] tokens (as from
+// [Tokens]: distinct, non-empty), bit i of a match standing for tokens[i].
+func NewMatcher(tokens []string) *Matcher {
 	m := &Matcher{toks: tokens}
 	for i, t := range tokens {
-		if t != "" {
-			m.byFirst[t[0]] |= 1 << i
-		}
+		m.byFirst[t[0]] |= 1 << i
 	}
-	return m, true
+	return m
 }
 
 // Match returns the set of the matcher's tokens that the texts, joined by
 // single spaces, hold: bit i set when tokens[i] is among the text's
 // [Tokens]. (A space separates tokens, so the joined text's tokens are
-// those of each text in turn.)
+// those of each text in turn.) A token whose first byte starts none of the
+// matcher's tokens still to find is passed over before the stopword test
+// and stemming, which keep a token's first byte.
 func (m *Matcher) Match(texts ...string) uint64 {
 	var (
 		sc    scanner
 		found uint64
 	)
-	for {
-		tok, _, ok := sc.next(texts)
-		if !ok {
-			return found
+	for _, s := range texts {
+		sc = scanner{s: s, buf: sc.buf}
+		for {
+			tok, _, ok := sc.raw()
+			if !ok {
+				break
+			}
+			if m.byFirst[tok[0]]&^found == 0 || isStopword(tok) {
+				continue
+			}
+			found |= m.find(stem(tok), found)
 		}
-		found |= m.find(tok, found)
 	}
+	return found
 }
 
 // find returns the bit of tok if it is one of the matcher's tokens and not

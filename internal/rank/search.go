@@ -96,49 +96,28 @@ func (l *Library[K]) searchDarwinMemo(living []K, q Query[K]) []Result[K] {
 			return nil
 		}
 	}
-	switch {
-	case q.Once && (q.Keep != nil || l.dm == nil):
+	if q.Keep != nil || q.Once && l.dm == nil {
 		x = projectedIndex(toks, len(docs), func(i int) (string, string) { return l.src.Text(docs[i]) })
-	case q.Keep != nil:
-		x = NewIndexIDs(l.src.Dict(), l.src.TokenSets(docs))
-	default:
+	} else {
 		x, docs = l.darwinMemo(living)
 	}
+	// Decayed scores, then energy, break ties, then store order
+	// (darwin-memo's order: score and energy descending, stable).
 	energy := func(doc int) float64 { return l.src.Lesson(docs[doc]).Energy }
-	byEnergy := func(a, b int) bool { return energy(a) > energy(b) }
-	var raw []Hit
-	if q.HalfLife > 0 {
-		raw = x.RankTop(toks, MinCoverage, 0, nil)
-		for i := range raw {
-			raw[i].Score = decayed(l.src.Lesson(docs[raw[i].Doc]), raw[i].Score, q.HalfLife, q.Tick)
-		}
-		slices.SortStableFunc(raw, func(a, b Hit) int {
-			switch {
-			case a.Score > b.Score:
-				return -1
-			case a.Score < b.Score:
-				return 1
-			case byEnergy(a.Doc, b.Doc):
-				return -1
-			case byEnergy(b.Doc, a.Doc):
-				return 1
-			}
-			return a.Doc - b.Doc
-		})
-		raw = raw[:min(len(raw), q.K)]
-	} else {
-		raw = x.RankTop(toks, MinCoverage, q.K, byEnergy)
+	raw, mass := x.Rank(toks)
+	for i := range raw {
+		raw[i].Score = decayed(l.src.Lesson(docs[raw[i].Doc]), raw[i].Score, q.HalfLife, q.Tick)
 	}
+	slices.SortStableFunc(raw, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(energy(b.Doc), energy(a.Doc))
+	})
+	raw = raw[:min(len(raw), q.K)]
 	hits := make([]Result[K], len(raw))
-	mass := 0.0
-	if len(raw) > 0 {
-		mass = x.Mass(toks)
-	}
 	for i, h := range raw {
-		cov := 0.0
-		if mass > 0 {
-			cov = min(1, h.Score/mass)
-		}
+		cov := min(1, h.Score/mass)
 		hits[i] = Result[K]{Lesson: docs[h.Doc], Score: h.Score, Coverage: cov, Confidence: cov}
 	}
 	return hits

@@ -50,12 +50,12 @@ func Tokens(s string) []string {
 // scanner yields the tokens of a text after stopword removal and
 // stemming, in text order, repeats included.
 //
-// It is the one tokenising loop of Tokens, InternText, LookupText
-// and Matcher.Match: each asks next until it reports false. Those
-// that read several texts as if joined by single spaces pass them to every
-// next call, and the scanner moves from one to the next (a space always
-// separates tokens, so the joined text's tokens are those of each text in
-// turn). The texts are an argument rather than a field so that the slice
+// It is the one tokenising loop of Tokens, InternText and LookupText
+// (Matcher.Match reads raw tokens): each asks next until it reports
+// false. Those that read several texts as if joined by single spaces pass
+// them to every next call, and the scanner moves from one to the next (a
+// space always separates tokens, so the joined text's tokens are those of
+// each text in turn). The texts are an argument rather than a field so that the slice
 // does not escape with the scanner's buffer.
 type scanner struct {
 	s    string
@@ -91,31 +91,28 @@ func (sc *scanner) raw() (string, bool, bool) {
 	s := sc.s
 	start := -1    // start of the current token in s, while it is a plain substring
 	inBuf := false // the current token is in sc.buf instead
-	toBuf := func(i int) {
-		if !inBuf {
-			sc.buf = sc.buf[:0]
-			if start >= 0 {
-				sc.buf = append(sc.buf, s[start:i]...)
-			}
-			inBuf = true
-		}
-	}
 	i := sc.i
 	for i < len(s) {
 		c := s[i]
 		end := i // where the current token ends if this character separates
 		if c < utf8.RuneSelf {
 			switch {
-			case 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '.', c == '*':
+			case isTokenByte(c):
 				if inBuf {
 					sc.buf = append(sc.buf, c)
-				} else if start < 0 {
+					i++
+					continue
+				}
+				if start < 0 {
 					start = i
 				}
-				i++
+				for i++; i < len(s) && isTokenByte(s[i]); i++ {
+				}
 				continue
-			case 'A' <= c && c <= 'Z':
-				toBuf(i)
+			case c-'A' < 26:
+				if !inBuf {
+					sc.buf, inBuf = tokenSoFar(sc.buf, s, start, i), true
+				}
 				sc.buf = append(sc.buf, c+'a'-'A')
 				i++
 				continue
@@ -123,14 +120,17 @@ func (sc *scanner) raw() (string, bool, bool) {
 			i++
 		} else {
 			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == '\u212A' || r == '\u0130' {
+				if !inBuf {
+					sc.buf, inBuf = tokenSoFar(sc.buf, s, start, i), true
+				}
+			}
 			switch r {
 			case '\u212A': // KELVIN SIGN: Python lower() gives ASCII "k".
-				toBuf(i)
 				sc.buf = append(sc.buf, 'k')
 				i += size
 				continue
 			case '\u0130': // Python lower() gives "i" + U+0307; the combining dot separates.
-				toBuf(i)
 				sc.buf = append(sc.buf, 'i')
 			}
 			i += size
@@ -153,6 +153,19 @@ func (sc *scanner) raw() (string, bool, bool) {
 		return s[start:], false, true
 	}
 	return "", false, false
+}
+
+// isTokenByte reports whether c is one of darwin-memo's token characters
+// [a-z0-9.*].
+func isTokenByte(c byte) bool { return c-'a' < 26 || c-'0' < 10 || c == '.' || c == '*' }
+
+// tokenSoFar returns buf holding s[start:i], the current token up to i
+// (nothing when start < 0).
+func tokenSoFar(buf []byte, s string, start, i int) []byte {
+	if start < 0 {
+		return buf[:0]
+	}
+	return append(buf[:0], s[start:i]...)
 }
 
 // stem applies darwin-memo's light plural stemming to an ASCII token.
@@ -185,57 +198,20 @@ func Jaccard(a, b []string) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	if len(a) > len(b) {
-		a, b = b, a
+	sa := make(map[string]bool, len(a))
+	for _, x := range a {
+		sa[x] = true
 	}
-	var inter, na, nb int
-	if len(a)*len(b) <= 256 {
-		na = countDistinct(a)
-		nb = countDistinct(b)
-		for i, x := range a {
-			if indexOf(a[:i], x) >= 0 {
-				continue
-			}
-			if indexOf(b, x) >= 0 {
-				inter++
-			}
+	sb := make(map[string]bool, len(b))
+	inter := 0
+	for _, x := range b {
+		if sb[x] {
+			continue
 		}
-	} else {
-		sa := make(map[string]struct{}, len(a))
-		for _, x := range a {
-			sa[x] = struct{}{}
-		}
-		na = len(sa)
-		sb := make(map[string]struct{}, len(b))
-		for _, x := range b {
-			if _, dup := sb[x]; dup {
-				continue
-			}
-			sb[x] = struct{}{}
-			if _, ok := sa[x]; ok {
-				inter++
-			}
-		}
-		nb = len(sb)
-	}
-	return float64(inter) / float64(na+nb-inter)
-}
-
-func indexOf(s []string, x string) int {
-	for i, y := range s {
-		if y == x {
-			return i
+		sb[x] = true
+		if sa[x] {
+			inter++
 		}
 	}
-	return -1
-}
-
-func countDistinct(s []string) int {
-	n := 0
-	for i, x := range s {
-		if indexOf(s[:i], x) < 0 {
-			n++
-		}
-	}
-	return n
+	return float64(inter) / float64(len(sa)+len(sb)-inter)
 }

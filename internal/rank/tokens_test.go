@@ -110,7 +110,7 @@ func TestJaccard(t *testing.T) {
 	}
 }
 
-func TestJaccardLargeSetsMatchSmallPath(t *testing.T) {
+func TestJaccardLargeSets(t *testing.T) {
 	var a, b []string
 	for i := range 60 {
 		a = append(a, strings.Repeat("a", i%50+1))
