@@ -57,7 +57,7 @@ func (s *Store) rankQuery(query string, opts RetrieveOptions) (rank.Query[*Entry
 	if opts.Kind != "" && !validKind(string(opts.Kind)) {
 		return rank.Query[*Entry]{}, fmt.Errorf("unknown kind %q; use one of explicit, inferred, entity, cross_doc, experience, consolidated", opts.Kind)
 	}
-	q := rank.Query[*Entry]{Text: query, Ranking: s.resolveRetrieval(opts.Retrieval), K: opts.K, Tick: s.tick, Once: opts.Once, NearDuplicate: s.cfg.MergeThreshold}
+	q := rank.Query[*Entry]{Text: query, Ranking: s.resolveRetrieval(opts.Retrieval), K: opts.K, Once: opts.Once, NearDuplicate: s.cfg.MergeThreshold}
 	if q.K <= 0 {
 		q.K = DefaultK
 	}

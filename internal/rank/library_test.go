@@ -100,28 +100,26 @@ func TestLibraryOnceMatchesIndex(t *testing.T) {
 	for _, r := range []Ranking{RankingDarwinMemo, RankingBM25F} {
 		for _, text := range testQueries(ls, 1) {
 			for _, k := range []int{1, 9} {
-				for _, hl := range []float64{0, 6} {
-					for _, keep := range []func(*testLesson) bool{nil, func(l *testLesson) bool { return l.kind == 1 }} {
-						q := Query[*testLesson]{Text: text, Ranking: r, K: k, HalfLife: hl, Tick: 30, Keep: keep}
-						c := Consult[*testLesson]{Query: q, Provisional: true, MaxSupporters: 8, Conflict: 0.55}
-						want, err := indexed.Decide(ls, c)
-						if err != nil {
-							t.Fatal(err)
-						}
-						c.Once = true
-						got, err := once.Decide(ls, c)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !reflect.DeepEqual(got, want) {
-							t.Fatalf("%s %q k=%d half-life %v filtered %v:\nonce    %+v\nindexed %+v", r, text, k, hl, keep != nil, got, want)
-						}
-						if got.Decider != "" {
-							decided++
-						}
-						if once.Indexed(RankingDarwinMemo) || once.Indexed(RankingBM25F) {
-							t.Fatal("Once built an index")
-						}
+				for _, keep := range []func(*testLesson) bool{nil, func(l *testLesson) bool { return l.kind == 1 }} {
+					q := Query[*testLesson]{Text: text, Ranking: r, K: k, Keep: keep}
+					c := Consult[*testLesson]{Query: q, Provisional: true, MaxSupporters: 8, Conflict: 0.55}
+					want, err := indexed.Decide(ls, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c.Once = true
+					got, err := once.Decide(ls, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s %q k=%d filtered %v:\nonce    %+v\nindexed %+v", r, text, k, keep != nil, got, want)
+					}
+					if got.Decider != "" {
+						decided++
+					}
+					if once.Indexed(RankingDarwinMemo) || once.Indexed(RankingBM25F) {
+						t.Fatal("Once built an index")
 					}
 				}
 			}
@@ -209,7 +207,7 @@ func TestLibraryDecide(t *testing.T) {
 	if len(hits) != 1 || hits[0].Lesson != other {
 		t.Errorf("filtered hits %+v, want other alone", hits)
 	}
-	for _, q := range []Query[*testLesson]{{Text: "x", Ranking: "v9", K: 1}, {Text: "x", Ranking: RankingBM25F, HalfLife: -1}} {
+	for _, q := range []Query[*testLesson]{{Text: "x", Ranking: "v9", K: 1}} {
 		if _, err := lib.Search(living, q); err == nil {
 			t.Errorf("%+v: no error", q)
 		}
@@ -254,7 +252,7 @@ func FuzzLibraryOnceMatchesIndex(f *testing.F) {
 		ls[20].question, ls[20].Answer = q1, a1
 		libs := newTestLibraries(2)
 		for _, r := range []Ranking{RankingDarwinMemo, RankingBM25F} {
-			c := Consult[*testLesson]{Query: Query[*testLesson]{Text: query, Ranking: r, K: 5, Tick: 30}, Conflict: 0.55}
+			c := Consult[*testLesson]{Query: Query[*testLesson]{Text: query, Ranking: r, K: 5}, Conflict: 0.55}
 			want, err := libs[0].Decide(ls, c)
 			if err != nil {
 				t.Fatal(err)

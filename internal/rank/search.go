@@ -2,20 +2,16 @@ package rank
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 )
 
 // A Query is one question to a [Library].
 type Query[K comparable] struct {
-	Text     string
-	Ranking  Ranking
-	K        int     // hits to keep; at least 1
-	HalfLife float64 // > 0 halves a score every HalfLife ticks since the lesson was last settled (or born); 0 is off
-	Tick     int     // the current tick, to which ages are counted
+	Text    string
+	Ranking Ranking
+	K       int // hits to keep; at least 1
 	// Keep, when set, says which lessons may be hits (the caller's
 	// filters). For darwin-memo's ranking the kept lessons are the corpus
 	// (document frequencies over them, as in darwin-memo); for BM25F term
@@ -64,9 +60,6 @@ type Result[K comparable] struct {
 // to q.K lessons sharing a term with the query (searchBM25F). It returns
 // nil when nothing qualifies.
 func (l *Library[K]) Search(living []K, q Query[K]) ([]Result[K], error) {
-	if q.HalfLife < 0 || math.IsNaN(q.HalfLife) {
-		return nil, errors.New("half-life must be positive (or 0 to disable decay)")
-	}
 	q.K = max(q.K, 1)
 	switch q.Ranking {
 	case RankingDarwinMemo:
@@ -101,13 +94,10 @@ func (l *Library[K]) searchDarwinMemo(living []K, q Query[K]) []Result[K] {
 	} else {
 		x, docs = l.darwinMemo(living)
 	}
-	// Decayed scores, then energy, break ties, then store order
-	// (darwin-memo's order: score and energy descending, stable).
+	// Scores, then energy, break ties, then store order (darwin-memo's
+	// order: score and energy descending, stable).
 	energy := func(doc int) float64 { return l.src.Lesson(docs[doc]).Energy }
 	raw, mass := x.Rank(toks)
-	for i := range raw {
-		raw[i].Score = decayed(l.src.Lesson(docs[raw[i].Doc]), raw[i].Score, q.HalfLife, q.Tick)
-	}
 	slices.SortStableFunc(raw, func(a, b Hit) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
@@ -153,7 +143,7 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 	for i, r := range raw {
 		k := docs[r.Doc]
 		ls := l.src.Lesson(k)
-		rs[i] = ranked{Result[K]{Lesson: k, Score: decayed(ls, r.Score, q.HalfLife, q.Tick), Coverage: r.Coverage}, ls.Energy}
+		rs[i] = ranked{Result[K]{Lesson: k, Score: r.Score, Coverage: r.Coverage}, ls.Energy}
 	}
 	slices.SortStableFunc(rs, func(a, b ranked) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
@@ -224,20 +214,4 @@ func (l *Library[K]) nearDuplicates(a, b K, threshold float64) bool {
 	}
 	sets := l.src.TokenSets([]K{a, b})
 	return JaccardIDs(sets[0], sets[1]) >= threshold
-}
-
-// decayed is score halved every halfLife ticks from the lesson's last
-// settlement (or birth) to tick; halfLife 0 is no decay.
-func decayed(ls Lesson, score, halfLife float64, tick int) float64 {
-	if halfLife <= 0 {
-		return score
-	}
-	ref := ls.Born
-	if ls.Settled >= 0 {
-		ref = ls.Settled
-	}
-	if age := float64(tick - ref); age > 0 {
-		score *= math.Pow(0.5, age/halfLife)
-	}
-	return score
 }
