@@ -142,7 +142,8 @@ func ParseFailureTitle(title string) (test string, ok bool) {
 // against the digest and returns an error (so the caller falls back to
 // counts) when the lists are missing, truncated or disagree with it.
 func EnricoMiResults(d *Digest, anns []Annotation) (map[string]junit.Status, error) {
-	if d.TestsSucc+d.TestsSkip+d.TestsFail+d.TestsError != d.Tests {
+	if d.TestsSucc < 0 || d.TestsSkip < 0 || d.TestsFail < 0 || d.TestsError < 0 ||
+		d.TestsSucc+d.TestsSkip+d.TestsFail+d.TestsError != d.Tests {
 		return nil, fmt.Errorf("digest counts do not add up (%d tests: %d passed, %d skipped, %d failed, %d errors)",
 			d.Tests, d.TestsSucc, d.TestsSkip, d.TestsFail, d.TestsError)
 	}
