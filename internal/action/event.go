@@ -3,6 +3,8 @@ package action
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -131,6 +133,8 @@ func ParseEvent(name string, payload []byte) (Trigger, error) {
 		}
 		if t.PR != 0 {
 			t.Note = fmt.Sprintf("dispatched for pull request #%d", t.PR)
+		} else if others := slices.Sorted(maps.Keys(ev.Inputs)); len(others) > 0 && !slices.Contains(others, "pr-number") {
+			t.Note = fmt.Sprintf("dispatched without a pr-number input (the action reads no other; given: %s); reconciling recently merged pull requests", strings.Join(others, ", "))
 		} else {
 			t.Note = "dispatched; reconciling recently merged pull requests"
 		}

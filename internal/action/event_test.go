@@ -46,6 +46,7 @@ func TestParseEvent(t *testing.T) {
 		{name: "dispatch", event: "workflow_dispatch", payload: `{"inputs":{"pr-number":"#17"}}`, wantPR: 17},
 		{name: "dispatch empty", event: "workflow_dispatch", payload: `{"inputs":{"pr-number":""}}`},
 		{name: "dispatch bad", event: "workflow_dispatch", payload: `{"inputs":{"pr-number":"x"}}`, wantErr: "not a pull request number"},
+		{name: "dispatch with another input's name", event: "workflow_dispatch", payload: `{"inputs":{"pr_number":"17","reason":"x"}}`, wantNote: "without a pr-number input (the action reads no other; given: pr_number, reason)"},
 		{name: "schedule", event: "schedule", payload: `{"schedule":"0 * * * *"}`},
 		{name: "unsupported (real check_run)", event: "check_run", file: "events/check_run.completed.octokit-webhooks.json", wantErr: "not supported"},
 		{name: "bad json", event: "push", payload: `{`, wantErr: "not valid JSON"},
