@@ -21,8 +21,8 @@ import "math"
 // an unanswerable query and a wrong first lesson are alike negatives.
 const (
 	ConfBias     = -0.99
-	ConfCoverage = 2.01
-	ConfMargin   = 1.62
+	ConfCoverage = 1.95
+	ConfMargin   = 1.65
 )
 
 // Confidence returns the calibrated probability that a lesson with this
