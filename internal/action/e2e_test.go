@@ -175,7 +175,7 @@ func parseOutputs(t testing.TB, path string) map[string]string {
 	if err != nil {
 		return nil
 	}
-	return ParseOutputs(b)
+	return ghfake.ParseOutputs(b)
 }
 
 func mergedEvent(n int) string {

@@ -176,7 +176,7 @@ func TestSetOutputUsesRandomDelimiter(t *testing.T) {
 			seen[delim] = true
 		}
 	}
-	if got := ParseOutputs(b); got["result"] != "settled" || got["delta"] != "2" || len(seen) != 2 {
+	if got := ghfake.ParseOutputs(b); got["result"] != "settled" || got["delta"] != "2" || len(seen) != 2 {
 		t.Fatalf("outputs %v from\n%s", got, b)
 	}
 }
