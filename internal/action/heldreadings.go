@@ -83,7 +83,7 @@ func (r *Runner) lastBotRecord(ctx context.Context, st *state) (Record, string, 
 	if last == nil {
 		return Record{Version: 1}, "no bot pull request was merged", nil
 	}
-	doc, _, err := r.readFile(ctx, r.Config.StorePath, last.GetHead().GetSHA())
+	doc, _, _, err := r.readFile(ctx, r.Config.StorePath, last.GetHead().GetSHA())
 	if err != nil {
 		return Record{}, "", err
 	}

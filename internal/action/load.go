@@ -3,13 +3,10 @@ package action
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
 	"strings"
-
-	"github.com/google/go-github/v62/github"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
@@ -64,7 +61,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if why := r.startBudget(); why != "" {
 		return nil, budgetSpent(why)
 	}
-	doc, sha, found, err := r.readFileSHA(ctx, r.Config.StorePath, st.baseTip)
+	doc, sha, found, err := r.readFile(ctx, r.Config.StorePath, st.baseTip)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +157,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 // nil when the stores were merged.
 func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons.Store, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
-	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
+	ours, _, found, err := r.readFile(ctx, r.Config.StorePath, head)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -181,7 +178,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 	}
 	var anc []byte
 	if parent != "" {
-		if anc, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
+		if anc, _, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
 			return nil, "", nil, err
 		}
 	}
@@ -211,7 +208,7 @@ func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, o
 	}
 	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]storedoc.KeyMerger{RecordKey: keepOurs}, r.storeOptions())
 	if err != nil {
-		again, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
+		again, _, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
 		if rerr != nil {
 			return nil, "", nil, rerr
 		}
@@ -236,7 +233,7 @@ func (r *Runner) closedBotBranch(ctx context.Context) ([]byte, error) {
 		}
 		return nil, botpr.Explain(fmt.Errorf("reading the bot branch %s: %w", r.Config.Branch, err), "contents")
 	}
-	doc, _, err := r.readFile(ctx, r.Config.StorePath, ref.GetObject().GetSHA())
+	doc, _, _, err := r.readFile(ctx, r.Config.StorePath, ref.GetObject().GetSHA())
 	return doc, err
 }
 
@@ -287,11 +284,6 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 		r.Logf("%s held %d pull request(s) the base branch has not processed; settling them again: %s", where, len(again), strings.Join(again, " "))
 	}
 	return nil
-}
-
-func isNotFound(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity)
 }
 
 func orEmptyDoc(b []byte) []byte {

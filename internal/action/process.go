@@ -153,7 +153,7 @@ func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequ
 	if st.oldest != nil && st.oldest.GetNumber() == pr.GetNumber() {
 		st.oldestOnto = sha
 	}
-	doc, blob, found, err := r.readFileSHA(ctx, r.Config.StorePath, sha)
+	doc, blob, found, err := r.readFile(ctx, r.Config.StorePath, sha)
 	switch {
 	case err != nil:
 		return "", nil, nil, err

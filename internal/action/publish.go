@@ -60,8 +60,8 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	case !changed && st.open == nil:
 		if st.closedBranch {
 			// The closed bot pull request's branch holds nothing the base branch lacks now.
-			if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch); err != nil && !isNotFound(err) {
-				return botpr.Explain(fmt.Errorf("deleting the branch %s of a closed bot pull request: %w", r.Config.Branch, err), "contents")
+			if err := r.repoAPI().DeleteBranch(ctx, r.Config.Branch); err != nil {
+				return err
 			}
 			r.Logf("deleted the branch %s: its closed pull request holds nothing the base branch lacks", r.Config.Branch)
 		}

@@ -294,8 +294,14 @@ func (r Repo) Close(ctx context.Context, number int, branch, body string) error 
 	if err != nil {
 		return Explain(fmt.Errorf("closing bot pull request #%d: %w", number, err), "pull-requests")
 	}
+	return r.DeleteBranch(ctx, branch)
+}
+
+// DeleteBranch deletes a branch of a closed bot pull request. A branch that is already gone is
+// not an error.
+func (r Repo) DeleteBranch(ctx context.Context, branch string) error {
 	if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Name, "heads/"+branch); err != nil && !isStatus(err, http.StatusUnprocessableEntity) && !isStatus(err, http.StatusNotFound) {
-		return Explain(fmt.Errorf("deleting branch %s of closed bot pull request #%d: %w", branch, number, err), "contents")
+		return Explain(fmt.Errorf("deleting branch %s of a closed bot pull request: %w", branch, err), "contents")
 	}
 	return nil
 }
