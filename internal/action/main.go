@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +20,6 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/mdsafe"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/internal/version"
-	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // Exit codes of `darwin-memo action`.
@@ -222,13 +220,6 @@ func prNumber(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
-}
-
-// renderStore renders the store for agents that read Markdown at task start, within budget
-// bytes, labelled with the store file's name. It runs while the store is serialised, so it
-// only reads the store.
-func renderStore(s *lessons.Store, storePath string, budget int) ([]byte, error) {
-	return s.Render(lessons.RenderOptions{Budget: budget, Label: path.Base(storePath), Questions: true})
 }
 
 // encoderLogger is the encoder's slog.Logger: one step-log line per record,

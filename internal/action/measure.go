@@ -8,13 +8,6 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
-// Measurement outcomes: settle's, typed.
-const (
-	Measured  = settle.Measured
-	Pending   = settle.Pending
-	Abstained = settle.Abstained
-)
-
 // Measurer measures one merged pull request: settle's Result as settle.Measure returns it (never
 // nil without an error). The
 // production measurer wraps settle.Measure (SettleMeasurer); tests may pass their own.

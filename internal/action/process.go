@@ -229,7 +229,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		baseSHA, baseStore, unreadable, err := r.storeAtBase(ctx, st, pr)
 		var nobase *settle.OutcomeError
 		switch {
-		case errors.As(err, &nobase) && nobase.Outcome == Pending:
+		case errors.As(err, &nobase) && nobase.Outcome == settle.Pending:
 			out.Queued = append(out.Queued, n)
 			st.rec.queue(n)
 			st.rec.hold(n, tickets, body)
@@ -257,7 +257,8 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		// ones the settlement applies.
 		// A pull request carries a ticket or two: their queries are ranked without building
 		// the base store's index (the same verdicts, a fraction of the work at 10k lessons).
-		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets, Settling: st.store})
+		// The body verified and settled holds only the tickets the run chose to settle.
+		verified := baseStore.VerifyBody(strings.Join(ticketLines(tickets), "\n"), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets, Settling: st.store})
 		if verified.Passed() == 0 {
 			p.Outcome = OutcomeRefused
 			for _, t := range tickets {
@@ -267,7 +268,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		} else {
 			var m measurement
 			if carried && held.Delta != nil {
-				m = measurement{Result: &settle.Result{Outcome: Measured}, carried: &held}
+				m = measurement{Result: &settle.Result{Outcome: settle.Measured}, carried: &held}
 				r.Logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
 			} else if m.Result, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
@@ -277,13 +278,13 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 				}
 			}
 			switch m.Outcome {
-			case Pending:
+			case settle.Pending:
 				out.Queued = append(out.Queued, n)
 				st.rec.queue(n)
 				st.rec.hold(n, tickets, body) // written by publish (Record.holdsBeyond)
 				r.Logf("#%d: CI pending (%s); queued", n, m.Reason)
 				return nil
-			case Abstained:
+			case settle.Abstained:
 				out.Abstained = append(out.Abstained, n)
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: %s; its tickets stay unsettled", n, m.Reason))
 				if !m.Final {
@@ -507,11 +508,6 @@ func ticketLines(tickets []lessons.BodyTicket) []string {
 	return lines
 }
 
-// ticketBody is the body verified and settled: only the tickets the run chose to settle.
-func ticketBody(tickets []lessons.BodyTicket) string {
-	return strings.Join(ticketLines(tickets), "\n")
-}
-
 // measureWaiting measures a pull request, polling while its CI is pending for at most the
 // wait-for-ci input (every 30 seconds, or sooner at the deadline).
 func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (*settle.Result, error) {
@@ -522,7 +518,7 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 			return nil, err
 		}
 		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, hist)
-		if err != nil || m.Outcome != Pending {
+		if err != nil || m.Outcome != settle.Pending {
 			return m, err
 		}
 		left := deadline.Sub(r.now())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
@@ -31,7 +32,9 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	changed := !same || st.persist
 	var md []byte
 	if r.Config.RenderPath != "" {
-		if md, err = renderStore(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
+		// For agents that read Markdown at task start, labelled with the store file's name.
+		opts := lessons.RenderOptions{Budget: r.Config.RenderBudget, Label: path.Base(r.Config.StorePath), Questions: true}
+		if md, err = final.Render(opts); err != nil {
 			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
 		}
 	}
