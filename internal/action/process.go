@@ -266,11 +266,10 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			}
 			r.Logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
-			var m measurement
-			if carried && held.Delta != nil {
-				m = measurement{Result: &settle.Result{Outcome: settle.Measured}, carried: &held}
-				r.Logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
-			} else if m.Result, err = r.measureWaiting(ctx, st, pr); err != nil {
+			m := carriedResult(held) // nil unless carried over with its recorded delta
+			if m != nil {
+				r.Logf("#%d: carried over from the discarded bot branch with its recorded delta %+d", n, m.Delta)
+			} else if m, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			} else {
 				for _, note := range m.Notes {
@@ -296,10 +295,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 				st.persist = true
 				return r.finish(ctx, st, pr, nil, p, out)
 			}
-			delta := m.delta()
-			if math.IsNaN(delta) || math.IsInf(delta, 0) {
-				return fmt.Errorf("measuring the CI of #%d: non-finite delta", n)
-			}
+			delta := float64(m.Delta)
 			if math.Abs(delta) >= 10 {
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, delta))
 			}
@@ -326,11 +322,11 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			} else {
 				p.Outcome = OutcomeRefused
 			}
-			p.Delta, p.Source = &delta, m.source()
-			p.Before, p.After = m.commits()
-			p.Quarantined = capStrings(m.quarantined(), 20)
+			p.Delta, p.Source = &delta, resultSource(m)
+			p.Before, p.After = m.Before.SHA, m.After.SHA
+			p.Quarantined = capStrings(m.Quarantined, 20)
 			out.Delta += delta
-			fixed = m.fixed()
+			fixed = m.Improvements
 			r.Logf("#%d: delta %+g from %s, %d ticket(s) settled", n, delta, p.Source, len(p.Settled))
 		}
 	}
@@ -542,18 +538,21 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
 // The economics applied (ledger.config, max_energy) are the store's at the pull request's base
 // (base): the working store already holds the pull request's own edits to them.
-func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, base *lessons.Store, pr *github.PullRequest, m measurement, expire int) lessons.BodyReport {
+func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, base *lessons.Store, pr *github.PullRequest, m *settle.Result, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
-	before, after := m.commits()
-	return st.store.SettleVerified(verified, m.delta(), lessons.SettleOptions{
+	url := ""
+	if len(m.Links) > 0 {
+		url = m.Links[0]
+	}
+	return st.store.SettleVerified(verified, float64(m.Delta), lessons.SettleOptions{
 		Scale:       r.Config.Scale,
 		Economics:   base,
 		Source:      "ci",
-		Regressions: m.regressions(),
+		Regressions: regressions(m),
 		Detail:      fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{
-			Mode: m.source(), Identity: "verified", Repository: r.Owner + "/" + r.Repo,
-			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: before, HeadSHA: after, URL: m.url(),
+			Mode: resultSource(m), Identity: "verified", Repository: r.Owner + "/" + r.Repo,
+			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: m.Before.SHA, HeadSHA: m.After.SHA, URL: url,
 		},
 	}, lessons.TickOptions{ExpireAfter: expire})
 }
