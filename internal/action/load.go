@@ -87,7 +87,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		}
 		return nil
 	}
-	st.workDoc = st.mainDoc
+	work := st.mainDoc // the store the run starts from, unless the bot branch's is merged
 	// discarded is the store of a bot branch whose work this run cannot start from (its
 	// store does not merge with the base branch's, or a person closed its pull request): the
 	// pull requests its record holds are settled again from the base branch's store below.
@@ -114,7 +114,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		case merged != nil:
 			st.store, fromBot = merged, true
 		default:
-			st.workDoc, fromBot = ours, !bytes.Equal(ours, st.mainDoc)
+			work, fromBot = ours, !bytes.Equal(ours, st.mainDoc)
 		}
 	} else if discarded, err = r.closedBotBranch(ctx); err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		discardedWhere = "the branch " + r.Config.Branch + " (its pull request was closed without merging)"
 	}
 	if st.store == nil { // not the merged store mergeBotBranch loaded
-		if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc, r.storeOptions()); err != nil {
+		if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, work, r.storeOptions()); err != nil {
 			return nil, err
 		}
 	}
@@ -145,7 +145,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	}
 	// From here on the base branch's store is its loaded store (and its blob sha): its bytes,
 	// as large as the store, are not held for the rest of the run.
-	st.mainDoc, st.workDoc, r.mainBlob.doc = nil, nil, nil
+	st.mainDoc, r.mainBlob.doc = nil, nil
 	return st, nil
 }
 

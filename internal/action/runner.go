@@ -120,7 +120,6 @@ type state struct {
 	// does not read): the bot's own held readings (checkHeld).
 	botRec   *Record
 	open     *github.PullRequest
-	workDoc  []byte
 	store    *lessons.Store
 	rec      Record
 	warnings []string

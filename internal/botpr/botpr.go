@@ -14,8 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -109,11 +110,7 @@ func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
 	if err != nil {
 		return "", Explain(fmt.Errorf("reading parent commit %s: %w", req.Parent, err), "contents")
 	}
-	paths := make([]string, 0, len(req.Files))
-	for p := range req.Files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(req.Files))
 	entries := make([]*github.TreeEntry, 0, len(paths))
 	for _, p := range paths {
 		e := &github.TreeEntry{Path: github.String(p), Mode: github.String("100644"), Type: github.String("blob")}
