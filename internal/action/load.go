@@ -21,7 +21,7 @@ import (
 // ledger.config (every store darwin-memo wrote) gets darwin-memo's defaults.
 func (r *Runner) storeOptions() lessons.Options {
 	newStore := lessons.RecommendedConfig()
-	return lessons.Options{Now: r.now, Config: &newStore}
+	return lessons.Options{Now: r.Now, Config: &newStore}
 }
 
 // parseStore parses a store document; nil data gives a new empty store.

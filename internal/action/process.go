@@ -15,7 +15,6 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
-	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
@@ -507,7 +506,7 @@ func ticketLines(tickets []lessons.BodyTicket) []string {
 // measureWaiting measures a pull request, polling while its CI is pending for at most the
 // wait-for-ci input (every 30 seconds, or sooner at the deadline).
 func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (*settle.Result, error) {
-	deadline := r.now().Add(r.Config.WaitForCI)
+	deadline := r.Now().Add(r.Config.WaitForCI)
 	for {
 		hist, err := r.flakyHistory(ctx, st)
 		if err != nil {
@@ -517,17 +516,13 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 		if err != nil || m.Outcome != settle.Pending {
 			return m, err
 		}
-		left := deadline.Sub(r.now())
+		left := deadline.Sub(r.Now())
 		if left <= 0 {
 			return m, nil
 		}
 		wait := min(30*time.Second, left)
 		r.Logf("#%d: CI pending (%s); checking again in %s", pr.GetNumber(), m.Reason, wait)
-		sleep := r.Sleep
-		if sleep == nil {
-			sleep = ctxtime.Sleep
-		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := r.Sleep(ctx, wait); err != nil {
 			return m, err
 		}
 	}

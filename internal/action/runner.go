@@ -42,7 +42,7 @@ type Runner struct {
 	Encoder *encode.Encoder
 	// Now is the clock for timestamps the store writes and for wait-for-ci.
 	Now func() time.Time
-	// Sleep waits while CI is pending (nil: a timer); tests inject one that advances Now.
+	// Sleep waits while CI is pending; tests inject one that advances Now.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logf prints one progress line (the runner log).
 	Logf func(format string, args ...any)
@@ -95,13 +95,6 @@ func (o *Outcome) Headline() string {
 		return "abstained; nothing measurable"
 	}
 	return "nothing to settle"
-}
-
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
 }
 
 func (r *Runner) repoAPI() botpr.Repo {
