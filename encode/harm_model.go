@@ -11,7 +11,7 @@ import (
 
 // The learned half of the harmful-advice rule: an L2-regularised logistic regression (Cox
 // 1958; the regularised form as in Hastie, Tibshirani and Friedman, The Elements of
-// Statistical Learning, section 4.4.4) over the features of harmFeatures: stemmed unigrams
+// Statistical Learning, section 4.4.4) over the features harmMatcher.features returns: stemmed unigrams
 // and bigrams of each clause, words after a negation marked "not_" (Das and Chen 2001), the
 // clause's first word (its mood), and the intent matcher's structured reading of the clause
 // (verb class x object class, negated or not, directive or not, local, off switches). Its
@@ -60,7 +60,9 @@ func (h *harmModel) harmful(m *harmMatcher, text string) string {
 
 // features returns the sorted, distinct features of text: per clause, the stemmed words and
 // pairs of adjacent words ("not_" before each word after a negation), "^" and the first
-// word, and the matcher's reading of the clause, written "§...".
+// word, and the matcher's reading of the clause, written "§...". Training adds one more, the
+// matcher's verdict on the whole text (trainingFeatures); the model only ever judges text the
+// matcher let through, which has none.
 func (m *harmMatcher) features(text string) []string {
 	seen := map[string]bool{}
 	for _, clause := range harmClauses(text) {
@@ -86,10 +88,6 @@ func (m *harmMatcher) features(text string) []string {
 		for _, f := range m.reading(clause) {
 			seen[f] = true
 		}
-	}
-	if why := m.rule(text); why != "" {
-		kind, _, _ := strings.Cut(why, ":")
-		seen["§rule "+kind] = true
 	}
 	out := make([]string, 0, len(seen))
 	for f := range seen {
