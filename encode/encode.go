@@ -166,7 +166,7 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	var cands []Candidate
 	if e.provider != nil {
 		res.Requested = e.provider.Name()
-		user, err := e.withNonce(func(nonce string) (string, error) { return userPrompt(p, docs, nonce) })
+		user, err := userPrompt(e.cfg.rand, p, docs)
 		if err != nil {
 			return nil, err
 		}
@@ -200,22 +200,6 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	}
 	res.Candidates = cands
 	return res, nil
-}
-
-// withNonce builds a user message with a fresh nonce, drawing again (up to
-// 4 times) in the astronomically unlikely case that the data contains it.
-func (e *Encoder) withNonce(build func(nonce string) (string, error)) (string, error) {
-	var err error
-	for try := 0; try < 4; try++ {
-		var nonce, user string
-		if nonce, err = newNonce(e.cfg.rand); err != nil {
-			return "", err
-		}
-		if user, err = build(nonce); err == nil {
-			return user, nil
-		}
-	}
-	return "", err
 }
 
 // reflect calls the provider and parses its reply.
