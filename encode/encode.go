@@ -173,8 +173,14 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 		req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens,
 			Name: "lessons", Purpose: "Record the lessons (0 to 5) learned from the pull request data."}
 		callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
-		raws, err := e.reflect(callCtx, req)
+		reply, err := e.provider.Reflect(callCtx, req)
 		cancel()
+		var raws []RawLesson
+		if err == nil {
+			if raws, err = ParseLessons(reply); err != nil {
+				err = fmt.Errorf("%s: unusable reply: %w", res.Requested, err)
+			}
+		}
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return nil, fmt.Errorf("encode PR #%d: %w", p.Number, ctx.Err())
@@ -202,19 +208,6 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	return res, nil
 }
 
-// reflect calls the provider and parses its reply.
-func (e *Encoder) reflect(ctx context.Context, req Request) ([]RawLesson, error) {
-	reply, err := e.provider.Reflect(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	raws, err := ParseLessons(reply)
-	if err != nil {
-		return nil, fmt.Errorf("%s: unusable reply: %w", e.provider.Name(), err)
-	}
-	return raws, nil
-}
-
 // validate checks every raw lesson and fills in birth data.
 func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson, from string) []Candidate {
 	out := make([]Candidate, 0, len(raws))
@@ -223,8 +216,8 @@ func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson
 			Question: oneLine(raw.Question),
 			Answer:   oneLine(raw.Answer),
 			Kind:     raw.Kind,
-			Cites:    dedupStrings(raw.Evidence),
-			Paths:    dedupStrings(raw.Paths),
+			Cites:    raw.Evidence,
+			Paths:    raw.Paths,
 			From:     from,
 		}
 		c.Rejected = chk.check(raw)
@@ -321,16 +314,4 @@ func lessonSources(number int, c Candidate, chk *checker) []string {
 	}
 	sort.Strings(ps)
 	return append(out, ps...)
-}
-
-func dedupStrings(in []string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }
