@@ -77,16 +77,16 @@ func nearestLiving(c *Candidate, known Known, texts []Living) (string, float64) 
 
 // nearest returns up to k living lessons sharing a token with question and
 // answer, most similar first (token Jaccard, as the duplicate check), ties
-// in store order. toks holds the living lessons' token sets, by position.
-func nearest(texts []Living, toks [][]string, question, answer string, k int) []Living {
+// in store order.
+func nearest(texts []Living, question, answer string, k int) []Living {
 	q := rank.Tokens(question + " " + answer)
 	type scored struct {
 		i   int
 		sim float64
 	}
 	var all []scored
-	for i := range texts {
-		if s := rank.Jaccard(q, toks[i]); s > 0 {
+	for i, l := range texts {
+		if s := rank.Jaccard(q, rank.Tokens(l.Question+" "+l.Answer)); s > 0 {
 			all = append(all, scored{i, s})
 		}
 	}
@@ -189,7 +189,6 @@ func (e *Encoder) askSupersession(ctx context.Context, cands []Candidate, texts 
 		return
 	}
 	var (
-		toks  [][]string
 		asked []shownLesson
 		at    []int // candidate index of asked[i]
 	)
@@ -198,13 +197,7 @@ func (e *Encoder) askSupersession(ctx context.Context, cands []Candidate, texts 
 		if !c.Added() || c.From != e.provider.Name() {
 			continue
 		}
-		if toks == nil {
-			toks = make([][]string, len(texts))
-			for j, l := range texts {
-				toks[j] = rank.Tokens(l.Question + " " + l.Answer)
-			}
-		}
-		near := nearest(texts, toks, c.Question, c.Answer, nearestShown)
+		near := nearest(texts, c.Question, c.Answer, nearestShown)
 		if len(near) == 0 {
 			continue
 		}
