@@ -39,9 +39,6 @@ func (h *harmModel) probability(features []string) float64 {
 // harmful returns the model's reason to refuse text, naming the features that weigh most
 // toward refusing it, or "".
 func (h *harmModel) harmful(m *harmMatcher, text string) string {
-	if h == nil || len(h.weights) == 0 {
-		return ""
-	}
 	fs := m.features(text)
 	p := h.probability(fs)
 	if p < h.threshold {
