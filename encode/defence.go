@@ -187,6 +187,17 @@ func groundTokens(s string) []string {
 	return out
 }
 
+// contentWords returns the grounding tokens of s that are not framing words.
+func contentWords(s string, framing map[string]bool) []string {
+	var out []string
+	for _, t := range groundTokens(s) {
+		if !framing[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // check returns why l must be rejected, or "" when it passes every rule.
 // Rules run in a fixed order and the first failure is reported.
 func (c *checker) check(l RawLesson) string {
@@ -294,12 +305,12 @@ func (c *checker) check(l RawLesson) string {
 // cited documents, and a rejection reason naming some missing words
 // otherwise.
 func (c *checker) grounded(text, answer string, cites []string) string {
-	var content, missing []string
-	for _, t := range groundTokens(text) {
-		if c.framing[t] {
-			continue
-		}
-		content = append(content, t)
+	if n := len(contentWords(answer, c.framing)); n < minAnswerWords {
+		return fmt.Sprintf("%s: the answer has %d content words, want %d", reasonThin, n, minAnswerWords)
+	}
+	content := contentWords(text, c.framing)
+	var missing []string
+	for _, t := range content {
 		found := false
 		for _, id := range cites {
 			if c.docTokens[id][t] {
@@ -310,15 +321,6 @@ func (c *checker) grounded(text, answer string, cites []string) string {
 		if !found {
 			missing = append(missing, t)
 		}
-	}
-	answerWords := 0
-	for _, t := range groundTokens(answer) {
-		if !c.framing[t] {
-			answerWords++
-		}
-	}
-	if answerWords < minAnswerWords {
-		return fmt.Sprintf("%s: the answer has %d content words, want %d", reasonThin, answerWords, minAnswerWords)
 	}
 	grounded := len(content) - len(missing)
 	if grounded < minGroundedTokens {

@@ -73,11 +73,7 @@ func newProvenance(p *PR, docs []Document, trusted func(association string) bool
 // features returns the content words (grounding tokens that are not framing words) and the
 // word shingles of text, in text order.
 func (pv *provenance) features(text string) (words, shingles []string) {
-	for _, t := range groundTokens(text) {
-		if !pv.framing[t] {
-			words = append(words, t)
-		}
-	}
+	words = contentWords(text, pv.framing)
 	ws := strings.Fields(normalizeWords(text))
 	for i := 0; i+provenanceShingle <= len(ws); i++ {
 		shingles = append(shingles, strings.Join(ws[i:i+provenanceShingle], " "))
