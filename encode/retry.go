@@ -129,7 +129,7 @@ func (r *endpoint) post(ctx context.Context, body, reply any) error {
 		}
 		typ, msg := errorMessage(data)
 		herr := &HTTPError{Provider: r.name, StatusCode: resp.StatusCode, Type: typ, Message: r.redact(msg), RequestID: reqID, Attempts: attempt}
-		if !retryable(resp, typ, data) || attempt == maxTries {
+		if !retryable(resp, data) || attempt == maxTries {
 			return 0, false, herr
 		}
 		wait, asked := retryAfter(resp.Header)
@@ -151,7 +151,7 @@ func (r *endpoint) post(ctx context.Context, body, reply any) error {
 }
 
 // retryable applies the status and header rules of the policy.
-func retryable(resp *http.Response, typ string, body []byte) bool {
+func retryable(resp *http.Response, body []byte) bool {
 	switch strings.ToLower(resp.Header.Get("x-should-retry")) {
 	case "true":
 		return true
@@ -160,7 +160,7 @@ func retryable(resp *http.Response, typ string, body []byte) bool {
 	}
 	lower := strings.ToLower(string(body))
 	if strings.Contains(lower, "insufficient_quota") || strings.Contains(lower, "enforced_spend_limit_reached") ||
-		strings.Contains(lower, "billing_hard_limit") || typ == "insufficient_quota" {
+		strings.Contains(lower, "billing_hard_limit") {
 		return false
 	}
 	return retryableStatus(resp.StatusCode)
