@@ -100,5 +100,5 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (string, er
 	if c.Message.Content == nil {
 		return "", fmt.Errorf("%s: reply has no content", p.name)
 	}
-	return StripThink(*c.Message.Content), nil
+	return *c.Message.Content, nil
 }

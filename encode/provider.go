@@ -21,8 +21,9 @@ import (
 type Provider interface {
 	// Name is the provider spec in use, e.g. "ollama:qwen3:8b" or "none".
 	Name() string
-	// Reflect sends one reflection request and returns the model's reply,
-	// think blocks removed. Providers log its finish reason and token counts.
+	// Reflect sends one reflection request and returns the model's reply
+	// (think blocks and all: the parsers remove them). Providers log its
+	// finish reason and token counts.
 	Reflect(ctx context.Context, req Request) (string, error)
 }
 
