@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -146,16 +145,10 @@ func New(provider Provider, opts ...Option) *Encoder {
 // than allowed, replies with something that is not the lesson JSON, or
 // every lesson it wrote is rejected, Encode falls back to the deterministic
 // encoder and says why in Result.Fallback. It returns an error only when
-// ctx is done or the nonce cannot be read.
+// ctx is done during a model call or the nonce cannot be read.
 func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Known) (*Result, error) {
-	if pr == nil {
-		return nil, errors.New("encode: no pull request to encode")
-	}
 	if known == nil {
 		known = livingList(living)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("encode PR #%d: %w", pr.Number, err)
 	}
 	p := pr.Normalize()
 	docs := p.Documents()
