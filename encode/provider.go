@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -194,10 +195,5 @@ func WithTrustedAssociations(associations ...string) Option {
 
 // isTrusted applies WithTrustedAssociations.
 func (c config) isTrusted(association string) bool {
-	for _, a := range c.trusted {
-		if strings.EqualFold(strings.TrimSpace(a), association) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.trusted, func(a string) bool { return strings.EqualFold(strings.TrimSpace(a), association) })
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -237,12 +238,7 @@ func (e *Encoder) askSupersession(ctx context.Context, cands []Candidate, texts 
 	}
 	answered := map[string]bool{}
 	for _, r := range answers {
-		k := -1
-		for j := range asked {
-			if asked[j].ID == r.Lesson {
-				k = j
-			}
-		}
+		k := slices.IndexFunc(asked, func(a shownLesson) bool { return a.ID == r.Lesson })
 		if k < 0 || answered[r.Lesson] {
 			continue // not a lesson asked about, or answered already: the first answer counts
 		}
@@ -252,11 +248,7 @@ func (e *Encoder) askSupersession(ctx context.Context, cands []Candidate, texts 
 		if id == "" || strings.EqualFold(id, "none") {
 			continue
 		}
-		shown := false
-		for _, x := range asked[k].Existing {
-			shown = shown || x.ID == id
-		}
-		if !shown {
+		if !slices.ContainsFunc(asked[k].Existing, func(x shownLesson) bool { return x.ID == id }) {
 			what := "an id that is no lesson's"
 			if lessonIDForm.MatchString(id) {
 				what = "lesson " + id
