@@ -311,14 +311,7 @@ func (c *checker) grounded(text, answer string, cites []string) string {
 	content := contentWords(text, c.framing)
 	var missing []string
 	for _, t := range content {
-		found := false
-		for _, id := range cites {
-			if c.docTokens[id][t] {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(cites, func(id string) bool { return c.docTokens[id][t] }) {
 			missing = append(missing, t)
 		}
 	}
@@ -390,12 +383,7 @@ func commandArgs(s string) string {
 // digits and is not a path of short segments: a key, token or digest.
 func blob(s string) (string, bool) {
 	for _, m := range longBlob.FindAllString(s, -1) {
-		pathLike := true
-		for _, seg := range strings.Split(m, "/") {
-			if len(seg) > 30 {
-				pathLike = false
-			}
-		}
+		pathLike := !slices.ContainsFunc(strings.Split(m, "/"), func(seg string) bool { return len(seg) > 30 })
 		if pathLike || !strings.ContainsAny(m, "0123456789") {
 			continue
 		}

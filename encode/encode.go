@@ -5,8 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/rank"
@@ -301,10 +301,8 @@ func lessonSources(number int, c Candidate, chk *checker) []string {
 		}
 	}
 	out := []string{fmt.Sprintf("pr#%d", number)}
-	var ps []string
-	for p := range paths {
-		ps = append(ps, "path:"+p)
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		out = append(out, "path:"+p)
 	}
-	sort.Strings(ps)
-	return append(out, ps...)
+	return out
 }

@@ -2,7 +2,9 @@ package encode
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,12 +88,7 @@ func (m *harmMatcher) features(text string) []string {
 			seen[f] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for f := range seen {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // reading is the matcher's structured reading of one clause: for each verb of a class, its
