@@ -108,21 +108,13 @@ type Result struct {
 }
 
 // Added returns the candidates to add to the store.
-func (r *Result) Added() []Candidate { return r.filter(Candidate.Added) }
+func (r *Result) Added() []Candidate {
+	return slices.DeleteFunc(slices.Clone(r.Candidates), func(c Candidate) bool { return !c.Added() })
+}
 
 // Proposed returns the candidates to list in the bot PR body only.
 func (r *Result) Proposed() []Candidate {
-	return r.filter(func(c Candidate) bool { return c.Proposed && c.Rejected == "" && c.DuplicateOf == "" })
-}
-
-func (r *Result) filter(keep func(Candidate) bool) []Candidate {
-	var out []Candidate
-	for _, c := range r.Candidates {
-		if keep(c) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(r.Candidates), func(c Candidate) bool { return !c.Proposed || c.Rejected != "" || c.DuplicateOf != "" })
 }
 
 // Encoder turns merged PRs into candidate lessons with one provider.

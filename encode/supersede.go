@@ -42,13 +42,10 @@ func normQuestion(q string) string {
 // askedAgain returns the ids of the living lessons that ask c's question
 // (normalised) with another answer (case and spacing aside).
 func askedAgain(c *Candidate, texts []Living) map[string]bool {
-	var out map[string]bool
+	out := map[string]bool{}
 	nq, na := normQuestion(c.Question), strings.ToLower(oneLine(c.Answer))
 	for _, l := range texts {
 		if normQuestion(l.Question) == nq && strings.ToLower(oneLine(l.Answer)) != na {
-			if out == nil {
-				out = map[string]bool{}
-			}
 			out[l.ID] = true
 		}
 	}
