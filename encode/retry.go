@@ -81,8 +81,8 @@ func retry(ctx context.Context, sleep func(context.Context, time.Duration) error
 // endpoint is one model behind one HTTP URL (OpenAI-compatible or Anthropic), the headers
 // that authenticate requests to it, and the shared retry policy: at most maxTries attempts;
 // retry transport errors, 408, 409, 429, 5xx and 529 unless x-should-retry says otherwise or
-// the error is an exhausted quota; wait retry-after-ms, else Retry-After (seconds or HTTP
-// date), else min(0.5 s * 2^n, 8 s); give up at once when asked to wait longer than maxWait.
+// the error is an exhausted quota; wait retry-after-ms, else Retry-After in seconds, else
+// min(0.5 s * 2^n, 8 s); give up at once when asked to wait longer than maxWait.
 type endpoint struct {
 	name, model, url string
 	headers          map[string]string
@@ -166,8 +166,8 @@ func retryable(resp *http.Response, body []byte) bool {
 	return retryableStatus(resp.StatusCode)
 }
 
-// retryAfter reads retry-after-ms, then Retry-After in seconds or as an
-// HTTP date.
+// retryAfter reads retry-after-ms, then Retry-After in seconds (the form
+// the LLM APIs send; an HTTP date is read as no answer).
 func retryAfter(h http.Header) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
@@ -180,13 +180,6 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
 		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := time.Until(t)
-		if d < 0 {
-			d = 0
-		}
-		return d, true
 	}
 	return 0, false
 }
