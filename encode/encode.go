@@ -229,28 +229,21 @@ func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson
 // replaces it, and the store records that when it is added (Store.Add). The
 // living lessons' texts tell which those are.
 func (e *Encoder) dedup(cands []Candidate, known Known, living []Living) {
-	type earlier struct {
-		id     string
-		tokens []string
-	}
-	var pool []earlier // earlier candidates that passed
+	var earlier livingList // earlier candidates that passed
 	for i := range cands {
 		c := &cands[i]
 		if c.Rejected != "" {
 			continue
 		}
-		toks := rank.Tokens(c.Question + " " + c.Answer)
 		bestID, best := nearestLiving(c, known, living)
-		for _, k := range pool {
-			if s := rank.Jaccard(toks, k.tokens); s > best {
-				best, bestID = s, k.id
-			}
+		if id, s := earlier.MostSimilar(c.Question, c.Answer); s > best {
+			bestID, best = id, s
 		}
 		if best >= DuplicateThreshold {
 			c.DuplicateOf, c.Similarity = bestID, best
 			continue
 		}
-		pool = append(pool, earlier{c.ID, toks})
+		earlier = append(earlier, Living{ID: c.ID, Question: c.Question, Answer: c.Answer})
 	}
 }
 
