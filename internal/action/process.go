@@ -593,10 +593,17 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: the %s encoder failed (%s); used the deterministic encoder", n, res.Requested, res.Fallback))
 	}
 	added, proposed := res.Added(), res.Proposed()
-	for _, c := range added {
-		if c.SupersedeNote != "" {
-			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson %s: %s", n, c.ID, c.SupersedeNote))
+	// A supersession note names the lesson by the id the store gives it
+	// (the candidate's own id means nothing outside the encoding), or by
+	// its question when it is only proposed.
+	note := func(c encode.Candidate, id string) {
+		if c.SupersedeNote == "" {
+			return
 		}
+		if id == "" {
+			id = fmt.Sprintf("%q", c.Question)
+		}
+		st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson %s: %s", n, id, c.SupersedeNote))
 	}
 	if !trusted {
 		// The user trusts this association less than the default: propose only.
@@ -611,13 +618,16 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		}
 		news[i] = lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: sources, RecordedTS: c.RecordedTS}
 	}
-	_, errs := st.store.AddLessons(news)
-	for _, err := range errs {
+	entries, errs := st.store.AddLessons(news)
+	for i, err := range errs {
 		if err != nil {
 			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson not added: %v", n, err))
+		} else {
+			note(added[i], entries[i].ID)
 		}
 	}
 	for _, c := range proposed {
+		note(c, "")
 		if len(p.Proposed) == maxProposed {
 			break
 		}
