@@ -24,10 +24,10 @@ import (
 // fields, the bot wins conflicts on its economics, and lists of tickets, notes and runs are
 // merged by identity.
 
-// KeyMerger merges one top-level key whose rule the caller knows better (for example the
-// action's record of processed pull requests). Its arguments are the JSON of the key's value
-// on each side as the documents spell it, nil when absent; it returns the merged value's JSON
-// (any formatting), or nil to leave the key out.
+// KeyMerger merges one top-level key other than entries and graveyard whose rule the caller
+// knows better (for example the action's record of processed pull requests). Its arguments
+// are the JSON of the key's value on each side as the documents spell it, nil when absent; it
+// returns the merged value's JSON (any formatting), or nil to leave the key out.
 type KeyMerger func(base, ours, theirs []byte) ([]byte, error)
 
 // sideNames name the three sides of a merge in errors, in the order base, ours, theirs.
@@ -36,9 +36,9 @@ var sideNames = [3]string{"merge base store", "bot branch store", "base branch s
 // Merge returns the three-way merge of three store documents, compact: each value as one of
 // the sides spelled it, darwin-memo's keys config, entries and graveyard first (a store loads
 // it, lessons.MergeStore, and writes it in darwin-memo's layout). base may be nil (no common
-// ancestor known: everything on either side counts as added). custom maps top-level keys to
-// their own merge rule. Entries without an "id" (lessons added by hand) are matched by the
-// content-derived id every load gives them.
+// ancestor known: everything on either side counts as added). custom maps top-level keys but
+// entries and graveyard to their own merge rule. Entries without an "id" (lessons added by
+// hand) are matched by the content-derived id every load gives them.
 func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
 	var sides [3]*storeDoc
 	for i, doc := range [3][]byte{orEmptyJSON(base), ours, theirs} {
@@ -55,10 +55,10 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 		bv, ov, tv := b.top.vals[k], o.top.vals[k], t.top.vals[k]
 		var v []byte
 		switch {
-		case custom[k] != nil:
-			v, err = custom[k](bv, ov, tv)
 		case k == "entries", k == "graveyard":
 			continue // merged together below
+		case custom[k] != nil:
+			v, err = custom[k](bv, ov, tv)
 		case k == "ledger":
 			v, err = mergeLedger(b, o, t)
 		case k == "config":
@@ -88,19 +88,11 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"entries":`...)
-	if v, ok := out.vals["entries"]; ok { // a custom rule's value
-		buf = append(buf, v...)
-	} else {
-		buf = appendRawList(buf, living)
-	}
+	buf = appendRawList(buf, living)
 	buf = append(buf, `,"graveyard":`...)
-	if v, ok := out.vals["graveyard"]; ok {
-		buf = append(buf, v...)
-	} else {
-		buf = appendRawList(buf, dead)
-	}
+	buf = appendRawList(buf, dead)
 	for _, k := range out.keys {
-		if k != "config" && k != "entries" && k != "graveyard" {
+		if k != "config" {
 			buf = pyjson.AppendString(append(buf, ','), k)
 			buf = append(buf, ':')
 			buf = append(buf, out.vals[k]...)
@@ -398,14 +390,10 @@ func canonicalJSON(b []byte) string {
 // pickChanged is the three-way rule for one opaque value: the side that changed it wins; when both
 // changed it, theirs (people on the base branch) wins.
 func pickChanged(base, ours, theirs []byte) []byte {
-	switch {
-	case rawEqual(theirs, base):
+	if rawEqual(theirs, base) {
 		return ours
-	case rawEqual(ours, base):
-		return theirs
-	default:
-		return theirs
 	}
+	return theirs
 }
 
 // pickOurs is pickChanged with the bot winning when both changed the value.
