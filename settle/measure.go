@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
-	"github.com/darwin-memo/darwin-memo-action/internal/junit"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -111,13 +110,9 @@ type Request struct {
 	Options
 }
 
-// Side is the evidence for one of the two SHAs.
+// Side is one of the two commits compared.
 type Side struct {
 	SHA string `json:"sha"`
-	// Why says how this SHA was chosen.
-	Why string `json:"why"`
-	// Counts summarises the results used at this SHA.
-	Counts junit.Counts `json:"counts"`
 }
 
 // Result is a measurement and its evidence.
@@ -139,9 +134,8 @@ type Result struct {
 	After  Side   `json:"after"`
 	// Transitions holds the per-test lists (empty in PassCounts mode).
 	Transitions
-	// Links point at the pull request and the check runs or workflow runs
-	// the results came from.
-	Links []string `json:"links"`
+	// URL is the pull request's page, the evidence a settlement records.
+	URL string `json:"url,omitempty"`
 	// Notes record what was skipped on the way (unsafe zip entries,
 	// sources present at one SHA only, ...).
 	Notes []string `json:"notes,omitempty"`
@@ -201,7 +195,7 @@ func apiErr(what string, err error) error {
 // cancelled; everything about CI state is expressed as the Result's
 // Outcome.
 func Measure(ctx context.Context, client *github.Client, req Request) (*Result, error) {
-	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Links: []string{}}}
+	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{}}
 	if m.opts.Limits == (Limits{}) {
 		m.opts.Limits = DefaultLimits()
 	}
@@ -245,12 +239,6 @@ func (m *measurer) note(format string, args ...any) {
 	m.res.Notes = append(m.res.Notes, fmt.Sprintf(format, args...))
 }
 
-func (m *measurer) link(u string) {
-	if u != "" && !slices.Contains(m.res.Links, u) {
-		m.res.Links = append(m.res.Links, u)
-	}
-}
-
 func (m *measurer) run(ctx context.Context) error {
 	if err := m.loadPR(); err != nil {
 		return err
@@ -259,12 +247,12 @@ func (m *measurer) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.res.After.SHA, m.res.After.Why = after.sha, after.why
+	m.res.After.SHA = after.sha
 	before, err := m.chooseBefore(ctx)
 	if err != nil {
 		return err
 	}
-	m.res.Before.SHA, m.res.Before.Why = before.sha, before.why
+	m.res.Before.SHA = before.sha
 	if err := m.checkComplete(after, "after"); err != nil {
 		return err
 	}
@@ -277,7 +265,7 @@ func (m *measurer) run(ctx context.Context) error {
 func (m *measurer) loadPR() error {
 	pr := m.req.PR
 	m.pr = pr
-	m.link(pr.GetHTMLURL())
+	m.res.URL = pr.GetHTMLURL()
 	if !isMerged(pr) {
 		return abstain("pull request #%d is not merged", pr.GetNumber())
 	}
@@ -310,21 +298,20 @@ func (m *measurer) commitCount(ctx context.Context) (int, error) {
 	return m.pr.GetCommits(), nil
 }
 
-// chosen is a SHA picked for one side with the reason and its CI.
+// chosen is a SHA picked for one side with its CI.
 type chosen struct {
-	sha, why string
-	ci       *sideCI
+	sha string
+	ci  *sideCI
 }
 
 func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
 	head := m.pr.GetHead().GetSHA()
-	why := fmt.Sprintf("final head of #%d (its pull_request CI)", m.pr.GetNumber())
 	ci, err := m.ciAt(ctx, head)
 	if err != nil {
 		return chosen{}, err
 	}
 	if ci.hasCI() {
-		return chosen{head, why, ci}, nil
+		return chosen{head, ci}, nil
 	}
 	// Repositories whose CI runs only on push to the base branch have none
 	// on the PR head; the merge commit's push CI is then the after side.
@@ -334,7 +321,7 @@ func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
 			return chosen{}, err
 		}
 		if mci.hasCI() {
-			return chosen{mc, fmt.Sprintf("merge commit of #%d (no CI on the head %s; using its push CI)", m.pr.GetNumber(), short(head)), mci}, nil
+			return chosen{mc, mci}, nil
 		}
 	}
 	return chosen{}, abstain("no CI ran on the head %s of #%d (no check runs or commit statuses)", short(head), m.pr.GetNumber())
@@ -391,9 +378,6 @@ func (m *measurer) chooseBefore(ctx context.Context) (chosen, error) {
 			return chosen{}, err
 		}
 		if got.sha != "" {
-			if len(misses) > 0 {
-				got.why += "; fallback after " + strings.Join(misses, "; ")
-			}
 			return got, nil
 		}
 		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", MaxWalkBack, short(c.sha), c.why))
@@ -533,20 +517,13 @@ func (m *measurer) mergeBase(ctx context.Context) (baseCandidate, error) {
 // from c, within the walk-back bound.
 func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, error) {
 	sha := c.sha
-	var skipped []string
-	walked := func(why string) string {
-		if len(skipped) > 0 {
-			why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
-		}
-		return why
-	}
 	for step := 0; ; step++ {
 		ci, err := m.ciAt(ctx, sha)
 		if err != nil {
 			return chosen{}, err
 		}
 		if ci.hasCI() {
-			return chosen{sha, walked(c.why), ci}, nil
+			return chosen{sha, ci}, nil
 		}
 		if step >= MaxWalkBack {
 			return chosen{}, nil
@@ -574,23 +551,17 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 				return chosen{}, err
 			}
 			if bot {
-				skipped = append(skipped, fmt.Sprintf("%s (#%d, the lesson store's bot pull request, changes only its files)", short(sha), other.GetNumber()))
 				sha = commit.Parents[0].GetSHA()
 				continue
 			}
 			// That pull request's own head may have tested exactly the code sha holds.
-			got, err := m.sameTreeHead(ctx, commit, other)
-			if err != nil {
-				return chosen{}, err
-			}
-			if got.sha != "" {
-				got.why = walked(c.why + "; " + got.why)
-				return got, nil
+			got, lacks, err := m.sameTreeHead(ctx, commit, other)
+			if err != nil || got.sha != "" {
+				return got, err
 			}
 			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's (the head %s of #%d has %s)",
-				short(c.sha), c.why, short(sha), other.GetNumber(), m.pr.GetNumber(), short(other.GetHead().GetSHA()), other.GetNumber(), got.why)
+				short(c.sha), c.why, short(sha), other.GetNumber(), m.pr.GetNumber(), short(other.GetHead().GetSHA()), other.GetNumber(), lacks)
 		}
-		skipped = append(skipped, short(sha))
 		sha = commit.Parents[0].GetSHA()
 	}
 }
@@ -613,16 +584,16 @@ func short(sha string) string {
 // MergedOnto returns the commit a merged pull request landed on, by the rule Measure uses for
 // its before side: the first parent of a merge commit, the parent of a squashed commit, the
 // parent of the run of rebased commits (a rebase of n commits lands n first parents below the
-// merge commit), else the pull request's base.sha. why says which. pr may be a list item. An
-// *OutcomeError says why it cannot tell.
-func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (sha, why string, err error) {
+// merge commit), else the pull request's base.sha. pr may be a list item. An *OutcomeError
+// says why it cannot tell.
+func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (string, error) {
 	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{}}
 	c, err := m.mergeParent(ctx)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if c.sha == "" {
-		return pr.GetBase().GetSHA(), fmt.Sprintf("base.sha of #%d", pr.GetNumber()), nil
+		return pr.GetBase().GetSHA(), nil
 	}
-	return c.sha, c.why, nil
+	return c.sha, nil
 }

@@ -182,31 +182,31 @@ func (m *measurer) botFilesOnly(ctx context.Context, sha string, prs []*github.P
 // sameTreeHead offers the head of another merged pull request, which introduced the commit c
 // (without CI), as the before side: when the head holds c's tree and has CI, that CI tested
 // exactly the code c holds (as for a pull request kept up to date with its base), so nothing of
-// the other pull request's falls inside the measured interval. Otherwise the returned why says
-// what the head lacks and sha is empty.
-func (m *measurer) sameTreeHead(ctx context.Context, c *github.Commit, pr *github.PullRequest) (chosen, error) {
+// the other pull request's falls inside the measured interval. Otherwise sha is empty and lacks
+// says what the head lacks.
+func (m *measurer) sameTreeHead(ctx context.Context, c *github.Commit, pr *github.PullRequest) (got chosen, lacks string, err error) {
 	head := pr.GetHead().GetSHA()
 	if head == "" {
-		return chosen{why: "no head"}, nil
+		return chosen{}, "no head", nil
 	}
 	hc, err := m.getCommit(ctx, head)
 	if err != nil {
 		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
-			return chosen{why: "no commit GitHub knows"}, nil
+			return chosen{}, "no commit GitHub knows", nil
 		}
-		return chosen{}, apiErr("get the head "+short(head)+" of #"+fmt.Sprint(pr.GetNumber()), err)
+		return chosen{}, "", apiErr("get the head "+short(head)+" of #"+fmt.Sprint(pr.GetNumber()), err)
 	}
 	if hc.GetTree().GetSHA() == "" || hc.GetTree().GetSHA() != c.GetTree().GetSHA() {
-		return chosen{why: "another tree"}, nil
+		return chosen{}, "another tree", nil
 	}
 	ci, err := m.ciAt(ctx, head)
 	if err != nil {
-		return chosen{}, err
+		return chosen{}, "", err
 	}
 	if !ci.hasCI() {
-		return chosen{why: "the same tree but no CI"}, nil
+		return chosen{}, "the same tree but no CI", nil
 	}
-	return chosen{head, fmt.Sprintf("no CI at %s, which #%d merged; its head %s holds the same tree and has CI", short(c.GetSHA()), pr.GetNumber(), short(head)), ci}, nil
+	return chosen{head, ci}, "", nil
 }
 
 // prList names pull requests for a reason ("#3, #5"; "none").

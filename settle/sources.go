@@ -126,7 +126,6 @@ type sideResult struct {
 	results    map[string]junit.Status // nil when only counts are known
 	counts     junit.Counts
 	collection []string
-	links      []string
 }
 
 // kind of a check run, by what it carries.
@@ -292,7 +291,6 @@ func withSide(side, reason string) string {
 func (m *measurer) reportRuns(ctx context.Context, runs []*github.CheckRun) (*sideResult, string, error) {
 	out := &sideResult{results: map[string]junit.Status{}}
 	for _, r := range runs {
-		out.links = append(out.links, r.GetHTMLURL())
 		c, res, reason, err := m.reportRun(ctx, r, out.results != nil)
 		if err != nil || reason != "" {
 			return nil, reason, err
@@ -376,7 +374,6 @@ func jobs(s *sideCI) *sideResult {
 			continue
 		}
 		junit.Record(out.results, r.GetName(), conclusion(r.GetConclusion(), "timed_out"))
-		out.links = append(out.links, r.GetHTMLURL())
 	}
 	return measurable(out)
 }
@@ -387,7 +384,6 @@ func statusResult(st *github.CombinedStatus) *sideResult {
 	out := &sideResult{results: map[string]junit.Status{}}
 	for _, s := range st.Statuses {
 		junit.Record(out.results, s.GetContext(), conclusion(s.GetState(), "error"))
-		out.links = append(out.links, s.GetTargetURL())
 	}
 	return measurable(out)
 }
@@ -505,7 +501,6 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 					byAttempt[k] = &junit.Tally{}
 				}
 				byAttempt[k].Merge(r)
-				out.links = append(out.links, run.GetHTMLURL())
 			}
 		}
 		// A re-run job's reports replace its earlier attempt's for the tests they hold (the
@@ -636,10 +631,6 @@ func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact, left b
 // settle turns the two sides of the chosen source into the result.
 func (m *measurer) settle(src Source, b, a *sideResult) error {
 	m.res.Source = src
-	m.res.Before.Counts, m.res.After.Counts = b.counts, a.counts
-	for _, l := range append(append([]string{}, a.links...), b.links...) {
-		m.link(l)
-	}
 	for _, x := range []struct {
 		side string
 		r    *sideResult
