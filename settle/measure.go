@@ -228,10 +228,8 @@ type measurer struct {
 
 	pr      *github.PullRequest
 	commits map[string]*github.Commit
-	// repoCommits are commits with their files (repoCommit) and changes their comparable
-	// changes, by sha.
+	// repoCommits are commits with their files (repoCommit), by sha.
 	repoCommits map[string]*github.RepositoryCommit
-	changes     map[string]change
 	sides       map[string]*sideCI
 }
 

@@ -33,8 +33,8 @@ func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.Reposi
 	if err != nil || p == nil {
 		return false, err
 	}
-	ours, ok := m.changes[c.GetSHA()].text, m.changes[c.GetSHA()].ok
-	theirs, ok2 := m.changes[p.GetSHA()].text, m.changes[p.GetSHA()].ok
+	ours, ok := changeText(c.Files)
+	theirs, ok2 := changeText(p.Files)
 	return ok && ok2 && ours == theirs, nil
 }
 
@@ -46,12 +46,9 @@ func sameWords(message, author string, pc *github.RepositoryCommit) bool {
 }
 
 // repoCommit fetches (once) a commit with its changed files (GET
-// /repos/{owner}/{repo}/commits/{ref}) and keeps its change for sameChange: for each file, in
-// name order, its name, status and former name, and what its patch removes and adds (patchID:
-// like git's patch id, line numbers do not count, so a change replayed a few lines away is the
-// same), or, where GitHub gives no patch (binary or large files), the blob it leaves. The change
-// is not comparable when it cannot be read whole: the description does not promise "files", and
-// GitHub pages a commit's files past 300. nil when GitHub has no such commit.
+// /repos/{owner}/{repo}/commits/{ref}). Files is nil when they cannot be read whole: the
+// description does not promise "files", and GitHub pages a commit's files past 300. nil when
+// GitHub has no such commit.
 func (m *measurer) repoCommit(ctx context.Context, sha string) (*github.RepositoryCommit, error) {
 	if rc, ok := m.repoCommits[sha]; ok {
 		return rc, nil
@@ -64,25 +61,21 @@ func (m *measurer) repoCommit(ctx context.Context, sha string) (*github.Reposito
 			return nil, apiErr("get commit "+short(sha)+" with its files", err)
 		}
 	}
+	if rc != nil && resp.NextPage != 0 {
+		rc.Files = nil
+	}
 	if m.repoCommits == nil {
-		m.repoCommits, m.changes = map[string]*github.RepositoryCommit{}, map[string]change{}
+		m.repoCommits = map[string]*github.RepositoryCommit{}
 	}
 	m.repoCommits[sha] = rc
-	if rc != nil {
-		text, ok := changeText(rc.Files)
-		m.changes[rc.GetSHA()] = change{text, ok && resp.NextPage == 0}
-	}
 	return rc, nil
 }
 
-// change is a commit's change as changeOf compares it.
-type change struct {
-	text string
-	ok   bool
-}
-
-// changeText renders the files of a commit for comparison; ok is false when there is no file
-// list, or a file has neither a patch nor a blob sha.
+// changeText renders the change a commit makes, as sameChange compares it: for each file, in
+// name order, its name, status and former name, and what its patch removes and adds (patchID:
+// like git's patch id, line numbers do not count, so a change replayed a few lines away is the
+// same), or, where GitHub gives no patch (binary or large files), the blob it leaves. ok is
+// false when there is no file list, or a file has neither a patch nor a blob sha.
 func changeText(files []*github.CommitFile) (string, bool) {
 	if files == nil {
 		return "", false
@@ -148,8 +141,8 @@ func (m *measurer) otherMerged(prs []*github.PullRequest) *github.PullRequest {
 
 // botFilesOnly reports whether the commit sha was introduced only by the lesson store's bot
 // pull requests (Options.Bot: from its branch of this repository, besides the pull request
-// measured) and changes nothing but the bot's files. A commit GitHub lists no files for, or a
-// full page of files, is not.
+// measured) and changes nothing but the bot's files. A commit GitHub lists no files for, or
+// pages its files, is not.
 func (m *measurer) botFilesOnly(ctx context.Context, sha string, prs []*github.PullRequest) (bool, error) {
 	bot := m.opts.Bot
 	if bot.Branch == "" || len(bot.Paths) == 0 {
@@ -168,7 +161,7 @@ func (m *measurer) botFilesOnly(ctx context.Context, sha string, prs []*github.P
 	if err != nil || rc == nil {
 		return false, err
 	}
-	if len(rc.Files) == 0 || len(rc.Files) >= 300 {
+	if len(rc.Files) == 0 {
 		return false, nil
 	}
 	for _, f := range rc.Files {
