@@ -220,7 +220,7 @@ const MaxListedCommits = 250
 
 // WalkRequests bounds the requests the walk to the commit a merged pull request of commits
 // commits landed on may make beyond the common case (MergedOnto, and Measure after it, within
-// one run whose client remembers immutable reads, ghapi.Policy.Memo): for a rebase it lists the
+// one run whose client remembers immutable reads, as ghapi's does): for a rebase it lists the
 // pull request's commits (100 a page), reads each replayed commit and each pull request commit
 // with its files, and asks twice which pull request introduced the oldest. A pull request of one
 // commit walks nothing.
