@@ -200,7 +200,7 @@ func Measure(ctx context.Context, client *github.Client, req Request) (*Result, 
 		m.opts.Limits = DefaultLimits()
 	}
 	if m.opts.Download == nil {
-		m.opts.Download, _ = ghapi.NewDownloadClient(nil, ghapi.Policy{})
+		m.opts.Download = ghapi.NewDownloadClient(ghapi.Policy{})
 	}
 	// Delta, Mode and Transitions are set only once nothing can end the
 	// measurement early: a pending or abstained Result leaves them zero.
