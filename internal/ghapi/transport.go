@@ -53,7 +53,6 @@ func (p Policy) withDefaults() Policy {
 	if p.MaxRetries == 0 {
 		p.MaxRetries = 4
 	}
-	p.MaxRetries = max(p.MaxRetries, 0)
 	if p.AttemptTimeout <= 0 {
 		p.AttemptTimeout = defaultTimeout
 	}
