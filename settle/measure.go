@@ -226,11 +226,8 @@ type measurer struct {
 	opts Options
 	res  *Result
 
-	pr      *github.PullRequest
-	commits map[string]*github.Commit
-	// repoCommits are commits with their files (repoCommit), by sha.
-	repoCommits map[string]*github.RepositoryCommit
-	sides       map[string]*sideCI
+	pr    *github.PullRequest
+	sides map[string]*sideCI
 }
 
 func (m *measurer) note(format string, args ...any) {
@@ -325,22 +322,6 @@ func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
 	return chosen{}, abstain("no CI ran on the head %s of #%d (no check runs or commit statuses)", short(head), m.pr.GetNumber())
 }
 
-// getCommit fetches (once) a git commit.
-func (m *measurer) getCommit(ctx context.Context, sha string) (*github.Commit, error) {
-	if c, ok := m.commits[sha]; ok {
-		return c, nil
-	}
-	c, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, sha)
-	if err != nil {
-		return nil, err
-	}
-	if m.commits == nil {
-		m.commits = map[string]*github.Commit{}
-	}
-	m.commits[sha] = c
-	return c, nil
-}
-
 // baseCandidate is a starting point for the before side.
 type baseCandidate struct {
 	sha, why string
@@ -394,7 +375,7 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 		m.note("no merge_commit_sha on #%d", m.pr.GetNumber())
 		return baseCandidate{}, nil
 	}
-	c, err := m.getCommit(ctx, mc)
+	c, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, mc)
 	if err != nil {
 		if ghapi.StatusCode(err) == http.StatusNotFound || ghapi.StatusCode(err) == http.StatusUnprocessableEntity {
 			m.note("merge commit %s not found", short(mc))
@@ -433,19 +414,18 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 	if !sameWords(c.GetMessage(), c.GetAuthor().GetName(), prCommits[n-1]) {
 		return squash, nil
 	}
-	if same, err := m.sameChange(ctx, mc, prCommits[n-1]); err != nil || !same {
+	cur, same, err := m.sameChange(ctx, mc, prCommits[n-1])
+	if err != nil || !same {
 		return squash, err
 	}
 	// Rebase: the base branch moved through n rebased commits; walk n-1 more first parents,
 	// each of which must replay the matching pull request commit.
-	cur := m.repoCommits[mc]
 	for k := n - 2; k >= 0; k-- {
 		p := cur.Parents[0].GetSHA()
-		same, err := m.sameChange(ctx, p, prCommits[k])
+		next, same, err := m.sameChange(ctx, p, prCommits[k])
 		if err != nil {
 			return baseCandidate{}, err
 		}
-		next := m.repoCommits[p]
 		if !same || len(next.Parents) != 1 {
 			// Either a squash whose last commit matches, or commits copied: in doubt, abstain
 			// (base.sha may be older than the commit the pull request was merged onto).
@@ -526,7 +506,7 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 		if step >= MaxWalkBack {
 			return chosen{}, nil
 		}
-		commit, err := m.getCommit(ctx, sha)
+		commit, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, sha)
 		if err != nil {
 			if ghapi.StatusCode(err) == http.StatusNotFound {
 				return chosen{}, nil

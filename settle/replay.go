@@ -16,26 +16,26 @@ import (
 // the base branch replays a pull request's commit (the same change, not the same words), and
 // which merged pull requests GitHub says introduced a commit.
 
-// sameChange reports whether the commit sha on the base branch replays the pull request's
+// sameChange reports whether the commit sha on the base branch, c, replays the pull request's
 // commit pc: the same message and author name, and the same change against its parent
 // (changeText). A message and an author name can be copied from any commit; a change that
 // differs cannot pass for the pull request's. Whatever cannot be compared (GitHub gives no file
 // list, or pages it) is not the same.
-func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.RepositoryCommit) (bool, error) {
-	c, err := m.repoCommit(ctx, sha)
+func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.RepositoryCommit) (c *github.RepositoryCommit, same bool, err error) {
+	c, err = m.repoCommit(ctx, sha)
 	if err != nil || c == nil {
-		return false, err
+		return c, false, err
 	}
 	if !sameWords(c.GetCommit().GetMessage(), c.GetCommit().GetAuthor().GetName(), pc) {
-		return false, nil
+		return c, false, nil
 	}
 	p, err := m.repoCommit(ctx, pc.GetSHA())
 	if err != nil || p == nil {
-		return false, err
+		return c, false, err
 	}
 	ours, ok := changeText(c.Files)
 	theirs, ok2 := changeText(p.Files)
-	return ok && ok2 && ours == theirs, nil
+	return c, ok && ok2 && ours == theirs, nil
 }
 
 // sameWords reports whether a commit's message and author name are those of the pull request's
@@ -45,29 +45,20 @@ func sameWords(message, author string, pc *github.RepositoryCommit) bool {
 	return pcm != nil && strings.TrimSpace(message) == strings.TrimSpace(pcm.GetMessage()) && author == pcm.GetAuthor().GetName()
 }
 
-// repoCommit fetches (once) a commit with its changed files (GET
-// /repos/{owner}/{repo}/commits/{ref}). Files is nil when they cannot be read whole: the
-// description does not promise "files", and GitHub pages a commit's files past 300. nil when
-// GitHub has no such commit.
+// repoCommit fetches a commit with its changed files (GET /repos/{owner}/{repo}/commits/{ref}).
+// Files is nil when they cannot be read whole: the description does not promise "files", and
+// GitHub pages a commit's files past 300. nil when GitHub has no such commit.
 func (m *measurer) repoCommit(ctx context.Context, sha string) (*github.RepositoryCommit, error) {
-	if rc, ok := m.repoCommits[sha]; ok {
-		return rc, nil
-	}
 	rc, resp, err := m.gh.Repositories.GetCommit(ctx, m.req.Owner, m.req.Repo, sha, &github.ListOptions{PerPage: 300})
 	if err != nil {
 		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
-			rc = nil
-		} else {
-			return nil, apiErr("get commit "+short(sha)+" with its files", err)
+			return nil, nil
 		}
+		return nil, apiErr("get commit "+short(sha)+" with its files", err)
 	}
-	if rc != nil && resp.NextPage != 0 {
+	if resp.NextPage != 0 {
 		rc.Files = nil
 	}
-	if m.repoCommits == nil {
-		m.repoCommits = map[string]*github.RepositoryCommit{}
-	}
-	m.repoCommits[sha] = rc
 	return rc, nil
 }
 
@@ -182,7 +173,7 @@ func (m *measurer) sameTreeHead(ctx context.Context, c *github.Commit, pr *githu
 	if head == "" {
 		return chosen{}, "no head", nil
 	}
-	hc, err := m.getCommit(ctx, head)
+	hc, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, head)
 	if err != nil {
 		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
 			return chosen{}, "no commit GitHub knows", nil
