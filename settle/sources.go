@@ -343,20 +343,18 @@ func (m *measurer) reportRun(ctx context.Context, r *github.CheckRun, perTest bo
 	return c, nil, "", nil
 }
 
-func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annotation, error) {
+func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]*github.CheckRunAnnotation, error) {
 	if r.GetOutput().GetAnnotationsCount() == 0 {
 		return nil, nil
 	}
 	opts := &github.ListOptions{PerPage: 100}
-	var out []Annotation
+	var out []*github.CheckRunAnnotation
 	for {
 		anns, resp, err := m.gh.Checks.ListCheckRunAnnotations(ctx, m.req.Owner, m.req.Repo, r.GetID(), opts)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("list annotations of check run %q", r.GetName()), err)
 		}
-		for _, a := range anns {
-			out = append(out, Annotation{Level: a.GetAnnotationLevel(), Title: a.GetTitle(), RawDetails: a.GetRawDetails()})
-		}
+		out = append(out, anns...)
 		if resp.NextPage == 0 {
 			return out, nil
 		}
