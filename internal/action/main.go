@@ -113,7 +113,6 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if policy.Logf == nil {
 		policy.Logf = logf
 	}
-	policy.Memo = true // a run reads the same commits and files at a sha several times
 	client, tr, err := ghapi.NewClient(ghapi.Options{APIURL: env.APIURL, Token: cfg.Token, Policy: policy, UserAgent: "darwin-memo-action"})
 	if err != nil {
 		return nil, env, err

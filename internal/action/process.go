@@ -130,7 +130,7 @@ func (r *Runner) botsOwn(pr *github.PullRequest) bool {
 // commits (not the rebased commit before the last, which already holds the pull request's
 // own changes), else its base sha.
 func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, error) {
-	sha, _, err := settle.MergedOnto(ctx, r.Client, r.Owner, r.Repo, pr)
+	sha, err := settle.MergedOnto(ctx, r.Client, r.Owner, r.Repo, pr)
 	if err != nil {
 		return "", botpr.Explain(fmt.Errorf("finding the commit #%d was merged onto: %w", pr.GetNumber(), err), "contents")
 	}
@@ -535,10 +535,6 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // (base): the working store already holds the pull request's own edits to them.
 func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, base *lessons.Store, pr *github.PullRequest, m *settle.Result, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
-	url := ""
-	if len(m.Links) > 0 {
-		url = m.Links[0]
-	}
 	return st.store.SettleVerified(verified, float64(m.Delta), lessons.SettleOptions{
 		Scale:       r.Config.Scale,
 		Economics:   base,
@@ -547,7 +543,7 @@ func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, base *lessons
 		Detail:      fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{
 			Mode: resultSource(m), Identity: "verified", Repository: r.Owner + "/" + r.Repo,
-			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: m.Before.SHA, HeadSHA: m.After.SHA, URL: url,
+			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: m.Before.SHA, HeadSHA: m.After.SHA, URL: m.URL,
 		},
 	}, lessons.TickOptions{ExpireAfter: expire})
 }
