@@ -10,39 +10,14 @@ import (
 // staleCitations is the reason decide gives for a lesson whose every citation is missing.
 const staleCitations = "stale_citations"
 
-// citeChecker checks the hits of one query against the working tree of the repository the
-// store at storePath is in. A tree that cannot be opened checks nothing (every lesson stands).
-type citeChecker struct {
-	c *citation.Checker
-}
-
-func openCiteChecker(storePath string) *citeChecker {
-	cc := &citeChecker{}
-	if root, err := citation.RepoRoot(storePath); err == nil {
-		cc.c, _ = citation.Open(root)
-	}
-	return cc
-}
-
-// of returns e's checked citations (nil when it cites nothing).
-func (cc *citeChecker) of(e *lessons.Entry) []citation.Result {
-	if cc.c == nil || !citation.Mentions(e.Sources) {
-		return nil
-	}
-	return cc.c.Check(e.Sources)
-}
-
-// exclude is decide's DecideOptions.Exclude: a lesson whose every citation is missing.
-func (cc *citeChecker) exclude(e *lessons.Entry) string {
-	if citation.Stale(cc.of(e)) {
-		return staleCitations
-	}
-	return ""
-}
-
-func (cc *citeChecker) close() {
-	if cc.c != nil {
-		cc.c.Close()
+// staleCitation is decide's DecideOptions.Exclude for the citations c checks: a lesson whose
+// every citation is missing.
+func staleCitation(c *citation.Checker) func(*lessons.Entry) string {
+	return func(e *lessons.Entry) string {
+		if citation.Stale(c.Check(e.Sources)) {
+			return staleCitations
+		}
+		return ""
 	}
 }
 
@@ -50,11 +25,11 @@ func (cc *citeChecker) close() {
 // citation is missing from the working tree, and, in a store that uses citations, the ones
 // that cite nothing (no read-time check can tell when their code is gone).
 func citationFindings(s *lessons.Store, storePath string) []lessons.Finding {
-	cc := openCiteChecker(storePath)
-	defer cc.close()
+	cc := citation.OpenFor(storePath)
+	defer cc.Close()
 	var stale, uncited []string
 	for _, e := range s.Living() {
-		switch r := cc.of(e); {
+		switch r := cc.Check(e.Sources); {
 		case !citation.Mentions(e.Sources):
 			uncited = append(uncited, e.ID)
 		case citation.Stale(r):

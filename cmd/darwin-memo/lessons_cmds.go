@@ -121,9 +121,9 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	if ropts.K < 1 || ropts.K > lessons.MaxTicketSupporters+1 {
 		return usagef("--top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
-	cites := openCiteChecker(store.path)
-	defer cites.close()
-	dopts := lessons.DecideOptions{RetrieveOptions: *ropts, Register: *register, Provisional: *provisional, Exclude: cites.exclude}
+	cites := citation.OpenFor(store.path)
+	defer cites.Close()
+	dopts := lessons.DecideOptions{RetrieveOptions: *ropts, Register: *register, Provisional: *provisional, Exclude: staleCitation(cites)}
 	var d *lessons.Decision
 	decide := func(s *lessons.Store) error {
 		var err error
@@ -162,7 +162,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 	}{Silent: d.Silent}
 	for _, x := range d.Excluded {
 		out.Stale = append(out.Stale, x.ID)
-		for _, r := range cites.of(findHit(d, x.ID)) {
+		for _, r := range cites.Check(findHit(d, x.ID).Sources) {
 			fmt.Fprintf(io.Stderr, "lesson %s %s; it does not decide\n", x.ID, termSafe(r.Text()))
 		}
 	}
@@ -172,7 +172,7 @@ func runDecide(ctx context.Context, io *IO, args []string) error {
 			out.Reason = staleCitations
 		}
 	} else if d.Decider != "" {
-		out.Citations = cites.of(findHit(d, d.Decider))
+		out.Citations = cites.Check(findHit(d, d.Decider).Sources)
 	}
 	if unverifiable != nil {
 		out.Answer, out.Reason = &d.Answer, "unverifiable_ticket"
@@ -236,11 +236,11 @@ func runQuery(ctx context.Context, io *IO, args []string) error {
 		// Citations are the files the lesson cites, checked against the working tree.
 		Citations []citation.Result `json:"citations,omitempty"`
 	}
-	cites := openCiteChecker(*store)
-	defer cites.close()
+	cites := citation.OpenFor(*store)
+	defer cites.Close()
 	out := []hit{}
 	for _, h := range hits {
-		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), jsonFloat(h.Confidence), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy), h.SupersededBy, cites.of(h.Entry)})
+		out = append(out, hit{h.Entry.ID, jsonFloat(h.Score), jsonFloat(h.Confidence), h.Entry.Question, h.Entry.Answer, jsonFloat(h.Entry.Energy), h.SupersededBy, cites.Check(h.Entry.Sources)})
 	}
 	if *asJSON {
 		return writeJSON(io, out)

@@ -87,12 +87,35 @@ func Open(dir string) (*Checker, error) {
 	return &Checker{root: r, files: map[string]bool{}, syms: map[string]map[string]bool{}}, nil
 }
 
+// OpenFor returns a Checker for the working tree of the repository that holds the store at
+// storePath, or nil when there is none or it cannot be opened: a nil Checker checks nothing
+// (every lesson stands).
+func OpenFor(storePath string) *Checker {
+	root, err := RepoRoot(storePath)
+	if err != nil {
+		return nil
+	}
+	c, err := Open(root)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
 // Close releases the root.
-func (c *Checker) Close() error { return c.root.Close() }
+func (c *Checker) Close() error {
+	if c == nil {
+		return nil
+	}
+	return c.root.Close()
+}
 
 // Check checks the citations among one lesson's sources, in their order; sources that are
-// not citations are left out.
+// not citations are left out. A nil Checker, or sources that cite nothing, give nil.
 func (c *Checker) Check(sources []string) []Result {
+	if c == nil || !Mentions(sources) {
+		return nil
+	}
 	var out []Result
 	for _, s := range sources {
 		cit, err := Parse(s)

@@ -179,3 +179,35 @@ func BenchmarkCheckQueryHits(b *testing.B) {
 		})
 	}
 }
+
+// OpenFor finds the working tree of a store; without one (the store's directory is gone) it
+// gives a nil Checker, which checks nothing and closes without error.
+func TestOpenForAndNilChecker(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := OpenFor(filepath.Join(dir, StoreDir, "lessons.json"))
+	if c == nil {
+		t.Fatal("OpenFor found no working tree above the store")
+	}
+	if r := c.Check([]string{"path:main.go", "path:gone.go"}); len(r) != 2 || r[0].State != OK || r[1].State != Missing {
+		t.Errorf("Check = %+v, want main.go found and gone.go missing", r)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var none *Checker
+	if none = OpenFor(filepath.Join(t.TempDir(), "no", "such", "dir", "lessons.json")); none != nil {
+		t.Fatalf("OpenFor of a missing directory = %v, want nil", none)
+	}
+	if r := none.Check([]string{"path:main.go"}); r != nil {
+		t.Errorf("a nil Checker checked %+v", r)
+	}
+	if err := none.Close(); err != nil {
+		t.Errorf("closing a nil Checker: %v", err)
+	}
+}

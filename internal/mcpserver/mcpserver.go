@@ -175,28 +175,6 @@ type ConsultOutput struct {
 	Next      string            `json:"next" jsonschema:"what to do with this result"`
 }
 
-// citeChecker checks citations against the working tree of the repository the store at
-// storePath is in; nil (checking nothing) when the tree cannot be opened.
-func citeChecker(storePath string) *citation.Checker {
-	root, err := citation.RepoRoot(storePath)
-	if err != nil {
-		return nil
-	}
-	c, err := citation.Open(root)
-	if err != nil {
-		return nil
-	}
-	return c
-}
-
-// checked is e's citations as c finds them (nil when e cites nothing or c is nil).
-func checked(c *citation.Checker, e *lessons.Entry) []citation.Result {
-	if c == nil || !citation.Mentions(e.Sources) {
-		return nil
-	}
-	return c.Check(e.Sources)
-}
-
 func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in ConsultInput) (*mcp.CallToolResult, ConsultOutput, error) {
 	var out ConsultOutput
 	q := strings.TrimSpace(in.Question)
@@ -211,12 +189,10 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 		return nil, out, fmt.Errorf("top must be between 1 and %d", lessons.MaxTicketSupporters+1)
 	}
 	err := h.src.with(ctx, func(s *lessons.Store) error {
-		cc := citeChecker(h.src.path)
-		if cc != nil {
-			defer cc.Close()
-		}
+		cc := citation.OpenFor(h.src.path)
+		defer cc.Close()
 		stale := func(e *lessons.Entry) string {
-			if citation.Stale(checked(cc, e)) {
+			if citation.Stale(cc.Check(e.Sources)) {
 				return "stale_citations"
 			}
 			return ""
@@ -230,7 +206,7 @@ func (h *handlers) consult(ctx context.Context, _ *mcp.CallToolRequest, in Consu
 			out.Stale = append(out.Stale, x.ID)
 		}
 		if e, ok := s.Entry(d.Decider); ok && d.Decider != "" {
-			out.Citations = checked(cc, e)
+			out.Citations = cc.Check(e.Sources)
 		}
 		if d.Silent {
 			out.Next = "No stored lesson answers this question. Do not invent one; proceed without stored guidance. There is no ticket."
@@ -302,12 +278,10 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	}
 	err := h.src.with(ctx, func(s *lessons.Store) error {
 		hits, err := s.Retrieve(q, lessons.RetrieveOptions{K: k})
-		cc := citeChecker(h.src.path)
-		if cc != nil {
-			defer cc.Close()
-		}
+		cc := citation.OpenFor(h.src.path)
+		defer cc.Close()
 		for _, x := range hits {
-			out.Hits = append(out.Hits, SearchHit{x.Entry.ID, x.Score, x.Entry.Question, x.Entry.Answer, x.Entry.Energy, x.Entry.MayDecide(), checked(cc, x.Entry)})
+			out.Hits = append(out.Hits, SearchHit{x.Entry.ID, x.Score, x.Entry.Question, x.Entry.Answer, x.Entry.Energy, x.Entry.MayDecide(), cc.Check(x.Entry.Sources)})
 		}
 		return err
 	})
@@ -357,10 +331,9 @@ func (h *handlers) lesson(ctx context.Context, _ *mcp.CallToolRequest, in Lesson
 		}
 		out.Living, out.Story = living, story
 		if living {
-			if cc := citeChecker(h.src.path); cc != nil {
-				defer cc.Close()
-				out.Citations = checked(cc, e)
-			}
+			cc := citation.OpenFor(h.src.path)
+			defer cc.Close()
+			out.Citations = cc.Check(e.Sources)
 		}
 		return nil
 	})
