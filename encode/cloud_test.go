@@ -240,7 +240,7 @@ func TestNewProviderSpecs(t *testing.T) {
 	for _, tc := range []struct{ spec, err string }{
 		{"", ""}, {"none", ""}, {"ollama:qwen3:8b", ""},
 		{"openai:gpt-4o", "OPENAI_API_KEY"}, {"anthropic:claude", "ANTHROPIC_API_KEY"}, {"github:openai/gpt-4.1", "GITHUB_TOKEN"},
-		{"ollama", "want none"}, {"ollama:", "want none"}, {"bard:x", "unknown provider"},
+		{"ollama", "has no model"}, {"ollama:", "has no model"}, {"bard:x", "unknown provider"}, {"OpenAI:gpt-4o", "OPENAI_API_KEY"},
 	} {
 		p, err := NewProvider(tc.spec, WithGetenv(env))
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {

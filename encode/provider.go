@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -95,14 +96,12 @@ func WithLogger(l *slog.Logger) Option {
 // An empty spec means none. A missing key is an error naming the variable.
 func NewProvider(spec string, opts ...Option) (Provider, error) {
 	cfg := newConfig(opts)
-	spec = strings.TrimSpace(spec)
-	if spec == "" || spec == "none" {
-		return nil, nil
+	kind, model, err := ParseLLM(spec)
+	if err != nil {
+		return nil, fmt.Errorf("encode: llm %q %w", spec, err)
 	}
-	kind, model, ok := strings.Cut(spec, ":")
-	model = strings.TrimSpace(model)
-	if !ok || model == "" {
-		return nil, fmt.Errorf("encode: llm %q: want none, ollama:<model>, openai:<model>, anthropic:<model> or github:<model>", spec)
+	if kind == "none" {
+		return nil, nil
 	}
 	env := func(name, def string) string {
 		if v := strings.TrimSpace(cfg.getenv(name)); v != "" {
@@ -125,9 +124,9 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 		}
 		return strings.TrimRight(env(name, def), "/")
 	}
-	e := endpoint{name: strings.ToLower(kind) + ":" + model, model: model, headers: map[string]string{},
+	e := endpoint{name: kind + ":" + model, model: model, headers: map[string]string{},
 		client: cfg.httpClient, sleep: cfg.sleep, logger: cfg.logger}
-	switch strings.ToLower(kind) {
+	switch kind {
 	case "ollama":
 		return newOllama(model, base("OLLAMA_HOST", ""), cfg)
 	case "openai":
@@ -161,7 +160,26 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 		e.secret = k
 		return &anthropic{e}, nil
 	}
-	return nil, fmt.Errorf("encode: llm %q: unknown provider %q; want none, ollama, openai, anthropic or github", spec, kind)
+	panic("encode: ParseLLM passed provider " + kind)
+}
+
+// ParseLLM splits spec, the action input `llm`, into its provider (lower-cased: none,
+// ollama, openai, anthropic or github) and model, and says what is wrong with it. An empty
+// spec is none.
+func ParseLLM(spec string) (provider, model string, err error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" || spec == "none" {
+		return "none", "", nil
+	}
+	provider, model, ok := strings.Cut(spec, ":")
+	provider, model = strings.ToLower(strings.TrimSpace(provider)), strings.TrimSpace(model)
+	switch {
+	case !ok || model == "":
+		return "", "", errors.New("has no model; write provider:model, for example ollama:qwen2.5:0.5b, or none")
+	case provider != "ollama" && provider != "openai" && provider != "anthropic" && provider != "github":
+		return "", "", errors.New("names an unknown provider; use none, ollama:<model>, openai:<model>, anthropic:<model> or github:<model>")
+	}
+	return provider, model, nil
 }
 
 func newConfig(opts []Option) config {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sethvargo/go-githubactions"
 
+	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -305,19 +306,11 @@ func (p *inputParser) associations(name, v string) []string {
 }
 
 func (p *inputParser) llm(name, v string) string {
-	if v == "none" {
-		return v
+	if _, _, err := encode.ParseLLM(v); err != nil {
+		p.fail(name, v, err.Error())
+		return ""
 	}
-	provider, model, ok := strings.Cut(v, ":")
-	switch {
-	case !ok || model == "":
-		p.fail(name, v, "has no model; write provider:model, for example ollama:qwen2.5:0.5b, or none")
-	case provider != "ollama" && provider != "openai" && provider != "anthropic" && provider != "github":
-		p.fail(name, v, "names an unknown provider; use none, ollama:<model>, openai:<model>, anthropic:<model> or github:<model>")
-	default:
-		return v
-	}
-	return ""
+	return v
 }
 
 func (p *inputParser) url(name, v string) string {
