@@ -59,7 +59,7 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 		Lineage:       []string{},
 		Juvenile:      max(0, s.cfg.AdmissionWindow),
 	}
-	e.ID = s.freshEntryID("entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
+	e.ID = freshID(s.entryIDTaken, "entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
 	e.Sources = s.recordSupersedes(e.Sources, l.Question, l.Answer) // supersede.go
 	s.addLiving(e)
 	source := strings.Join(e.Sources, ", ")
@@ -87,28 +87,32 @@ func (s *Store) AddLessons(ls []NewLesson) ([]*Entry, []error) {
 	return entries, errs
 }
 
-// freshEntryID derives an id from parts, bumping a counter until it is
-// unused by living and dead entries.
-func (s *Store) freshEntryID(parts ...string) string {
+// freshID derives an id from parts (ContentID), with a counter appended
+// to them until taken says the id is free.
+func freshID(taken func(id string) bool, parts ...string) string {
 	for n := 0; ; n++ {
 		p := parts
 		if n > 0 {
 			p = append(append([]string{}, parts...), strconv.Itoa(n))
 		}
-		id := ContentID(p...)
-		_, live := s.byID[id]
-		_, dead := s.deadIDs[id]
-		if !live && !dead {
+		if id := ContentID(p...); !taken(id) {
 			return id
 		}
 	}
 }
 
+// entryIDTaken reports whether a living or dead entry has id.
+func (s *Store) entryIDTaken(id string) bool {
+	_, live := s.byID[id]
+	_, dead := s.deadIDs[id]
+	return live || dead
+}
+
 func (s *Store) addLiving(e *Entry) {
 	s.byID[e.ID] = e
 	s.living = append(s.living, e)
-	if s.idx != nil {
-		s.idx.add(s, e)
+	if s.lib != nil {
+		s.lib.Add(e)
 	}
 }
 
@@ -135,8 +139,8 @@ func (s *Store) markDead(e *Entry) {
 	e.Energy = math.Min(e.Energy, 0)
 	s.deadIDs[e.ID] = len(s.graveyard)
 	s.graveyard = append(s.graveyard, e)
-	if s.idx != nil {
-		s.idx.remove(e)
+	if s.lib != nil {
+		s.lib.Remove(e)
 	}
 	s.dropRetrieverVector(e.ID)
 }
@@ -549,18 +553,9 @@ func (s *Store) escrowed() map[string]bool {
 	return out
 }
 
-// pyG formats a delta as Python's '%+g'.
-func pyG(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "+nan"
-	case math.IsInf(f, 1):
-		return "+inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	return fmt.Sprintf("%+.6g", f)
-}
+// pyG formats a finite delta as Python's '%+g' (Settle and SettleFree
+// reject the others).
+func pyG(f float64) string { return fmt.Sprintf("%+.6g", f) }
 
 // ---------------------------------------------------------------------------
 // Tick
@@ -792,11 +787,9 @@ func (s *Store) TicksToStarvation(e *Entry) *float64 {
 	return &r
 }
 
-// pyRound is Python's round(x, digits) (NaN and the infinities as they are).
+// pyRound is Python's round(x, digits) (NaN and the infinities as they are:
+// ParseFloat reads back what FormatFloat writes for them).
 func pyRound(x float64, digits int) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', digits, 64), 64)
 	return r
 }

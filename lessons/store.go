@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
@@ -308,8 +307,8 @@ type Store struct {
 	events   []storedoc.Event
 	warnings []string
 	opts     Options
-	sizeHint int // bytes of the file this store was parsed from
-	idx      *index
+	sizeHint int                   // bytes of the file this store was parsed from
+	lib      *rank.Library[*Entry] // library(), nil until first asked
 	dict     *rank.Dict
 	file     *storedoc.File
 }
@@ -333,16 +332,11 @@ func New(name string, opts Options) *Store {
 	if opts.Config != nil {
 		s.cfg = *opts.Config
 	}
-	s.SetOptions(opts)
-	return s
-}
-
-// SetOptions replaces the injected options (Config only matters to New).
-func (s *Store) SetOptions(opts Options) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	s.opts = opts
+	return s
 }
 
 // Name returns the label the store was loaded under.
@@ -449,8 +443,3 @@ func (n Note) Credit() (float64, bool) { return n.v.Field("credit").Num() }
 
 // warn records what fail-soft loading dropped or defaulted (Warnings).
 func (s *Store) warn(msg string) { s.warnings = append(s.warnings, s.name+": "+msg) }
-
-// String summarises the store for debugging.
-func (s *Store) String() string {
-	return fmt.Sprintf("%s: %d living, %d dead, tick %d, %d pending", s.name, len(s.living), len(s.graveyard), s.tick, len(s.pending))
-}
