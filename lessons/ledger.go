@@ -315,11 +315,7 @@ type SettleResult struct {
 // pending; an unknown or already settled ticket is dropped. Neither is an
 // error: duplicate delivery is expected.
 func (s *Store) Settle(ticketID string, delta float64, opts SettleOptions) SettleResult {
-	if opts.Source == "" {
-		opts.Source = "unknown"
-	}
-	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		s.log("settle_rejected", pyjson.Pair("ticket", pyjson.String(ticketID)), pyjson.Pair("detail", pyjson.String("non-finite delta")), pyjson.Pair("source", pyjson.String(opts.Source)))
+	if !s.admit(ticketID, delta, &opts) {
 		return SettleResult{Ticket: ticketID, Status: StatusRejected}
 	}
 	at := -1
@@ -336,6 +332,19 @@ func (s *Store) Settle(ticketID string, delta float64, opts SettleOptions) Settl
 	t := s.pending[at]
 	s.pending = append(s.pending[:at:at], s.pending[at+1:]...)
 	return s.apply(t, delta, opts)
+}
+
+// admit defaults opts.Source to "unknown" and reports whether a settlement of ticket id may
+// take delta: a non-finite one is logged as rejected.
+func (s *Store) admit(id string, delta float64, opts *SettleOptions) bool {
+	if opts.Source == "" {
+		opts.Source = "unknown"
+	}
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		s.log("settle_rejected", pyjson.Pair("ticket", pyjson.String(id)), pyjson.Pair("detail", pyjson.String("non-finite delta")), pyjson.Pair("source", pyjson.String(opts.Source)))
+		return false
+	}
+	return true
 }
 
 // Abandon closes a pending ticket without an outcome: no energy moves and

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -422,11 +421,7 @@ func (s *Store) unretrieved(f FreeTicket, rank map[string]int, once bool) (strin
 // dropped (the settled_runs replay guard), so reruns are idempotent.
 func (s *Store) SettleFree(t FreeTicket, delta float64, opts SettleOptions) SettleResult {
 	id := t.ID()
-	if opts.Source == "" {
-		opts.Source = "unknown"
-	}
-	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		s.log("settle_rejected", pyjson.Pair("ticket", pyjson.String(id)), pyjson.Pair("detail", pyjson.String("non-finite delta")), pyjson.Pair("source", pyjson.String(opts.Source)))
+	if !s.admit(id, delta, &opts) {
 		return SettleResult{Ticket: id, Status: StatusRejected}
 	}
 	if s.settledRun(id, opts.Evidence) {
@@ -493,6 +488,29 @@ func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleO
 // settled in body order (a pull request moves each lesson once), the ledger ticks once if one
 // landed.
 func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
+	rep, landed := s.settleTickets(v, delta, opts)
+	if landed {
+		st := s.Tick(topts)
+		rep.Tick = &st
+	}
+	return rep
+}
+
+// SettleFreeBatch settles the store-free tickets of one merged PR with the PR's delta as
+// SettleVerified does after verification, without the tick: the selection benchmark, whose
+// agents consult the very store they settle, drives the ledger through it, and ticks itself.
+func (s *Store) SettleFreeBatch(tickets []FreeTicket, delta float64, opts SettleOptions) BodyReport {
+	v := &VerifiedBody{verdicts: make([]error, len(tickets))}
+	for _, t := range tickets {
+		v.tickets = append(v.tickets, BodyTicket{Form: FormStoreFree, ID: t.ID(), Free: t})
+	}
+	rep, _ := s.settleTickets(v, delta, opts)
+	return rep
+}
+
+// settleTickets settles v's tickets that passed, in body order, and reports whether one
+// landed.
+func (s *Store) settleTickets(v *VerifiedBody, delta float64, opts SettleOptions) (BodyReport, bool) {
 	rep, tickets, verdicts := BodyReport{Errors: v.errs}, v.tickets, v.verdicts
 	if opts.Bundle == 0 {
 		// The PR's delta is split among the tickets that settle something: not those
@@ -543,11 +561,7 @@ func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOption
 		out.Result = &r
 		rep.Tickets = append(rep.Tickets, out)
 	}
-	if landed {
-		st := s.Tick(topts)
-		rep.Tick = &st
-	}
-	return rep
+	return rep, landed
 }
 
 // countBundle is how many of the tickets naming named lessons name one that no earlier ticket
