@@ -431,7 +431,7 @@ func decideColdTable(t *testing.T) string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n`decide` at 10k lessons in process (the `genStore` store of the lesson-store benchmarks above, %.0f MB): parse the file and decide `%s`; fastest of 15 interleaved runs, each from a collected heap with the collector off (as the command runs). "+
-		"*As `decide` runs it*: the store loaded to be consulted only (`Options.ConsultOnly`: the graveyard is checked and passed over, the history notes checked and kept unread until the ranking asks for one lesson's), and a decide with `RetrieveOptions.Once`, which builds no index "+
+		"*As `decide` runs it*: the store loaded to be consulted only (`Options.ConsultOnly`: the graveyard is checked and passed over, the history notes checked and kept unread, since consulting reads none), and a decide with `RetrieveOptions.Once`, which builds no index "+
 		"(darwin-memo: each lesson's tokens matched against the query's; bm25f: an index built for the one query and dropped), with results identical to the index's (`internal/rank`'s `TestLibraryOnceMatchesIndex`, `TestOnceMatchesIndex*`). "+
 		"*With the index*: the full load and the ranking's index, as a long-lived process (the MCP server) builds once and reuses. "+
 		"The same in `go test ./lessons -run '^$' -bench DecideCold`.\n\n", float64(len(data))/(1<<20), decideQuery)

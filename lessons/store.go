@@ -248,16 +248,15 @@ type Options struct {
 	// ConsultOnly loads a store for a process that only consults it
 	// (decide, query): the graveyard, which consulting never reads, is
 	// checked as JSON and passed over (Dead finds nothing), and
-	// ledger.history is checked and kept as bytes, a lesson's notes
-	// rendered only when something reads them (consulting does not). Such
-	// a store cannot be written: Marshal and WriteTo fail.
+	// ledger.history is checked and kept as bytes, the notes rendered only
+	// when something reads them (consulting does not). Such a store cannot
+	// be written: Marshal and WriteTo fail.
 	ConsultOnly bool
 	// LazyHistory loads a store whole, except that ledger.history is checked
 	// as JSON and kept as bytes until something reads, adds or writes notes:
-	// a lesson's notes are then rendered as a full load renders them (all of
-	// them before notes are listed, added or written). The store behaves as
-	// a full load does; a load that reads no notes (the action's view of the
-	// base branch's store) skips rendering them.
+	// they are then all rendered as a full load renders them. The store
+	// behaves as a full load does; a load that reads no notes (the action's
+	// view of the base branch's store) skips rendering them.
 	LazyHistory bool
 }
 
@@ -295,11 +294,8 @@ type Store struct {
 	historyIDs []string
 	// keptHistory is, in a consult-only or lazy load (Options.ConsultOnly,
 	// Options.LazyHistory), the bytes of ledger.history, checked but not
-	// read: notesOf indexes it by lesson on first ask (keptNotes) and renders
-	// the notes asked for, as consulting reads a few lessons' notes, and
-	// usually none; loadHistory renders them all.
+	// read until something reads notes (loadHistory).
 	keptHistory []byte
-	keptNotes   map[string][]byte
 	damaged     map[string]bool
 	settledRuns []pyjson.Value
 	cfg         Config

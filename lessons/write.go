@@ -157,7 +157,7 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	}
 	w.Value(pyjson.Array(pending...))
 	w.Field("history")
-	if s.keptHistory != nil && !s.opts.ConsultOnly {
+	if s.keptHistory != nil {
 		// Rendered here, not before, and only once what precedes them has
 		// been sent: a write that fails earlier renders no notes.
 		w.Send()

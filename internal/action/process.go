@@ -163,7 +163,7 @@ func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequ
 		return sha, st.mainStore, nil, nil // the base branch's blob, loaded once (verification only reads it)
 	}
 	// Only verification reads it: loaded to be consulted (its graveyard checked and passed over,
-	// its history notes kept unread until the ranking asks for a lesson's last settlement).
+	// its history notes kept unread).
 	opts := r.storeOptions()
 	opts.ConsultOnly = true
 	base, unreadable = lessons.ParseWith(r.Config.StorePath, doc, opts)
