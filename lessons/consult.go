@@ -39,9 +39,6 @@ type Hit struct {
 	SupersededBy string
 }
 
-// DecideThreshold is the confidence from which a BM25F hit may decide.
-const DecideThreshold = rank.DecideThreshold
-
 // Retrieve ranks the living entries for query with opts.Retrieval (the
 // store's default when empty). It returns nil when nothing qualifies.
 func (s *Store) Retrieve(query string, opts RetrieveOptions) ([]Hit, error) {

@@ -31,17 +31,15 @@ func validKind(k string) bool {
 
 // Economic constants (semantics §3.1).
 const (
-	SpawnEnergy       = 1.0
-	DefaultUpkeep     = 0.05
-	DefaultMaxEnergy  = 5.0
-	AliveThreshold    = 1e-9
-	DefaultExpire     = 50
-	HistoryCap        = 100
-	DefaultK          = 3
-	DefaultProbation  = 3
-	minUpkeepScale    = 0.25
-	damageThreshold   = -1e-9
-	defaultStoreLabel = "lessons.json"
+	SpawnEnergy      = 1.0
+	DefaultUpkeep    = 0.05
+	DefaultMaxEnergy = 5.0
+	AliveThreshold   = 1e-9
+	DefaultExpire    = 50
+	HistoryCap       = 100
+	DefaultK         = 3
+	DefaultProbation = 3
+	damageThreshold  = -1e-9
 )
 
 // Entry is one lesson: a question–answer pair with an energy balance.

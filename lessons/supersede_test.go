@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 func bm25Store(t *testing.T, qa ...string) (*Store, []*Entry) {
@@ -77,7 +79,7 @@ func TestQueryListsWhatDecideWithholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 1 || hits[0].Entry != es[1] || !(hits[0].Confidence > 0 && hits[0].Confidence < DecideThreshold) {
+	if len(hits) != 1 || hits[0].Entry != es[1] || !(hits[0].Confidence > 0 && hits[0].Confidence < rank.DecideThreshold) {
 		t.Fatalf("hits %v, want %s alone below the threshold", hitIDs(hits), es[1].ID)
 	}
 	d, err := s.Decide(q, DecideOptions{})

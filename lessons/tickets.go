@@ -81,14 +81,9 @@ type BodyTicket struct {
 var compatRe = regexp.MustCompile(`darwin-memo-ticket:\s*([0-9a-f]{12})`)
 var freeRe = regexp.MustCompile(`darwin-memo:[ \t]*(v[0-9]+)\b`)
 
-// TicketError is a malformed store-free ticket line in a PR body.
-type TicketError struct {
-	Offset int // byte offset of the line in the body
-	Msg    string
-}
-
-func (e *TicketError) Error() string {
-	return fmt.Sprintf("ticket at byte %d of the PR body: %s", e.Offset, e.Msg)
+// ticketError is a malformed store-free ticket line at byte at of a PR body.
+func ticketError(at int, msg string) error {
+	return fmt.Errorf("ticket at byte %d of the PR body: %s", at, msg)
 }
 
 func isHex12(s string) bool {
@@ -127,12 +122,12 @@ func ParseTickets(body string) ([]BodyTicket, []error) {
 		at := mt[0]
 		ver := body[mt[2]:mt[3]]
 		if ver != "v1" && ver != "v2" {
-			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (darwin-memo's ranking) and v2 (BM25F)", ver)})
+			errs = append(errs, ticketError(at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (darwin-memo's ranking) and v2 (BM25F)", ver)))
 			continue
 		}
 		ft, err := parseFields(body[mt[1]:])
 		if err != nil {
-			errs = append(errs, &TicketError{at, err.Error()})
+			errs = append(errs, ticketError(at, err.Error()))
 			continue
 		}
 		ft.Version = int(ver[1] - '0')
