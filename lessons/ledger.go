@@ -76,17 +76,6 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 	return e, nil
 }
 
-// AddLessons adds lessons in order, each as Add adds it (so each is checked
-// for supersession against the store and the lessons added before it), and
-// returns the entries and, by position, what refused a lesson.
-func (s *Store) AddLessons(ls []NewLesson) ([]*Entry, []error) {
-	entries, errs := make([]*Entry, len(ls)), make([]error, len(ls))
-	for i, l := range ls {
-		entries[i], errs[i] = s.Add(l)
-	}
-	return entries, errs
-}
-
 // freshID derives an id from parts (ContentID), with a counter appended
 // to them until taken says the id is free.
 func freshID(taken func(id string) bool, parts ...string) string {

@@ -78,8 +78,9 @@ type BodyTicket struct {
 	Free FreeTicket
 }
 
-var compatRe = regexp.MustCompile(`darwin-memo-ticket:\s*([0-9a-f]{12})`)
-var freeRe = regexp.MustCompile(`darwin-memo:[ \t]*(v[0-9]+)\b`)
+// ticketRe finds a compat ticket (its id in group 1) or the start of a store-free one (its
+// version in group 2).
+var ticketRe = regexp.MustCompile(`darwin-memo-ticket:\s*([0-9a-f]{12})|darwin-memo:[ \t]*(v[0-9]+)\b`)
 
 // ticketError is a malformed store-free ticket line at byte at of a PR body.
 func ticketError(at int, msg string) error {
@@ -109,40 +110,31 @@ func isFieldByte(c byte) bool {
 // reported as errors and skipped; text that merely mentions "darwin-memo:"
 // without a version is ignored.
 func ParseTickets(body string) ([]BodyTicket, []error) {
-	type found struct {
-		at int
-		t  BodyTicket
-	}
-	var all []found
-	for _, mt := range compatRe.FindAllStringSubmatchIndex(body, -1) {
-		all = append(all, found{mt[0], BodyTicket{Form: FormCompat, ID: body[mt[2]:mt[3]]}})
-	}
-	var errs []error
-	for _, mt := range freeRe.FindAllStringSubmatchIndex(body, -1) {
-		at := mt[0]
-		ver := body[mt[2]:mt[3]]
-		if ver != "v1" && ver != "v2" {
-			errs = append(errs, ticketError(at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (darwin-memo's ranking) and v2 (BM25F)", ver)))
-			continue
-		}
-		ft, err := parseFields(body[mt[1]:])
-		if err != nil {
-			errs = append(errs, ticketError(at, err.Error()))
-			continue
-		}
-		ft.Version = int(ver[1] - '0')
-		all = append(all, found{at, BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}})
-	}
-	slices.SortStableFunc(all, func(a, b found) int { return a.at - b.at })
 	var out []BodyTicket
+	var errs []error
 	seen := map[string]bool{}
-	for _, f := range all {
-		k := f.t.Form + ":" + f.t.ID
-		if seen[k] {
-			continue
+	for _, mt := range ticketRe.FindAllStringSubmatchIndex(body, -1) {
+		at, t := mt[0], BodyTicket{Form: FormCompat}
+		if mt[2] >= 0 {
+			t.ID = body[mt[2]:mt[3]]
+		} else {
+			ver := body[mt[4]:mt[5]]
+			if ver != "v1" && ver != "v2" {
+				errs = append(errs, ticketError(at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (darwin-memo's ranking) and v2 (BM25F)", ver)))
+				continue
+			}
+			ft, err := parseFields(body[mt[1]:])
+			if err != nil {
+				errs = append(errs, ticketError(at, err.Error()))
+				continue
+			}
+			ft.Version = int(ver[1] - '0')
+			t = BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}
 		}
-		seen[k] = true
-		out = append(out, f.t)
+		if k := t.Form + ":" + t.ID; !seen[k] {
+			seen[k] = true
+			out = append(out, t)
+		}
 	}
 	return out, errs
 }

@@ -612,18 +612,13 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		// The user trusts this association less than the default: propose only.
 		proposed, added = append(proposed, added...), nil
 	}
-	// Added together: their supersession checks share one index for their questions.
-	news := make([]lessons.NewLesson, len(added))
-	for i, c := range added {
+	for _, c := range added {
 		sources := c.Sources
 		if c.Supersedes != "" { // the model's answer, an id it was shown: recorded as darwin-memo sources are
 			sources = append(slices.Clip(sources), lessons.SupersedesPrefix+c.Supersedes)
 		}
-		news[i] = lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: sources, RecordedTS: c.RecordedTS}
-	}
-	_, errs := st.store.AddLessons(news)
-	for _, err := range errs {
-		if err != nil {
+		l := lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: sources, RecordedTS: c.RecordedTS}
+		if _, err := st.store.Add(l); err != nil {
 			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson not added: %v", n, err))
 		}
 	}
