@@ -154,38 +154,28 @@ func DefaultConfig() Config {
 
 // RecommendedConfig returns the configuration this project starts new
 // stores with: darwin-memo's defaults except SupportingShare 0, the setting
-// the selection benchmark recommends (docs/tuning.md). A store's persisted
-// ledger.config always wins over it.
+// the selection benchmark recommends, and this project's economics
+// (issue 13; docs/tuning.md has the evidence). With upkeep 0.05 per tick: an
+// entry pays 0.015 per tick while idle, 0.0015 once tenured (after one
+// unbundled gain since its last loss), and 0.09 for every settled ticket
+// that retrieved it; a PR's delta is split equally among its tickets, its
+// regressions (when known) are charged apart from its improvements, and a
+// harmful outcome moves up to 1.2 energy. A store's persisted ledger.config
+// always wins over it.
 func RecommendedConfig() Config {
 	c := DefaultConfig()
 	c.SupportingShare = 0
-	c.RetrievalUpkeep = RecommendedRetrievalUpkeep
-	idle := RecommendedIdleUpkeepScale
+	c.RetrievalUpkeep = 0.09
+	idle := 0.3
 	c.IdleUpkeepScale = &idle
-	c.HarmGain = RecommendedHarmGain
-	c.TenureAfter = RecommendedTenureAfter
-	c.TenureUpkeepScale = RecommendedTenureUpkeepScale
-	c.BundleSplit = RecommendedBundleSplit
-	c.SegregateLosses = RecommendedSegregateLosses
+	c.HarmGain = 1.2
+	c.TenureAfter = 1
+	c.TenureUpkeepScale = 0.1
+	c.BundleSplit = true
+	c.SegregateLosses = true
 	c.StaleUpkeep = RecommendedStaleUpkeep
 	return c
 }
-
-// The economics new stores start with (issue 13; docs/tuning.md has the
-// evidence). With upkeep 0.05 per tick: an entry pays 0.015 per tick while
-// idle, 0.0015 once tenured (after one unbundled gain since its last loss),
-// and 0.09 for every settled ticket that retrieved it; a PR's delta is split
-// equally among its tickets, its regressions (when known) are charged apart
-// from its improvements, and a harmful outcome moves up to 1.2 energy.
-const (
-	RecommendedBundleSplit       = true
-	RecommendedSegregateLosses   = true
-	RecommendedRetrievalUpkeep   = 0.09
-	RecommendedIdleUpkeepScale   = 0.3
-	RecommendedHarmGain          = 1.2
-	RecommendedTenureAfter       = 1
-	RecommendedTenureUpkeepScale = 0.1
-)
 
 // Scale returns the tanh normaliser: the persisted resource_scale or 1.0.
 func (c Config) Scale() float64 {
