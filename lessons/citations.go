@@ -25,10 +25,6 @@ const RecommendedStaleUpkeep = 0.1
 // CitationNoteEvent is the event of the history note FollowCitations writes.
 const CitationNoteEvent = "citations"
 
-// ValidCitation checks a citation a person gives (add --cite PATH, PATH#Symbol) and returns
-// its source label ("path:PATH").
-func ValidCitation(arg string) (string, error) { return citation.FromPath(arg) }
-
 // FollowCitations applies merged pull request pr's changed files to the living lessons'
 // citations (citation.Follow): a renamed path is followed, a removed one is marked
 // "path-removed:", and a removed citation whose file the pull request added back is live
