@@ -107,14 +107,13 @@ func (s *Store) CitationsStale(e *Entry) bool {
 	return true
 }
 
-// CitationChange is one "citations" history note read back: what merged pull request PR
-// did to a lesson's citations.
+// CitationChange is one "citations" history note read back, as the action's report lists it:
+// what merged pull request PR did to a lesson's citations.
 type CitationChange struct {
 	PR       int
 	Renamed  [][2]string // old and new source labels
 	Removed  []string    // the cited paths (with their symbols) it removed
-	Restored []string
-	Orphaned bool // it left the lesson without any valid citation
+	Orphaned bool        // it left the lesson without any valid citation
 }
 
 // CitationChanges returns the citation changes recorded in id's history, oldest first.
@@ -136,7 +135,6 @@ func (s *Store) CitationChanges(id string) []CitationChange {
 			}
 		}
 		c.Removed = strItems(n.v.Field("removed"))
-		c.Restored = strItems(n.v.Field("restored"))
 		out = append(out, c)
 	}
 	return out
