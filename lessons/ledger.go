@@ -565,6 +565,14 @@ type TickOptions struct {
 	ExpireAfter int
 }
 
+// expireAfter is an ExpireAfter option in effect: 0 means DefaultExpire, negative never.
+func expireAfter(n int) int {
+	if n == 0 {
+		return DefaultExpire
+	}
+	return n
+}
+
 // TickStats is what one tick did (darwin-memo's tick log record).
 type TickStats struct {
 	Tick          int      `json:"tick"`
@@ -594,10 +602,7 @@ func (st TickStats) MarshalJSON() ([]byte, error) {
 // consolidate_every ticks consolidation (semantics §6).
 func (s *Store) Tick(opts TickOptions) TickStats {
 	s.tick++
-	expire := opts.ExpireAfter
-	if expire == 0 {
-		expire = DefaultExpire
-	}
+	expire := expireAfter(opts.ExpireAfter)
 	st := TickStats{Tick: s.tick}
 	if expire > 0 {
 		var old []string

@@ -199,23 +199,9 @@ func entry(p *pyjson.Decoder) (*Entry, error) {
 		case "juvenile":
 			e.Juvenile, err = p.Int()
 		case "imported_from":
-			var s string
-			var ok bool
-			s, ok, err = p.StrOrNull()
-			if ok {
-				e.ImportedFrom = &s
-			} else {
-				e.ImportedFrom = nil
-			}
+			e.ImportedFrom, err = strOrNil(p)
 		case "imported_at":
-			var s string
-			var ok bool
-			s, ok, err = p.StrOrNull()
-			if ok {
-				e.ImportedAt = &s
-			} else {
-				e.ImportedAt = nil
-			}
+			e.ImportedAt, err = strOrNil(p)
 		case "id":
 			e.ID, err = p.Str()
 			haveID = true
@@ -244,6 +230,15 @@ func entry(p *pyjson.Decoder) (*Entry, error) {
 		e.ID = ContentID("entry", e.Question, e.Answer)
 	}
 	return e, nil
+}
+
+// strOrNil reads a string, or null as nil.
+func strOrNil(p *pyjson.Decoder) (*string, error) {
+	s, ok, err := p.StrOrNull()
+	if !ok {
+		return nil, err
+	}
+	return &s, err
 }
 
 // parseLedger streams the ledger block: history notes are rendered straight

@@ -321,11 +321,7 @@ func (s *Store) verifyClaim(id string, f FreeTicket, r Retrieval, opts VerifyOpt
 	if f.Tick > s.tick {
 		return refuse("claims tick %d but the base store is at tick %d", f.Tick, s.tick)
 	}
-	expire := opts.ExpireAfter
-	if expire == 0 {
-		expire = DefaultExpire
-	}
-	if expire > 0 && s.tick-f.Tick > expire {
+	if expire := expireAfter(opts.ExpireAfter); expire > 0 && s.tick-f.Tick > expire {
 		return refuse("expired: issued at tick %d, base is at tick %d (more than %d ticks)", f.Tick, s.tick, expire)
 	}
 	named := f.Named()
