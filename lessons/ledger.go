@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -307,13 +308,7 @@ func (s *Store) Settle(ticketID string, delta float64, opts SettleOptions) Settl
 	if !s.admit(ticketID, delta, &opts) {
 		return SettleResult{Ticket: ticketID, Status: StatusRejected}
 	}
-	at := -1
-	for i, t := range s.pending {
-		if t.ID == ticketID {
-			at = i
-			break
-		}
-	}
+	at := slices.IndexFunc(s.pending, func(t *Ticket) bool { return t.ID == ticketID })
 	if at < 0 {
 		s.log("settle_dropped", pyjson.Pair("ticket", pyjson.String(ticketID)), pyjson.Pair("delta", pyjson.Float(delta)), pyjson.Pair("detail", pyjson.String(opts.Detail)))
 		return SettleResult{Ticket: ticketID, Status: StatusDropped}

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
@@ -196,7 +197,7 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 		w.Close('}')
 	}
 	w.Field("damaged")
-	w.Strings(sortedKeys(s.damaged))
+	w.Strings(slices.Sorted(maps.Keys(s.damaged)))
 	if s.hasSettledRuns || len(s.settledRuns) > 0 {
 		w.Field("settled_runs")
 		w.Value(pyjson.Array(s.settledRuns...))
@@ -249,13 +250,4 @@ func (s *Store) configValue() pyjson.Value {
 		}
 	}
 	return pyjson.Object(ms...)
-}
-
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
