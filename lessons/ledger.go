@@ -158,11 +158,8 @@ func (s *Store) dropRetrieverVector(id string) {
 			continue
 		}
 		vs := mb.Value.Members()
-		for j := range vs {
-			if vs[j].Key == id {
-				s.retriever.Members()[i].Value = pyjson.Object(append(vs[:j:j], vs[j+1:]...)...)
-				break
-			}
+		if j := slices.IndexFunc(vs, func(v pyjson.Member) bool { return v.Key == id }); j >= 0 {
+			s.retriever.Members()[i].Value = pyjson.Object(append(vs[:j:j], vs[j+1:]...)...)
 		}
 	}
 }

@@ -283,10 +283,8 @@ func (s *Store) pendingTicket(id string) *Ticket {
 	if s == nil {
 		return nil
 	}
-	for _, p := range s.pending {
-		if p.ID == id {
-			return p
-		}
+	if i := slices.IndexFunc(s.pending, func(p *Ticket) bool { return p.ID == id }); i >= 0 {
+		return s.pending[i]
 	}
 	return nil
 }
@@ -421,12 +419,9 @@ func (s *Store) settledRun(id string, ev *Evidence) bool {
 	if ev == nil || ev.Repository == "" || ev.Run == "" {
 		return false
 	}
-	for _, r := range s.settledRuns {
-		if r.Field("ticket").Str() == id && r.Field("repository").Str() == ev.Repository && r.Field("run").Str() == ev.Run {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.settledRuns, func(r pyjson.Value) bool {
+		return r.Field("ticket").Str() == id && r.Field("repository").Str() == ev.Repository && r.Field("run").Str() == ev.Run
+	})
 }
 
 // TicketOutcome is what SettleBody did with one ticket.
