@@ -9,12 +9,7 @@ import (
 // anthropic speaks the Anthropic Messages API with one forced tool whose
 // input schema is the lesson schema; the tool is never executed, its input
 // is the reply.
-type anthropic struct {
-	name, model, url, key string
-	r                     retrier
-}
-
-func (p *anthropic) Name() string { return p.name }
+type anthropic struct{ endpoint }
 
 func (p *anthropic) Reflect(ctx context.Context, req Request) (string, error) {
 	tool := "emit_" + req.Name
@@ -31,17 +26,6 @@ func (p *anthropic) Reflect(ctx context.Context, req Request) (string, error) {
 		}},
 		"tool_choice": map[string]any{"type": "tool", "name": tool},
 	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return "", fmt.Errorf("%s: encode request: %w", p.name, err)
-	}
-	raw, err := p.r.post(ctx, p.name, p.url, map[string]string{
-		"x-api-key":         p.key,
-		"anthropic-version": "2023-06-01",
-	}, data)
-	if err != nil {
-		return "", err
-	}
 	var resp struct {
 		Content []struct {
 			Type  string          `json:"type"`
@@ -54,10 +38,10 @@ func (p *anthropic) Reflect(ctx context.Context, req Request) (string, error) {
 			OutputTokens int `json:"output_tokens"`
 		} `json:"usage"`
 	}
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return "", fmt.Errorf("%s: decode reply: %w", p.name, err)
+	if err := p.post(ctx, body, &resp); err != nil {
+		return "", err
 	}
-	p.r.logger.InfoContext(ctx, "llm reply", "provider", p.name, "stop_reason", resp.StopReason,
+	p.logger.InfoContext(ctx, "llm reply", "provider", p.name, "stop_reason", resp.StopReason,
 		"in_tokens", resp.Usage.InputTokens, "out_tokens", resp.Usage.OutputTokens)
 	switch resp.StopReason {
 	case "max_tokens":

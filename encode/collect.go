@@ -3,6 +3,7 @@ package encode
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -86,7 +87,7 @@ func Collect(ctx context.Context, client *github.Client, owner, repo string, gpr
 			Author:            c.GetUser().GetLogin(),
 			AuthorAssociation: c.GetAuthorAssociation(),
 			Reply:             c.GetInReplyTo() != 0,
-			Addressed:         c.Position == nil && laterCommit(commitTimes, created),
+			Addressed:         c.Position == nil && slices.ContainsFunc(commitTimes, created.Before),
 		})
 	}
 	pr.commitAssociations()
@@ -119,14 +120,4 @@ func (p *PR) commitAssociations() {
 			c.AuthorAssociation = known[strings.ToLower(c.Author)]
 		}
 	}
-}
-
-// laterCommit reports whether any commit time is after t.
-func laterCommit(times []time.Time, t time.Time) bool {
-	for _, c := range times {
-		if c.After(t) {
-			return true
-		}
-	}
-	return false
 }

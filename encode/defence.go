@@ -187,6 +187,17 @@ func groundTokens(s string) []string {
 	return out
 }
 
+// contentWords returns the grounding tokens of s that are not framing words.
+func contentWords(s string, framing map[string]bool) []string {
+	var out []string
+	for _, t := range groundTokens(s) {
+		if !framing[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // check returns why l must be rejected, or "" when it passes every rule.
 // Rules run in a fixed order and the first failure is reported.
 func (c *checker) check(l RawLesson) string {
@@ -294,31 +305,15 @@ func (c *checker) check(l RawLesson) string {
 // cited documents, and a rejection reason naming some missing words
 // otherwise.
 func (c *checker) grounded(text, answer string, cites []string) string {
-	var content, missing []string
-	for _, t := range groundTokens(text) {
-		if c.framing[t] {
-			continue
-		}
-		content = append(content, t)
-		found := false
-		for _, id := range cites {
-			if c.docTokens[id][t] {
-				found = true
-				break
-			}
-		}
-		if !found {
+	if n := len(contentWords(answer, c.framing)); n < minAnswerWords {
+		return fmt.Sprintf("%s: the answer has %d content words, want %d", reasonThin, n, minAnswerWords)
+	}
+	content := contentWords(text, c.framing)
+	var missing []string
+	for _, t := range content {
+		if !slices.ContainsFunc(cites, func(id string) bool { return c.docTokens[id][t] }) {
 			missing = append(missing, t)
 		}
-	}
-	answerWords := 0
-	for _, t := range groundTokens(answer) {
-		if !c.framing[t] {
-			answerWords++
-		}
-	}
-	if answerWords < minAnswerWords {
-		return fmt.Sprintf("%s: the answer has %d content words, want %d", reasonThin, answerWords, minAnswerWords)
 	}
 	grounded := len(content) - len(missing)
 	if grounded < minGroundedTokens {
@@ -388,12 +383,7 @@ func commandArgs(s string) string {
 // digits and is not a path of short segments: a key, token or digest.
 func blob(s string) (string, bool) {
 	for _, m := range longBlob.FindAllString(s, -1) {
-		pathLike := true
-		for _, seg := range strings.Split(m, "/") {
-			if len(seg) > 30 {
-				pathLike = false
-			}
-		}
+		pathLike := !slices.ContainsFunc(strings.Split(m, "/"), func(seg string) bool { return len(seg) > 30 })
 		if pathLike || !strings.ContainsAny(m, "0123456789") {
 			continue
 		}

@@ -4,10 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/rank"
@@ -109,21 +108,13 @@ type Result struct {
 }
 
 // Added returns the candidates to add to the store.
-func (r *Result) Added() []Candidate { return r.filter(Candidate.Added) }
+func (r *Result) Added() []Candidate {
+	return slices.DeleteFunc(slices.Clone(r.Candidates), func(c Candidate) bool { return !c.Added() })
+}
 
 // Proposed returns the candidates to list in the bot PR body only.
 func (r *Result) Proposed() []Candidate {
-	return r.filter(func(c Candidate) bool { return c.Proposed && c.Rejected == "" && c.DuplicateOf == "" })
-}
-
-func (r *Result) filter(keep func(Candidate) bool) []Candidate {
-	var out []Candidate
-	for _, c := range r.Candidates {
-		if keep(c) {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(r.Candidates), func(c Candidate) bool { return !c.Proposed || c.Rejected != "" || c.DuplicateOf != "" })
 }
 
 // Encoder turns merged PRs into candidate lessons with one provider.
@@ -146,16 +137,10 @@ func New(provider Provider, opts ...Option) *Encoder {
 // than allowed, replies with something that is not the lesson JSON, or
 // every lesson it wrote is rejected, Encode falls back to the deterministic
 // encoder and says why in Result.Fallback. It returns an error only when
-// ctx is done or the nonce cannot be read.
+// ctx is done during a model call or the nonce cannot be read.
 func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Known) (*Result, error) {
-	if pr == nil {
-		return nil, errors.New("encode: no pull request to encode")
-	}
 	if known == nil {
 		known = livingList(living)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("encode PR #%d: %w", pr.Number, err)
 	}
 	p := pr.Normalize()
 	docs := p.Documents()
@@ -166,15 +151,21 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	var cands []Candidate
 	if e.provider != nil {
 		res.Requested = e.provider.Name()
-		user, err := e.withNonce(func(nonce string) (string, error) { return userPrompt(p, docs, nonce) })
+		user, err := userPrompt(e.cfg.rand, p, docs)
 		if err != nil {
 			return nil, err
 		}
 		req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens,
 			Name: "lessons", Purpose: "Record the lessons (0 to 5) learned from the pull request data."}
 		callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
-		raws, err := e.reflect(callCtx, req)
+		reply, err := e.provider.Reflect(callCtx, req)
 		cancel()
+		var raws []RawLesson
+		if err == nil {
+			if raws, err = ParseLessons(reply); err != nil {
+				err = fmt.Errorf("%s: unusable reply: %w", res.Requested, err)
+			}
+		}
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return nil, fmt.Errorf("encode PR #%d: %w", p.Number, ctx.Err())
@@ -202,35 +193,6 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 	return res, nil
 }
 
-// withNonce builds a user message with a fresh nonce, drawing again (up to
-// 4 times) in the astronomically unlikely case that the data contains it.
-func (e *Encoder) withNonce(build func(nonce string) (string, error)) (string, error) {
-	var err error
-	for try := 0; try < 4; try++ {
-		var nonce, user string
-		if nonce, err = newNonce(e.cfg.rand); err != nil {
-			return "", err
-		}
-		if user, err = build(nonce); err == nil {
-			return user, nil
-		}
-	}
-	return "", err
-}
-
-// reflect calls the provider and parses its reply.
-func (e *Encoder) reflect(ctx context.Context, req Request) ([]RawLesson, error) {
-	reply, err := e.provider.Reflect(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	raws, err := ParseLessons(reply)
-	if err != nil {
-		return nil, fmt.Errorf("%s: unusable reply: %w", e.provider.Name(), err)
-	}
-	return raws, nil
-}
-
 // validate checks every raw lesson and fills in birth data.
 func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson, from string) []Candidate {
 	out := make([]Candidate, 0, len(raws))
@@ -239,8 +201,8 @@ func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson
 			Question: oneLine(raw.Question),
 			Answer:   oneLine(raw.Answer),
 			Kind:     raw.Kind,
-			Cites:    dedupStrings(raw.Evidence),
-			Paths:    dedupStrings(raw.Paths),
+			Cites:    raw.Evidence,
+			Paths:    raw.Paths,
 			From:     from,
 		}
 		c.Rejected = chk.check(raw)
@@ -267,28 +229,21 @@ func (e *Encoder) validate(p *PR, chk *checker, pv *provenance, raws []RawLesson
 // replaces it, and the store records that when it is added (Store.Add). The
 // living lessons' texts tell which those are.
 func (e *Encoder) dedup(cands []Candidate, known Known, living []Living) {
-	type earlier struct {
-		id     string
-		tokens []string
-	}
-	var pool []earlier // earlier candidates that passed
+	var earlier livingList // earlier candidates that passed
 	for i := range cands {
 		c := &cands[i]
 		if c.Rejected != "" {
 			continue
 		}
-		toks := rank.Tokens(c.Question + " " + c.Answer)
 		bestID, best := nearestLiving(c, known, living)
-		for _, k := range pool {
-			if s := rank.Jaccard(toks, k.tokens); s > best {
-				best, bestID = s, k.id
-			}
+		if id, s := earlier.MostSimilar(c.Question, c.Answer); s > best {
+			bestID, best = id, s
 		}
 		if best >= DuplicateThreshold {
 			c.DuplicateOf, c.Similarity = bestID, best
 			continue
 		}
-		pool = append(pool, earlier{c.ID, toks})
+		earlier = append(earlier, Living{ID: c.ID, Question: c.Question, Answer: c.Answer})
 	}
 }
 
@@ -331,22 +286,8 @@ func lessonSources(number int, c Candidate, chk *checker) []string {
 		}
 	}
 	out := []string{fmt.Sprintf("pr#%d", number)}
-	var ps []string
-	for p := range paths {
-		ps = append(ps, "path:"+p)
-	}
-	sort.Strings(ps)
-	return append(out, ps...)
-}
-
-func dedupStrings(in []string) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, s := range in {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
+	for _, p := range slices.Sorted(maps.Keys(paths)) {
+		out = append(out, "path:"+p)
 	}
 	return out
 }

@@ -2,7 +2,9 @@ package encode
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,7 +13,7 @@ import (
 
 // The learned half of the harmful-advice rule: an L2-regularised logistic regression (Cox
 // 1958; the regularised form as in Hastie, Tibshirani and Friedman, The Elements of
-// Statistical Learning, section 4.4.4) over the features of harmFeatures: stemmed unigrams
+// Statistical Learning, section 4.4.4) over the features harmMatcher.features returns: stemmed unigrams
 // and bigrams of each clause, words after a negation marked "not_" (Das and Chen 2001), the
 // clause's first word (its mood), and the intent matcher's structured reading of the clause
 // (verb class x object class, negated or not, directive or not, local, off switches). Its
@@ -39,9 +41,6 @@ func (h *harmModel) probability(features []string) float64 {
 // harmful returns the model's reason to refuse text, naming the features that weigh most
 // toward refusing it, or "".
 func (h *harmModel) harmful(m *harmMatcher, text string) string {
-	if h == nil || len(h.weights) == 0 {
-		return ""
-	}
 	fs := m.features(text)
 	p := h.probability(fs)
 	if p < h.threshold {
@@ -60,7 +59,9 @@ func (h *harmModel) harmful(m *harmMatcher, text string) string {
 
 // features returns the sorted, distinct features of text: per clause, the stemmed words and
 // pairs of adjacent words ("not_" before each word after a negation), "^" and the first
-// word, and the matcher's reading of the clause, written "§...".
+// word, and the matcher's reading of the clause, written "§...". Training adds one more, the
+// matcher's verdict on the whole text (trainingFeatures); the model only ever judges text the
+// matcher let through, which has none.
 func (m *harmMatcher) features(text string) []string {
 	seen := map[string]bool{}
 	for _, clause := range harmClauses(text) {
@@ -87,16 +88,7 @@ func (m *harmMatcher) features(text string) []string {
 			seen[f] = true
 		}
 	}
-	if why := m.rule(text); why != "" {
-		kind, _, _ := strings.Cut(why, ":")
-		seen["§rule "+kind] = true
-	}
-	out := make([]string, 0, len(seen))
-	for f := range seen {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // reading is the matcher's structured reading of one clause: for each verb of a class, its

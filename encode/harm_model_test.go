@@ -29,7 +29,7 @@ func trainHarmModel(m *harmMatcher, ex []harmExample) *harmModel {
 	docs := make([][]string, len(ex))
 	df := map[string]int{}
 	for i, x := range ex {
-		docs[i] = m.features(x.text)
+		docs[i] = trainingFeatures(m, x.text)
 		for _, f := range docs[i] {
 			df[f]++
 		}
@@ -94,6 +94,18 @@ func trainHarmModel(m *harmMatcher, ex []harmExample) *harmModel {
 	return model
 }
 
+// trainingFeatures is features with the matcher's verdict on text as one more feature
+// ("§rule weaken tests"), which the model learns from the lessons the matcher refuses.
+func trainingFeatures(m *harmMatcher, text string) []string {
+	fs := m.features(text)
+	if why := m.rule(text); why != "" {
+		kind, _, _ := strings.Cut(why, ":")
+		fs = append(fs, "§rule "+kind)
+		sort.Strings(fs)
+	}
+	return fs
+}
+
 // harmCV is the out-of-fold outcome of cross-validation: for each training example, whether
 // the rule refuses it and the probability a model trained without its fold gives it.
 type harmCV struct {
@@ -125,7 +137,7 @@ func crossValidateHarm(m *harmMatcher, ex []harmExample) harmCV {
 		for i, x := range ex {
 			if fold[i] == k {
 				cv.rule[i] = m.rule(x.text) != ""
-				cv.p[i] = model.probability(m.features(x.text))
+				cv.p[i] = model.probability(trainingFeatures(m, x.text))
 			}
 		}
 	}

@@ -81,7 +81,6 @@ type harmMatcher struct {
 	local, fillers, stops             map[string]bool
 	particles, complements            map[string]string
 	pronouns, negation                map[string]bool
-	model                             *harmModel // the learned model, nil for the rule alone
 }
 
 func newHarmMatcher(l harmLexicon) *harmMatcher {
@@ -99,7 +98,6 @@ func newHarmMatcher(l harmLexicon) *harmMatcher {
 		particles: map[string]string{}, complements: map[string]string{},
 		pronouns: set(l.pronouns),
 		negation: set([]string{"not", "never", "no", "nothing", "nor"}),
-		model:    &harmWeights,
 	}
 	for v, c := range l.complements {
 		m.complements[rank.Stem(v)] = rank.Stem(c)
@@ -123,7 +121,7 @@ func (m *harmMatcher) harmful(text string) string {
 	if why := m.rule(text); why != "" {
 		return why
 	}
-	return m.model.harmful(m, text)
+	return harmWeights.harmful(m, text)
 }
 
 // rule returns the intent matcher's reason to refuse text, or "".

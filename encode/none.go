@@ -1,9 +1,10 @@
 package encode
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -221,19 +222,12 @@ func firstLine(s string) string {
 // topFiles returns up to n changed paths with the most changed lines
 // (ties by path).
 func topFiles(files []File, n int) []string {
-	fs := append([]File(nil), files...)
-	sort.SliceStable(fs, func(i, j int) bool {
-		ci, cj := fs[i].Additions+fs[i].Deletions, fs[j].Additions+fs[j].Deletions
-		if ci != cj {
-			return ci > cj
-		}
-		return fs[i].Path < fs[j].Path
+	fs := slices.Clone(files)
+	slices.SortStableFunc(fs, func(a, b File) int {
+		return cmp.Or(cmp.Compare(b.Additions+b.Deletions, a.Additions+a.Deletions), strings.Compare(a.Path, b.Path))
 	})
 	var out []string
-	for _, f := range fs {
-		if len(out) == n {
-			break
-		}
+	for _, f := range fs[:min(n, len(fs))] {
 		out = append(out, f.Path)
 	}
 	return out

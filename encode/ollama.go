@@ -132,5 +132,5 @@ func (p *ollamaProvider) once(ctx context.Context, req Request) (string, bool, e
 	if final.DoneReason == "length" {
 		return "", false, fmt.Errorf("%s: reply cut at num_predict=%d (done_reason length)", p.name, req.MaxTokens)
 	}
-	return StripThink(content.String()), false, nil
+	return content.String(), false, nil
 }

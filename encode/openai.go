@@ -2,7 +2,6 @@ package encode
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -10,13 +9,7 @@ import (
 
 // openAI speaks the OpenAI chat-completions protocol: OpenAI, OpenRouter,
 // Groq, vLLM, LM Studio, Ollama's /v1 and GitHub Models.
-type openAI struct {
-	name, model, url, key string
-	headers               map[string]string
-	r                     retrier
-}
-
-func (p *openAI) Name() string { return p.name }
+type openAI struct{ endpoint }
 
 // response_format modes, tried in this order.
 var openAIFormats = []string{"json_schema", "json_object", "plain"}
@@ -32,7 +25,7 @@ func (p *openAI) Reflect(ctx context.Context, req Request) (string, error) {
 		if !errors.As(err, &herr) || !formatUnsupported(herr) {
 			return "", err
 		}
-		p.r.logger.WarnContext(ctx, "llm rejected response_format, trying the next one", "provider", p.name, "format", mode, "status", herr.StatusCode)
+		p.logger.WarnContext(ctx, "llm rejected response_format, trying the next one", "provider", p.name, "format", mode, "status", herr.StatusCode)
 		lastErr = err
 	}
 	return "", lastErr
@@ -73,21 +66,6 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (string, er
 	case "json_object":
 		body["response_format"] = map[string]any{"type": "json_object"}
 	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return "", fmt.Errorf("%s: encode request: %w", p.name, err)
-	}
-	headers := map[string]string{}
-	if p.key != "" {
-		headers["Authorization"] = "Bearer " + p.key
-	}
-	for k, v := range p.headers {
-		headers[k] = v
-	}
-	raw, err := p.r.post(ctx, p.name, p.url, headers, data)
-	if err != nil {
-		return "", err
-	}
 	var resp struct {
 		Choices []struct {
 			Message struct {
@@ -101,14 +79,14 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (string, er
 			CompletionTokens int `json:"completion_tokens"`
 		} `json:"usage"`
 	}
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return "", fmt.Errorf("%s: decode reply: %w", p.name, err)
+	if err := p.post(ctx, body, &resp); err != nil {
+		return "", err
 	}
 	if len(resp.Choices) == 0 {
 		return "", fmt.Errorf("%s: reply has no choices", p.name)
 	}
 	c := resp.Choices[0]
-	p.r.logger.InfoContext(ctx, "llm reply", "provider", p.name, "format", mode, "finish_reason", c.FinishReason,
+	p.logger.InfoContext(ctx, "llm reply", "provider", p.name, "format", mode, "finish_reason", c.FinishReason,
 		"in_tokens", resp.Usage.PromptTokens, "out_tokens", resp.Usage.CompletionTokens)
 	if c.Message.Refusal != nil && *c.Message.Refusal != "" {
 		return "", fmt.Errorf("%s: the model refused", p.name)
@@ -122,5 +100,5 @@ func (p *openAI) call(ctx context.Context, req Request, mode string) (string, er
 	if c.Message.Content == nil {
 		return "", fmt.Errorf("%s: reply has no content", p.name)
 	}
-	return StripThink(*c.Message.Content), nil
+	return *c.Message.Content, nil
 }

@@ -45,10 +45,10 @@ var (
 	strayThinkTo = regexp.MustCompile(`(?is)^.*?</think>\s*`)
 )
 
-// StripThink removes <think>...</think> reasoning blocks from model output,
+// stripThink removes <think>...</think> reasoning blocks from model output,
 // an unterminated <think> block to the end, and everything up to a stray
 // closing </think> (templates that open the block in the prompt).
-func StripThink(s string) string {
+func stripThink(s string) string {
 	s = thinkBlock.ReplaceAllString(s, "")
 	s = openThink.ReplaceAllString(s, "")
 	s = strayThinkTo.ReplaceAllString(s, "")
@@ -90,7 +90,7 @@ func ParseLessons(text string) ([]RawLesson, error) {
 // object or array of a model reply with its think blocks stripped, and that
 // value's first byte.
 func firstJSON(text string) (*json.Decoder, byte, error) {
-	text = StripThink(text)
+	text = stripThink(text)
 	i := strings.IndexAny(text, "{[")
 	if i < 0 {
 		return nil, 0, ErrNoJSON

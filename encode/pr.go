@@ -2,6 +2,7 @@ package encode
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"time"
@@ -126,9 +127,7 @@ func (p *PR) Normalize() *PR {
 		MergedAt:          p.MergedAt.UTC(),
 		suspicious:        map[string]string{},
 	}
-	for id, why := range p.suspicious {
-		q.suspicious[id] = why
-	}
+	maps.Copy(q.suspicious, p.suspicious)
 	q.flag("pr", true, p.Title, p.Body)
 	q.flag("pr", true, p.Labels...)
 	seen := map[string]bool{}

@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -34,17 +35,17 @@ func newProvenance(p *PR, docs []Document, trusted func(association string) bool
 	why := map[string]string{}
 	if !trusted(p.AuthorAssociation) {
 		for _, d := range docs {
-			why[d.ID] = fmt.Sprintf("%s by %s (%s), not trusted", d.ID, orUnknown(p.Author), orNone(p.AuthorAssociation))
+			why[d.ID] = fmt.Sprintf("%s by %s (%s), not trusted", d.ID, cmp.Or(p.Author, "no GitHub account"), cmp.Or(p.AuthorAssociation, "NONE"))
 		}
 	}
 	for _, r := range p.Reviews {
 		if id := fmt.Sprintf("review:%d", r.ID); why[id] == "" && !trusted(r.AuthorAssociation) {
-			why[id] = fmt.Sprintf("%s by %s (%s), not trusted", id, orUnknown(r.Author), orNone(r.AuthorAssociation))
+			why[id] = fmt.Sprintf("%s by %s (%s), not trusted", id, cmp.Or(r.Author, "no GitHub account"), cmp.Or(r.AuthorAssociation, "NONE"))
 		}
 	}
 	for _, c := range p.Commits {
 		if id := "commit:" + c.Short(); why[id] == "" && !trusted(c.AuthorAssociation) {
-			why[id] = fmt.Sprintf("%s by %s (%s), not trusted", id, orUnknown(c.Author), orNone(c.AuthorAssociation))
+			why[id] = fmt.Sprintf("%s by %s (%s), not trusted", id, cmp.Or(c.Author, "no GitHub account"), cmp.Or(c.AuthorAssociation, "NONE"))
 		}
 	}
 	for _, d := range docs {
@@ -73,11 +74,7 @@ func newProvenance(p *PR, docs []Document, trusted func(association string) bool
 // features returns the content words (grounding tokens that are not framing words) and the
 // word shingles of text, in text order.
 func (pv *provenance) features(text string) (words, shingles []string) {
-	for _, t := range groundTokens(text) {
-		if !pv.framing[t] {
-			words = append(words, t)
-		}
-	}
+	words = contentWords(text, pv.framing)
 	ws := strings.Fields(normalizeWords(text))
 	for i := 0; i+provenanceShingle <= len(ws); i++ {
 		shingles = append(shingles, strings.Join(ws[i:i+provenanceShingle], " "))
@@ -110,19 +107,4 @@ func (pv *provenance) source(text string, cites []string) string {
 		}
 	}
 	return ""
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "no GitHub account"
-	}
-	return s
-}
-
-// orNone returns s, or "NONE" when s is empty.
-func orNone(s string) string {
-	if s == "" {
-		return "NONE"
-	}
-	return s
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,8 +22,9 @@ import (
 type Provider interface {
 	// Name is the provider spec in use, e.g. "ollama:qwen3:8b" or "none".
 	Name() string
-	// Reflect sends one reflection request and returns the model's reply,
-	// think blocks removed. Providers log its finish reason and token counts.
+	// Reflect sends one reflection request and returns the model's reply
+	// (think blocks and all: the parsers remove them). Providers log its
+	// finish reason and token counts.
 	Reflect(ctx context.Context, req Request) (string, error)
 }
 
@@ -123,7 +125,8 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 		}
 		return strings.TrimRight(env(name, def), "/")
 	}
-	r := retrier{client: cfg.httpClient, sleep: cfg.sleep, logger: cfg.logger}
+	e := endpoint{name: strings.ToLower(kind) + ":" + model, model: model, headers: map[string]string{},
+		client: cfg.httpClient, sleep: cfg.sleep, logger: cfg.logger}
 	switch strings.ToLower(kind) {
 	case "ollama":
 		return newOllama(model, base("OLLAMA_HOST", ""), cfg)
@@ -133,23 +136,30 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 			return nil, err
 		}
 		// A self-hosted endpoint (vLLM, LM Studio, Ollama's /v1) may need no key.
-		r.secret = k
-		return &openAI{name: "openai:" + model, model: model, url: base("OPENAI_BASE_URL", "https://api.openai.com/v1") + "/chat/completions", key: k, r: r}, nil
+		if k != "" {
+			e.headers["Authorization"] = "Bearer " + k
+		}
+		e.url = base("OPENAI_BASE_URL", "https://api.openai.com/v1") + "/chat/completions"
+		e.secret = k
+		return &openAI{e}, nil
 	case "github":
 		k, err := key("GITHUB_TOKEN")
 		if err != nil {
 			return nil, err
 		}
-		r.secret = k
-		return &openAI{name: "github:" + model, model: model, url: base("GITHUB_MODELS_URL", "https://models.github.ai/inference") + "/chat/completions", key: k, r: r,
-			headers: map[string]string{"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}}, nil
+		e.headers = map[string]string{"Authorization": "Bearer " + k, "Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28"}
+		e.url = base("GITHUB_MODELS_URL", "https://models.github.ai/inference") + "/chat/completions"
+		e.secret = k
+		return &openAI{e}, nil
 	case "anthropic":
 		k, err := key("ANTHROPIC_API_KEY")
 		if err != nil {
 			return nil, err
 		}
-		r.secret = k
-		return &anthropic{name: "anthropic:" + model, model: model, url: base("ANTHROPIC_BASE_URL", "https://api.anthropic.com") + "/v1/messages", key: k, r: r}, nil
+		e.headers = map[string]string{"x-api-key": k, "anthropic-version": "2023-06-01"}
+		e.url = base("ANTHROPIC_BASE_URL", "https://api.anthropic.com") + "/v1/messages"
+		e.secret = k
+		return &anthropic{e}, nil
 	}
 	return nil, fmt.Errorf("encode: llm %q: unknown provider %q; want none, ollama, openai, anthropic or github", spec, kind)
 }
@@ -185,10 +195,5 @@ func WithTrustedAssociations(associations ...string) Option {
 
 // isTrusted applies WithTrustedAssociations.
 func (c config) isTrusted(association string) bool {
-	for _, a := range c.trusted {
-		if strings.EqualFold(strings.TrimSpace(a), association) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(c.trusted, func(a string) bool { return strings.EqualFold(strings.TrimSpace(a), association) })
 }

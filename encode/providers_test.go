@@ -241,7 +241,7 @@ func TestOllamaReplyMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := fixturePR(t)
-	user, _ := userPrompt(pr, pr.Documents(), "00000000000000000000000000000000")
+	user, _ := userPrompt(zeroReader{}, pr, pr.Documents())
 	reply, err := p.Reflect(context.Background(), Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: 1024})
 	if err != nil {
 		t.Fatal(err)

@@ -56,7 +56,7 @@ const maxWait = 60 * time.Second
 // retry runs try, one attempt of a provider call, until it succeeds, fails for good, or
 // maxTries attempts are spent, waiting between attempts as long as try says. try reports
 // whether the policy allows another attempt after its error. This is the one retry loop of
-// every provider: the HTTP providers' (retrier.post) and Ollama's.
+// every provider: the HTTP providers' (endpoint.post) and Ollama's.
 func retry(ctx context.Context, sleep func(context.Context, time.Duration) error, logger *slog.Logger, provider string,
 	try func(attempt int) (wait time.Duration, again bool, err error)) error {
 	for attempt := 1; ; attempt++ {
@@ -78,50 +78,58 @@ func retry(ctx context.Context, sleep func(context.Context, time.Duration) error
 	}
 }
 
-// retrier sends one JSON request with the shared retry policy: at most
-// maxTries attempts; retry transport errors, 408, 409, 429, 5xx and 529
-// unless x-should-retry says otherwise or the error is an exhausted quota;
-// wait retry-after-ms, else Retry-After (seconds or HTTP date), else
-// min(0.5 s * 2^n, 8 s); give up at once when asked to wait longer than
-// maxWait.
-type retrier struct {
-	client *http.Client
-	sleep  func(context.Context, time.Duration) error
-	logger *slog.Logger
-	secret string // redacted from every error message
+// endpoint is one model behind one HTTP URL (OpenAI-compatible or Anthropic), the headers
+// that authenticate requests to it, and the shared retry policy: at most maxTries attempts;
+// retry transport errors, 408, 409, 429, 5xx and 529 unless x-should-retry says otherwise or
+// the error is an exhausted quota; wait retry-after-ms, else Retry-After in seconds, else
+// min(0.5 s * 2^n, 8 s); give up at once when asked to wait longer than maxWait.
+type endpoint struct {
+	name, model, url string
+	headers          map[string]string
+	client           *http.Client
+	sleep            func(context.Context, time.Duration) error
+	logger           *slog.Logger
+	secret           string // redacted from every error message
 }
 
-func (r retrier) post(ctx context.Context, provider, url string, headers map[string]string, body []byte) ([]byte, error) {
+func (r *endpoint) Name() string { return r.name }
+
+// post sends body as JSON under the retry policy and decodes the reply into reply.
+func (r *endpoint) post(ctx context.Context, body, reply any) error {
+	payload, err := json.Marshal(body)
+	if err != nil {
+		return fmt.Errorf("%s: encode request: %w", r.name, err)
+	}
 	var data []byte
-	err := retry(ctx, r.sleep, r.logger, provider, func(attempt int) (time.Duration, bool, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	err = retry(ctx, r.sleep, r.logger, r.name, func(attempt int) (time.Duration, bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(payload))
 		if err != nil {
-			return 0, false, fmt.Errorf("%s: build request: %w", provider, err)
+			return 0, false, fmt.Errorf("%s: build request: %w", r.name, err)
 		}
 		req.Header.Set("Content-Type", "application/json")
-		for k, v := range headers {
+		for k, v := range r.headers {
 			req.Header.Set(k, v)
 		}
 		start := time.Now()
 		resp, err := r.client.Do(req)
 		if err != nil {
-			return backoff(attempt), true, fmt.Errorf("%s: %s", provider, r.redact(err.Error()))
+			return backoff(attempt), true, fmt.Errorf("%s: %s", r.name, r.redact(err.Error()))
 		}
 		data, err = io.ReadAll(io.LimitReader(resp.Body, maxReplySize))
 		resp.Body.Close()
 		reqID := firstHeader(resp.Header, "x-request-id", "request-id", "x-github-request-id")
-		r.logger.LogAttrs(ctx, slog.LevelInfo, "llm response", slog.String("provider", provider),
+		r.logger.LogAttrs(ctx, slog.LevelInfo, "llm response", slog.String("provider", r.name),
 			slog.Int("attempt", attempt), slog.Int("status", resp.StatusCode), slog.String("request_id", reqID),
 			slog.Duration("elapsed", time.Since(start)))
 		if err != nil {
-			return backoff(attempt), true, fmt.Errorf("%s: read reply: %w", provider, err)
+			return backoff(attempt), true, fmt.Errorf("%s: read reply: %w", r.name, err)
 		}
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 			return 0, false, nil
 		}
 		typ, msg := errorMessage(data)
-		herr := &HTTPError{Provider: provider, StatusCode: resp.StatusCode, Type: typ, Message: r.redact(msg), RequestID: reqID, Attempts: attempt}
-		if !retryable(resp, typ, data) || attempt == maxTries {
+		herr := &HTTPError{Provider: r.name, StatusCode: resp.StatusCode, Type: typ, Message: r.redact(msg), RequestID: reqID, Attempts: attempt}
+		if !retryable(resp, data) || attempt == maxTries {
 			return 0, false, herr
 		}
 		wait, asked := retryAfter(resp.Header)
@@ -129,18 +137,21 @@ func (r retrier) post(ctx context.Context, provider, url string, headers map[str
 			wait = backoff(attempt)
 		}
 		if wait > maxWait {
-			return 0, false, fmt.Errorf("%s: HTTP %d asks to wait %s, longer than the %s limit", provider, resp.StatusCode, wait.Round(time.Second), maxWait)
+			return 0, false, fmt.Errorf("%s: HTTP %d asks to wait %s, longer than the %s limit", r.name, resp.StatusCode, wait.Round(time.Second), maxWait)
 		}
 		return wait, true, herr
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return data, nil
+	if err := json.Unmarshal(data, reply); err != nil {
+		return fmt.Errorf("%s: decode reply: %w", r.name, err)
+	}
+	return nil
 }
 
 // retryable applies the status and header rules of the policy.
-func retryable(resp *http.Response, typ string, body []byte) bool {
+func retryable(resp *http.Response, body []byte) bool {
 	switch strings.ToLower(resp.Header.Get("x-should-retry")) {
 	case "true":
 		return true
@@ -149,14 +160,14 @@ func retryable(resp *http.Response, typ string, body []byte) bool {
 	}
 	lower := strings.ToLower(string(body))
 	if strings.Contains(lower, "insufficient_quota") || strings.Contains(lower, "enforced_spend_limit_reached") ||
-		strings.Contains(lower, "billing_hard_limit") || typ == "insufficient_quota" {
+		strings.Contains(lower, "billing_hard_limit") {
 		return false
 	}
 	return retryableStatus(resp.StatusCode)
 }
 
-// retryAfter reads retry-after-ms, then Retry-After in seconds or as an
-// HTTP date.
+// retryAfter reads retry-after-ms, then Retry-After in seconds (the form
+// the LLM APIs send; an HTTP date is read as no answer).
 func retryAfter(h http.Header) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("retry-after-ms")); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
@@ -169,13 +180,6 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
 		return time.Duration(s * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := time.Until(t)
-		if d < 0 {
-			d = 0
-		}
-		return d, true
 	}
 	return 0, false
 }
@@ -225,7 +229,7 @@ func errorMessage(body []byte) (typ, msg string) {
 }
 
 // redact removes the API key and anything key-like from s.
-func (r retrier) redact(s string) string {
+func (r *endpoint) redact(s string) string {
 	if r.secret != "" {
 		s = strings.ReplaceAll(s, r.secret, "[redacted]")
 	}

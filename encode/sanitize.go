@@ -77,15 +77,13 @@ func stripHTMLComments(s string) string {
 }
 
 // capText returns s cut to at most n bytes on a rune boundary, with an
-// ellipsis appended when something was cut. n <= 0 means no cap.
+// ellipsis appended when something was cut. Every cap is a constant of at
+// least 12 bytes, above the ellipsis's 3.
 func capText(s string, n int) string {
-	if n <= 0 || len(s) <= n {
+	if len(s) <= n {
 		return s
 	}
 	cut := n - len("…")
-	if cut < 0 {
-		cut = 0
-	}
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
@@ -94,9 +92,6 @@ func capText(s string, n int) string {
 
 // capLines returns at most n lines of s.
 func capLines(s string, n int) string {
-	if n <= 0 {
-		return s
-	}
 	idx := 0
 	for i := 0; i < n; i++ {
 		k := strings.IndexByte(s[idx:], '\n')

@@ -109,7 +109,7 @@ func writeEntry(w *pyjson.Writer, e *Entry) {
 	w.Field("kind")
 	w.String(string(e.Kind))
 	w.Field("sources")
-	w.Strings(e.Sources)
+	w.Value(pyjson.Strings(e.Sources))
 	w.Field("energy")
 	w.Float(e.Energy)
 	w.Field("born_cycle")
@@ -121,7 +121,7 @@ func writeEntry(w *pyjson.Writer, e *Entry) {
 	w.Field("uses")
 	w.Int(e.Uses)
 	w.Field("lineage")
-	w.Strings(e.Lineage)
+	w.Value(pyjson.Strings(e.Lineage))
 	if e.Pinned {
 		w.Field("pinned")
 		w.Bool(true)
@@ -197,7 +197,7 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 		w.Close('}')
 	}
 	w.Field("damaged")
-	w.Strings(slices.Sorted(maps.Keys(s.damaged)))
+	w.Value(pyjson.Strings(slices.Sorted(maps.Keys(s.damaged))))
 	if s.hasSettledRuns || len(s.settledRuns) > 0 {
 		w.Field("settled_runs")
 		w.Value(pyjson.Array(s.settledRuns...))

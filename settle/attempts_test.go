@@ -93,8 +93,8 @@ func TestMergedOntoLongRebaseIsNeverItsOwnCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sha, why, err := settle.MergedOnto(testCtx, client, "o", "r", gpr)
+	sha, err := settle.MergedOnto(testCtx, client, "o", "r", gpr)
 	if err != nil || sha != b0 {
-		t.Fatalf("merged onto %s (%s), %v; want base.sha %s", sha, why, err, b0)
+		t.Fatalf("merged onto %s, %v; want base.sha %s", sha, err, b0)
 	}
 }

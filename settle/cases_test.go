@@ -308,9 +308,6 @@ func TestCase36CountsMode(t *testing.T) {
 		if res.Outcome != settle.Measured || res.Mode != settle.PassCounts || res.Source != settle.SourceReporter || res.Delta != 2 {
 			t.Fatalf("outcome %s mode %s source %s delta %d (%s), want measured pass-counts 2", res.Outcome, res.Mode, res.Source, res.Delta, res.Reason)
 		}
-		if res.Before.Counts.Passed != 10 || res.After.Counts.Passed != 12 {
-			t.Errorf("counts %+v / %+v", res.Before.Counts, res.After.Counts)
-		}
 	})
 	t.Run("only one count: never zero, abstain", func(t *testing.T) {
 		repo := jobsRepo()

@@ -2,8 +2,8 @@
 // the GitHub REST API, the only signal allowed to move a lesson's energy.
 //
 // Measure picks two commits: "after" is the PR's final head (its
-// pull_request CI), or optionally the merge commit once its push CI is
-// complete; "before" is the first parent of the merge commit for merge and
+// pull_request CI), or the merge commit's push CI when the head has no CI;
+// "before" is the first parent of the merge commit for merge and
 // squash merges, the commit before the rebased run for rebase merges, then
 // base.sha, then the compare merge base, walking first parents (bounded)
 // past commits without CI. It then reads per-test results from the best

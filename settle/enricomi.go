@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
+	"github.com/google/go-github/v62/github"
 )
 
 // DigestPrefix starts the machine-readable line EnricoMi's
@@ -79,13 +80,6 @@ func (d *Digest) Counts() junit.Counts {
 	return junit.Counts{Tests: d.Tests, Passed: d.TestsSucc, Failed: d.TestsFail + d.TestsError, Skipped: d.TestsSkip}
 }
 
-// Annotation is the part of a check-run annotation the parsers read.
-type Annotation struct {
-	Level      string
-	Title      string
-	RawDetails string
-}
-
 // enricoNameSep joins file, class and test name in EnricoMi's lists
 // (U+2011 NON-BREAKING HYPHEN between spaces).
 const enricoNameSep = " \u2011 "
@@ -141,7 +135,7 @@ func ParseFailureTitle(title string) (test string, ok bool) {
 // failure for errors) the failed ones; the rest passed. It checks the result
 // against the digest and returns an error (so the caller falls back to
 // counts) when the lists are missing, truncated or disagree with it.
-func EnricoMiResults(d *Digest, anns []Annotation) (map[string]junit.Status, error) {
+func EnricoMiResults(d *Digest, anns []*github.CheckRunAnnotation) (map[string]junit.Status, error) {
 	if d.TestsSucc < 0 || d.TestsSkip < 0 || d.TestsFail < 0 || d.TestsError < 0 ||
 		d.TestsSucc+d.TestsSkip+d.TestsFail+d.TestsError != d.Tests {
 		return nil, fmt.Errorf("digest counts do not add up (%d tests: %d passed, %d skipped, %d failed, %d errors)",
@@ -150,15 +144,15 @@ func EnricoMiResults(d *Digest, anns []Annotation) (map[string]junit.Status, err
 	var all, skipped []string
 	allChunks, skipChunks := 0, 0
 	for _, a := range anns {
-		if a.Level != "notice" {
+		if a.GetAnnotationLevel() != "notice" {
 			continue
 		}
-		t := strings.TrimSpace(a.Title)
+		t := strings.TrimSpace(a.GetTitle())
 		if reAllTests.MatchString(t) {
-			all = append(all, splitLines(a.RawDetails)...)
+			all = append(all, splitLines(a.GetRawDetails())...)
 			allChunks++
 		} else if reSkippedTests.MatchString(t) {
-			skipped = append(skipped, splitLines(a.RawDetails)...)
+			skipped = append(skipped, splitLines(a.GetRawDetails())...)
 			skipChunks++
 		}
 	}
@@ -193,17 +187,17 @@ func EnricoMiResults(d *Digest, anns []Annotation) (map[string]junit.Status, err
 		res[id] = junit.Skipped
 	}
 	for _, a := range anns {
-		if a.Level != "warning" && a.Level != "failure" {
+		if l := a.GetAnnotationLevel(); l != "warning" && l != "failure" {
 			continue
 		}
-		t, ok := ParseFailureTitle(a.Title)
+		t, ok := ParseFailureTitle(a.GetTitle())
 		if !ok {
 			continue
 		}
 		ids := byTitle[t]
 		if len(ids) != 1 {
 			if len(ids) > 1 {
-				return nil, fmt.Errorf("failure annotation %q matches %d tests", a.Title, len(ids))
+				return nil, fmt.Errorf("failure annotation %q matches %d tests", a.GetTitle(), len(ids))
 			}
 			continue // suite-level log annotations and the like
 		}

@@ -80,7 +80,7 @@ func TestFaults(t *testing.T) {
 			p := tt.policy
 			p.Sleep = ghfake.NoSleep
 			client, _ := srv.NewClient(p)
-			dl, _ := ghapi.NewDownloadClient(nil, p)
+			dl := ghapi.NewDownloadClient(p)
 			ctx := context.Background()
 			if tt.timeout > 0 {
 				var cancel context.CancelFunc

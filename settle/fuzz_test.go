@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
+	"github.com/google/go-github/v62/github"
 )
 
 func FuzzDecodeDigest(f *testing.F) {
@@ -33,10 +34,10 @@ func FuzzEnricoMiResults(f *testing.F) {
 	f.Add("5 tests found", "a \u2011 b\nc", "1 skipped test found", "c", "b (a) failed", 2, 0, 1, 0)
 	f.Fuzz(func(t *testing.T, allTitle, all, skipTitle, skip, failTitle string, tests, fail, skipped, succ int) {
 		d := &Digest{Tests: tests, TestsFail: fail, TestsSkip: skipped, TestsSucc: succ}
-		anns := []Annotation{
-			{Level: "notice", Title: allTitle, RawDetails: all},
-			{Level: "notice", Title: skipTitle, RawDetails: skip},
-			{Level: "warning", Title: failTitle},
+		anns := []*github.CheckRunAnnotation{
+			{AnnotationLevel: github.String("notice"), Title: &allTitle, RawDetails: &all},
+			{AnnotationLevel: github.String("notice"), Title: &skipTitle, RawDetails: &skip},
+			{AnnotationLevel: github.String("warning"), Title: &failTitle},
 		}
 		res, err := EnricoMiResults(d, anns)
 		if err != nil {

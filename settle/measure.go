@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
-	"github.com/darwin-memo/darwin-memo-action/internal/junit"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -111,13 +110,9 @@ type Request struct {
 	Options
 }
 
-// Side is the evidence for one of the two SHAs.
+// Side is one of the two commits compared.
 type Side struct {
 	SHA string `json:"sha"`
-	// Why says how this SHA was chosen.
-	Why string `json:"why"`
-	// Counts summarises the results used at this SHA.
-	Counts junit.Counts `json:"counts"`
 }
 
 // Result is a measurement and its evidence.
@@ -139,9 +134,8 @@ type Result struct {
 	After  Side   `json:"after"`
 	// Transitions holds the per-test lists (empty in PassCounts mode).
 	Transitions
-	// Links point at the pull request and the check runs or workflow runs
-	// the results came from.
-	Links []string `json:"links"`
+	// URL is the pull request's page, the evidence a settlement records.
+	URL string `json:"url,omitempty"`
 	// Notes record what was skipped on the way (unsafe zip entries,
 	// sources present at one SHA only, ...).
 	Notes []string `json:"notes,omitempty"`
@@ -201,12 +195,12 @@ func apiErr(what string, err error) error {
 // cancelled; everything about CI state is expressed as the Result's
 // Outcome.
 func Measure(ctx context.Context, client *github.Client, req Request) (*Result, error) {
-	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{Links: []string{}}}
+	m := &measurer{gh: client, req: req, opts: req.Options, res: &Result{}}
 	if m.opts.Limits == (Limits{}) {
 		m.opts.Limits = DefaultLimits()
 	}
 	if m.opts.Download == nil {
-		m.opts.Download, _ = ghapi.NewDownloadClient(nil, ghapi.Policy{})
+		m.opts.Download = ghapi.NewDownloadClient(ghapi.Policy{})
 	}
 	// Delta, Mode and Transitions are set only once nothing can end the
 	// measurement early: a pending or abstained Result leaves them zero.
@@ -232,23 +226,12 @@ type measurer struct {
 	opts Options
 	res  *Result
 
-	pr      *github.PullRequest
-	commits map[string]*github.Commit
-	// repoCommits are commits with their files (repoCommit) and changes their comparable
-	// changes, by sha.
-	repoCommits map[string]*github.RepositoryCommit
-	changes     map[string]change
-	sides       map[string]*sideCI
+	pr    *github.PullRequest
+	sides map[string]*sideCI
 }
 
 func (m *measurer) note(format string, args ...any) {
 	m.res.Notes = append(m.res.Notes, fmt.Sprintf(format, args...))
-}
-
-func (m *measurer) link(u string) {
-	if u != "" && !slices.Contains(m.res.Links, u) {
-		m.res.Links = append(m.res.Links, u)
-	}
 }
 
 func (m *measurer) run(ctx context.Context) error {
@@ -259,12 +242,12 @@ func (m *measurer) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m.res.After.SHA, m.res.After.Why = after.sha, after.why
+	m.res.After.SHA = after.sha
 	before, err := m.chooseBefore(ctx)
 	if err != nil {
 		return err
 	}
-	m.res.Before.SHA, m.res.Before.Why = before.sha, before.why
+	m.res.Before.SHA = before.sha
 	if err := m.checkComplete(after, "after"); err != nil {
 		return err
 	}
@@ -277,7 +260,7 @@ func (m *measurer) run(ctx context.Context) error {
 func (m *measurer) loadPR() error {
 	pr := m.req.PR
 	m.pr = pr
-	m.link(pr.GetHTMLURL())
+	m.res.URL = pr.GetHTMLURL()
 	if !isMerged(pr) {
 		return abstain("pull request #%d is not merged", pr.GetNumber())
 	}
@@ -310,21 +293,20 @@ func (m *measurer) commitCount(ctx context.Context) (int, error) {
 	return m.pr.GetCommits(), nil
 }
 
-// chosen is a SHA picked for one side with the reason and its CI.
+// chosen is a SHA picked for one side with its CI.
 type chosen struct {
-	sha, why string
-	ci       *sideCI
+	sha string
+	ci  *sideCI
 }
 
 func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
 	head := m.pr.GetHead().GetSHA()
-	why := fmt.Sprintf("final head of #%d (its pull_request CI)", m.pr.GetNumber())
 	ci, err := m.ciAt(ctx, head)
 	if err != nil {
 		return chosen{}, err
 	}
 	if ci.hasCI() {
-		return chosen{head, why, ci}, nil
+		return chosen{head, ci}, nil
 	}
 	// Repositories whose CI runs only on push to the base branch have none
 	// on the PR head; the merge commit's push CI is then the after side.
@@ -334,26 +316,10 @@ func (m *measurer) chooseAfter(ctx context.Context) (chosen, error) {
 			return chosen{}, err
 		}
 		if mci.hasCI() {
-			return chosen{mc, fmt.Sprintf("merge commit of #%d (no CI on the head %s; using its push CI)", m.pr.GetNumber(), short(head)), mci}, nil
+			return chosen{mc, mci}, nil
 		}
 	}
 	return chosen{}, abstain("no CI ran on the head %s of #%d (no check runs or commit statuses)", short(head), m.pr.GetNumber())
-}
-
-// getCommit fetches (once) a git commit.
-func (m *measurer) getCommit(ctx context.Context, sha string) (*github.Commit, error) {
-	if c, ok := m.commits[sha]; ok {
-		return c, nil
-	}
-	c, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, sha)
-	if err != nil {
-		return nil, err
-	}
-	if m.commits == nil {
-		m.commits = map[string]*github.Commit{}
-	}
-	m.commits[sha] = c
-	return c, nil
 }
 
 // baseCandidate is a starting point for the before side.
@@ -391,9 +357,6 @@ func (m *measurer) chooseBefore(ctx context.Context) (chosen, error) {
 			return chosen{}, err
 		}
 		if got.sha != "" {
-			if len(misses) > 0 {
-				got.why += "; fallback after " + strings.Join(misses, "; ")
-			}
 			return got, nil
 		}
 		misses = append(misses, fmt.Sprintf("no CI within %d first parents of %s (%s)", MaxWalkBack, short(c.sha), c.why))
@@ -412,7 +375,7 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 		m.note("no merge_commit_sha on #%d", m.pr.GetNumber())
 		return baseCandidate{}, nil
 	}
-	c, err := m.getCommit(ctx, mc)
+	c, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, mc)
 	if err != nil {
 		if ghapi.StatusCode(err) == http.StatusNotFound || ghapi.StatusCode(err) == http.StatusUnprocessableEntity {
 			m.note("merge commit %s not found", short(mc))
@@ -451,19 +414,18 @@ func (m *measurer) mergeParent(ctx context.Context) (baseCandidate, error) {
 	if !sameWords(c.GetMessage(), c.GetAuthor().GetName(), prCommits[n-1]) {
 		return squash, nil
 	}
-	if same, err := m.sameChange(ctx, mc, prCommits[n-1]); err != nil || !same {
+	cur, same, err := m.sameChange(ctx, mc, prCommits[n-1])
+	if err != nil || !same {
 		return squash, err
 	}
 	// Rebase: the base branch moved through n rebased commits; walk n-1 more first parents,
 	// each of which must replay the matching pull request commit.
-	cur := m.repoCommits[mc]
 	for k := n - 2; k >= 0; k-- {
 		p := cur.Parents[0].GetSHA()
-		same, err := m.sameChange(ctx, p, prCommits[k])
+		next, same, err := m.sameChange(ctx, p, prCommits[k])
 		if err != nil {
 			return baseCandidate{}, err
 		}
-		next := m.repoCommits[p]
 		if !same || len(next.Parents) != 1 {
 			// Either a squash whose last commit matches, or commits copied: in doubt, abstain
 			// (base.sha may be older than the commit the pull request was merged onto).
@@ -533,25 +495,18 @@ func (m *measurer) mergeBase(ctx context.Context) (baseCandidate, error) {
 // from c, within the walk-back bound.
 func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, error) {
 	sha := c.sha
-	var skipped []string
-	walked := func(why string) string {
-		if len(skipped) > 0 {
-			why += fmt.Sprintf("; walked %d first parent(s) past %s without CI", len(skipped), strings.Join(skipped, ", "))
-		}
-		return why
-	}
 	for step := 0; ; step++ {
 		ci, err := m.ciAt(ctx, sha)
 		if err != nil {
 			return chosen{}, err
 		}
 		if ci.hasCI() {
-			return chosen{sha, walked(c.why), ci}, nil
+			return chosen{sha, ci}, nil
 		}
 		if step >= MaxWalkBack {
 			return chosen{}, nil
 		}
-		commit, err := m.getCommit(ctx, sha)
+		commit, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, sha)
 		if err != nil {
 			if ghapi.StatusCode(err) == http.StatusNotFound {
 				return chosen{}, nil
@@ -574,23 +529,17 @@ func (m *measurer) walkForCI(ctx context.Context, c baseCandidate) (chosen, erro
 				return chosen{}, err
 			}
 			if bot {
-				skipped = append(skipped, fmt.Sprintf("%s (#%d, the lesson store's bot pull request, changes only its files)", short(sha), other.GetNumber()))
 				sha = commit.Parents[0].GetSHA()
 				continue
 			}
 			// That pull request's own head may have tested exactly the code sha holds.
-			got, err := m.sameTreeHead(ctx, commit, other)
-			if err != nil {
-				return chosen{}, err
-			}
-			if got.sha != "" {
-				got.why = walked(c.why + "; " + got.why)
-				return got, nil
+			got, lacks, err := m.sameTreeHead(ctx, commit, other)
+			if err != nil || got.sha != "" {
+				return got, err
 			}
 			return chosen{}, abstain("no CI at %s (%s); walking back for a commit with CI would pass %s, which #%d merged, and count its changes as #%d's (the head %s of #%d has %s)",
-				short(c.sha), c.why, short(sha), other.GetNumber(), m.pr.GetNumber(), short(other.GetHead().GetSHA()), other.GetNumber(), got.why)
+				short(c.sha), c.why, short(sha), other.GetNumber(), m.pr.GetNumber(), short(other.GetHead().GetSHA()), other.GetNumber(), lacks)
 		}
-		skipped = append(skipped, short(sha))
 		sha = commit.Parents[0].GetSHA()
 	}
 }
@@ -613,16 +562,16 @@ func short(sha string) string {
 // MergedOnto returns the commit a merged pull request landed on, by the rule Measure uses for
 // its before side: the first parent of a merge commit, the parent of a squashed commit, the
 // parent of the run of rebased commits (a rebase of n commits lands n first parents below the
-// merge commit), else the pull request's base.sha. why says which. pr may be a list item. An
-// *OutcomeError says why it cannot tell.
-func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (sha, why string, err error) {
+// merge commit), else the pull request's base.sha. pr may be a list item. An *OutcomeError
+// says why it cannot tell.
+func MergedOnto(ctx context.Context, client *github.Client, owner, repo string, pr *github.PullRequest) (string, error) {
 	m := &measurer{gh: client, req: Request{Owner: owner, Repo: repo, PR: pr}, pr: pr, res: &Result{}}
 	c, err := m.mergeParent(ctx)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if c.sha == "" {
-		return pr.GetBase().GetSHA(), fmt.Sprintf("base.sha of #%d", pr.GetNumber()), nil
+		return pr.GetBase().GetSHA(), nil
 	}
-	return c.sha, c.why, nil
+	return c.sha, nil
 }

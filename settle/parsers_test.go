@@ -10,21 +10,18 @@ import (
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/junit"
+	"github.com/google/go-github/v62/github"
 )
 
 type fixtureRun struct {
 	Output struct {
-		Title       string `json:"title"`
-		Summary     string `json:"summary"`
-		Annotations []struct {
-			Level      string `json:"annotation_level"`
-			Title      string `json:"title"`
-			RawDetails string `json:"raw_details"`
-		} `json:"annotations"`
+		Title       string                       `json:"title"`
+		Summary     string                       `json:"summary"`
+		Annotations []*github.CheckRunAnnotation `json:"annotations"`
 	} `json:"output"`
 }
 
-func loadEnricoMi(t testing.TB, name string) (string, []Annotation) {
+func loadEnricoMi(t testing.TB, name string) (string, []*github.CheckRunAnnotation) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "enricomi", name))
 	if err != nil {
@@ -34,11 +31,7 @@ func loadEnricoMi(t testing.TB, name string) (string, []Annotation) {
 	if err := json.Unmarshal(data, &runs); err != nil {
 		t.Fatal(err)
 	}
-	var anns []Annotation
-	for _, a := range runs[0].Output.Annotations {
-		anns = append(anns, Annotation{Level: a.Level, Title: a.Title, RawDetails: a.RawDetails})
-	}
-	return runs[0].Output.Summary, anns
+	return runs[0].Output.Summary, runs[0].Output.Annotations
 }
 
 func loadJUnit(t testing.TB, name string) map[string]junit.Status {
@@ -135,21 +128,23 @@ func TestEnricoMiResultsChunkedList(t *testing.T) {
 func TestEnricoMiResultsRefusesPartialLists(t *testing.T) {
 	summary, anns := loadEnricoMi(t, "pytest-junit.fail.checkrun.json")
 	d, _ := DecodeDigest(summary)
-	var noList, noSkip, noFail []Annotation
+	var noList, noSkip, noFail []*github.CheckRunAnnotation
 	for _, a := range anns {
-		if a.Title != "5 tests found" {
+		if a.GetTitle() != "5 tests found" {
 			noList = append(noList, a)
 		}
-		if a.Title != "1 skipped test found" {
+		if a.GetTitle() != "1 skipped test found" {
 			noSkip = append(noSkip, a)
 		}
-		if a.Level != "warning" {
+		if a.GetAnnotationLevel() != "warning" {
 			noFail = append(noFail, a)
 		}
 	}
-	truncated := append([]Annotation{}, anns...)
-	truncated[2].RawDetails = "test.test_spark.SparkTests \u2011 test_get_col_info"
-	for name, in := range map[string][]Annotation{"no list": noList, "no skip list": noSkip, "failure annotation missing": noFail, "truncated list": truncated} {
+	truncated := append([]*github.CheckRunAnnotation{}, anns...)
+	cut := *truncated[2]
+	cut.RawDetails = github.String("test.test_spark.SparkTests \u2011 test_get_col_info")
+	truncated[2] = &cut
+	for name, in := range map[string][]*github.CheckRunAnnotation{"no list": noList, "no skip list": noSkip, "failure annotation missing": noFail, "truncated list": truncated} {
 		if _, err := EnricoMiResults(d, in); err == nil {
 			t.Errorf("%s: EnricoMiResults succeeded, want an error (fall back to counts)", name)
 		}

@@ -16,26 +16,26 @@ import (
 // the base branch replays a pull request's commit (the same change, not the same words), and
 // which merged pull requests GitHub says introduced a commit.
 
-// sameChange reports whether the commit sha on the base branch replays the pull request's
+// sameChange reports whether the commit sha on the base branch, c, replays the pull request's
 // commit pc: the same message and author name, and the same change against its parent
 // (changeText). A message and an author name can be copied from any commit; a change that
 // differs cannot pass for the pull request's. Whatever cannot be compared (GitHub gives no file
 // list, or pages it) is not the same.
-func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.RepositoryCommit) (bool, error) {
-	c, err := m.repoCommit(ctx, sha)
+func (m *measurer) sameChange(ctx context.Context, sha string, pc *github.RepositoryCommit) (c *github.RepositoryCommit, same bool, err error) {
+	c, err = m.repoCommit(ctx, sha)
 	if err != nil || c == nil {
-		return false, err
+		return c, false, err
 	}
 	if !sameWords(c.GetCommit().GetMessage(), c.GetCommit().GetAuthor().GetName(), pc) {
-		return false, nil
+		return c, false, nil
 	}
 	p, err := m.repoCommit(ctx, pc.GetSHA())
 	if err != nil || p == nil {
-		return false, err
+		return c, false, err
 	}
-	ours, ok := m.changes[c.GetSHA()].text, m.changes[c.GetSHA()].ok
-	theirs, ok2 := m.changes[p.GetSHA()].text, m.changes[p.GetSHA()].ok
-	return ok && ok2 && ours == theirs, nil
+	ours, ok := changeText(c.Files)
+	theirs, ok2 := changeText(p.Files)
+	return c, ok && ok2 && ours == theirs, nil
 }
 
 // sameWords reports whether a commit's message and author name are those of the pull request's
@@ -45,44 +45,28 @@ func sameWords(message, author string, pc *github.RepositoryCommit) bool {
 	return pcm != nil && strings.TrimSpace(message) == strings.TrimSpace(pcm.GetMessage()) && author == pcm.GetAuthor().GetName()
 }
 
-// repoCommit fetches (once) a commit with its changed files (GET
-// /repos/{owner}/{repo}/commits/{ref}) and keeps its change for sameChange: for each file, in
-// name order, its name, status and former name, and what its patch removes and adds (patchID:
-// like git's patch id, line numbers do not count, so a change replayed a few lines away is the
-// same), or, where GitHub gives no patch (binary or large files), the blob it leaves. The change
-// is not comparable when it cannot be read whole: the description does not promise "files", and
+// repoCommit fetches a commit with its changed files (GET /repos/{owner}/{repo}/commits/{ref}).
+// Files is nil when they cannot be read whole: the description does not promise "files", and
 // GitHub pages a commit's files past 300. nil when GitHub has no such commit.
 func (m *measurer) repoCommit(ctx context.Context, sha string) (*github.RepositoryCommit, error) {
-	if rc, ok := m.repoCommits[sha]; ok {
-		return rc, nil
-	}
 	rc, resp, err := m.gh.Repositories.GetCommit(ctx, m.req.Owner, m.req.Repo, sha, &github.ListOptions{PerPage: 300})
 	if err != nil {
 		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
-			rc = nil
-		} else {
-			return nil, apiErr("get commit "+short(sha)+" with its files", err)
+			return nil, nil
 		}
+		return nil, apiErr("get commit "+short(sha)+" with its files", err)
 	}
-	if m.repoCommits == nil {
-		m.repoCommits, m.changes = map[string]*github.RepositoryCommit{}, map[string]change{}
-	}
-	m.repoCommits[sha] = rc
-	if rc != nil {
-		text, ok := changeText(rc.Files)
-		m.changes[rc.GetSHA()] = change{text, ok && resp.NextPage == 0}
+	if resp.NextPage != 0 {
+		rc.Files = nil
 	}
 	return rc, nil
 }
 
-// change is a commit's change as changeOf compares it.
-type change struct {
-	text string
-	ok   bool
-}
-
-// changeText renders the files of a commit for comparison; ok is false when there is no file
-// list, or a file has neither a patch nor a blob sha.
+// changeText renders the change a commit makes, as sameChange compares it: for each file, in
+// name order, its name, status and former name, and what its patch removes and adds (patchID:
+// like git's patch id, line numbers do not count, so a change replayed a few lines away is the
+// same), or, where GitHub gives no patch (binary or large files), the blob it leaves. ok is
+// false when there is no file list, or a file has neither a patch nor a blob sha.
 func changeText(files []*github.CommitFile) (string, bool) {
 	if files == nil {
 		return "", false
@@ -148,8 +132,8 @@ func (m *measurer) otherMerged(prs []*github.PullRequest) *github.PullRequest {
 
 // botFilesOnly reports whether the commit sha was introduced only by the lesson store's bot
 // pull requests (Options.Bot: from its branch of this repository, besides the pull request
-// measured) and changes nothing but the bot's files. A commit GitHub lists no files for, or a
-// full page of files, is not.
+// measured) and changes nothing but the bot's files. A commit GitHub lists no files for, or
+// pages its files, is not.
 func (m *measurer) botFilesOnly(ctx context.Context, sha string, prs []*github.PullRequest) (bool, error) {
 	bot := m.opts.Bot
 	if bot.Branch == "" || len(bot.Paths) == 0 {
@@ -168,7 +152,7 @@ func (m *measurer) botFilesOnly(ctx context.Context, sha string, prs []*github.P
 	if err != nil || rc == nil {
 		return false, err
 	}
-	if len(rc.Files) == 0 || len(rc.Files) >= 300 {
+	if len(rc.Files) == 0 {
 		return false, nil
 	}
 	for _, f := range rc.Files {
@@ -182,31 +166,31 @@ func (m *measurer) botFilesOnly(ctx context.Context, sha string, prs []*github.P
 // sameTreeHead offers the head of another merged pull request, which introduced the commit c
 // (without CI), as the before side: when the head holds c's tree and has CI, that CI tested
 // exactly the code c holds (as for a pull request kept up to date with its base), so nothing of
-// the other pull request's falls inside the measured interval. Otherwise the returned why says
-// what the head lacks and sha is empty.
-func (m *measurer) sameTreeHead(ctx context.Context, c *github.Commit, pr *github.PullRequest) (chosen, error) {
+// the other pull request's falls inside the measured interval. Otherwise sha is empty and lacks
+// says what the head lacks.
+func (m *measurer) sameTreeHead(ctx context.Context, c *github.Commit, pr *github.PullRequest) (got chosen, lacks string, err error) {
 	head := pr.GetHead().GetSHA()
 	if head == "" {
-		return chosen{why: "no head"}, nil
+		return chosen{}, "no head", nil
 	}
-	hc, err := m.getCommit(ctx, head)
+	hc, _, err := m.gh.Git.GetCommit(ctx, m.req.Owner, m.req.Repo, head)
 	if err != nil {
 		if s := ghapi.StatusCode(err); s == http.StatusNotFound || s == http.StatusUnprocessableEntity {
-			return chosen{why: "no commit GitHub knows"}, nil
+			return chosen{}, "no commit GitHub knows", nil
 		}
-		return chosen{}, apiErr("get the head "+short(head)+" of #"+fmt.Sprint(pr.GetNumber()), err)
+		return chosen{}, "", apiErr("get the head "+short(head)+" of #"+fmt.Sprint(pr.GetNumber()), err)
 	}
 	if hc.GetTree().GetSHA() == "" || hc.GetTree().GetSHA() != c.GetTree().GetSHA() {
-		return chosen{why: "another tree"}, nil
+		return chosen{}, "another tree", nil
 	}
 	ci, err := m.ciAt(ctx, head)
 	if err != nil {
-		return chosen{}, err
+		return chosen{}, "", err
 	}
 	if !ci.hasCI() {
-		return chosen{why: "the same tree but no CI"}, nil
+		return chosen{}, "the same tree but no CI", nil
 	}
-	return chosen{head, fmt.Sprintf("no CI at %s, which #%d merged; its head %s holds the same tree and has CI", short(c.GetSHA()), pr.GetNumber(), short(head)), ci}, nil
+	return chosen{head, ci}, "", nil
 }
 
 // prList names pull requests for a reason ("#3, #5"; "none").
@@ -227,7 +211,7 @@ const MaxListedCommits = 250
 
 // WalkRequests bounds the requests the walk to the commit a merged pull request of commits
 // commits landed on may make beyond the common case (MergedOnto, and Measure after it, within
-// one run whose client remembers immutable reads, ghapi.Policy.Memo): for a rebase it lists the
+// one run whose client remembers immutable reads, as ghapi's does): for a rebase it lists the
 // pull request's commits (100 a page), reads each replayed commit and each pull request commit
 // with its files, and asks twice which pull request introduced the oldest. A pull request of one
 // commit walks nothing.

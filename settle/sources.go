@@ -126,7 +126,6 @@ type sideResult struct {
 	results    map[string]junit.Status // nil when only counts are known
 	counts     junit.Counts
 	collection []string
-	links      []string
 }
 
 // kind of a check run, by what it carries.
@@ -292,7 +291,6 @@ func withSide(side, reason string) string {
 func (m *measurer) reportRuns(ctx context.Context, runs []*github.CheckRun) (*sideResult, string, error) {
 	out := &sideResult{results: map[string]junit.Status{}}
 	for _, r := range runs {
-		out.links = append(out.links, r.GetHTMLURL())
 		c, res, reason, err := m.reportRun(ctx, r, out.results != nil)
 		if err != nil || reason != "" {
 			return nil, reason, err
@@ -345,20 +343,18 @@ func (m *measurer) reportRun(ctx context.Context, r *github.CheckRun, perTest bo
 	return c, nil, "", nil
 }
 
-func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]Annotation, error) {
+func (m *measurer) annotations(ctx context.Context, r *github.CheckRun) ([]*github.CheckRunAnnotation, error) {
 	if r.GetOutput().GetAnnotationsCount() == 0 {
 		return nil, nil
 	}
 	opts := &github.ListOptions{PerPage: 100}
-	var out []Annotation
+	var out []*github.CheckRunAnnotation
 	for {
 		anns, resp, err := m.gh.Checks.ListCheckRunAnnotations(ctx, m.req.Owner, m.req.Repo, r.GetID(), opts)
 		if err != nil {
 			return nil, apiErr(fmt.Sprintf("list annotations of check run %q", r.GetName()), err)
 		}
-		for _, a := range anns {
-			out = append(out, Annotation{Level: a.GetAnnotationLevel(), Title: a.GetTitle(), RawDetails: a.GetRawDetails()})
-		}
+		out = append(out, anns...)
 		if resp.NextPage == 0 {
 			return out, nil
 		}
@@ -376,7 +372,6 @@ func jobs(s *sideCI) *sideResult {
 			continue
 		}
 		junit.Record(out.results, r.GetName(), conclusion(r.GetConclusion(), "timed_out"))
-		out.links = append(out.links, r.GetHTMLURL())
 	}
 	return measurable(out)
 }
@@ -387,7 +382,6 @@ func statusResult(st *github.CombinedStatus) *sideResult {
 	out := &sideResult{results: map[string]junit.Status{}}
 	for _, s := range st.Statuses {
 		junit.Record(out.results, s.GetContext(), conclusion(s.GetState(), "error"))
-		out.links = append(out.links, s.GetTargetURL())
 	}
 	return measurable(out)
 }
@@ -505,7 +499,6 @@ func (m *measurer) artifacts(ctx context.Context, s *sideCI) (*sideResult, strin
 					byAttempt[k] = &junit.Tally{}
 				}
 				byAttempt[k].Merge(r)
-				out.links = append(out.links, run.GetHTMLURL())
 			}
 		}
 		// A re-run job's reports replace its earlier attempt's for the tests they hold (the
@@ -636,10 +629,6 @@ func (m *measurer) downloadJUnit(ctx context.Context, a *github.Artifact, left b
 // settle turns the two sides of the chosen source into the result.
 func (m *measurer) settle(src Source, b, a *sideResult) error {
 	m.res.Source = src
-	m.res.Before.Counts, m.res.After.Counts = b.counts, a.counts
-	for _, l := range append(append([]string{}, a.links...), b.links...) {
-		m.link(l)
-	}
 	for _, x := range []struct {
 		side string
 		r    *sideResult

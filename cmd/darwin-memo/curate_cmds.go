@@ -72,22 +72,14 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 	fs.Var(&cites, "cite", "file the lesson describes, repeatable: PATH or PATH#Symbol relative to the repository root (recorded as the source label path:PATH); decide and query check it still exists (docs/compat.md#citations)")
 	var supersedes multi
 	fs.Var(&supersedes, "supersedes", "id of a living lesson this one replaces, repeatable: it is then listed as superseded and never decides (recorded as the source label supersedes:ID)")
-	q := fs.String("question", "", "the question (instead of the first argument)")
-	a := fs.String("answer", "", "the answer (instead of the second argument)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if *q == "" && len(pos) > 0 {
-		*q, pos = pos[0], pos[1:]
+	if len(pos) > 2 {
+		return usagef("unexpected argument %q; quote the question and the answer", pos[2])
 	}
-	if *a == "" && len(pos) > 0 {
-		*a, pos = pos[0], pos[1:]
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q; quote the question and the answer", pos[0])
-	}
-	if strings.TrimSpace(*q) == "" || strings.TrimSpace(*a) == "" {
+	if len(pos) < 2 || strings.TrimSpace(pos[0]) == "" || strings.TrimSpace(pos[1]) == "" {
 		return usagef("need a QUESTION and an ANSWER, e.g. darwin-memo add \"How do I run the tests?\" \"make test; it needs docker\"")
 	}
 	for _, c := range cites {
@@ -99,7 +91,7 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 			sources = append(sources, l)
 		}
 	}
-	lesson := lessons.NewLesson{Question: *q, Answer: *a, Kind: lessons.Kind(kind), Sources: sources, RecordedTS: string(ts)}
+	lesson := lessons.NewLesson{Question: pos[0], Answer: pos[1], Kind: lessons.Kind(kind), Sources: sources, RecordedTS: string(ts)}
 	if err := lesson.Validate(); err != nil { // before touching the disk
 		return usagef("%v", err)
 	}

@@ -35,6 +35,7 @@ var examples = map[string][]string{
 		`darwin-memo render -o - --budget 8kb`,
 	},
 	"doctor":  {`darwin-memo doctor`, `darwin-memo doctor --json`},
+	"mcp":     {`darwin-memo mcp`, `claude mcp add darwin-memo -- darwin-memo mcp`},
 	"version": {`darwin-memo version`},
 	"demo":    {`darwin-memo demo`, `darwin-memo demo -rounds 12 -show-pr`},
 }

@@ -227,7 +227,7 @@ func newFlags(sio *IO, name, usage string) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: darwin-memo %s\n\nFlags:\n", usage)
 		fs.PrintDefaults()
-		if ex := examples[name]; len(ex) > 0 && !strings.Contains(usage, "Examples:") {
+		if ex := examples[name]; len(ex) > 0 {
 			fmt.Fprintf(fs.Output(), "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
 		}
 	}

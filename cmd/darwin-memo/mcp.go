@@ -21,11 +21,7 @@ Without --store the server uses the store every command finds: the first
 .darwin-memo/lessons.json in the working directory or a parent, up to the
 repository root (the way git finds .git), or up to the home directory outside
 a repository.
-A store that changes on disk is re-read. Agent setup files: docs/agents.md.
-
-Examples:
-  darwin-memo mcp
-  claude mcp add darwin-memo -- darwin-memo mcp`
+A store that changes on disk is re-read. Agent setup files: docs/agents.md.`
 
 // runMCP runs `darwin-memo mcp`.
 func runMCP(ctx context.Context, sio *IO, args []string) error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -324,41 +323,36 @@ func TestProvisionalDecideMeasuresImports(t *testing.T) {
 	}
 }
 
-// Issue 23 §7: darwin-memo mcp answers a line that is not JSON with a parse error and keeps
-// serving; it exits 0 when its stdin closes.
-func TestMCPCommandSurvivesABadLine(t *testing.T) {
+// darwin-memo mcp answers every request written before its stdin closes and exits 0; a line
+// that is not JSON ends it, after the answers before it, with exit 1 and the reason on stderr.
+func TestMCPCommandAnswersUntilItsInputEnds(t *testing.T) {
 	store := fixtureStore(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan result, 1)
-	go func() {
-		var stderr bytes.Buffer
-		code := run(context.Background(), []string{"mcp", "--store", store}, &IO{Stdin: inR, Stdout: outW, Stderr: &stderr, Now: func() time.Time { return fixed }})
-		outW.Close()
-		done <- result{code: code, stderr: stderr.String()}
-	}()
-	replies := bufio.NewScanner(outR)
-	replies.Buffer(nil, 1<<20)
-	for _, step := range []struct{ send, want string }{
-		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`, `"id":1,"result"`},
-		{"not json at all", `"code":-32700`},
-		{`{"jsonrpc":"2.0","id":2,"method":"ping"}`, `"id":2,"result"`},
+	const (
+		initialize  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+		initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+		consult     = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"consult","arguments":{"question":"how do I run the integration tests"}}}`
+	)
+	for _, tt := range []struct {
+		name   string
+		lines  []string
+		code   int
+		stderr string
+	}{
+		{"requests then EOF", []string{initialize, initialized, consult}, exitOK, ""},
+		{"a line that is not JSON", []string{initialize, initialized, consult, "not json at all"}, exitError, "mcp server: reading a JSON-RPC message: invalid character"},
 	} {
-		if _, err := io.WriteString(inW, step.send+"\n"); err != nil {
-			t.Fatal(err)
-		}
-		if !replies.Scan() || !strings.Contains(replies.Text(), step.want) {
-			t.Fatalf("reply to %q: %q (%v); want %s", step.send, replies.Text(), replies.Err(), step.want)
-		}
-	}
-	inW.Close()
-	go io.Copy(io.Discard, outR)
-	select {
-	case r := <-done:
-		if r.code != exitOK {
-			t.Fatalf("mcp exited %d: %s", r.code, r.stderr)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("mcp did not exit when its stdin closed")
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"mcp", "--store", store},
+				&IO{Stdin: strings.NewReader(strings.Join(tt.lines, "\n") + "\n"), Stdout: &stdout, Stderr: &stderr, Now: func() time.Time { return fixed }})
+			if code != tt.code || !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr.String(), tt.code, tt.stderr)
+			}
+			for _, want := range []string{`"id":1,"result"`, `"id":2,"result"`} {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("stdout %q lacks %s", stdout.String(), want)
+				}
+			}
+		})
 	}
 }

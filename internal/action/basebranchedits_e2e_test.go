@@ -165,7 +165,7 @@ func TestE2ESteerSidecarPlantedByAnEarlierPullRequest(t *testing.T) {
 // on its merge event, which queues it holding the body's tickets.
 func queueBehindCI(t *testing.T, h *harness, body string) *ghfake.GitPull {
 	t.Helper()
-	pr := h.merge("Fix itest", body, &settle.Result{Outcome: Pending, Reason: "CI running"})
+	pr := h.merge("Fix itest", body, &settle.Result{Outcome: settle.Pending, Reason: "CI running"})
 	res := h.run("pull_request_target", mergedEventWithBody(t, pr.Number, body), nil)
 	mustCode(t, res, 0)
 	if res.outputs["result"] != "pending" {

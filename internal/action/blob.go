@@ -12,20 +12,14 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 )
 
-// readFile reads path at a commit through the contents API; found is false on 404. A file
-// over 1 MB comes from the contents API without content (encoding "none"): its bytes are then
-// read through the Git blobs API by the blob sha the contents API gave, with the token sent
-// only to the API and every status checked (a 5xx is retried by the transport, then is an
-// error; it is never parsed as the file). GitHub refuses files over 100 MB, and so does the
-// blobs API, so larger files cannot exist.
-func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, found bool, err error) {
-	data, _, found, err = r.readFileSHA(ctx, path, ref)
-	return data, found, err
-}
-
-// readFileSHA is readFile that also returns the file's blob sha. A blob this run read already
-// as the base branch's store (Runner.mainBlob) is not downloaded again.
-func (r *Runner) readFileSHA(ctx context.Context, path, ref string) (data []byte, sha string, found bool, err error) {
+// readFile reads path at a commit through the contents API, with the file's blob sha; found is
+// false on 404. A file over 1 MB comes from the contents API without content (encoding
+// "none"): its bytes are then read through the Git blobs API by the blob sha the contents API
+// gave, with the token sent only to the API and every status checked (a 5xx is retried by the
+// transport, then is an error; it is never parsed as the file). GitHub refuses files over
+// 100 MB, and so does the blobs API, so larger files cannot exist. A blob this run read
+// already as the base branch's store (Runner.mainBlob) is not downloaded again.
+func (r *Runner) readFile(ctx context.Context, path, ref string) (data []byte, sha string, found bool, err error) {
 	fc, _, resp, err := r.Client.Repositories.GetContents(ctx, r.Owner, r.Repo, path, &github.RepositoryContentGetOptions{Ref: ref})
 	if err != nil {
 		if resp != nil && resp.StatusCode == http.StatusNotFound {

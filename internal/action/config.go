@@ -9,14 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sethvargo/go-githubactions"
+
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
-
-// Inputs reads one action input by its action.yml name. *githubactions.Action satisfies it: it
-// upper-cases the name, keeps hyphens (github-token → INPUT_GITHUB-TOKEN) and trims spaces.
-type Inputs interface {
-	GetInput(name string) string
-}
 
 // Names of the inputs other code refers to; every input is in the table inputs.
 const (
@@ -113,8 +109,10 @@ type Config struct {
 
 // ParseConfig reads and validates every input. The runner does not enforce `required` and
 // passes every value as a string, so each problem is reported with the input's name, the value
-// and what to write instead; all problems are reported at once.
-func ParseConfig(in Inputs) (Config, error) {
+// and what to write instead; all problems are reported at once. GetInput reads an input by its
+// action.yml name: it upper-cases the name, keeps hyphens (github-token → INPUT_GITHUB-TOKEN)
+// and trims spaces.
+func ParseConfig(in *githubactions.Action) (Config, error) {
 	var p inputParser
 	var c Config
 	for _, i := range inputs {

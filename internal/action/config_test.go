@@ -163,7 +163,7 @@ func TestParseConfigReportsAllProblems(t *testing.T) {
 // The render-budget input is read as the renderer reads a budget.
 func TestRenderBudgetInput(t *testing.T) {
 	t.Parallel()
-	validInputs := func(in map[string]string) Inputs {
+	validInputs := func(in map[string]string) *githubactions.Action {
 		env := envMap{"INPUT_GITHUB-TOKEN": "t"}
 		for k, v := range in {
 			env["INPUT_"+strings.ToUpper(k)] = v

@@ -122,7 +122,7 @@ func (h *harness) measurer(ctx context.Context, _ *github.Client, owner, repo st
 	}
 	m, ok := h.measure[pr.GetNumber()]
 	if !ok {
-		return &settle.Result{Outcome: Abstained, Reason: "no CI results"}, nil
+		return &settle.Result{Outcome: settle.Abstained, Reason: "no CI results"}, nil
 	}
 	return &m, nil
 }
@@ -175,7 +175,7 @@ func parseOutputs(t testing.TB, path string) map[string]string {
 	if err != nil {
 		return nil
 	}
-	return ParseOutputs(b)
+	return ghfake.ParseOutputs(b)
 }
 
 func mergedEvent(n int) string {
@@ -207,7 +207,7 @@ func (h *harness) record(branch string) Record {
 }
 
 func measured(delta int) *settle.Result {
-	return &settle.Result{Outcome: Measured, Delta: delta, Source: settle.SourceArtifacts, Before: settle.Side{SHA: ghfake.SHA("before")}, After: settle.Side{SHA: ghfake.SHA("after")}}
+	return &settle.Result{Outcome: settle.Measured, Delta: delta, Source: settle.SourceArtifacts, Before: settle.Side{SHA: ghfake.SHA("before")}, After: settle.Side{SHA: ghfake.SHA("after")}}
 }
 
 func (h *harness) openBotPRs() []ghfake.GitPull {
@@ -334,7 +334,7 @@ func TestE2EPendingCIStaysQueuedThenSettles(t *testing.T) {
 	t.Parallel()
 	store, es := seedStore(t)
 	h := newHarness(t, store)
-	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &settle.Result{Outcome: Pending, Reason: "CI at the base is still running"})
+	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &settle.Result{Outcome: settle.Pending, Reason: "CI at the base is still running"})
 	res := h.run("pull_request_target", mergedEvent(pr.Number), nil)
 	mustCode(t, res, 0)
 	// The tickets of the first reading are written at once (held until settled), so the bot
@@ -634,7 +634,7 @@ func TestE2EWaitForCIPollsUntilMeasured(t *testing.T) {
 	t.Parallel()
 	store, _ := seedStore(t)
 	h := newHarness(t, store)
-	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &settle.Result{Outcome: Pending, Reason: "base CI running"})
+	pr := h.merge("Fix itest", h.ticketFor("how do I run the integration tests"), &settle.Result{Outcome: settle.Pending, Reason: "base CI running"})
 	dir := t.TempDir()
 	evPath := filepath.Join(dir, "event.json")
 	os.WriteFile(evPath, []byte(mergedEvent(pr.Number)), 0o644)

@@ -73,22 +73,3 @@ func LoadEnv(getenv func(string) string) (Env, error) {
 func (e Env) RepoURL() string {
 	return e.ServerURL + "/" + e.Owner + "/" + e.Repo
 }
-
-// ParseOutputs reads the heredoc form (name<<DELIM, value lines, DELIM) that the action writes
-// to GITHUB_OUTPUT, for callers that run the action in-process and read its outputs back.
-func ParseOutputs(data []byte) map[string]string {
-	out := map[string]string{}
-	lines := strings.Split(string(data), "\n")
-	for i := 0; i < len(lines); i++ {
-		name, delim, ok := strings.Cut(lines[i], "<<")
-		if !ok {
-			continue
-		}
-		var val []string
-		for i++; i < len(lines) && lines[i] != delim; i++ {
-			val = append(val, lines[i])
-		}
-		out[name] = strings.Join(val, "\n")
-	}
-	return out
-}

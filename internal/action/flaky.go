@@ -53,7 +53,7 @@ func (r *Runner) flakyHistory(ctx context.Context, st *state) (*settle.FlakyHist
 			return nil, err
 		}
 	}
-	doc, found, err := r.readFile(ctx, r.flakyPath(), ref)
+	doc, _, found, err := r.readFile(ctx, r.flakyPath(), ref)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +104,7 @@ func (r *Runner) flakyFile(ctx context.Context, st *state) ([]byte, error) {
 		return nil, err
 	}
 	if !st.flakyFound && len(h.Tests) == 0 {
-		_, onTip, err := r.readFile(ctx, r.flakyPath(), st.baseTip)
+		_, _, onTip, err := r.readFile(ctx, r.flakyPath(), st.baseTip)
 		if err != nil || !onTip {
 			return nil, err
 		}

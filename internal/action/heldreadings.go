@@ -1,10 +1,11 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/google/go-github/v62/github"
@@ -34,12 +35,8 @@ func (r *Runner) checkHeld(ctx context.Context, st *state) error {
 	if err != nil {
 		return err
 	}
-	keys := make([]string, 0, len(st.mainRec.Held))
-	for k := range st.mainRec.Held {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { a, _ := strconv.Atoi(keys[i]); b, _ := strconv.Atoi(keys[j]); return a < b })
-	for _, k := range keys {
+	byNumber := func(a, b string) int { x, _ := strconv.Atoi(a); y, _ := strconv.Atoi(b); return cmp.Compare(x, y) }
+	for _, k := range slices.SortedFunc(maps.Keys(st.mainRec.Held), byNumber) {
 		lines, hash := st.mainRec.Held[k], st.mainRec.HeldBody[k]
 		if w, ok := written.Held[k]; ok && slices.Equal(w, lines) && written.HeldBody[k] == hash {
 			continue
@@ -83,7 +80,7 @@ func (r *Runner) lastBotRecord(ctx context.Context, st *state) (Record, string, 
 	if last == nil {
 		return Record{Version: 1}, "no bot pull request was merged", nil
 	}
-	doc, _, err := r.readFile(ctx, r.Config.StorePath, last.GetHead().GetSHA())
+	doc, _, _, err := r.readFile(ctx, r.Config.StorePath, last.GetHead().GetSHA())
 	if err != nil {
 		return Record{}, "", err
 	}

@@ -176,7 +176,7 @@ func TestSetOutputUsesRandomDelimiter(t *testing.T) {
 			seen[delim] = true
 		}
 	}
-	if got := ParseOutputs(b); got["result"] != "settled" || got["delta"] != "2" || len(seen) != 2 {
+	if got := ghfake.ParseOutputs(b); got["result"] != "settled" || got["delta"] != "2" || len(seen) != 2 {
 		t.Fatalf("outputs %v from\n%s", got, b)
 	}
 }
@@ -189,7 +189,7 @@ func TestE2EFinalAbstentionIsRecordedOnce(t *testing.T) {
 	store, _ := seedStore(t)
 	h := newHarness(t, store)
 	huge := h.merge("Huge suite", h.ticketFor("how are database migrations applied"),
-		&settle.Result{Outcome: Abstained, Final: true, Reason: "the JUnit reports at abc1234 are over the limit (more than 200000 testcases at this commit)"})
+		&settle.Result{Outcome: settle.Abstained, Final: true, Reason: "the JUnit reports at abc1234 are over the limit (more than 200000 testcases at this commit)"})
 	res := h.run("pull_request_target", mergedEvent(huge.Number), nil)
 	mustCode(t, res, 0)
 	if res.outputs["result"] != "abstained" || res.outputs["pull-request-operation"] != "created" {

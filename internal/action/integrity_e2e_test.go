@@ -138,7 +138,7 @@ func TestE2EIntegrityClosedBotPRKeepsSettlementsOutsideLookback(t *testing.T) {
 	mustCode(t, h.run("pull_request_target", mergedEvent(pr1.Number), nil), 0)
 	first := h.openBotPRs()[0]
 	h.git.ClosePull(first.Number)
-	h.setMeasurement(pr1.Number, settle.Result{Outcome: Abstained, Reason: "artifacts expired"})
+	h.setMeasurement(pr1.Number, settle.Result{Outcome: settle.Abstained, Reason: "artifacts expired"})
 	pr2 := h.merge("Tidy readme", "Docs only.", nil)
 	res := h.run("pull_request_target", mergedEvent(pr2.Number), map[string]string{"lookback": "1"})
 	mustCode(t, res, 0)
@@ -259,7 +259,7 @@ func TestE2EIntegrityQueuedPRSettlesTicketsOfFirstReading(t *testing.T) {
 	pr0 := h.merge("Fix migrations", h.ticketFor("how are database migrations applied"), measured(1))
 	mustCode(t, h.run("pull_request_target", mergedEvent(pr0.Number), nil), 0)
 	original := "Fixes the itest.\n\n" + h.ticketFor("how do I run the integration tests")
-	pr := h.merge("Fix itest", original, &settle.Result{Outcome: Pending, Reason: "CI running"})
+	pr := h.merge("Fix itest", original, &settle.Result{Outcome: settle.Pending, Reason: "CI running"})
 	res := h.run("pull_request_target", mergedEventWithBody(t, pr.Number, original), nil)
 	mustCode(t, res, 0)
 	if res.outputs["result"] != "pending" {

@@ -3,7 +3,8 @@ package action
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -64,7 +65,7 @@ func (l FileLimits) withDefaults() FileLimits {
 func (r *Runner) checkSizes(st *state, files map[string][]byte) error {
 	l := r.FileLimits.withDefaults()
 	const prune = "remove dead lessons from the graveyard (and old history notes) by hand on the base branch; the bot keeps a person's deletions (docs/merge.md)"
-	for _, name := range sortedNames(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		n := len(files[name])
 		switch {
 		case n > l.Max:
@@ -151,15 +152,6 @@ func (r *Runner) startBudget() string {
 	}
 	return fmt.Sprintf("GitHub API budget nearly spent: %d of %d requests left until %s; this run stops here, and the next run after the reset reconciles every merge it skipped",
 		rt.Remaining, rt.Limit, rt.Reset.UTC().Format(time.TimeOnly+" UTC"))
-}
-
-func sortedNames(files map[string][]byte) []string {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 // apiUsage is the step summary's line on the requests the run made.

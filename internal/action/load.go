@@ -3,13 +3,10 @@ package action
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
 	"strings"
-
-	"github.com/google/go-github/v62/github"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
@@ -24,7 +21,7 @@ import (
 // ledger.config (every store darwin-memo wrote) gets darwin-memo's defaults.
 func (r *Runner) storeOptions() lessons.Options {
 	newStore := lessons.RecommendedConfig()
-	return lessons.Options{Now: r.now, Config: &newStore}
+	return lessons.Options{Now: r.Now, Config: &newStore}
 }
 
 // parseStore parses a store document; nil data gives a new empty store.
@@ -64,7 +61,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	if why := r.startBudget(); why != "" {
 		return nil, budgetSpent(why)
 	}
-	doc, sha, found, err := r.readFileSHA(ctx, r.Config.StorePath, st.baseTip)
+	doc, sha, found, err := r.readFile(ctx, r.Config.StorePath, st.baseTip)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +87,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		}
 		return nil
 	}
-	st.workDoc = st.mainDoc
+	work := st.mainDoc // the store the run starts from, unless the bot branch's is merged
 	// discarded is the store of a bot branch whose work this run cannot start from (its
 	// store does not merge with the base branch's, or a person closed its pull request): the
 	// pull requests its record holds are settled again from the base branch's store below.
@@ -117,7 +114,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		case merged != nil:
 			st.store, fromBot = merged, true
 		default:
-			st.workDoc, fromBot = ours, !bytes.Equal(ours, st.mainDoc)
+			work, fromBot = ours, !bytes.Equal(ours, st.mainDoc)
 		}
 	} else if discarded, err = r.closedBotBranch(ctx); err != nil {
 		return nil, err
@@ -125,7 +122,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 		discardedWhere = "the branch " + r.Config.Branch + " (its pull request was closed without merging)"
 	}
 	if st.store == nil { // not the merged store mergeBotBranch loaded
-		if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, st.workDoc, r.storeOptions()); err != nil {
+		if st.store, err = r.parseStore("the bot branch "+r.Config.Branch, work, r.storeOptions()); err != nil {
 			return nil, err
 		}
 	}
@@ -148,7 +145,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 	}
 	// From here on the base branch's store is its loaded store (and its blob sha): its bytes,
 	// as large as the store, are not held for the rest of the run.
-	st.mainDoc, st.workDoc, r.mainBlob.doc = nil, nil, nil
+	st.mainDoc, r.mainBlob.doc = nil, nil
 	return st, nil
 }
 
@@ -160,7 +157,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 // nil when the stores were merged.
 func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons.Store, warn string, ours []byte, err error) {
 	head := st.open.GetHead().GetSHA()
-	ours, found, err := r.readFile(ctx, r.Config.StorePath, head)
+	ours, _, found, err := r.readFile(ctx, r.Config.StorePath, head)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -181,7 +178,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 	}
 	var anc []byte
 	if parent != "" {
-		if anc, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
+		if anc, _, _, err = r.readFile(ctx, r.Config.StorePath, parent); err != nil {
 			return nil, "", nil, err
 		}
 	}
@@ -217,7 +214,7 @@ func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, o
 		}
 	}
 	if err != nil {
-		again, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
+		again, _, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
 		if rerr != nil {
 			return nil, "", nil, rerr
 		}
@@ -242,7 +239,7 @@ func (r *Runner) closedBotBranch(ctx context.Context) ([]byte, error) {
 		}
 		return nil, botpr.Explain(fmt.Errorf("reading the bot branch %s: %w", r.Config.Branch, err), "contents")
 	}
-	doc, _, err := r.readFile(ctx, r.Config.StorePath, ref.GetObject().GetSHA())
+	doc, _, _, err := r.readFile(ctx, r.Config.StorePath, ref.GetObject().GetSHA())
 	return doc, err
 }
 
@@ -293,11 +290,6 @@ func (r *Runner) carryOver(st *state, doc []byte, where string) error {
 		r.Logf("%s held %d pull request(s) the base branch has not processed; settling them again: %s", where, len(again), strings.Join(again, " "))
 	}
 	return nil
-}
-
-func isNotFound(err error) bool {
-	var er *github.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == http.StatusNotFound || er.Response.StatusCode == http.StatusUnprocessableEntity)
 }
 
 func orEmptyDoc(b []byte) []byte {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -16,12 +15,12 @@ import (
 	"github.com/sethvargo/go-githubactions"
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
+	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
 	"github.com/darwin-memo/darwin-memo-action/internal/ghapi"
 	"github.com/darwin-memo/darwin-memo-action/internal/logsafe"
 	"github.com/darwin-memo/darwin-memo-action/internal/mdsafe"
 	"github.com/darwin-memo/darwin-memo-action/internal/report"
 	"github.com/darwin-memo/darwin-memo-action/internal/version"
-	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
 // Exit codes of `darwin-memo action`.
@@ -114,7 +113,6 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if policy.Logf == nil {
 		policy.Logf = logf
 	}
-	policy.Memo = true // a run reads the same commits and files at a sha several times
 	client, tr, err := ghapi.NewClient(ghapi.Options{APIURL: env.APIURL, Token: cfg.Token, Policy: policy, UserAgent: "darwin-memo-action"})
 	if err != nil {
 		return nil, env, err
@@ -134,6 +132,13 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	if err != nil {
 		return nil, env, fmt.Errorf("input %q: %w", InputLLM, err)
 	}
+	now, sleep := opts.Now, opts.Sleep
+	if now == nil {
+		now = time.Now
+	}
+	if sleep == nil {
+		sleep = ctxtime.Sleep
+	}
 	runID := ""
 	runURL := ""
 	if env.RunID != 0 {
@@ -142,7 +147,7 @@ func run(ctx context.Context, gha *githubactions.Action, out io.Writer, opts Opt
 	}
 	r := &Runner{
 		Client: client, Config: cfg, Owner: env.Owner, Repo: env.Repo, RepoURL: env.RepoURL(), RunURL: runURL, RunID: runID,
-		Measure: measure, Now: opts.Now, Sleep: opts.Sleep, Logf: logf,
+		Measure: measure, Now: now, Sleep: sleep, Logf: logf,
 		// Trust is checked per author of every source (the pull request's author and each cited
 		// reviewer) against the trusted-associations input, never widened to every author.
 		Encoder:    encode.New(provider, append(encOpts, encode.WithTrustedAssociations(cfg.TrustedAssociations...))...),
@@ -222,13 +227,6 @@ func prNumber(n int) string {
 		return ""
 	}
 	return strconv.Itoa(n)
-}
-
-// renderStore renders the store for agents that read Markdown at task start, within budget
-// bytes, labelled with the store file's name. It runs while the store is serialised, so it
-// only reads the store.
-func renderStore(s *lessons.Store, storePath string, budget int) ([]byte, error) {
-	return s.Render(lessons.RenderOptions{Budget: budget, Label: path.Base(storePath), Questions: true})
 }
 
 // encoderLogger is the encoder's slog.Logger: one step-log line per record,

@@ -15,7 +15,6 @@ import (
 
 	"github.com/darwin-memo/darwin-memo-action/encode"
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
-	"github.com/darwin-memo/darwin-memo-action/internal/ctxtime"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
@@ -131,7 +130,7 @@ func (r *Runner) botsOwn(pr *github.PullRequest) bool {
 // commits (not the rebased commit before the last, which already holds the pull request's
 // own changes), else its base sha.
 func (r *Runner) baseOf(ctx context.Context, pr *github.PullRequest) (string, error) {
-	sha, _, err := settle.MergedOnto(ctx, r.Client, r.Owner, r.Repo, pr)
+	sha, err := settle.MergedOnto(ctx, r.Client, r.Owner, r.Repo, pr)
 	if err != nil {
 		return "", botpr.Explain(fmt.Errorf("finding the commit #%d was merged onto: %w", pr.GetNumber(), err), "contents")
 	}
@@ -153,7 +152,7 @@ func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequ
 	if st.oldest != nil && st.oldest.GetNumber() == pr.GetNumber() {
 		st.oldestOnto = sha
 	}
-	doc, blob, found, err := r.readFileSHA(ctx, r.Config.StorePath, sha)
+	doc, blob, found, err := r.readFile(ctx, r.Config.StorePath, sha)
 	switch {
 	case err != nil:
 		return "", nil, nil, err
@@ -229,7 +228,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		baseSHA, baseStore, unreadable, err := r.storeAtBase(ctx, st, pr)
 		var nobase *settle.OutcomeError
 		switch {
-		case errors.As(err, &nobase) && nobase.Outcome == Pending:
+		case errors.As(err, &nobase) && nobase.Outcome == settle.Pending:
 			out.Queued = append(out.Queued, n)
 			st.rec.queue(n)
 			st.rec.hold(n, tickets, body)
@@ -257,7 +256,8 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 		// ones the settlement applies.
 		// A pull request carries a ticket or two: their queries are ranked without building
 		// the base store's index (the same verdicts, a fraction of the work at 10k lessons).
-		verified := baseStore.VerifyBody(ticketBody(tickets), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets, Settling: st.store})
+		// The body verified and settled holds only the tickets the run chose to settle.
+		verified := baseStore.VerifyBody(strings.Join(ticketLines(tickets), "\n"), lessons.VerifyOptions{ExpireAfter: expire, Once: len(tickets) <= onceTickets, Settling: st.store})
 		if verified.Passed() == 0 {
 			p.Outcome = OutcomeRefused
 			for _, t := range tickets {
@@ -265,11 +265,10 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			}
 			r.Logf("#%d: %d ticket(s), all refused at base %s", n, len(tickets), short(baseSHA))
 		} else {
-			var m measurement
-			if carried && held.Delta != nil {
-				m = measurement{Result: &settle.Result{Outcome: Measured}, carried: &held}
-				r.Logf("#%d: carried over from the discarded bot branch with its recorded delta %+g", n, *held.Delta)
-			} else if m.Result, err = r.measureWaiting(ctx, st, pr); err != nil {
+			m := carriedResult(held) // nil unless carried over with its recorded delta
+			if m != nil {
+				r.Logf("#%d: carried over from the discarded bot branch with its recorded delta %+d", n, m.Delta)
+			} else if m, err = r.measureWaiting(ctx, st, pr); err != nil {
 				return fmt.Errorf("measuring the CI of #%d: %w", n, err)
 			} else {
 				for _, note := range m.Notes {
@@ -277,13 +276,13 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 				}
 			}
 			switch m.Outcome {
-			case Pending:
+			case settle.Pending:
 				out.Queued = append(out.Queued, n)
 				st.rec.queue(n)
 				st.rec.hold(n, tickets, body) // written by publish (Record.holdsBeyond)
 				r.Logf("#%d: CI pending (%s); queued", n, m.Reason)
 				return nil
-			case Abstained:
+			case settle.Abstained:
 				out.Abstained = append(out.Abstained, n)
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d abstained: %s; its tickets stay unsettled", n, m.Reason))
 				if !m.Final {
@@ -295,10 +294,7 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 				st.persist = true
 				return r.finish(ctx, st, pr, nil, p, out)
 			}
-			delta := m.delta()
-			if math.IsNaN(delta) || math.IsInf(delta, 0) {
-				return fmt.Errorf("measuring the CI of #%d: non-finite delta", n)
-			}
+			delta := float64(m.Delta)
 			if math.Abs(delta) >= 10 {
 				st.warnings = append(st.warnings, fmt.Sprintf("#%d has an unusual delta %+g; check that the suite did not change shape", n, delta))
 			}
@@ -325,11 +321,11 @@ func (r *Runner) process(ctx context.Context, st *state, pr *github.PullRequest,
 			} else {
 				p.Outcome = OutcomeRefused
 			}
-			p.Delta, p.Source = &delta, m.source()
-			p.Before, p.After = m.commits()
-			p.Quarantined = capStrings(m.quarantined(), 20)
+			p.Delta, p.Source = &delta, resultSource(m)
+			p.Before, p.After = m.Before.SHA, m.After.SHA
+			p.Quarantined = capStrings(m.Quarantined, 20)
 			out.Delta += delta
-			fixed = m.fixed()
+			fixed = m.Improvements
 			r.Logf("#%d: delta %+g from %s, %d ticket(s) settled", n, delta, p.Source, len(p.Settled))
 		}
 	}
@@ -507,35 +503,26 @@ func ticketLines(tickets []lessons.BodyTicket) []string {
 	return lines
 }
 
-// ticketBody is the body verified and settled: only the tickets the run chose to settle.
-func ticketBody(tickets []lessons.BodyTicket) string {
-	return strings.Join(ticketLines(tickets), "\n")
-}
-
 // measureWaiting measures a pull request, polling while its CI is pending for at most the
 // wait-for-ci input (every 30 seconds, or sooner at the deadline).
 func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullRequest) (*settle.Result, error) {
-	deadline := r.now().Add(r.Config.WaitForCI)
+	deadline := r.Now().Add(r.Config.WaitForCI)
 	for {
 		hist, err := r.flakyHistory(ctx, st)
 		if err != nil {
 			return nil, err
 		}
 		m, err := r.Measure(ctx, r.Client, r.Owner, r.Repo, pr, hist)
-		if err != nil || m.Outcome != Pending {
+		if err != nil || m.Outcome != settle.Pending {
 			return m, err
 		}
-		left := deadline.Sub(r.now())
+		left := deadline.Sub(r.Now())
 		if left <= 0 {
 			return m, nil
 		}
 		wait := min(30*time.Second, left)
 		r.Logf("#%d: CI pending (%s); checking again in %s", pr.GetNumber(), m.Reason, wait)
-		sleep := r.Sleep
-		if sleep == nil {
-			sleep = ctxtime.Sleep
-		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := r.Sleep(ctx, wait); err != nil {
 			return m, err
 		}
 	}
@@ -546,18 +533,17 @@ func (r *Runner) measureWaiting(ctx context.Context, st *state, pr *github.PullR
 // darwin-memo's --scale does; the store's ledger.config is left as it was (absent stays absent).
 // The economics applied (ledger.config, max_energy) are the store's at the pull request's base
 // (base): the working store already holds the pull request's own edits to them.
-func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, base *lessons.Store, pr *github.PullRequest, m measurement, expire int) lessons.BodyReport {
+func (r *Runner) settle(st *state, verified *lessons.VerifiedBody, base *lessons.Store, pr *github.PullRequest, m *settle.Result, expire int) lessons.BodyReport {
 	n := pr.GetNumber()
-	before, after := m.commits()
-	return st.store.SettleVerified(verified, m.delta(), lessons.SettleOptions{
+	return st.store.SettleVerified(verified, float64(m.Delta), lessons.SettleOptions{
 		Scale:       r.Config.Scale,
 		Economics:   base,
 		Source:      "ci",
-		Regressions: m.regressions(),
+		Regressions: regressions(m),
 		Detail:      fmt.Sprintf("pr#%d", n),
 		Evidence: &lessons.Evidence{
-			Mode: m.source(), Identity: "verified", Repository: r.Owner + "/" + r.Repo,
-			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: before, HeadSHA: after, URL: m.url(),
+			Mode: resultSource(m), Identity: "verified", Repository: r.Owner + "/" + r.Repo,
+			Run: fmt.Sprintf("pr#%d", n), PR: n, BaseSHA: m.Before.SHA, HeadSHA: m.After.SHA, URL: m.URL,
 		},
 	}, lessons.TickOptions{ExpireAfter: expire})
 }
@@ -603,10 +589,17 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		st.warnings = append(st.warnings, fmt.Sprintf("#%d: the %s encoder failed (%s); used the deterministic encoder", n, res.Requested, res.Fallback))
 	}
 	added, proposed := res.Added(), res.Proposed()
-	for _, c := range added {
-		if c.SupersedeNote != "" {
-			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson %s: %s", n, c.ID, c.SupersedeNote))
+	// A supersession note names the lesson by the id the store gives it
+	// (the candidate's own id means nothing outside the encoding), or by
+	// its question when it is only proposed.
+	note := func(c encode.Candidate, id string) {
+		if c.SupersedeNote == "" {
+			return
 		}
+		if id == "" {
+			id = fmt.Sprintf("%q", c.Question)
+		}
+		st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson %s: %s", n, id, c.SupersedeNote))
 	}
 	if !trusted {
 		// The user trusts this association less than the default: propose only.
@@ -618,11 +611,14 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 			sources = append(slices.Clip(sources), lessons.SupersedesPrefix+c.Supersedes)
 		}
 		l := lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: sources, RecordedTS: c.RecordedTS}
-		if _, err := st.store.Add(l); err != nil {
+		if e, err := st.store.Add(l); err != nil {
 			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson not added: %v", n, err))
+		} else {
+			note(c, e.ID)
 		}
 	}
 	for _, c := range proposed {
+		note(c, "")
 		if len(p.Proposed) == maxProposed {
 			break
 		}

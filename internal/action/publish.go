@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/botpr"
@@ -14,9 +15,13 @@ import (
 // publish writes the result: the store and its rendering as one commit on the bot branch and
 // the bot pull request, or closes the bot pull request when nothing is left to merge.
 func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
-	final, err := r.recordIn(st, st.rec)
-	if err != nil {
-		return err
+	// The record goes into the store when it holds anything, or the base branch's store has one.
+	final := st.store
+	rec := st.rec
+	if _, mainHas := st.mainStore.Extension(RecordKey); mainHas || len(rec.Processed) > 0 || len(rec.Queued) > 0 || len(rec.Trend) > 0 {
+		if err := putRecord(final, rec); err != nil {
+			return fmt.Errorf("recording processed pull requests in the store: %w", err)
+		}
 	}
 	// The bot branch carries a change when the store differs from the base branch's in anything
 	// but the record. The record alone (pull requests processed without any effect on the
@@ -31,7 +36,9 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	changed := !same || st.persist
 	var md []byte
 	if r.Config.RenderPath != "" {
-		if md, err = renderStore(final, r.Config.StorePath, r.Config.RenderBudget); err != nil {
+		// For agents that read Markdown at task start, labelled with the store file's name.
+		opts := lessons.RenderOptions{Budget: r.Config.RenderBudget, Label: path.Base(r.Config.StorePath), Questions: true}
+		if md, err = final.Render(opts); err != nil {
 			return fmt.Errorf("rendering %s: %w", r.Config.RenderPath, err)
 		}
 	}
@@ -60,8 +67,8 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	case !changed && st.open == nil:
 		if st.closedBranch {
 			// The closed bot pull request's branch holds nothing the base branch lacks now.
-			if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Repo, "heads/"+r.Config.Branch); err != nil && !isNotFound(err) {
-				return botpr.Explain(fmt.Errorf("deleting the branch %s of a closed bot pull request: %w", r.Config.Branch, err), "contents")
+			if err := r.repoAPI().DeleteBranch(ctx, r.Config.Branch); err != nil {
+				return err
 			}
 			r.Logf("deleted the branch %s: its closed pull request holds nothing the base branch lacks", r.Config.Branch)
 		}
@@ -97,18 +104,6 @@ func (r *Runner) publish(ctx context.Context, st *state, out *Outcome) error {
 	out.PRNumber, out.Operation = pr.GetNumber(), op
 	r.Logf("%s bot pull request #%d", op, out.PRNumber)
 	return nil
-}
-
-// recordIn keeps the record in the working store and returns the store to write: its bytes
-// are exactly what the lessons package writes for it (Store.Marshal).
-func (r *Runner) recordIn(st *state, rec Record) (*lessons.Store, error) {
-	_, mainHas := st.mainStore.Extension(RecordKey)
-	if len(rec.Processed) > 0 || len(rec.Queued) > 0 || len(rec.Trend) > 0 || mainHas {
-		if err := putRecord(st.store, rec); err != nil {
-			return nil, fmt.Errorf("recording processed pull requests in the store: %w", err)
-		}
-	}
-	return st.store, nil
 }
 
 func commitSummary(out *Outcome) string {

@@ -42,7 +42,7 @@ type Runner struct {
 	Encoder *encode.Encoder
 	// Now is the clock for timestamps the store writes and for wait-for-ci.
 	Now func() time.Time
-	// Sleep waits while CI is pending (nil: a timer); tests inject one that advances Now.
+	// Sleep waits while CI is pending; tests inject one that advances Now.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Logf prints one progress line (the runner log).
 	Logf func(format string, args ...any)
@@ -97,13 +97,6 @@ func (o *Outcome) Headline() string {
 	return "nothing to settle"
 }
 
-func (r *Runner) now() time.Time {
-	if r.Now != nil {
-		return r.Now()
-	}
-	return time.Now()
-}
-
 func (r *Runner) repoAPI() botpr.Repo {
 	return botpr.Repo{Client: r.Client, Owner: r.Owner, Name: r.Repo, Sleep: r.Sleep}
 }
@@ -120,7 +113,6 @@ type state struct {
 	// does not read): the bot's own held readings (checkHeld).
 	botRec   *Record
 	open     *github.PullRequest
-	workDoc  []byte
 	store    *lessons.Store
 	rec      Record
 	warnings []string

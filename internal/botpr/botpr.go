@@ -14,8 +14,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -109,11 +110,7 @@ func (r Repo) Commit(ctx context.Context, req CommitRequest) (string, error) {
 	if err != nil {
 		return "", Explain(fmt.Errorf("reading parent commit %s: %w", req.Parent, err), "contents")
 	}
-	paths := make([]string, 0, len(req.Files))
-	for p := range req.Files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths := slices.Sorted(maps.Keys(req.Files))
 	entries := make([]*github.TreeEntry, 0, len(paths))
 	for _, p := range paths {
 		e := &github.TreeEntry{Path: github.String(p), Mode: github.String("100644"), Type: github.String("blob")}
@@ -294,8 +291,14 @@ func (r Repo) Close(ctx context.Context, number int, branch, body string) error 
 	if err != nil {
 		return Explain(fmt.Errorf("closing bot pull request #%d: %w", number, err), "pull-requests")
 	}
+	return r.DeleteBranch(ctx, branch)
+}
+
+// DeleteBranch deletes a branch of a closed bot pull request. A branch that is already gone is
+// not an error.
+func (r Repo) DeleteBranch(ctx context.Context, branch string) error {
 	if _, err := r.Client.Git.DeleteRef(ctx, r.Owner, r.Name, "heads/"+branch); err != nil && !isStatus(err, http.StatusUnprocessableEntity) && !isStatus(err, http.StatusNotFound) {
-		return Explain(fmt.Errorf("deleting branch %s of closed bot pull request #%d: %w", branch, number, err), "contents")
+		return Explain(fmt.Errorf("deleting branch %s of a closed bot pull request: %w", branch, err), "contents")
 	}
 	return nil
 }

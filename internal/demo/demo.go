@@ -635,7 +635,7 @@ func runAction(ctx context.Context, world *ghfake.World, tmp string, pr int, now
 	if err != nil {
 		return nil, err
 	}
-	return action.ParseOutputs(b), nil
+	return ghfake.ParseOutputs(b), nil
 }
 
 // ciModel records CI results in the fake: for every commit, a completed job check run and a

@@ -70,19 +70,14 @@ func NewClient(opts Options) (*github.Client, *Transport, error) {
 // NewDownloadClient returns the plain HTTP client used for artifact
 // redirect URLs (signed blob-storage links). It carries no credentials
 // (any Authorization header is removed, also across redirects), follows at
-// most 3 redirects, retries like the API client (2 minutes per attempt
-// unless policy says otherwise), and counts its requests on the returned
-// Transport.
-func NewDownloadClient(base http.RoundTripper, policy Policy) (*http.Client, *Transport) {
-	if base == nil {
-		base = http.DefaultTransport.(*http.Transport).Clone()
-	}
+// most 3 redirects, and retries like the API client (2 minutes per attempt
+// unless policy says otherwise).
+func NewDownloadClient(policy Policy) *http.Client {
 	if policy.AttemptTimeout <= 0 {
 		policy.AttemptTimeout = downloadTimeout
 	}
-	tr := newTransport(stripAuth{base}, policy)
 	return &http.Client{
-		Transport: tr,
+		Transport: newTransport(stripAuth{http.DefaultTransport.(*http.Transport).Clone()}, policy),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= 3 {
 				return fmt.Errorf("ghapi: artifact download redirected more than %d times", len(via))
@@ -90,7 +85,7 @@ func NewDownloadClient(base http.RoundTripper, policy Policy) (*http.Client, *Tr
 			req.Header.Del("Authorization")
 			return nil
 		},
-	}, tr
+	}
 }
 
 // stripAuth removes any Authorization header before a request leaves, a

@@ -14,38 +14,29 @@ import (
 
 func TestMemoAndRate(t *testing.T) {
 	sha := ghfake.SHA("c")
-	for _, tt := range []struct {
-		name      string
-		memo      bool
-		wantSent  int
-		wantCount int64
-	}{
-		{"memo: an immutable read is sent once", true, 1, 1},
-		{"no memo", false, 3, 3},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := ghfake.New(t, ghfake.Repo{Commits: []ghfake.Commit{{SHA: sha, Message: "m"}}})
-			c, tr := srv.NewClient(ghapi.Policy{Sleep: ghfake.NoSleep, Memo: tt.memo})
-			for i := 0; i < 3; i++ {
-				got, _, err := c.Git.GetCommit(context.Background(), "o", "r", sha)
-				if err != nil || got.GetSHA() != sha || got.GetMessage() != "m" {
-					t.Fatalf("GetCommit %d: %v %v", i, got, err)
-				}
+	// An immutable read is sent once.
+	{
+		srv := ghfake.New(t, ghfake.Repo{Commits: []ghfake.Commit{{SHA: sha, Message: "m"}}})
+		c, tr := srv.NewClient(ghapi.Policy{Sleep: ghfake.NoSleep})
+		for i := 0; i < 3; i++ {
+			got, _, err := c.Git.GetCommit(context.Background(), "o", "r", sha)
+			if err != nil || got.GetSHA() != sha || got.GetMessage() != "m" {
+				t.Fatalf("GetCommit %d: %v %v", i, got, err)
 			}
-			if n := srv.Count(ghfake.RouteGitCommit); n != tt.wantSent {
-				t.Errorf("sent %d, want %d", n, tt.wantSent)
-			}
-			if tr.Requests() != tt.wantCount {
-				t.Errorf("requests %d, want %d", tr.Requests(), tt.wantCount)
-			}
-			if r := tr.Rate(); !r.Known || r.Limit != 5000 || r.Remaining != 5000-tt.wantSent || r.Reset.IsZero() {
-				t.Errorf("rate %+v", r)
-			}
-		})
+		}
+		if n := srv.Count(ghfake.RouteGitCommit); n != 1 {
+			t.Errorf("sent %d, want 1", n)
+		}
+		if tr.Requests() != 1 {
+			t.Errorf("requests %d, want 1", tr.Requests())
+		}
+		if r := tr.Rate(); !r.Known || r.Limit != 5000 || r.Remaining != 4999 || r.Reset.IsZero() {
+			t.Errorf("rate %+v", r)
+		}
 	}
 	// A read by branch name, or of something that changes, is never remembered.
 	srv := ghfake.New(t, ghfake.Repo{Commits: []ghfake.Commit{{SHA: sha}}, Branches: map[string]string{"main": sha}})
-	c, _ := srv.NewClient(ghapi.Policy{Sleep: ghfake.NoSleep, Memo: true})
+	c, _ := srv.NewClient(ghapi.Policy{Sleep: ghfake.NoSleep})
 	for i := 0; i < 2; i++ {
 		if _, _, err := c.Checks.ListCheckRunsForRef(context.Background(), "o", "r", "main", nil); err != nil {
 			t.Fatal(err)
@@ -76,7 +67,7 @@ func TestMemoSkipsLargeAnswers(t *testing.T) {
 	git := ghfake.NewGitRepo("o", "r", "main", map[string]string{"big.txt": big, "small.txt": "small"})
 	w := ghfake.NewWorld(git, ghfake.Repo{})
 	defer w.Close()
-	c, _, err := ghapi.NewClient(ghapi.Options{APIURL: w.URL, Token: ghfake.Token, Policy: ghapi.Policy{Sleep: ghfake.NoSleep, Memo: true}})
+	c, _, err := ghapi.NewClient(ghapi.Options{APIURL: w.URL, Token: ghfake.Token, Policy: ghapi.Policy{Sleep: ghfake.NoSleep}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,16 +16,14 @@ import (
 )
 
 // Policy bounds how the Transport retries. Zero fields take the defaults:
-// 4 retries, 3 minutes of total waiting, 30 s per attempt. Backoff for 5xx
-// and transport errors starts at 500 ms and doubles to at most 8 s; a rate
-// limit is waited for when its reset is at most a minute away.
+// 4 retries, 30 s per attempt. Backoff for 5xx and transport errors starts
+// at 500 ms and doubles to at most 8 s; a rate limit is waited for when its
+// reset is at most a minute away; a transport sleeps at most 3 minutes
+// between retries over its lifetime.
 type Policy struct {
 	// MaxRetries is the number of retries after the first attempt
 	// (negative: none).
 	MaxRetries int
-	// Budget bounds the total time the transport may spend sleeping between
-	// retries over its lifetime.
-	Budget time.Duration
 	// AttemptTimeout bounds one attempt (headers and body).
 	AttemptTimeout time.Duration
 	// Sleep waits for d or until ctx is done; nil uses a timer. Tests inject
@@ -36,30 +34,24 @@ type Policy struct {
 	// Logf, when set, receives one line per retry. Lines carry the method,
 	// the URL without query, the status and the wait; never headers.
 	Logf func(format string, args ...any)
-	// Memo answers repeated reads of immutable resources (Git objects and
-	// files at a commit sha, merged pull requests) from memory for the
-	// transport's lifetime: one run of the action (memo.go).
-	Memo bool
 }
 
-// The backoff for 5xx and transport errors, and the longest wait for a rate
-// limit (Retry-After or x-ratelimit-reset). A longer reset is not waited
-// for: the response is handed to go-github, which turns it into
+// The backoff for 5xx and transport errors, the longest wait for a rate
+// limit (Retry-After or x-ratelimit-reset), and the time a transport may
+// spend sleeping between retries over its lifetime. A longer reset is not
+// waited for: the response is handed to go-github, which turns it into
 // *github.RateLimitError or *github.AbuseRateLimitError for the caller to
 // report as pending.
 const (
 	baseBackoff = 500 * time.Millisecond
 	maxBackoff  = 8 * time.Second
 	maxWait     = 60 * time.Second
+	retryBudget = 3 * time.Minute
 )
 
 func (p Policy) withDefaults() Policy {
 	if p.MaxRetries == 0 {
 		p.MaxRetries = 4
-	}
-	p.MaxRetries = max(p.MaxRetries, 0)
-	if p.Budget <= 0 {
-		p.Budget = 3 * time.Minute
 	}
 	if p.AttemptTimeout <= 0 {
 		p.AttemptTimeout = defaultTimeout
@@ -86,7 +78,10 @@ func (p Policy) withDefaults() Policy {
 //     so a POST that may have landed is never duplicated.
 //
 // Everything else is returned untouched for go-github to map to its typed
-// errors. It is safe for concurrent use.
+// errors. Repeated reads of immutable resources (Git objects and files at a
+// commit sha, merged pull requests) are answered from memory for the
+// transport's lifetime, one run of the action (memo.go). It is safe for
+// concurrent use.
 type Transport struct {
 	next   http.RoundTripper
 	policy Policy
@@ -151,9 +146,6 @@ func (t *Transport) Retries() int64 { return t.retries.Load() }
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if !t.policy.Memo {
-		return t.roundTrip(req)
-	}
 	key, ok := memoKey(req)
 	if !ok {
 		return t.roundTrip(req)
@@ -234,7 +226,7 @@ func (b *cancelBody) Close() error {
 func (t *Transport) reserve(d time.Duration) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.waited+d > t.policy.Budget {
+	if t.waited+d > retryBudget {
 		return false
 	}
 	t.waited += d

@@ -78,7 +78,7 @@ func TestArtifactRedirectAndFaults(t *testing.T) {
 	}
 	srv := ghfake.New(t, repo)
 	c, _ := srv.NewClient(ghapi.Policy{Sleep: ghfake.NoSleep})
-	dl, _ := ghapi.NewDownloadClient(nil, ghapi.Policy{Sleep: ghfake.NoSleep})
+	dl := ghapi.NewDownloadClient(ghapi.Policy{Sleep: ghfake.NoSleep})
 	ctx := context.Background()
 	list, _, err := c.Actions.ListWorkflowRunArtifacts(ctx, "o", "r", 10, nil)
 	if err != nil || len(list.Artifacts) != 2 || !list.Artifacts[1].GetExpired() {

@@ -92,12 +92,6 @@ func compactID(id string) string {
 // (a re-run job), to t: for an id both hold, newer's status replaces t's instead of combining
 // with it, because the re-run is the job's result now. Counts add up as in Merge.
 func (t *Tally) Supersede(newer *Tally) {
-	if newer == nil {
-		return
-	}
-	if t.results == nil {
-		t.results = make(map[string]Status, len(newer.results))
-	}
 	for id := range newer.results {
 		delete(t.results, id)
 	}
@@ -107,9 +101,6 @@ func (t *Tally) Supersede(newer *Tally) {
 // Merge adds the results of other to t (the artifacts of one commit, tallied one by one).
 // MaxCases is not checked: the caller gives each part what is left of its budget.
 func (t *Tally) Merge(other *Tally) {
-	if other == nil {
-		return
-	}
 	if t.results == nil {
 		t.results = make(map[string]Status, len(other.results))
 	}

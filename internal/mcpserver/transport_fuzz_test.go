@@ -1,47 +1,42 @@
-package mcpserver
+package mcpserver_test
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
+	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/mcpserver"
 )
 
-// FuzzFilterLines: whatever arrives on stdin, the filter forwards only JSON-RPC messages, one per
-// line, and answers everything else with one JSON error reply per line; it never panics.
-func FuzzFilterLines(f *testing.F) {
-	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\nnot json\n{\"a\":1}\n[]\n\n"))
-	f.Add([]byte("[{\"jsonrpc\":\"2.0\",\"method\":\"x\"}]\r\n{\"jsonrpc\":\"2.0\",\"id\":null,\"result\":{}}"))
-	f.Add(bytes.Repeat([]byte("x"), 100))
+// FuzzStdioTransport: whatever arrives on stdin, the server ends when stdin ends (it never waits
+// forever for an answer it will not write) and never panics.
+func FuzzStdioTransport(f *testing.F) {
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}` + "\n"
+	f.Add([]byte(initialize + `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"ping"}` + "\n"))
+	f.Add([]byte(initialize + `[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]` + "\n"))
+	f.Add([]byte(initialize + `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\nnot json\n"))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"consult","arguments":{"question":"q"}}}`))
+	path := filepath.Join(f.TempDir(), "lessons.json")
+	if err := os.WriteFile(path, []byte(`{"entries": [], "graveyard": []}`), 0o644); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		pr, pw := io.Pipe()
-		var replies bytes.Buffer
-		w := &lockedWriter{w: &replies, flight: newInFlight()}
-		go func() { pw.CloseWithError(filterLines(bytes.NewReader(in), pw, w, 64)) }()
-		forwarded, err := io.ReadAll(pr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(forwarded))
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if !isMessage(sc.Bytes()) {
-				t.Errorf("forwarded %q, which is no JSON-RPC message", sc.Bytes())
-			}
-		}
-		sc = bufio.NewScanner(&replies)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			var r struct {
-				ID    any `json:"id"`
-				Error *struct {
-					Code int64 `json:"code"`
-				} `json:"error"`
-			}
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.ID != nil || r.Error == nil || r.Error.Code > -32600 || r.Error.Code < -32700 {
-				t.Errorf("reply %q is not a JSON-RPC error with id null", sc.Bytes())
-			}
+		srv := mcpserver.New(mcpserver.Options{Store: path, Version: "test", Now: clock})
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		done := make(chan struct{})
+		go func() {
+			srv.Run(ctx, &mcpserver.StdioTransport{Reader: bytes.NewReader(in), Writer: io.Discard})
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the server did not end after its input %q", in)
 		}
 	})
 }

@@ -284,104 +284,99 @@ func (d *Decoder) rawString() (string, error) {
 
 // strBytes parses the string token at the decoder's position (the caller
 // has seen its kind) and returns its decoded bytes, valid until the next
-// call (no allocation on the fast path).
+// call: a slice of the document when the string has no escape, else the
+// decoder's scratch buffer.
 func (d *Decoder) strBytes() ([]byte, error) {
 	start := d.pos
 	d.pos++ // opening quote
 	s := d.pos
 	ascii := true
-	// fast path: no escapes
-	for d.pos < len(d.data) {
+	var buf []byte // the bytes decoded so far, once the string has an escape
+	escaped := false
+	for {
 		// Skip the plain bytes (printable ASCII, no quote or backslash).
 		d.pos = skipPlain(d.data, d.pos)
 		if d.pos >= len(d.data) {
-			break
+			return nil, d.SyntaxErrorAt(start, "unterminated string")
 		}
-		c := d.data[d.pos]
-		if c == '"' {
+		switch c := d.data[d.pos]; {
+		case c == '"':
 			b := d.data[s:d.pos]
 			d.pos++
+			if escaped {
+				buf = append(buf, b...)
+				d.scratch = buf
+				if !utf8.Valid(stripWTF8(buf)) {
+					return nil, d.SyntaxErrorAt(start, "string is not valid UTF-8")
+				}
+				return buf, nil
+			}
 			if !ascii && !utf8.Valid(b) {
 				return nil, d.SyntaxErrorAt(start, "string is not valid UTF-8")
 			}
 			return b, nil
-		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return nil, d.SyntaxErrorAt(d.pos, "invalid control character in string")
-		}
-		if c >= 0x80 {
-			ascii = false
-		}
-		d.pos++
-	}
-	buf := append(d.scratch[:0], d.data[s:d.pos]...)
-	for {
-		if d.pos >= len(d.data) {
-			return nil, d.SyntaxErrorAt(start, "unterminated string")
-		}
-		c := d.data[d.pos]
-		switch {
-		case c == '"':
-			d.pos++
-			d.scratch = buf
-			if !utf8.Valid(stripWTF8(buf)) {
-				return nil, d.SyntaxErrorAt(start, "string is not valid UTF-8")
-			}
-			return buf, nil
 		case c < 0x20:
 			return nil, d.SyntaxErrorAt(d.pos, "invalid control character in string")
 		case c != '\\':
-			buf = append(buf, c)
+			ascii = false // a byte of a UTF-8 sequence, checked at the end
 			d.pos++
-			continue
-		}
-		// escape
-		if d.pos+1 >= len(d.data) {
-			return nil, d.SyntaxErrorAt(start, "unterminated string")
-		}
-		e := d.data[d.pos+1]
-		d.pos += 2
-		switch e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, ok := d.hex4()
-			if !ok {
-				return nil, d.SyntaxErrorAt(d.pos-2, "invalid \\uXXXX escape")
-			}
-			if utf16.IsSurrogate(r) && r < 0xDC00 && d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
-				save := d.pos
-				d.pos += 2
-				r2, ok := d.hex4()
-				if ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
-					buf = utf8.AppendRune(buf, utf16.DecodeRune(r, r2))
-					continue
-				}
-				d.pos = save
-			}
-			if utf16.IsSurrogate(r) {
-				// lone surrogate: keep it in WTF-8 form so it round-trips.
-				buf = append(buf, 0xED, byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F))
-				continue
-			}
-			buf = utf8.AppendRune(buf, r)
 		default:
-			return nil, d.SyntaxErrorAt(d.pos-2, "invalid escape '\\%c'", e)
+			if !escaped {
+				buf, escaped = d.scratch[:0], true
+			}
+			var err error
+			if buf, err = d.unescape(append(buf, d.data[s:d.pos]...), start); err != nil {
+				return nil, err
+			}
+			s = d.pos
 		}
 	}
+}
+
+// unescape appends the character of the escape at the decoder's position
+// (a backslash) to buf, reading a surrogate pair as one character and
+// keeping a lone surrogate in WTF-8 form so it round-trips. start is the
+// string's, for errors.
+func (d *Decoder) unescape(buf []byte, start int) ([]byte, error) {
+	if d.pos+1 >= len(d.data) {
+		return nil, d.SyntaxErrorAt(start, "unterminated string")
+	}
+	e := d.data[d.pos+1]
+	d.pos += 2
+	switch e {
+	case '"', '\\', '/':
+		return append(buf, e), nil
+	case 'b':
+		return append(buf, '\b'), nil
+	case 'f':
+		return append(buf, '\f'), nil
+	case 'n':
+		return append(buf, '\n'), nil
+	case 'r':
+		return append(buf, '\r'), nil
+	case 't':
+		return append(buf, '\t'), nil
+	case 'u':
+	default:
+		return nil, d.SyntaxErrorAt(d.pos-2, "invalid escape '\\%c'", e)
+	}
+	r, ok := d.hex4()
+	if !ok {
+		return nil, d.SyntaxErrorAt(d.pos-2, "invalid \\uXXXX escape")
+	}
+	if utf16.IsSurrogate(r) && r < 0xDC00 && d.pos+1 < len(d.data) && d.data[d.pos] == '\\' && d.data[d.pos+1] == 'u' {
+		save := d.pos
+		d.pos += 2
+		r2, ok := d.hex4()
+		if ok && r2 >= 0xDC00 && r2 <= 0xDFFF {
+			return utf8.AppendRune(buf, utf16.DecodeRune(r, r2)), nil
+		}
+		d.pos = save
+	}
+	if utf16.IsSurrogate(r) {
+		return append(buf, 0xED, byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F)), nil
+	}
+	return utf8.AppendRune(buf, r), nil
 }
 
 // stripWTF8 returns b with WTF-8 surrogate triples removed, for validation.

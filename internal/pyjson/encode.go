@@ -286,22 +286,6 @@ func (w *Writer) Bool(b bool) {
 	}
 }
 
-// Strings writes a list of strings.
-func (w *Writer) Strings(ss []string) {
-	if len(ss) == 0 {
-		w.buf = append(w.buf, '[', ']')
-		return
-	}
-	w.Open('[')
-	for i, s := range ss {
-		if i > 0 {
-			w.Sep()
-		}
-		w.String(s)
-	}
-	w.Close(']')
-}
-
 // Value writes v.
 func (w *Writer) Value(v Value) {
 	switch v.k {

@@ -47,7 +47,7 @@ func ExampleWriter() {
 	w.Key("energy")
 	w.Float(energy)
 	w.Field("sources")
-	w.Strings(nil)
+	w.Value(pyjson.Strings(nil))
 	w.Field("extra")
 	w.Value(pyjson.Object(pyjson.Pair("n", pyjson.Int(3)), pyjson.Pair("ok", pyjson.Null())))
 	w.Close('}')

@@ -156,6 +156,7 @@ func (x *BM25F) Search(query string) []Scored {
 	if len(q) == 0 || x.n == 0 {
 		return nil
 	}
+	x.correctSpelling(q)
 	sc := newScorer(q, x.Weights(q), x.n, x.sumQ, x.sumA)
 	at := map[int32]int{}
 	var out []Scored
@@ -228,35 +229,47 @@ func SearchOnce(query string, n int, text func(i int) (question, answer string),
 		return nil
 	}
 	slot := make(map[string]int, len(q))
-	var only prefixSet // most terms are neither stemmed nor looked up
+	var only, prefixes prefixSet // most terms are neither stemmed nor looked up
+	var misspelt []string
 	for i, t := range q {
 		slot[t.Term] = i
 		only.add(t.Term)
+		if mayBeMisspelt(t) {
+			prefixes.add(t.Term)
+			misspelt = append(misspelt, t.Term)
+		}
 	}
 	// Per document: the two field lengths and each query term's two
-	// frequencies.
+	// frequencies; per worker, those of the terms that may correct a
+	// misspelt query term (few: one edit from a word no English list holds).
 	lens := make([]int32, 2*n)
 	tfs := make([]uint16, 2*len(q)*n)
-	count := func(lo, hi int) {
+	workers = max(1, min(workers, n/1024))
+	chunk := (n + workers - 1) / workers
+	near := make([]map[string][]nearCount, (n+chunk-1)/chunk)
+	count := func(w, lo, hi int) {
 		var tk termScanner
+		near[w] = map[string][]nearCount{}
 		for d := lo; d < hi; d++ {
 			qs, as := text(d)
 			row := tfs[2*len(q)*d : 2*len(q)*(d+1)]
 			for f, s := range [2]string{qs, as} {
 				lens[2*d+f] = int32(tk.each(s, &only, func(t, _ string) {
-					if i, ok := slot[t]; ok && row[2*i+f] < math.MaxUint16 {
-						row[2*i+f]++
+					if i, ok := slot[t]; ok {
+						if row[2*i+f] < math.MaxUint16 {
+							row[2*i+f]++
+						}
+					} else if misspelt != nil && prefixes.has(prefixOf(t)) && slices.ContainsFunc(misspelt, func(m string) bool { return nearTerm(m, t) }) {
+						near[w][t] = countNear(near[w][t], int32(d), f)
 					}
 				}))
 			}
 		}
 	}
-	workers = max(1, min(workers, n/1024))
-	chunk := (n + workers - 1) / workers
 	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
+	for w, lo := 0, 0; lo < n; w, lo = w+1, lo+chunk {
 		wg.Add(1)
-		go func(lo, hi int) { defer wg.Done(); count(lo, hi) }(lo, min(n, lo+chunk))
+		go func(w, lo, hi int) { defer wg.Done(); count(w, lo, hi) }(w, lo, min(n, lo+chunk))
 	}
 	wg.Wait()
 	df := make([]int, len(q))
@@ -270,6 +283,9 @@ func SearchOnce(query string, n int, text func(i int) (question, answer string),
 				df[i]++
 			}
 		}
+	}
+	if misspelt != nil {
+		correctOnce(q, df, tfs, near)
 	}
 	sc := newScorer(q, weights(q, df, n), n, sumQ, sumA)
 	var out []Scored

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
@@ -23,7 +24,8 @@ func TestSearchOnceMatchesIndex(t *testing.T) {
 		kept = append(kept, l)
 		docs = append(docs, d)
 	}
-	queries := []string{"how do I fix the flaky retry tests", "", "the of and", "Falcon 4521 v3 retry", ls[10].Question, ls[2999].Question + " " + ls[5].Answer}
+	queries := []string{"how do I fix the flaky retry tests", "", "the of and", "Falcon 4521 v3 retry", ls[10].Question, ls[2999].Question + " " + ls[5].Answer,
+		misspell(ls[20].Question), misspell(ls[40].Answer) + " " + misspell(ls[41].Question)}
 	for _, q := range queries {
 		want := x.Search(q)
 		for _, workers := range []int{1, 2, 4} {
@@ -61,4 +63,22 @@ func TestBM25FRanksQuestionAndIdentifiers(t *testing.T) {
 	if hits := x.Search("kotlin version"); len(hits) != 0 {
 		t.Errorf("no shared term, yet %v", hits)
 	}
+}
+
+// misspell swaps the third and fourth letters of every word of s of six
+// letters or more, and drops the last letter of every fifth word.
+func misspell(s string) string {
+	words := strings.Fields(s)
+	for i, w := range words {
+		if len(w) >= 6 {
+			b := []byte(w)
+			b[2], b[3] = b[3], b[2]
+			w = string(b)
+		}
+		if i%5 == 4 && len(w) > 5 {
+			w = w[:len(w)-1]
+		}
+		words[i] = w
+	}
+	return strings.Join(words, " ")
 }

@@ -5,10 +5,9 @@ import (
 	"encoding/hex"
 )
 
-// ContentID is a store's default id source (lessons.Options.NewID) and the id the merge
-// gives an entry without one: the first 12 hex chars of the SHA-256
-// of the NUL-joined parts. darwin-memo uses random UUIDs instead (see
-// docs/compat.md).
+// ContentID is the id a store gives a lesson or a ticket, and the merge an entry without
+// one: the first 12 hex chars of the SHA-256 of the NUL-joined parts. darwin-memo uses random
+// UUIDs instead (see docs/compat.md).
 func ContentID(parts ...string) string {
 	h := sha256.New()
 	for i, p := range parts {

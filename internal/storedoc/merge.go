@@ -24,10 +24,10 @@ import (
 // fields, the bot wins conflicts on its economics, and lists of tickets, notes and runs are
 // merged by identity.
 
-// KeyMerger merges one top-level key whose rule the caller knows better (for example the
-// action's record of processed pull requests). Its arguments are the JSON of the key's value
-// on each side as the documents spell it, nil when absent; it returns the merged value's JSON
-// (any formatting), or nil to leave the key out.
+// KeyMerger merges one top-level key other than entries and graveyard whose rule the caller
+// knows better (for example the action's record of processed pull requests). Its arguments
+// are the JSON of the key's value on each side as the documents spell it, nil when absent; it
+// returns the merged value's JSON (any formatting), or nil to leave the key out.
 type KeyMerger func(base, ours, theirs []byte) ([]byte, error)
 
 // sideNames name the three sides of a merge in errors, in the order base, ours, theirs.
@@ -36,9 +36,9 @@ var sideNames = [3]string{"merge base store", "bot branch store", "base branch s
 // Merge returns the three-way merge of three store documents, compact: each value as one of
 // the sides spelled it, darwin-memo's keys config, entries and graveyard first (a store loads
 // it, lessons.ParseWith, and writes it in darwin-memo's layout). base may be nil (no common
-// ancestor known: everything on either side counts as added). custom maps top-level keys to
-// their own merge rule. Entries without an "id" (lessons added by hand) are matched by the
-// content-derived id every load gives them.
+// ancestor known: everything on either side counts as added). custom maps top-level keys but
+// entries and graveyard to their own merge rule. Entries without an "id" (lessons added by
+// hand) are matched by the content-derived id every load gives them.
 func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, error) {
 	var sides [3]*storeDoc
 	for i, doc := range [3][]byte{orEmptyJSON(base), ours, theirs} {
@@ -55,14 +55,14 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 		bv, ov, tv := b.top.vals[k], o.top.vals[k], t.top.vals[k]
 		var v []byte
 		switch {
-		case custom[k] != nil:
-			v, err = custom[k](bv, ov, tv)
 		case k == "entries", k == "graveyard":
 			continue // merged together below
+		case custom[k] != nil:
+			v, err = custom[k](bv, ov, tv)
 		case k == "ledger":
-			v, err = mergeLedger(b, o, t)
+			v = mergeLedger(b, o, t)
 		case k == "config":
-			v, err = mergeObjectByKey(bv, ov, tv)
+			v = mergeObjectByKey(bv, ov, tv)
 		default:
 			v = pickChanged(bv, ov, tv)
 		}
@@ -88,19 +88,11 @@ func Merge(base, ours, theirs []byte, custom map[string]KeyMerger) ([]byte, erro
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"entries":`...)
-	if v, ok := out.vals["entries"]; ok { // a custom rule's value
-		buf = append(buf, v...)
-	} else {
-		buf = appendRawList(buf, living)
-	}
+	buf = appendRawList(buf, living)
 	buf = append(buf, `,"graveyard":`...)
-	if v, ok := out.vals["graveyard"]; ok {
-		buf = append(buf, v...)
-	} else {
-		buf = appendRawList(buf, dead)
-	}
+	buf = appendRawList(buf, dead)
 	for _, k := range out.keys {
-		if k != "config" && k != "entries" && k != "graveyard" {
+		if k != "config" {
 			buf = pyjson.AppendString(append(buf, ','), k)
 			buf = append(buf, ':')
 			buf = append(buf, out.vals[k]...)
@@ -398,14 +390,10 @@ func canonicalJSON(b []byte) string {
 // pickChanged is the three-way rule for one opaque value: the side that changed it wins; when both
 // changed it, theirs (people on the base branch) wins.
 func pickChanged(base, ours, theirs []byte) []byte {
-	switch {
-	case rawEqual(theirs, base):
+	if rawEqual(theirs, base) {
 		return ours
-	case rawEqual(ours, base):
-		return theirs
-	default:
-		return theirs
 	}
+	return theirs
 }
 
 // pickOurs is pickChanged with the bot winning when both changed the value.
@@ -416,21 +404,17 @@ func pickOurs(base, ours, theirs []byte) []byte {
 	return ours
 }
 
-func mergeObjectByKey(base, ours, theirs []byte) ([]byte, error) {
+// mergeObjectByKey merges an object key by key with pickChanged; values that are not objects
+// on each side are merged as opaque values.
+func mergeObjectByKey(base, ours, theirs []byte) []byte {
 	if ours == nil || theirs == nil {
-		return pickChanged(base, ours, theirs), nil
+		return pickChanged(base, ours, theirs)
 	}
 	b, o, t, err := parseThree(base, ours, theirs)
 	if err != nil {
-		return pickChanged(base, ours, theirs), nil // not objects: treat as opaque values
+		return pickChanged(base, ours, theirs)
 	}
-	out := newRawObj()
-	for _, k := range rawUnionKeys(o, t, b) {
-		if v := pickChanged(b.vals[k], o.vals[k], t.vals[k]); v != nil {
-			out.set(k, v)
-		}
-	}
-	return out.bytes(), nil
+	return mergeMembers(b, o, t, func(_ string, bv, ov, tv []byte) []byte { return pickChanged(bv, ov, tv) })
 }
 
 // Entries: each id is living, dead or absent on each side.
@@ -579,39 +563,31 @@ func mergeEntry(b, o, t entryState) entryState {
 			bo = x
 		}
 	}
-	out := newRawObj()
-	for _, k := range rawUnionKeys(oo, to, bo) {
-		bv, ov, tv := bo.vals[k], oo.vals[k], to.vals[k]
-		var v []byte
+	raw := mergeMembers(bo, oo, to, func(k string, bv, ov, tv []byte) []byte {
 		switch k {
 		case "energy", "uses", "last_used_cycle", "born_cycle", "lineage", "probation", "juvenile":
-			v = pickOurs(bv, ov, tv)
-		default:
-			v = pickChanged(bv, ov, tv)
+			return pickOurs(bv, ov, tv)
 		}
-		if v != nil {
-			out.set(k, v)
-		}
-	}
-	return entryState{place: o.place, raw: out.bytes()}
+		return pickChanged(bv, ov, tv)
+	})
+	return entryState{place: o.place, raw: raw}
 }
 
 // mergeLedger merges darwin-memo's ledger block, the value of "ledger" in the three store
 // documents.
-func mergeLedger(docB, docO, docT *storeDoc) ([]byte, error) {
+func mergeLedger(docB, docO, docT *storeDoc) []byte {
 	base, ours, theirs := docB.top.vals["ledger"], docO.top.vals["ledger"], docT.top.vals["ledger"]
 	if ours == nil || theirs == nil {
-		return pickChanged(base, ours, theirs), nil
+		return pickChanged(base, ours, theirs)
 	}
 	b, o, t, err := threeObjects(base, docB.ledger, docO.ledger, docT.ledger)
 	if err != nil {
 		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
-		return ours, nil
+		return ours
 	}
-	out := newRawObj()
-	for _, k := range rawUnionKeys(o, t, b) {
-		bv, ov, tv := b.vals[k], o.vals[k], t.vals[k]
+	return mergeMembers(b, o, t, func(k string, bv, ov, tv []byte) []byte {
 		var v []byte
+		var err error
 		switch k {
 		case "tick_count":
 			v = mergeTick(bv, ov, tv)
@@ -624,18 +600,15 @@ func mergeLedger(docB, docO, docT *storeDoc) ([]byte, error) {
 		case "damaged":
 			v, err = unionStrings(ov, tv)
 		case "config":
-			v, err = mergeObjectByKey(bv, ov, tv)
+			v = mergeObjectByKey(bv, ov, tv)
 		default:
 			v = pickChanged(bv, ov, tv)
 		}
 		if err != nil {
-			v, err = pickOurs(bv, ov, tv), nil
+			return pickOurs(bv, ov, tv)
 		}
-		if v != nil {
-			out.set(k, v)
-		}
-	}
-	return out.bytes(), nil
+		return v
+	})
 }
 
 // threeObjects returns the objects readStore read on the three sides: an error when ours or
@@ -748,43 +721,34 @@ func mergeHistory(b, o, t *rawObj, err error) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := newRawObj()
-	for _, id := range rawUnionKeys(o, t, b) {
-		bv, ov, tv := b.vals[id], o.vals[id], t.vals[id]
-		var v []byte
+	return mergeMembers(b, o, t, func(_ string, bv, ov, tv []byte) []byte {
 		switch {
 		case rawEqual(tv, bv), rawEqual(ov, tv):
-			v = ov
+			return ov
 		case rawEqual(ov, bv):
-			v = tv
-		default:
-			bl, _ := rawArray(orEmptyList(bv))
-			ol, err1 := rawArray(orEmptyList(ov))
-			tl, err2 := rawArray(orEmptyList(tv))
-			if err1 != nil || err2 != nil {
-				v = ov
-				break
-			}
-			have := map[string]bool{}
-			for _, n := range append(append([][]byte{}, bl...), ol...) {
-				have[canonicalJSON(n)] = true
-			}
-			for _, n := range tl {
-				if c := canonicalJSON(n); !have[c] {
-					ol = append(ol, n)
-					have[c] = true
-				}
-			}
-			if len(ol) > 100 {
-				ol = ol[len(ol)-100:]
-			}
-			v = rawList(ol)
+			return tv
 		}
-		if v != nil {
-			out.set(id, v)
+		bl, _ := rawArray(orEmptyList(bv))
+		ol, err1 := rawArray(orEmptyList(ov))
+		tl, err2 := rawArray(orEmptyList(tv))
+		if err1 != nil || err2 != nil {
+			return ov
 		}
-	}
-	return out.bytes(), nil
+		have := map[string]bool{}
+		for _, n := range append(append([][]byte{}, bl...), ol...) {
+			have[canonicalJSON(n)] = true
+		}
+		for _, n := range tl {
+			if c := canonicalJSON(n); !have[c] {
+				ol = append(ol, n)
+				have[c] = true
+			}
+		}
+		if len(ol) > 100 {
+			ol = ol[len(ol)-100:]
+		}
+		return rawList(ol)
+	}), nil
 }
 
 func orEmptyList(b []byte) []byte {
@@ -830,6 +794,18 @@ func parseThree(base, ours, theirs []byte) (b, o, t *rawObj, err error) {
 	o, err2 := rawObject(ours)
 	t, err3 := rawObject(theirs)
 	return b, o, t, errors.Join(err1, err2, err3)
+}
+
+// mergeMembers merges three objects member by member, each key of ours, theirs and base once
+// in that order of appearance: rule returns the merged value of a key, or nil to leave it out.
+func mergeMembers(b, o, t *rawObj, rule func(key string, base, ours, theirs []byte) []byte) []byte {
+	out := newRawObj()
+	for _, k := range rawUnionKeys(o, t, b) {
+		if v := rule(k, b.vals[k], o.vals[k], t.vals[k]); v != nil {
+			out.set(k, v)
+		}
+	}
+	return out.bytes()
 }
 
 func rawUnionKeys(objs ...*rawObj) []string {
