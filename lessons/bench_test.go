@@ -331,10 +331,8 @@ func TestConsolidationMatchesQuadraticReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	elig := append([]*Entry(nil), s.living[:400]...)
-	s.ensureSets(elig)
-	sets := make([][]uint32, len(elig))
+	sets := source{s}.TokenSets(elig)
 	for i, e := range elig {
-		sets[i] = e.set
 		if i%3 == 0 { // give some entries shared sources
 			e.Sources = append(e.Sources, "pr#1")
 		}
@@ -342,12 +340,8 @@ func TestConsolidationMatchesQuadraticReference(t *testing.T) {
 	for _, policy := range []string{"off", "shared", "identical"} {
 		for _, thr := range []float64{0.3, 0.55, 0.8} {
 			accept := sourcePolicy(policy, elig)
-			var af rank.AcceptFunc
-			if accept != nil {
-				af = func(_ int, members []int, cand int) bool { return accept(members, cand) }
-			}
-			got := clusterSets(sets, thr, accept)
-			want := clusterQuadratic(sets, thr, af)
+			got := rank.Cluster(sets, thr, accept)
+			want := clusterQuadratic(sets, thr, accept)
 			if len(got) == 0 && thr == 0.55 && policy == "off" {
 				t.Fatal("no clusters at the default threshold; the test store has no near-duplicates")
 			}
@@ -394,7 +388,7 @@ func decideCold(data []byte, r Retrieval, once bool) (*Decision, error) {
 }
 
 // clusterQuadratic is consolidate.py's anchor loop transcribed directly, the
-// reference clusterSets is compared with: every anchor against every
+// reference rank.Cluster is compared with: every anchor against every
 // unconsumed entry.
 func clusterQuadratic(sets [][]uint32, threshold float64, accept rank.AcceptFunc) [][]int {
 	consumed := make([]bool, len(sets))

@@ -25,10 +25,6 @@ const RecommendedStaleUpkeep = 0.1
 // CitationNoteEvent is the event of the history note FollowCitations writes.
 const CitationNoteEvent = "citations"
 
-// ValidCitation checks a citation a person gives (add --cite PATH, PATH#Symbol) and returns
-// its source label ("path:PATH").
-func ValidCitation(arg string) (string, error) { return citation.FromPath(arg) }
-
 // FollowCitations applies merged pull request pr's changed files to the living lessons'
 // citations (citation.Follow): a renamed path is followed, a removed one is marked
 // "path-removed:", and a removed citation whose file the pull request added back is live
@@ -111,14 +107,13 @@ func (s *Store) CitationsStale(e *Entry) bool {
 	return true
 }
 
-// CitationChange is one "citations" history note read back: what merged pull request PR
-// did to a lesson's citations.
+// CitationChange is one "citations" history note read back, as the action's report lists it:
+// what merged pull request PR did to a lesson's citations.
 type CitationChange struct {
 	PR       int
 	Renamed  [][2]string // old and new source labels
 	Removed  []string    // the cited paths (with their symbols) it removed
-	Restored []string
-	Orphaned bool // it left the lesson without any valid citation
+	Orphaned bool        // it left the lesson without any valid citation
 }
 
 // CitationChanges returns the citation changes recorded in id's history, oldest first.
@@ -140,7 +135,6 @@ func (s *Store) CitationChanges(id string) []CitationChange {
 			}
 		}
 		c.Removed = strItems(n.v.Field("removed"))
-		c.Restored = strItems(n.v.Field("restored"))
 		out = append(out, c)
 	}
 	return out

@@ -157,15 +157,6 @@ func TestStaleUpkeepConfigKey(t *testing.T) {
 	}
 }
 
-func TestValidCitation(t *testing.T) {
-	if got, err := ValidCitation("./src/x.go#Run"); err != nil || got != "path:src/x.go#Run" {
-		t.Errorf("ValidCitation = %q, %v", got, err)
-	}
-	if _, err := ValidCitation("../x.go"); err == nil {
-		t.Error("ValidCitation accepted a path out of the repository")
-	}
-}
-
 // import keeps a lesson's citations, as it keeps every source (issue 26: "import keeps them").
 func TestImportKeepsCitations(t *testing.T) {
 	from := newTestStore()

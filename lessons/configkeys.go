@@ -130,8 +130,6 @@ func (f *configField) isSet(c Config) bool {
 		return *p
 	case **float64:
 		return *p != nil
-	case *string:
-		return *p != ""
 	}
-	return false
+	return false // no extension key is a string
 }

@@ -34,13 +34,8 @@ func (s *Store) consolidate(escrow map[string]bool) int {
 		}
 		return 0
 	})
-	s.ensureSets(elig)
-	sets := make([][]uint32, len(elig))
-	for i, e := range elig {
-		sets[i] = s.tokenSet(e)
-	}
-	accept := sourcePolicy(s.cfg.MergeSourcePolicy, elig)
-	clusters := clusterSets(sets, s.cfg.MergeThreshold, accept)
+	sets := source{s}.TokenSets(elig)
+	clusters := rank.Cluster(sets, s.cfg.MergeThreshold, sourcePolicy(s.cfg.MergeSourcePolicy, elig))
 	heirs := make([]*Entry, 0, len(clusters))
 	for _, c := range clusters {
 		members := make([]*Entry, len(c))
@@ -68,13 +63,13 @@ func (s *Store) MostSimilar(question, answer string) (id string, similarity floa
 	return "", 0
 }
 
-// sourcePolicy returns the join test of merge_source_policy, or nil for
-// "off". accept(cluster, cand) is asked with the cluster so far (anchor
-// first) and a candidate that is similar enough.
-func sourcePolicy(policy string, elig []*Entry) func(cluster []int, cand int) bool {
+// sourcePolicy returns the join test of merge_source_policy for rank.Cluster,
+// or nil for "off": it is asked with the cluster so far (anchor first) and a
+// candidate that is similar enough.
+func sourcePolicy(policy string, elig []*Entry) rank.AcceptFunc {
 	switch policy {
 	case "shared":
-		return func(cluster []int, cand int) bool {
+		return func(_ int, cluster []int, cand int) bool {
 			cs := elig[cand].Sources
 			if len(cs) == 0 || len(elig[cluster[0]].Sources) == 0 {
 				return false
@@ -98,7 +93,7 @@ func sourcePolicy(policy string, elig []*Entry) func(cluster []int, cand int) bo
 			return false
 		}
 	case "identical":
-		return func(cluster []int, cand int) bool {
+		return func(_ int, cluster []int, cand int) bool {
 			a, b := elig[cluster[0]].Sources, elig[cand].Sources
 			if len(a) == 0 || len(b) == 0 {
 				return false
@@ -121,19 +116,6 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
-}
-
-// clusterSets is anchor clustering (rank.Cluster, sub-quadratic and
-// equal to the quadratic reference): each unconsumed set in order becomes an
-// anchor; every other unconsumed set with Jaccard(anchor, other) >=
-// threshold (and accepted) joins it. Clusters of two or more are returned,
-// anchor first, members in order.
-func clusterSets(sets [][]uint32, threshold float64, accept func(cluster []int, cand int) bool) [][]int {
-	var af rank.AcceptFunc
-	if accept != nil {
-		af = func(_ int, members []int, cand int) bool { return accept(members, cand) }
-	}
-	return rank.Cluster(sets, threshold, af)
 }
 
 // merge buries members (anchor first; the caller compacts the living list)
@@ -192,7 +174,7 @@ func (s *Store) merge(members []*Entry) *Entry {
 	for _, mb := range members {
 		s.markDead(mb)
 	}
-	heir.ID = s.freshEntryID(append([]string{"merge"}, lineage...)...)
+	heir.ID = freshID(s.entryIDTaken, append([]string{"merge"}, lineage...)...)
 	s.byID[heir.ID] = heir // reserve the id until the caller adds it
 	return heir
 }

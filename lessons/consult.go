@@ -3,6 +3,7 @@ package lessons
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
@@ -37,9 +38,6 @@ type Hit struct {
 	Margin       float64
 	SupersededBy string
 }
-
-// DecideThreshold is the confidence from which a BM25F hit may decide.
-const DecideThreshold = rank.DecideThreshold
 
 // Retrieve ranks the living entries for query with opts.Retrieval (the
 // store's default when empty). It returns nil when nothing qualifies.
@@ -167,16 +165,8 @@ func (s *Store) Decide(query string, opts DecideOptions) (*Decision, error) {
 	return d, nil
 }
 
+// freshTicketID is t's id: derived from its content, unused by the pending tickets.
 func (s *Store) freshTicketID(t *Ticket) string {
-	parts := []string{"ticket", t.Query, fmt.Sprint(t.BornTick), t.DecidingEntry, strings.Join(t.SupportingEntries, ",")}
-	for n := 0; ; n++ {
-		p := parts
-		if n > 0 {
-			p = append(append([]string{}, parts...), fmt.Sprint(n))
-		}
-		id := ContentID(p...)
-		if !slices.ContainsFunc(s.pending, func(x *Ticket) bool { return x.ID == id }) {
-			return id
-		}
-	}
+	return freshID(func(id string) bool { return s.pendingTicket(id) != nil },
+		"ticket", t.Query, strconv.Itoa(t.BornTick), t.DecidingEntry, strings.Join(t.SupportingEntries, ","))
 }

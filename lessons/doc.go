@@ -21,7 +21,7 @@
 //	err = s.Save(ctx)                           // or Marshal() for the bytes
 //
 // The bot branch's store and the base branch's meet in a three-way merge of their documents
-// (internal/storedoc's Merge; the rules are in docs/merge.md) that MergeStore loads, and
+// (internal/storedoc's Merge; the rules are in docs/merge.md) that ParseWith loads, and
 // top-level keys darwin-memo ignores, such as the action's record, are kept as extensions
 // (Store.Extension, Store.SetExtension). The file itself (its lock, atomic writes, side files)
 // is internal/storedoc's.

@@ -3,6 +3,7 @@ package lessons
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
@@ -36,12 +37,7 @@ type Diagnosis struct {
 
 // HasErrors reports whether any finding has severity "error" (exit 1).
 func (d *Diagnosis) HasErrors() bool {
-	for _, f := range d.Findings {
-		if f.Severity == "error" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(d.Findings, func(f Finding) bool { return f.Severity == "error" })
 }
 
 // CheckBalances refuses a store whose balances are not finite numbers: the

@@ -358,8 +358,8 @@ func TestSettleFreeBatchMovesEachLessonOnce(t *testing.T) {
 		{Tick: 0, Decider: a.ID, Supporting: []string{b.ID}, Query: "cache eviction"},
 		{Tick: 0, Decider: a.ID, Supporting: []string{}, Query: "eviction order"},
 	}
-	rs := s.SettleFreeBatch(tickets, 2, SettleOptions{Source: "ci"})
-	if len(rs) != 2 || !rs[0].Landed {
+	rs := s.SettleFreeBatch(tickets, 2, SettleOptions{Source: "ci"}).Tickets
+	if len(rs) != 2 || !rs[0].Result.Landed {
 		t.Fatalf("results %+v", rs)
 	}
 	// One credit and one retrieval upkeep, although two tickets name a; the

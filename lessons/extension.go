@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
-	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
 
 // Extensions are the top-level keys of a store that darwin-memo does not know and ignores (the
@@ -16,12 +15,7 @@ import (
 // Extension returns the value of the top-level key darwin-memo ignores as compact JSON in
 // Python's spelling (json.dumps: non-ASCII escaped, NaN and Infinity as Python writes them),
 // and whether the store has the key.
-func (s *Store) Extension(key string) ([]byte, bool) {
-	if storedoc.OwnKey(key) {
-		return nil, false
-	}
-	return s.extensions.Get(key)
-}
+func (s *Store) Extension(key string) ([]byte, bool) { return s.extensions.Get(key) }
 
 // SetExtension sets the top-level key darwin-memo ignores to the JSON value data, read as
 // darwin-memo reads its store (Python's json.loads). A key the store has keeps its place; a new

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,7 +60,7 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 		Lineage:       []string{},
 		Juvenile:      max(0, s.cfg.AdmissionWindow),
 	}
-	e.ID = s.freshEntryID("entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
+	e.ID = freshID(s.entryIDTaken, "entry", l.Question, l.Answer, string(l.Kind), strconv.Itoa(s.tick))
 	e.Sources = s.recordSupersedes(e.Sources, l.Question, l.Answer) // supersede.go
 	s.addLiving(e)
 	source := strings.Join(e.Sources, ", ")
@@ -76,39 +77,32 @@ func (s *Store) Add(l NewLesson) (*Entry, error) {
 	return e, nil
 }
 
-// AddLessons adds lessons in order, each as Add adds it (so each is checked
-// for supersession against the store and the lessons added before it), and
-// returns the entries and, by position, what refused a lesson.
-func (s *Store) AddLessons(ls []NewLesson) ([]*Entry, []error) {
-	entries, errs := make([]*Entry, len(ls)), make([]error, len(ls))
-	for i, l := range ls {
-		entries[i], errs[i] = s.Add(l)
-	}
-	return entries, errs
-}
-
-// freshEntryID derives an id from parts, bumping a counter until it is
-// unused by living and dead entries.
-func (s *Store) freshEntryID(parts ...string) string {
+// freshID derives an id from parts (ContentID), with a counter appended
+// to them until taken says the id is free.
+func freshID(taken func(id string) bool, parts ...string) string {
 	for n := 0; ; n++ {
 		p := parts
 		if n > 0 {
 			p = append(append([]string{}, parts...), strconv.Itoa(n))
 		}
-		id := ContentID(p...)
-		_, live := s.byID[id]
-		_, dead := s.deadIDs[id]
-		if !live && !dead {
+		if id := ContentID(p...); !taken(id) {
 			return id
 		}
 	}
 }
 
+// entryIDTaken reports whether a living or dead entry has id.
+func (s *Store) entryIDTaken(id string) bool {
+	_, live := s.byID[id]
+	_, dead := s.deadIDs[id]
+	return live || dead
+}
+
 func (s *Store) addLiving(e *Entry) {
 	s.byID[e.ID] = e
 	s.living = append(s.living, e)
-	if s.idx != nil {
-		s.idx.add(s, e)
+	if s.lib != nil {
+		s.lib.Add(e)
 	}
 }
 
@@ -135,8 +129,8 @@ func (s *Store) markDead(e *Entry) {
 	e.Energy = math.Min(e.Energy, 0)
 	s.deadIDs[e.ID] = len(s.graveyard)
 	s.graveyard = append(s.graveyard, e)
-	if s.idx != nil {
-		s.idx.remove(e)
+	if s.lib != nil {
+		s.lib.Remove(e)
 	}
 	s.dropRetrieverVector(e.ID)
 }
@@ -164,11 +158,8 @@ func (s *Store) dropRetrieverVector(id string) {
 			continue
 		}
 		vs := mb.Value.Members()
-		for j := range vs {
-			if vs[j].Key == id {
-				s.retriever.Members()[i].Value = pyjson.Object(append(vs[:j:j], vs[j+1:]...)...)
-				break
-			}
+		if j := slices.IndexFunc(vs, func(v pyjson.Member) bool { return v.Key == id }); j >= 0 {
+			s.retriever.Members()[i].Value = pyjson.Object(append(vs[:j:j], vs[j+1:]...)...)
 		}
 	}
 }
@@ -311,20 +302,10 @@ type SettleResult struct {
 // pending; an unknown or already settled ticket is dropped. Neither is an
 // error: duplicate delivery is expected.
 func (s *Store) Settle(ticketID string, delta float64, opts SettleOptions) SettleResult {
-	if opts.Source == "" {
-		opts.Source = "unknown"
-	}
-	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		s.log("settle_rejected", pyjson.Pair("ticket", pyjson.String(ticketID)), pyjson.Pair("detail", pyjson.String("non-finite delta")), pyjson.Pair("source", pyjson.String(opts.Source)))
+	if !s.admit(ticketID, delta, &opts) {
 		return SettleResult{Ticket: ticketID, Status: StatusRejected}
 	}
-	at := -1
-	for i, t := range s.pending {
-		if t.ID == ticketID {
-			at = i
-			break
-		}
-	}
+	at := slices.IndexFunc(s.pending, func(t *Ticket) bool { return t.ID == ticketID })
 	if at < 0 {
 		s.log("settle_dropped", pyjson.Pair("ticket", pyjson.String(ticketID)), pyjson.Pair("delta", pyjson.Float(delta)), pyjson.Pair("detail", pyjson.String(opts.Detail)))
 		return SettleResult{Ticket: ticketID, Status: StatusDropped}
@@ -332,6 +313,19 @@ func (s *Store) Settle(ticketID string, delta float64, opts SettleOptions) Settl
 	t := s.pending[at]
 	s.pending = append(s.pending[:at:at], s.pending[at+1:]...)
 	return s.apply(t, delta, opts)
+}
+
+// admit defaults opts.Source to "unknown" and reports whether a settlement of ticket id may
+// take delta: a non-finite one is logged as rejected.
+func (s *Store) admit(id string, delta float64, opts *SettleOptions) bool {
+	if opts.Source == "" {
+		opts.Source = "unknown"
+	}
+	if math.IsNaN(delta) || math.IsInf(delta, 0) {
+		s.log("settle_rejected", pyjson.Pair("ticket", pyjson.String(id)), pyjson.Pair("detail", pyjson.String("non-finite delta")), pyjson.Pair("source", pyjson.String(opts.Source)))
+		return false
+	}
+	return true
 }
 
 // Abandon closes a pending ticket without an outcome: no energy moves and
@@ -549,18 +543,9 @@ func (s *Store) escrowed() map[string]bool {
 	return out
 }
 
-// pyG formats a delta as Python's '%+g'.
-func pyG(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "+nan"
-	case math.IsInf(f, 1):
-		return "+inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	return fmt.Sprintf("%+.6g", f)
-}
+// pyG formats a finite delta as Python's '%+g' (Settle and SettleFree
+// reject the others).
+func pyG(f float64) string { return fmt.Sprintf("%+.6g", f) }
 
 // ---------------------------------------------------------------------------
 // Tick
@@ -570,6 +555,14 @@ type TickOptions struct {
 	// ExpireAfter closes pending tickets older than this many ticks at delta
 	// 0. Zero means the default (50); negative disables expiry.
 	ExpireAfter int
+}
+
+// expireAfter is an ExpireAfter option in effect: 0 means DefaultExpire, negative never.
+func expireAfter(n int) int {
+	if n == 0 {
+		return DefaultExpire
+	}
+	return n
 }
 
 // TickStats is what one tick did (darwin-memo's tick log record).
@@ -601,10 +594,7 @@ func (st TickStats) MarshalJSON() ([]byte, error) {
 // consolidate_every ticks consolidation (semantics §6).
 func (s *Store) Tick(opts TickOptions) TickStats {
 	s.tick++
-	expire := opts.ExpireAfter
-	if expire == 0 {
-		expire = DefaultExpire
-	}
+	expire := expireAfter(opts.ExpireAfter)
 	st := TickStats{Tick: s.tick}
 	if expire > 0 {
 		var old []string
@@ -792,11 +782,9 @@ func (s *Store) TicksToStarvation(e *Entry) *float64 {
 	return &r
 }
 
-// pyRound is Python's round(x, digits) (NaN and the infinities as they are).
+// pyRound is Python's round(x, digits) (NaN and the infinities as they are:
+// ParseFloat reads back what FormatFloat writes for them).
 func pyRound(x float64, digits int) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
 	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', digits, 64), 64)
 	return r
 }

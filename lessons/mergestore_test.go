@@ -9,7 +9,16 @@ import (
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
-// The merged documents of storedoc.Merge load as stores (MergeStore).
+// The merged documents of storedoc.Merge load as stores.
+
+// mergeStore loads storedoc.Merge's document of the three stores, as the action does.
+func mergeStore(base, ours, theirs string) (*lessons.Store, error) {
+	doc, err := storedoc.Merge([]byte(base), []byte(ours), []byte(theirs), nil)
+	if err != nil {
+		return nil, err
+	}
+	return lessons.Parse("merged", doc)
+}
 
 func mentry(id, q string, energy float64, extra string) string {
 	return `{"question":"` + q + `","answer":"a ` + q + `","kind":"explicit","sources":[],"energy":` +
@@ -38,7 +47,7 @@ func TestMergeReadsNaNAsTheStoreDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := lessons.MergeStore("merged", []byte(base), []byte(ours), []byte(theirs), nil, lessons.Options{})
+	s, err := mergeStore(base, ours, theirs)
 	if err != nil {
 		t.Fatalf("merged store does not load: %v\n%s", err, out)
 	}
@@ -68,7 +77,7 @@ func TestMergeMatchesEntriesWithoutID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := lessons.MergeStore("merged", []byte(base), []byte(ours), []byte(theirs), nil, lessons.Options{})
+	s, err := mergeStore(base, ours, theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +100,7 @@ func TestMergeRepeatedKeyInAnEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := lessons.MergeStore("merged", []byte(base), []byte(ours), []byte(theirs), nil, lessons.Options{})
+	s, err := mergeStore(base, ours, theirs)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

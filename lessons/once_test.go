@@ -97,7 +97,7 @@ func TestOnceMatchesIndex(t *testing.T) {
 					if g, w := decisionKey(got), decisionKey(want); g != w {
 						t.Fatalf("seed %d %s %q %+v:\nonce:\n%s\nindexed:\n%s", seed, r, q, o, g, w)
 					}
-					if once.idx != nil && (once.idx.lib.Indexed(RetrievalDarwinMemo) || once.idx.lib.Indexed(RetrievalBM25F)) {
+					if once.lib != nil && (once.lib.Indexed(RetrievalDarwinMemo) || once.lib.Indexed(RetrievalBM25F)) {
 						t.Fatalf("%s %q %+v: Once built the store's index", r, q, o)
 					}
 				}
@@ -121,7 +121,7 @@ func TestOnceMatchesIndexOnSuite(t *testing.T) {
 			}
 			indexed, _ := buildEvalStore(t, mode.build, ls, mode.statements, mode.whole)
 			once, _ := buildEvalStore(t, mode.build, ls, mode.statements, mode.whole)
-			once.idx = nil // built by Add (supersession records); Once must not need it
+			once.lib = nil // built by Add (supersession records); Once must not need it
 			for _, pr := range p.Probes {
 				o := RetrieveOptions{Retrieval: mode.query}
 				want, err := indexed.Decide(pr.Query, DecideOptions{RetrieveOptions: o})
@@ -136,7 +136,7 @@ func TestOnceMatchesIndexOnSuite(t *testing.T) {
 				if g, w := decisionKey(got), decisionKey(want); g != w {
 					t.Fatalf("%s, %s, %q:\nonce:\n%s\nindexed:\n%s", mode.name, p.Class, pr.Query, g, w)
 				}
-				if once.idx != nil && (once.idx.lib.Indexed(RetrievalDarwinMemo) || once.idx.lib.Indexed(RetrievalBM25F)) {
+				if once.lib != nil && (once.lib.Indexed(RetrievalDarwinMemo) || once.lib.Indexed(RetrievalBM25F)) {
 					t.Fatalf("%s, %q: Once built the store's index", mode.name, pr.Query)
 				}
 			}

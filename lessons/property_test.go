@@ -88,8 +88,8 @@ func checkInvariants(t *testing.T, s *Store) {
 			t.Fatalf("buried %s has positive energy %v", g.ID, g.Energy)
 		}
 	}
-	if s.idx != nil {
-		if dm, bm := s.idx.lib.Len(); dm >= 0 && dm != len(s.living) || bm >= 0 && bm != len(s.living) {
+	if s.lib != nil {
+		if dm, bm := s.lib.Len(); dm >= 0 && dm != len(s.living) || bm >= 0 && bm != len(s.living) {
 			t.Fatalf("indexes hold %d and %d lessons, living %d", dm, bm, len(s.living))
 		}
 	}

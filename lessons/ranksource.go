@@ -2,28 +2,15 @@ package lessons
 
 import "github.com/darwin-memo/darwin-memo-action/internal/rank"
 
-// index holds what the store keeps for the rankings and the encoder's
-// duplicate check (rank.Library): the ranking indexes of the living entries,
-// built on first use and kept current by add and bury.
-type index struct {
-	lib *rank.Library[*Entry]
-}
-
-// ensureIndexShell returns the store's index holder, creating an empty one
-// (no ranking's index built) if needed.
-func (s *Store) ensureIndexShell() *index {
-	if s.idx == nil {
-		s.idx = &index{lib: rank.NewLibrary[*Entry](source{s})}
+// library returns the rankings' view of the store (rank.Library): the
+// ranking indexes of the living entries, built on first use and kept current
+// by addLiving and markDead.
+func (s *Store) library() *rank.Library[*Entry] {
+	if s.lib == nil {
+		s.lib = rank.NewLibrary[*Entry](source{s})
 	}
-	return s.idx
+	return s.lib
 }
-
-// library returns the rankings' view of the store.
-func (s *Store) library() *rank.Library[*Entry] { return s.ensureIndexShell().lib }
-
-func (ix *index) add(_ *Store, e *Entry) { ix.lib.Add(e) }
-
-func (ix *index) remove(e *Entry) { ix.lib.Remove(e) }
 
 // source is the store as internal/rank reads it.
 type source struct{ s *Store }
@@ -37,10 +24,9 @@ func (source) Lesson(e *Entry) rank.Lesson {
 func (source) Supersedes(e *Entry) []string { return e.Supersedes() }
 
 func (src source) TokenSets(es []*Entry) [][]uint32 {
-	src.s.ensureSets(es)
 	sets := make([][]uint32, len(es))
 	for i, e := range es {
-		sets[i] = e.set
+		sets[i] = src.s.tokenSet(e)
 	}
 	return sets
 }
@@ -62,12 +48,4 @@ func (s *Store) tokenSet(e *Entry) []uint32 {
 		e.set, e.hasSet = s.tokenDict().InternText(e.Question, e.Answer), true
 	}
 	return e.set
-}
-
-// ensureSets computes the token sets of the entries that lack one, in
-// entry order.
-func (s *Store) ensureSets(es []*Entry) {
-	for _, e := range es {
-		s.tokenSet(e)
-	}
 }

@@ -199,23 +199,9 @@ func entry(p *pyjson.Decoder) (*Entry, error) {
 		case "juvenile":
 			e.Juvenile, err = p.Int()
 		case "imported_from":
-			var s string
-			var ok bool
-			s, ok, err = p.StrOrNull()
-			if ok {
-				e.ImportedFrom = &s
-			} else {
-				e.ImportedFrom = nil
-			}
+			e.ImportedFrom, err = strOrNil(p)
 		case "imported_at":
-			var s string
-			var ok bool
-			s, ok, err = p.StrOrNull()
-			if ok {
-				e.ImportedAt = &s
-			} else {
-				e.ImportedAt = nil
-			}
+			e.ImportedAt, err = strOrNil(p)
 		case "id":
 			e.ID, err = p.Str()
 			haveID = true
@@ -244,6 +230,15 @@ func entry(p *pyjson.Decoder) (*Entry, error) {
 		e.ID = ContentID("entry", e.Question, e.Answer)
 	}
 	return e, nil
+}
+
+// strOrNil reads a string, or null as nil.
+func strOrNil(p *pyjson.Decoder) (*string, error) {
+	s, ok, err := p.StrOrNull()
+	if !ok {
+		return nil, err
+	}
+	return &s, err
 }
 
 // parseLedger streams the ledger block: history notes are rendered straight
@@ -307,30 +302,30 @@ func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
 	})
 }
 
-// loadHistory renders the kept bytes of a lazy load's ledger.history
-// (Options.LazyHistory) into the store's notes as a full load would have,
-// before anything lists, adds or writes notes. The bytes were checked at
-// load as strictly as rendering reads them, so it does not fail.
+// loadHistory renders the kept bytes of a consult-only or lazy load's ledger.history
+// (Options.ConsultOnly, Options.LazyHistory) into the store's notes as a full load would have,
+// before anything reads, adds or writes notes. The bytes were checked at load as strictly as
+// rendering reads them, so it does not fail.
 func (s *Store) loadHistory() {
-	if s.keptHistory == nil || s.opts.ConsultOnly {
+	if s.keptHistory == nil {
 		return
 	}
 	kept := s.keptHistory
-	s.keptHistory, s.keptNotes = nil, nil
+	s.keptHistory = nil
 	if err := s.readHistory(pyjson.NewDecoder(s.name, kept), pyjson.NewWriter(nil, 0)); err != nil {
 		panic(fmt.Sprintf("%s: $.ledger.history, checked at load, does not render: %v", s.name, err))
 	}
 }
 
 // keepNotes passes over ledger.history for a consult-only or lazy load,
-// checking it as JSON and keeping its bytes for notesOf (and loadHistory).
+// checking it as JSON and keeping its bytes for loadHistory.
 func (s *Store) keepNotes(p *pyjson.Decoder) error {
 	p.SkipSpace()
 	start := p.Pos()
 	if err := p.Skip(); err != nil {
 		return err
 	}
-	s.keptHistory, s.keptNotes = nil, nil // a repeated key: the last one counts
+	s.keptHistory = nil // a repeated key: the last one counts
 	switch {
 	case p.Data()[start] == '{' && s.opts.LazyHistory:
 		// A copy: a lazy store outlives the document it was read from
@@ -344,36 +339,11 @@ func (s *Store) keepNotes(p *pyjson.Decoder) error {
 	return nil
 }
 
-// notesOf returns id's history notes, rendering a consult-only or lazy
-// load's kept bytes on first ask as the full load renders them.
+// notesOf returns id's history notes, rendering a consult-only or lazy load's kept notes first
+// (loadHistory).
 func (s *Store) notesOf(id string) []string {
-	if h, ok := s.history[id]; ok || s.keptHistory == nil {
-		return h
-	}
-	if s.keptNotes == nil {
-		// Each lesson's notes array by id, the last of a repeated id as the
-		// full load keeps; the bytes were checked at load.
-		s.keptNotes = map[string][]byte{}
-		p := pyjson.NewDecoder(s.name, s.keptHistory)
-		_ = p.Object(func(id string) error {
-			p.SkipSpace()
-			start := p.Pos()
-			err := p.Skip()
-			s.keptNotes[id] = p.Data()[start:p.Pos()]
-			return err
-		})
-	}
-	raw, ok := s.keptNotes[id]
-	if !ok {
-		return nil
-	}
-	var notes []string
-	p := pyjson.NewDecoder(s.name, raw)
-	if k, err := p.Peek(); err == nil && k == pyjson.KindArray {
-		notes, _ = renderNotes(p, pyjson.NewWriter(nil, 0)) // checked at load
-	}
-	s.history[id] = notes
-	return notes
+	s.loadHistory()
+	return s.history[id]
 }
 
 // renderNotes reads the list of notes at p, each rendered at its depth in the file.

@@ -431,7 +431,7 @@ func decideColdTable(t *testing.T) string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n`decide` at 10k lessons in process (the `genStore` store of the lesson-store benchmarks above, %.0f MB): parse the file and decide `%s`; fastest of 15 interleaved runs, each from a collected heap with the collector off (as the command runs). "+
-		"*As `decide` runs it*: the store loaded to be consulted only (`Options.ConsultOnly`: the graveyard is checked and passed over, the history notes checked and kept unread until the ranking asks for one lesson's), and a decide with `RetrieveOptions.Once`, which builds no index "+
+		"*As `decide` runs it*: the store loaded to be consulted only (`Options.ConsultOnly`: the graveyard is checked and passed over, the history notes checked and kept unread, since consulting reads none), and a decide with `RetrieveOptions.Once`, which builds no index "+
 		"(darwin-memo: each lesson's tokens matched against the query's; bm25f: an index built for the one query and dropped), with results identical to the index's (`internal/rank`'s `TestLibraryOnceMatchesIndex`, `TestOnceMatchesIndex*`). "+
 		"*With the index*: the full load and the ranking's index, as a long-lived process (the MCP server) builds once and reuses. "+
 		"The same in `go test ./lessons -run '^$' -bench DecideCold`.\n\n", float64(len(data))/(1<<20), decideQuery)
@@ -527,7 +527,7 @@ func forEachDevStore(t *testing.T, fn func(set string, p evalPack, s *Store, key
 }
 
 // TestDecideThresholdSweep fits rank.Confidence's coefficients and chooses
-// DecideThreshold: on every development set (the suite, the held-out
+// rank.DecideThreshold: on every development set (the suite, the held-out
 // packs and the blind sets once scored), each probe's first lesson that
 // may decide, its coverage and margin, the query's length, and whether it
 // is wanted. It refits the logistic model (maximum likelihood, a small L2
@@ -535,7 +535,7 @@ func forEachDevStore(t *testing.T, fn func(set string, p evalPack, s *Store, key
 // 0.02 from the fit; then logs decide's accuracy, abstention precision and
 // recall at each threshold, and each set's accuracy when the model is
 // fitted on the other sets alone (leave-one-set-out), with -v, and fails
-// if DecideThreshold is not within 0.05 of the best one's accuracy.
+// if rank.DecideThreshold is not within 0.05 of the best one's accuracy.
 func TestDecideThresholdSweep(t *testing.T) {
 	type probe struct {
 		cov, margin float64 // of the first hit that may decide
@@ -561,7 +561,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 					break
 				}
 			}
-			if os.Getenv("SWEEP_LOG") != "" && first >= 0 && (pb.abstain == (pb.conf >= DecideThreshold) || !pb.abstain && !pb.right) {
+			if os.Getenv("SWEEP_LOG") != "" && first >= 0 && (pb.abstain == (pb.conf >= rank.DecideThreshold) || !pb.abstain && !pb.right) {
 				t.Logf("abstain=%v right=%v conf=%.2f cov=%.2f margin=%.2f %q -> %s %q", pb.abstain, pb.right, pb.conf, pb.cov, pb.margin, pr.Query, key[hits[first].Entry.ID], hits[first].Entry.Question)
 			}
 			probes = append(probes, pb)
@@ -636,10 +636,10 @@ func TestDecideThresholdSweep(t *testing.T) {
 	t.Logf("%d development probes; best threshold %.2f (accuracy %.3f)\n%s", len(probes), best, bestAcc, b.String())
 	var per strings.Builder
 	for _, set := range devSets() {
-		acc, prec, rec, ans := accuracy(DecideThreshold, filepath.Base(set))
+		acc, prec, rec, ans := accuracy(rank.DecideThreshold, filepath.Base(set))
 		fmt.Fprintf(&per, "| %s | %.3f | %.3f | %.3f | %.3f |\n", filepath.Base(set), acc, ans, prec, rec)
 	}
-	t.Logf("at DecideThreshold %.2f, by set:\n| set | decide accuracy | answerable | abstention precision | abstention recall |\n|---|---|---|---|---|\n%s", DecideThreshold, per.String())
+	t.Logf("at rank.DecideThreshold %.2f, by set:\n| set | decide accuracy | answerable | abstention precision | abstention recall |\n|---|---|---|---|---|\n%s", rank.DecideThreshold, per.String())
 	// Leave-one-set-out: each set decided by the model fitted on the
 	// others, the estimate of a new set's score.
 	var ex []fitExample
@@ -656,8 +656,8 @@ func TestDecideThresholdSweep(t *testing.T) {
 		fmt.Fprintf(&loso, "| %s | %.3f |\n", set, acc[i])
 	}
 	t.Logf("leave-one-set-out decide accuracy (mean %.3f):\n| left-out set | decide accuracy |\n|---|---|\n%s", mean, loso.String())
-	if acc, _, _, _ := accuracy(DecideThreshold, ""); acc < bestAcc-0.05 {
-		t.Errorf("DecideThreshold %.2f: accuracy %.3f, the best threshold %.2f gives %.3f", DecideThreshold, acc, best, bestAcc)
+	if acc, _, _, _ := accuracy(rank.DecideThreshold, ""); acc < bestAcc-0.05 {
+		t.Errorf("rank.DecideThreshold %.2f: accuracy %.3f, the best threshold %.2f gives %.3f", rank.DecideThreshold, acc, best, bestAcc)
 	}
 }
 

@@ -1,7 +1,6 @@
 package lessons
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
@@ -32,17 +31,15 @@ func validKind(k string) bool {
 
 // Economic constants (semantics §3.1).
 const (
-	SpawnEnergy       = 1.0
-	DefaultUpkeep     = 0.05
-	DefaultMaxEnergy  = 5.0
-	AliveThreshold    = 1e-9
-	DefaultExpire     = 50
-	HistoryCap        = 100
-	DefaultK          = 3
-	DefaultProbation  = 3
-	minUpkeepScale    = 0.25
-	damageThreshold   = -1e-9
-	defaultStoreLabel = "lessons.json"
+	SpawnEnergy      = 1.0
+	DefaultUpkeep    = 0.05
+	DefaultMaxEnergy = 5.0
+	AliveThreshold   = 1e-9
+	DefaultExpire    = 50
+	HistoryCap       = 100
+	DefaultK         = 3
+	DefaultProbation = 3
+	damageThreshold  = -1e-9
 )
 
 // Entry is one lesson: a question–answer pair with an energy balance.
@@ -157,38 +154,28 @@ func DefaultConfig() Config {
 
 // RecommendedConfig returns the configuration this project starts new
 // stores with: darwin-memo's defaults except SupportingShare 0, the setting
-// the selection benchmark recommends (docs/tuning.md). A store's persisted
-// ledger.config always wins over it.
+// the selection benchmark recommends, and this project's economics
+// (issue 13; docs/tuning.md has the evidence). With upkeep 0.05 per tick: an
+// entry pays 0.015 per tick while idle, 0.0015 once tenured (after one
+// unbundled gain since its last loss), and 0.09 for every settled ticket
+// that retrieved it; a PR's delta is split equally among its tickets, its
+// regressions (when known) are charged apart from its improvements, and a
+// harmful outcome moves up to 1.2 energy. A store's persisted ledger.config
+// always wins over it.
 func RecommendedConfig() Config {
 	c := DefaultConfig()
 	c.SupportingShare = 0
-	c.RetrievalUpkeep = RecommendedRetrievalUpkeep
-	idle := RecommendedIdleUpkeepScale
+	c.RetrievalUpkeep = 0.09
+	idle := 0.3
 	c.IdleUpkeepScale = &idle
-	c.HarmGain = RecommendedHarmGain
-	c.TenureAfter = RecommendedTenureAfter
-	c.TenureUpkeepScale = RecommendedTenureUpkeepScale
-	c.BundleSplit = RecommendedBundleSplit
-	c.SegregateLosses = RecommendedSegregateLosses
+	c.HarmGain = 1.2
+	c.TenureAfter = 1
+	c.TenureUpkeepScale = 0.1
+	c.BundleSplit = true
+	c.SegregateLosses = true
 	c.StaleUpkeep = RecommendedStaleUpkeep
 	return c
 }
-
-// The economics new stores start with (issue 13; docs/tuning.md has the
-// evidence). With upkeep 0.05 per tick: an entry pays 0.015 per tick while
-// idle, 0.0015 once tenured (after one unbundled gain since its last loss),
-// and 0.09 for every settled ticket that retrieved it; a PR's delta is split
-// equally among its tickets, its regressions (when known) are charged apart
-// from its improvements, and a harmful outcome moves up to 1.2 energy.
-const (
-	RecommendedBundleSplit       = true
-	RecommendedSegregateLosses   = true
-	RecommendedRetrievalUpkeep   = 0.09
-	RecommendedIdleUpkeepScale   = 0.3
-	RecommendedHarmGain          = 1.2
-	RecommendedTenureAfter       = 1
-	RecommendedTenureUpkeepScale = 0.1
-)
 
 // Scale returns the tanh normaliser: the persisted resource_scale or 1.0.
 func (c Config) Scale() float64 {
@@ -249,16 +236,15 @@ type Options struct {
 	// ConsultOnly loads a store for a process that only consults it
 	// (decide, query): the graveyard, which consulting never reads, is
 	// checked as JSON and passed over (Dead finds nothing), and
-	// ledger.history is checked and kept as bytes, a lesson's notes
-	// rendered only when something reads them (consulting does not). Such
-	// a store cannot be written: Marshal and WriteTo fail.
+	// ledger.history is checked and kept as bytes, the notes rendered only
+	// when something reads them (consulting does not). Such a store cannot
+	// be written: Marshal and WriteTo fail.
 	ConsultOnly bool
 	// LazyHistory loads a store whole, except that ledger.history is checked
 	// as JSON and kept as bytes until something reads, adds or writes notes:
-	// a lesson's notes are then rendered as a full load renders them (all of
-	// them before notes are listed, added or written). The store behaves as
-	// a full load does; a load that reads no notes (the action's view of the
-	// base branch's store) skips rendering them.
+	// they are then all rendered as a full load renders them. The store
+	// behaves as a full load does; a load that reads no notes (the action's
+	// view of the base branch's store) skips rendering them.
 	LazyHistory bool
 }
 
@@ -296,11 +282,8 @@ type Store struct {
 	historyIDs []string
 	// keptHistory is, in a consult-only or lazy load (Options.ConsultOnly,
 	// Options.LazyHistory), the bytes of ledger.history, checked but not
-	// read: notesOf indexes it by lesson on first ask (keptNotes) and renders
-	// the notes asked for, as consulting reads a few lessons' notes, and
-	// usually none; loadHistory renders them all.
+	// read until something reads notes (loadHistory).
 	keptHistory []byte
-	keptNotes   map[string][]byte
 	damaged     map[string]bool
 	settledRuns []pyjson.Value
 	cfg         Config
@@ -308,8 +291,8 @@ type Store struct {
 	events   []storedoc.Event
 	warnings []string
 	opts     Options
-	sizeHint int // bytes of the file this store was parsed from
-	idx      *index
+	sizeHint int                   // bytes of the file this store was parsed from
+	lib      *rank.Library[*Entry] // library(), nil until first asked
 	dict     *rank.Dict
 	file     *storedoc.File
 }
@@ -333,16 +316,11 @@ func New(name string, opts Options) *Store {
 	if opts.Config != nil {
 		s.cfg = *opts.Config
 	}
-	s.SetOptions(opts)
-	return s
-}
-
-// SetOptions replaces the injected options (Config only matters to New).
-func (s *Store) SetOptions(opts Options) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	s.opts = opts
+	return s
 }
 
 // Name returns the label the store was loaded under.
@@ -449,8 +427,3 @@ func (n Note) Credit() (float64, bool) { return n.v.Field("credit").Num() }
 
 // warn records what fail-soft loading dropped or defaulted (Warnings).
 func (s *Store) warn(msg string) { s.warnings = append(s.warnings, s.name+": "+msg) }
-
-// String summarises the store for debugging.
-func (s *Store) String() string {
-	return fmt.Sprintf("%s: %d living, %d dead, tick %d, %d pending", s.name, len(s.living), len(s.graveyard), s.tick, len(s.pending))
-}

@@ -60,19 +60,6 @@ func (s *Store) recordSupersedes(sources []string, question, answer string) []st
 	return sources
 }
 
-// SupersededBy returns the newest living lesson that supersedes id,
-// directly or down a chain ("" when none does).
-func (s *Store) SupersededBy(id string) string {
-	e, ok := s.byID[id]
-	if !ok {
-		return ""
-	}
-	if l, ok := rank.NewSupersession(s.living, source{s}).Latest(e); ok {
-		return l.ID
-	}
-	return ""
-}
-
 // SupersessionChain returns the ids from id to the lesson that replaces it
 // last, following the records: id itself first. A lesson nothing
 // supersedes has a chain of one.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 func bm25Store(t *testing.T, qa ...string) (*Store, []*Entry) {
@@ -57,7 +59,8 @@ func TestQueryNeverHidesBestMatch(t *testing.T) {
 		}
 		// Listed, or replaced by record by a listed lesson (a question asked
 		// four times lists its newest lesson first).
-		if !slices.ContainsFunc(hits, func(h Hit) bool { return h.Entry == e || h.Entry.ID == s.SupersededBy(e.ID) }) {
+		chain := s.SupersessionChain(e.ID)
+		if !slices.ContainsFunc(hits, func(h Hit) bool { return h.Entry == e || h.Entry.ID == chain[len(chain)-1] }) {
 			t.Errorf("%q: %s not among %v", e.Question, e.ID, hitIDs(hits))
 		}
 	}
@@ -76,7 +79,7 @@ func TestQueryListsWhatDecideWithholds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 1 || hits[0].Entry != es[1] || !(hits[0].Confidence > 0 && hits[0].Confidence < DecideThreshold) {
+	if len(hits) != 1 || hits[0].Entry != es[1] || !(hits[0].Confidence > 0 && hits[0].Confidence < rank.DecideThreshold) {
 		t.Fatalf("hits %v, want %s alone below the threshold", hitIDs(hits), es[1].ID)
 	}
 	d, err := s.Decide(q, DecideOptions{})
@@ -121,11 +124,8 @@ func TestRecordedSupersession(t *testing.T) {
 	if got := s.SupersessionChain(es[2].ID); !slices.Equal(got, []string{es[2].ID, e4.ID}) {
 		t.Fatalf("chain %v", got)
 	}
-	if got := s.SupersededBy(es[2].ID); got != e4.ID {
-		t.Fatalf("SupersededBy %q, want %s", got, e4.ID)
-	}
-	if got := s.SupersededBy(e4.ID); got != "" {
-		t.Fatalf("the newest is superseded by %q", got)
+	if got := s.SupersessionChain(e4.ID); !slices.Equal(got, []string{e4.ID}) {
+		t.Fatalf("the newest has the chain %v", got)
 	}
 
 	// A store on darwin-memo's ranking records nothing it was not told.

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -79,17 +78,13 @@ type BodyTicket struct {
 	Free FreeTicket
 }
 
-var compatRe = regexp.MustCompile(`darwin-memo-ticket:\s*([0-9a-f]{12})`)
-var freeRe = regexp.MustCompile(`darwin-memo:[ \t]*(v[0-9]+)\b`)
+// ticketRe finds a compat ticket (its id in group 1) or the start of a store-free one (its
+// version in group 2).
+var ticketRe = regexp.MustCompile(`darwin-memo-ticket:\s*([0-9a-f]{12})|darwin-memo:[ \t]*(v[0-9]+)\b`)
 
-// TicketError is a malformed store-free ticket line in a PR body.
-type TicketError struct {
-	Offset int // byte offset of the line in the body
-	Msg    string
-}
-
-func (e *TicketError) Error() string {
-	return fmt.Sprintf("ticket at byte %d of the PR body: %s", e.Offset, e.Msg)
+// ticketError is a malformed store-free ticket line at byte at of a PR body.
+func ticketError(at int, msg string) error {
+	return fmt.Errorf("ticket at byte %d of the PR body: %s", at, msg)
 }
 
 func isHex12(s string) bool {
@@ -115,40 +110,31 @@ func isFieldByte(c byte) bool {
 // reported as errors and skipped; text that merely mentions "darwin-memo:"
 // without a version is ignored.
 func ParseTickets(body string) ([]BodyTicket, []error) {
-	type found struct {
-		at int
-		t  BodyTicket
-	}
-	var all []found
-	for _, mt := range compatRe.FindAllStringSubmatchIndex(body, -1) {
-		all = append(all, found{mt[0], BodyTicket{Form: FormCompat, ID: body[mt[2]:mt[3]]}})
-	}
-	var errs []error
-	for _, mt := range freeRe.FindAllStringSubmatchIndex(body, -1) {
-		at := mt[0]
-		ver := body[mt[2]:mt[3]]
-		if ver != "v1" && ver != "v2" {
-			errs = append(errs, &TicketError{at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (darwin-memo's ranking) and v2 (BM25F)", ver)})
-			continue
-		}
-		ft, err := parseFields(body[mt[1]:])
-		if err != nil {
-			errs = append(errs, &TicketError{at, err.Error()})
-			continue
-		}
-		ft.Version = int(ver[1] - '0')
-		all = append(all, found{at, BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}})
-	}
-	slices.SortStableFunc(all, func(a, b found) int { return a.at - b.at })
 	var out []BodyTicket
+	var errs []error
 	seen := map[string]bool{}
-	for _, f := range all {
-		k := f.t.Form + ":" + f.t.ID
-		if seen[k] {
-			continue
+	for _, mt := range ticketRe.FindAllStringSubmatchIndex(body, -1) {
+		at, t := mt[0], BodyTicket{Form: FormCompat}
+		if mt[2] >= 0 {
+			t.ID = body[mt[2]:mt[3]]
+		} else {
+			ver := body[mt[4]:mt[5]]
+			if ver != "v1" && ver != "v2" {
+				errs = append(errs, ticketError(at, fmt.Sprintf("unsupported ticket version %s; this darwin-memo reads v1 (darwin-memo's ranking) and v2 (BM25F)", ver)))
+				continue
+			}
+			ft, err := parseFields(body[mt[1]:])
+			if err != nil {
+				errs = append(errs, ticketError(at, err.Error()))
+				continue
+			}
+			ft.Version = int(ver[1] - '0')
+			t = BodyTicket{Form: FormStoreFree, ID: ft.ID(), Free: ft}
 		}
-		seen[k] = true
-		out = append(out, f.t)
+		if k := t.Form + ":" + t.ID; !seen[k] {
+			seen[k] = true
+			out = append(out, t)
+		}
 	}
 	return out, errs
 }
@@ -297,10 +283,8 @@ func (s *Store) pendingTicket(id string) *Ticket {
 	if s == nil {
 		return nil
 	}
-	for _, p := range s.pending {
-		if p.ID == id {
-			return p
-		}
+	if i := slices.IndexFunc(s.pending, func(p *Ticket) bool { return p.ID == id }); i >= 0 {
+		return s.pending[i]
 	}
 	return nil
 }
@@ -335,11 +319,7 @@ func (s *Store) verifyClaim(id string, f FreeTicket, r Retrieval, opts VerifyOpt
 	if f.Tick > s.tick {
 		return refuse("claims tick %d but the base store is at tick %d", f.Tick, s.tick)
 	}
-	expire := opts.ExpireAfter
-	if expire == 0 {
-		expire = DefaultExpire
-	}
-	if expire > 0 && s.tick-f.Tick > expire {
+	if expire := expireAfter(opts.ExpireAfter); expire > 0 && s.tick-f.Tick > expire {
 		return refuse("expired: issued at tick %d, base is at tick %d (more than %d ticks)", f.Tick, s.tick, expire)
 	}
 	named := f.Named()
@@ -422,11 +402,7 @@ func (s *Store) unretrieved(f FreeTicket, rank map[string]int, once bool) (strin
 // dropped (the settled_runs replay guard), so reruns are idempotent.
 func (s *Store) SettleFree(t FreeTicket, delta float64, opts SettleOptions) SettleResult {
 	id := t.ID()
-	if opts.Source == "" {
-		opts.Source = "unknown"
-	}
-	if math.IsNaN(delta) || math.IsInf(delta, 0) {
-		s.log("settle_rejected", pyjson.Pair("ticket", pyjson.String(id)), pyjson.Pair("detail", pyjson.String("non-finite delta")), pyjson.Pair("source", pyjson.String(opts.Source)))
+	if !s.admit(id, delta, &opts) {
 		return SettleResult{Ticket: id, Status: StatusRejected}
 	}
 	if s.settledRun(id, opts.Evidence) {
@@ -443,12 +419,9 @@ func (s *Store) settledRun(id string, ev *Evidence) bool {
 	if ev == nil || ev.Repository == "" || ev.Run == "" {
 		return false
 	}
-	for _, r := range s.settledRuns {
-		if r.Field("ticket").Str() == id && r.Field("repository").Str() == ev.Repository && r.Field("run").Str() == ev.Run {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(s.settledRuns, func(r pyjson.Value) bool {
+		return r.Field("ticket").Str() == id && r.Field("repository").Str() == ev.Repository && r.Field("run").Str() == ev.Run
+	})
 }
 
 // TicketOutcome is what SettleBody did with one ticket.
@@ -493,6 +466,29 @@ func (s *Store) SettleBody(base *Store, body string, delta float64, opts SettleO
 // settled in body order (a pull request moves each lesson once), the ledger ticks once if one
 // landed.
 func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOptions, topts TickOptions) BodyReport {
+	rep, landed := s.settleTickets(v, delta, opts)
+	if landed {
+		st := s.Tick(topts)
+		rep.Tick = &st
+	}
+	return rep
+}
+
+// SettleFreeBatch settles the store-free tickets of one merged PR with the PR's delta as
+// SettleVerified does after verification, without the tick: the selection benchmark, whose
+// agents consult the very store they settle, drives the ledger through it, and ticks itself.
+func (s *Store) SettleFreeBatch(tickets []FreeTicket, delta float64, opts SettleOptions) BodyReport {
+	v := &VerifiedBody{verdicts: make([]error, len(tickets))}
+	for _, t := range tickets {
+		v.tickets = append(v.tickets, BodyTicket{Form: FormStoreFree, ID: t.ID(), Free: t})
+	}
+	rep, _ := s.settleTickets(v, delta, opts)
+	return rep
+}
+
+// settleTickets settles v's tickets that passed, in body order, and reports whether one
+// landed.
+func (s *Store) settleTickets(v *VerifiedBody, delta float64, opts SettleOptions) (BodyReport, bool) {
 	rep, tickets, verdicts := BodyReport{Errors: v.errs}, v.tickets, v.verdicts
 	if opts.Bundle == 0 {
 		// The PR's delta is split among the tickets that settle something: not those
@@ -543,11 +539,7 @@ func (s *Store) SettleVerified(v *VerifiedBody, delta float64, opts SettleOption
 		out.Result = &r
 		rep.Tickets = append(rep.Tickets, out)
 	}
-	if landed {
-		st := s.Tick(topts)
-		rep.Tick = &st
-	}
-	return rep
+	return rep, landed
 }
 
 // countBundle is how many of the tickets naming named lessons name one that no earlier ticket

@@ -2,6 +2,7 @@ package lessons
 
 import (
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
@@ -157,7 +158,7 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	}
 	w.Value(pyjson.Array(pending...))
 	w.Field("history")
-	if s.keptHistory != nil && !s.opts.ConsultOnly {
+	if s.keptHistory != nil {
 		// Rendered here, not before, and only once what precedes them has
 		// been sent: a write that fails earlier renders no notes.
 		w.Send()
@@ -196,7 +197,7 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 		w.Close('}')
 	}
 	w.Field("damaged")
-	w.Value(pyjson.Strings(sortedKeys(s.damaged)))
+	w.Value(pyjson.Strings(slices.Sorted(maps.Keys(s.damaged))))
 	if s.hasSettledRuns || len(s.settledRuns) > 0 {
 		w.Field("settled_runs")
 		w.Value(pyjson.Array(s.settledRuns...))
@@ -249,13 +250,4 @@ func (s *Store) configValue() pyjson.Value {
 		}
 	}
 	return pyjson.Object(ms...)
-}
-
-func sortedKeys(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

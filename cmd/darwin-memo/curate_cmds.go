@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/citation"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -82,7 +83,7 @@ func runAdd(ctx context.Context, sio *IO, args []string) error {
 		return usagef("need a QUESTION and an ANSWER, e.g. darwin-memo add \"How do I run the tests?\" \"make test; it needs docker\"")
 	}
 	for _, c := range cites {
-		l, err := lessons.ValidCitation(c)
+		l, err := citation.FromPath(c)
 		if err != nil {
 			return usagef("--cite %q: %v", c, err)
 		}

@@ -150,7 +150,7 @@ func (r *Runner) load(ctx context.Context, trig Trigger) (*state, error) {
 }
 
 // mergeBotBranch three-way merges the store on the open bot pull request's branch with the
-// store on the base branch and loads the result (lessons.MergeStore). A bot branch whose store
+// store on the base branch and loads the result (storedoc.Merge, lessons.ParseWith). A bot branch whose store
 // cannot be merged is reported as a warning and returned as ours (the run then starts from the
 // base branch and settles the pull requests ours records again; see carryOver). merged is nil
 // and warn empty when the branch is built on the current base: ours is used as it is. ours is
@@ -190,7 +190,7 @@ func (r *Runner) mergeBotBranch(ctx context.Context, st *state) (merged *lessons
 		return nil, "", ours, nil
 	}
 	// Lessons added by hand without an "id" are matched by the content-derived id every load
-	// gives them (lessons.MergeStore does it on all three sides). The bot branch's document is
+	// gives them (storedoc.Merge does it on all three sides). The bot branch's document is
 	// not held past the merge (it is as large as the store, and the merged store is loaded
 	// while the base branch's document is still held): the rare failure reads it again.
 	return r.mergeStores(ctx, st, head, anc, ours)
@@ -206,7 +206,13 @@ func (r *Runner) mergeStores(ctx context.Context, st *state, head string, anc, o
 		botRec = bytes.Clone(ours)
 		return mergeRecords(base, ours, theirs)
 	}
-	merged, err := lessons.MergeStore(r.Config.StorePath, anc, ours, orEmptyDoc(st.mainDoc), map[string]storedoc.KeyMerger{RecordKey: keepOurs}, r.storeOptions())
+	var merged *lessons.Store
+	doc, err := storedoc.Merge(anc, ours, orEmptyDoc(st.mainDoc), map[string]storedoc.KeyMerger{RecordKey: keepOurs})
+	if err == nil {
+		if merged, err = lessons.ParseWith(r.Config.StorePath, doc, r.storeOptions()); err != nil {
+			err = fmt.Errorf("the merged store does not load: %w", err)
+		}
+	}
 	if err != nil {
 		again, _, _, rerr := r.readFile(ctx, r.Config.StorePath, head)
 		if rerr != nil {

@@ -162,7 +162,7 @@ func (r *Runner) storeAtBase(ctx context.Context, st *state, pr *github.PullRequ
 		return sha, st.mainStore, nil, nil // the base branch's blob, loaded once (verification only reads it)
 	}
 	// Only verification reads it: loaded to be consulted (its graveyard checked and passed over,
-	// its history notes kept unread until the ranking asks for a lesson's last settlement).
+	// its history notes kept unread).
 	opts := r.storeOptions()
 	opts.ConsultOnly = true
 	base, unreadable = lessons.ParseWith(r.Config.StorePath, doc, opts)
@@ -605,21 +605,16 @@ func (r *Runner) encodeLessons(ctx context.Context, st *state, pr *github.PullRe
 		// The user trusts this association less than the default: propose only.
 		proposed, added = append(proposed, added...), nil
 	}
-	// Added together: their supersession checks share one index for their questions.
-	news := make([]lessons.NewLesson, len(added))
-	for i, c := range added {
+	for _, c := range added {
 		sources := c.Sources
 		if c.Supersedes != "" { // the model's answer, an id it was shown: recorded as darwin-memo sources are
 			sources = append(slices.Clip(sources), lessons.SupersedesPrefix+c.Supersedes)
 		}
-		news[i] = lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: sources, RecordedTS: c.RecordedTS}
-	}
-	entries, errs := st.store.AddLessons(news)
-	for i, err := range errs {
-		if err != nil {
+		l := lessons.NewLesson{Question: c.Question, Answer: c.Answer, Kind: lessons.Kind(c.Kind), Sources: sources, RecordedTS: c.RecordedTS}
+		if e, err := st.store.Add(l); err != nil {
 			st.warnings = append(st.warnings, fmt.Sprintf("#%d: lesson not added: %v", n, err))
 		} else {
-			note(added[i], entries[i].ID)
+			note(c, e.ID)
 		}
 	}
 	for _, c := range proposed {

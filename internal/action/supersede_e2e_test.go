@@ -50,8 +50,8 @@ func TestE2ESameQuestionAskedAgainSupersedes(t *testing.T) {
 			if born == "" {
 				t.Fatalf("the new lesson was not added: %+v", s.Living())
 			}
-			if got := s.SupersededBy(old.ID); got != born {
-				t.Fatalf("SupersededBy(%s) = %q, want %s", old.ID, got, born)
+			if got := s.SupersessionChain(old.ID); !slices.Equal(got, []string{old.ID, born}) {
+				t.Fatalf("SupersessionChain(%s) = %v, want %s then %s", old.ID, got, old.ID, born)
 			}
 		})
 	}

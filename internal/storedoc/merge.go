@@ -35,7 +35,7 @@ var sideNames = [3]string{"merge base store", "bot branch store", "base branch s
 
 // Merge returns the three-way merge of three store documents, compact: each value as one of
 // the sides spelled it, darwin-memo's keys config, entries and graveyard first (a store loads
-// it, lessons.MergeStore, and writes it in darwin-memo's layout). base may be nil (no common
+// it, lessons.ParseWith, and writes it in darwin-memo's layout). base may be nil (no common
 // ancestor known: everything on either side counts as added). custom maps top-level keys but
 // entries and graveyard to their own merge rule. Entries without an "id" (lessons added by
 // hand) are matched by the content-derived id every load gives them.

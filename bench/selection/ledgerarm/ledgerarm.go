@@ -185,7 +185,7 @@ func (a *Arm) entry(id string) sim.Entry {
 // Settle implements sim.Arm as the action's SettleBody does for one merged
 // PR: the PR's tickets are settled with its delta in order, each lesson
 // moved at most once, then one tick if any landed
-// (lessons.Store.SettleFreeBatch). The tickets' verification against the
+// (lessons.Store.SettleFreeBatch, then Tick). The tickets' verification against the
 // PR's base store is skipped: the simulated agent consulted that very
 // store, so it passes.
 func (a *Arm) Settle(tickets []sim.Consultation, delta float64, pr int) (bool, error) {
@@ -210,8 +210,8 @@ func (a *Arm) settle(tickets []sim.Consultation, delta float64, regressions *flo
 		batch = append(batch, ft)
 	}
 	landed := false
-	for _, r := range a.store.SettleFreeBatch(batch, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr), Regressions: regressions}) {
-		landed = landed || r.Landed
+	for _, o := range a.store.SettleFreeBatch(batch, delta, lessons.SettleOptions{Source: "ci", Detail: fmt.Sprintf("sim PR %d", pr), Regressions: regressions}).Tickets {
+		landed = landed || o.Result.Landed
 	}
 	if landed {
 		a.store.Tick(lessons.TickOptions{ExpireAfter: a.opts.ExpireAfter})

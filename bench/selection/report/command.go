@@ -47,7 +47,7 @@ var ErrGoalMissed = errors.New("selection goal missed")
 
 // BenchRetrieval is the ranking the published benchmark's ledger arms
 // consult with: darwin-memo's, not BM25F, the default that decide ships.
-// Under BM25F at lessons.DecideThreshold the ledger is silent on most
+// Under BM25F at rank.DecideThreshold the ledger is silent on most
 // tasks of the published worlds, whose lessons of one topic all serve its
 // tasks however few of a query's words they hold, and it falls below the
 // best baseline, in the made-up worlds and in the Zipf ones alike. In the
