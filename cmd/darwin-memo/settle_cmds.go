@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -161,10 +160,7 @@ func settledAt(store, ticket string) (tick int, how string, ok bool) {
 		if ev.Name() != "settle" && ev.Name() != "abandon" {
 			continue
 		}
-		var f struct {
-			Ticket string `json:"ticket"`
-		}
-		if json.Unmarshal([]byte(ev.JSON()), &f) == nil && f.Ticket == ticket {
+		if v, ok := ev.Get("ticket"); ok && v.Str() == ticket {
 			how = "settled"
 			if ev.Name() == "abandon" {
 				how = "abandoned"
