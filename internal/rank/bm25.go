@@ -18,9 +18,6 @@ const (
 	BM25BAnswer   = 0.75
 	BM25WQuestion = 3.0
 	BM25WAnswer   = 1.0
-	// PriorShare is the share of a term's weight that does not depend on
-	// its background rarity: weight = idf · (PriorShare + (1-PriorShare)·rarity).
-	PriorShare = 0.5
 )
 
 type bm25Posting struct {
@@ -120,11 +117,11 @@ type Scored struct {
 	Coverage float64
 }
 
-// Weights returns the weight of each query term: its IDF in the index
-// (a term no document holds gets the IDF of df 0) times the background
-// prior PriorShare + (1-PriorShare)·Rarity(word), so that, in a small
-// store, a word common in English ("run", "file") weighs less than a rare
-// one ("terraform", "s3") held by as many lessons.
+// Weights returns the weight of each query term: its IDF in the index, or,
+// for a term no document holds, the IDF of df 0 times the background
+// rarity of its word (Rarity), so that an unknown word rare in English
+// ("kotlin") says the store does not know what is asked and a common one
+// ("tonight") says little.
 func (x *BM25F) Weights(q []QueryTerm) []float64 {
 	df := make([]int, len(q))
 	for i, t := range q {
@@ -144,7 +141,7 @@ func weights(q []QueryTerm, dfs []int, n int) []float64 {
 			w[i] = IDF(0, n) * Rarity(t.Word)
 			continue
 		}
-		w[i] = IDF(df, n) * (PriorShare + (1-PriorShare)*Rarity(t.Word))
+		w[i] = IDF(df, n)
 	}
 	return w
 }

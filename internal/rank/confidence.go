@@ -20,9 +20,9 @@ import "math"
 // they drift); the target is "the first lesson is the one wanted", so
 // an unanswerable query and a wrong first lesson are alike negatives.
 const (
-	ConfBias     = -0.99
-	ConfCoverage = 1.95
-	ConfMargin   = 1.65
+	ConfBias     = -1.06
+	ConfCoverage = 2.04
+	ConfMargin   = 1.68
 )
 
 // Confidence returns the calibrated probability that a lesson with this
