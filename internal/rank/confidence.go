@@ -20,9 +20,9 @@ import "math"
 // they drift); the target is "the first lesson is the one wanted", so
 // an unanswerable query and a wrong first lesson are alike negatives.
 const (
-	ConfBias     = -1.06
-	ConfCoverage = 2.04
-	ConfMargin   = 1.68
+	ConfBias     = -1.08
+	ConfCoverage = 2.02
+	ConfMargin   = 1.76
 )
 
 // Confidence returns the calibrated probability that a lesson with this
