@@ -101,10 +101,11 @@ func CleanPath(p string) (string, error) {
 		return "", fmt.Errorf("citation path %q has a backslash; use forward slashes", p)
 	case strings.ContainsFunc(p, unicode.IsControl):
 		return "", fmt.Errorf("citation path %q has a control character", p)
-	case len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]):
-		return "", fmt.Errorf("citation path %q names a drive", p)
 	}
 	clean := path.Clean(p)
+	if len(clean) >= 2 && clean[1] == ':' && isASCIILetter(clean[0]) { // after cleaning: "./C:" is "C:"
+		return "", fmt.Errorf("citation path %q names a drive", p)
+	}
 	if clean == ".." || strings.HasPrefix(clean, "../") {
 		return "", fmt.Errorf("citation path %q climbs out of the repository", p)
 	}

@@ -34,6 +34,7 @@ func TestParse(t *testing.T) {
 		{"path:a\x00b.go", Citation{}, "control"},
 		{"path:a\nb.go", Citation{}, "control"},
 		{"path:C:/x.go", Citation{}, "drive"},
+		{"path:./C:/x.go", Citation{}, "drive"}, // a drive after cleaning
 		{"path:\xff.go", Citation{}, "UTF-8"},
 		{"path:x.go#", Citation{}, "empty citation symbol"},
 		{"path:x.go#1abc", Citation{}, "not an identifier"},
