@@ -157,9 +157,7 @@ func (e *Encoder) Encode(ctx context.Context, pr *PR, living []Living, known Kno
 		}
 		req := Request{System: systemPrompt, User: user, Schema: Schema, MaxTokens: defaultMaxTokens,
 			Name: "lessons", Purpose: "Record the lessons (0 to 5) learned from the pull request data."}
-		callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
-		reply, err := e.provider.Reflect(callCtx, req)
-		cancel()
+		reply, err := e.ask(ctx, req)
 		var raws []RawLesson
 		if err == nil {
 			if raws, err = ParseLessons(reply); err != nil {
@@ -290,4 +288,11 @@ func lessonSources(number int, c Candidate, chk *checker) []string {
 		out = append(out, "path:"+p)
 	}
 	return out
+}
+
+// ask makes one model call under the encoder's per-call timeout.
+func (e *Encoder) ask(ctx context.Context, req Request) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
+	defer cancel()
+	return e.provider.Reflect(ctx, req)
 }

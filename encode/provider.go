@@ -160,7 +160,7 @@ func NewProvider(spec string, opts ...Option) (Provider, error) {
 		e.secret = k
 		return &anthropic{e}, nil
 	}
-	panic("encode: ParseLLM passed provider " + kind)
+	return nil, fmt.Errorf("encode: llm %q: no client for provider %q", spec, kind)
 }
 
 // ParseLLM splits spec, the action input `llm`, into its provider (lower-cased: none,

@@ -220,9 +220,7 @@ func (e *Encoder) askSupersession(ctx context.Context, cands []Candidate, texts 
 	}
 	req := Request{System: supersedeSystem, User: user, Schema: supersedeSchema(asked), MaxTokens: supersedeMaxTokens,
 		Name: "supersession", Purpose: "Record, for each new lesson, the existing lesson shown with it that it replaces, or none."}
-	callCtx, cancel := context.WithTimeout(ctx, e.cfg.timeout)
-	reply, err := e.provider.Reflect(callCtx, req)
-	cancel()
+	reply, err := e.ask(ctx, req)
 	var answers []replacement
 	if err == nil {
 		answers, err = parseReplacements(reply)
