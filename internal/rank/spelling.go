@@ -41,8 +41,9 @@ func betterCorrection(w string, df int, best string, bestDF int) bool {
 	return df > bestDF || df == bestDF && w < best
 }
 
-// corrected returns q with the correction of term i, unless that is
-// already a term of q (the query then holds the right spelling too).
+// corrected replaces term i of q by its correction w and reports whether
+// it did: not when w is already a term of q (the query then holds the
+// right spelling too).
 func corrected(q []QueryTerm, i int, w string) bool {
 	for _, t := range q {
 		if t.Term == w {
