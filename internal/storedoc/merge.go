@@ -580,6 +580,12 @@ func mergeLedger(docB, docO, docT *storeDoc) []byte {
 	if ours == nil || theirs == nil {
 		return pickChanged(base, ours, theirs)
 	}
+	if bytes.Equal(ours, theirs) {
+		// Both sides hold the same ledger: it is the merge, byte for byte (rebuilding it
+		// member by member would re-escape keys a side wrote raw, so a merge of a merge
+		// would differ).
+		return ours
+	}
 	b, o, t, err := threeObjects(base, docB.ledger, docO.ledger, docT.ledger)
 	if err != nil {
 		// A malformed ledger block is loaded fail-soft by the store; keep the bot's.
