@@ -544,6 +544,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 		right       bool    // that hit is wanted
 		abstain     bool
 		set         string
+		words       []string // rank.QueryWords
 	}
 	var probes []probe
 	forEachDevStore(t, func(set string, p evalPack, s *Store, key map[string]string) {
@@ -552,7 +553,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pb := probe{abstain: pr.Abstain, set: set, terms: len(rank.QueryTerms(pr.Query))}
+			pb := probe{abstain: pr.Abstain, set: set, terms: len(rank.QueryTerms(pr.Query)), words: rank.QueryWords(pr.Query)}
 			first := -1
 			for i, h := range hits {
 				if h.SupersededBy == "" {
@@ -567,26 +568,43 @@ func TestDecideThresholdSweep(t *testing.T) {
 			probes = append(probes, pb)
 		}
 	})
-	// The model: P(first hit wanted) = σ(b0 + b1·coverage + b2·coverage·margin).
-	features := func(p probe) []float64 {
-		return []float64{1, p.cov, p.cov * p.margin}
-	}
-	var xs [][]float64
-	var ys []float64
+	// The model: P(first hit wanted) = σ(b0 + b1·coverage + b2·coverage·margin + Σ word weights).
+	var ex []fitExample
 	for _, p := range probes {
-		xs = append(xs, features(p))
-		y := 0.0
-		if !p.abstain && p.right {
-			y = 1
-		}
-		ys = append(ys, y)
+		ex = append(ex, fitExample{set: p.set, x: []float64{1, p.cov, p.cov * p.margin}, words: p.words, hit: p.cov > 0, right: p.right, abstain: p.abstain})
 	}
-	beta := fitLogistic(xs, ys, confidenceL2)
-	consts := []float64{rank.ConfBias, rank.ConfCoverage, rank.ConfMargin}
-	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f (rank: %.2f)", beta[0], beta[1], beta[2], consts)
-	for i, c := range consts {
-		if math.Abs(beta[i]-c) > 0.02 {
-			t.Errorf("rank.Confidence coefficient %d is %.2f; the development probes fit %.3f", i, c, beta[i])
+	vocab := confidenceVocab(ex, "")
+	beta := fitLogistic(withWords(ex, vocab, ""))
+	fit := rank.ConfidenceModel{Bias: beta[0], Coverage: beta[1], Margin: beta[2], Words: map[string]float64{}}
+	for i, w := range vocab {
+		fit.Words[w] = beta[3+i]
+	}
+	shipped := rank.DefaultConfidence()
+	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f, %d words (shipped: %.2f, %.2f, %.2f, %d words)",
+		fit.Bias, fit.Coverage, fit.Margin, len(fit.Words), shipped.Bias, shipped.Coverage, shipped.Margin, len(shipped.Words))
+	if drift := confidenceDrift(fit, shipped); drift != "" {
+		if golden.Updating() {
+			text, err := fit.MarshalText()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join("..", "internal", "rank", "confidence.txt"), text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("rewrote internal/rank/confidence.txt (%s); run the test again", drift)
+		} else {
+			t.Errorf("the shipped confidence model is not the development probes' fit: %s (go test ./lessons -run TestDecideThresholdSweep -update rewrites it)", drift)
+		}
+	}
+	// Each probe's confidence under the fit (so the sweep below is of the
+	// model the test would ship).
+	for i, x := range withWordsX(ex, vocab) {
+		if probes[i].cov > 0 {
+			z := 0.0
+			for j, v := range x {
+				z += beta[j] * v
+			}
+			probes[i].conf = 1 / (1 + math.Exp(-z))
 		}
 	}
 	accuracy := func(thr float64, set string) (acc, prec, rec, ans float64) {
@@ -642,10 +660,6 @@ func TestDecideThresholdSweep(t *testing.T) {
 	t.Logf("at rank.DecideThreshold %.2f, by set:\n| set | decide accuracy | answerable | abstention precision | abstention recall |\n|---|---|---|---|---|\n%s", rank.DecideThreshold, per.String())
 	// Leave-one-set-out: each set decided by the model fitted on the
 	// others, the estimate of a new set's score.
-	var ex []fitExample
-	for _, p := range probes {
-		ex = append(ex, fitExample{set: p.set, x: features(p), hit: p.cov > 0, right: p.right, abstain: p.abstain})
-	}
 	var sets []string
 	for _, d := range devSets() {
 		sets = append(sets, filepath.Base(d))
@@ -671,7 +685,106 @@ const confidenceL2 = 0.01
 type fitExample struct {
 	set                 string
 	x                   []float64
+	words               []string // the query's, rank.QueryWords; nil for a model without them
 	hit, right, abstain bool
+}
+
+// Words enter the confidence model when development probes of several
+// sets use them often: at least confidenceWordProbes probes of at least
+// confidenceWordSets sets.
+const (
+	confidenceWordProbes = 15
+	confidenceWordSets   = 4
+)
+
+// confidenceVocab returns the words of the examples outside set skip that
+// enter the model, in byte order.
+func confidenceVocab(ex []fitExample, skip string) []string {
+	probes := map[string]int{}
+	sets := map[string]map[string]bool{}
+	for _, e := range ex {
+		if e.set == skip {
+			continue
+		}
+		for _, w := range e.words {
+			probes[w]++
+			if sets[w] == nil {
+				sets[w] = map[string]bool{}
+			}
+			sets[w][e.set] = true
+		}
+	}
+	var vocab []string
+	for w, n := range probes {
+		if n >= confidenceWordProbes && len(sets[w]) >= confidenceWordSets {
+			vocab = append(vocab, w)
+		}
+	}
+	slices.Sort(vocab)
+	return vocab
+}
+
+// withWordsX returns each example's features followed by one indicator
+// per vocabulary word.
+func withWordsX(ex []fitExample, vocab []string) [][]float64 {
+	xs := make([][]float64, len(ex))
+	for i, e := range ex {
+		x := append(slices.Clone(e.x), make([]float64, len(vocab))...)
+		for _, w := range e.words {
+			if j, ok := slices.BinarySearch(vocab, w); ok {
+				x[len(e.x)+j] = 1
+			}
+		}
+		xs[i] = x
+	}
+	return xs
+}
+
+// withWords returns fitLogistic's arguments for the examples outside set
+// skip: features with word indicators, targets and the ridge penalty.
+func withWords(ex []fitExample, vocab []string, skip string) ([][]float64, []float64, float64) {
+	var kept []fitExample
+	var ys []float64
+	for _, e := range ex {
+		if e.set != skip {
+			kept = append(kept, e)
+			y := 0.0
+			if !e.abstain && e.right {
+				y = 1
+			}
+			ys = append(ys, y)
+		}
+	}
+	return withWordsX(kept, vocab), ys, confidenceL2
+}
+
+// confidenceDrift says how a fitted model differs from the shipped one by
+// more than 0.02 in a coefficient or by its words ("" when it does not).
+func confidenceDrift(fit, shipped rank.ConfidenceModel) string {
+	var out []string
+	for _, c := range []struct {
+		name   string
+		fit, s float64
+	}{{"bias", fit.Bias, shipped.Bias}, {"coverage", fit.Coverage, shipped.Coverage}, {"margin", fit.Margin, shipped.Margin}} {
+		if math.Abs(c.fit-c.s) > 0.02 {
+			out = append(out, fmt.Sprintf("%s %.3f, shipped %.3f", c.name, c.fit, c.s))
+		}
+	}
+	for w, v := range fit.Words {
+		if s, ok := shipped.Words[w]; !ok || math.Abs(v-s) > 0.02 {
+			out = append(out, fmt.Sprintf("word %q %.3f, shipped %.3f", w, v, s))
+		}
+	}
+	for w := range shipped.Words {
+		if _, ok := fit.Words[w]; !ok {
+			out = append(out, fmt.Sprintf("word %q shipped, not fitted", w))
+		}
+	}
+	slices.Sort(out)
+	if len(out) > 5 {
+		out = append(out[:5], fmt.Sprintf("and %d more", len(out)-5))
+	}
+	return strings.Join(out, "; ")
 }
 
 // leaveOneSetOut returns each set's decide accuracy under the logistic
@@ -702,24 +815,15 @@ func leaveOneSetOut(sets []string, ex []fitExample) ([]float64, float64) {
 func outcomes(sets []string, ex []fitExample) []bool {
 	out := make([]bool, len(ex))
 	for _, set := range sets {
-		var xs [][]float64
-		var ys []float64
-		for _, e := range ex {
-			if e.set != set {
-				y := 0.0
-				if !e.abstain && e.right {
-					y = 1
-				}
-				xs, ys = append(xs, e.x), append(ys, y)
-			}
-		}
-		beta := fitLogistic(xs, ys, confidenceL2)
+		vocab := confidenceVocab(ex, set)
+		beta := fitLogistic(withWords(ex, vocab, set))
+		xs := withWordsX(ex, vocab)
 		for i, e := range ex {
 			if e.set != set {
 				continue
 			}
 			z := 0.0
-			for j, x := range e.x {
+			for j, x := range xs[i] {
 				z += beta[j] * x
 			}
 			decides := e.hit && z >= 0
@@ -736,6 +840,14 @@ func fitLogistic(xs [][]float64, ys []float64, l2 float64) []float64 {
 	d := len(xs[0])
 	beta := make([]float64, d)
 	n := float64(len(xs))
+	nonzero := make([][]int, len(xs)) // word indicators are mostly 0
+	for i, x := range xs {
+		for j, v := range x {
+			if v != 0 {
+				nonzero[i] = append(nonzero[i], j)
+			}
+		}
+	}
 	for iter := 0; iter < 50; iter++ {
 		g := make([]float64, d)
 		h := make([][]float64, d)
@@ -743,14 +855,15 @@ func fitLogistic(xs [][]float64, ys []float64, l2 float64) []float64 {
 			h[j] = make([]float64, d)
 		}
 		for i, x := range xs {
+			nz := nonzero[i]
 			z := 0.0
-			for j := range d {
+			for _, j := range nz {
 				z += beta[j] * x[j]
 			}
 			p := 1 / (1 + math.Exp(-z))
-			for j := range d {
+			for _, j := range nz {
 				g[j] += (p - ys[i]) * x[j]
-				for k := range d {
+				for _, k := range nz {
 					h[j][k] += p * (1 - p) * x[j] * x[k]
 				}
 			}

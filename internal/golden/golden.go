@@ -51,3 +51,7 @@ func ReplaceSection(path, name, body string) error {
 	}
 	return os.WriteFile(path, []byte(text), 0o644)
 }
+
+// Updating reports whether the tests run with -update: a test that
+// regenerates a file other than a golden one follows the same flag.
+func Updating() bool { return *update }

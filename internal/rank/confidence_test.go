@@ -5,21 +5,33 @@ import (
 	"testing"
 )
 
-func TestConfidence(t *testing.T) {
+func TestDefaultConfidence(t *testing.T) {
+	m, err := ParseConfidenceModel(confidenceText)
+	if err != nil {
+		t.Fatalf("confidence.txt: %v", err)
+	}
+	text, err := m.MarshalText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(text) != confidenceText {
+		t.Errorf("confidence.txt is not in MarshalText's form; regenerate it (go test ./lessons -run TestDecideThresholdSweep -update)")
+	}
 	for _, c := range []struct {
 		cov, margin float64
 		lo, hi      float64
 	}{
-		{0, 0, 0, 0.3},      // nothing matched
-		{1, 0, 0.7, 0.8},    // the whole query, tied with another lesson
-		{1, 1, 0.9, 1},      // the whole query, alone
-		{0.1, 1, 0.3, 0.4},  // one word of a long query, alone: still unsure
-		{0.45, 1, 0.6, 0.7}, // under half the query, well ahead of the next
+		{0, 0, 0, 0.35},     // nothing matched
+		{1, 1, 0.85, 1},     // the whole query, alone
+		{0.1, 1, 0.2, 0.45}, // one word of a long query, alone: still unsure
 	} {
-		got := Confidence(c.cov, c.margin)
+		got := m.Of(c.cov, c.margin, 0)
 		if got < c.lo || got > c.hi || math.IsNaN(got) {
-			t.Errorf("Confidence(%.2f, %.2f) = %.3f, want in [%.2f, %.2f]", c.cov, c.margin, got, c.lo, c.hi)
+			t.Errorf("Of(%.2f, %.2f, 0) = %.3f, want in [%.2f, %.2f]", c.cov, c.margin, got, c.lo, c.hi)
 		}
+	}
+	if a, b := m.Of(0.5, 0.5, 0), m.Of(0.6, 0.5, 0); a >= b {
+		t.Errorf("confidence does not grow with coverage: %.3f, %.3f", a, b)
 	}
 	for _, c := range []struct{ s, next, want float64 }{
 		{10, 0, 1}, {10, 5, 0.5}, {10, 10, 0}, {10, 12, 0}, {0, 0, 0},
@@ -28,4 +40,63 @@ func TestConfidence(t *testing.T) {
 			t.Errorf("Margin(%v, %v) = %v, want %v", c.s, c.next, got, c.want)
 		}
 	}
+}
+
+func TestQueryWords(t *testing.T) {
+	got := QueryWords("What's the Région of prod-eu? what, 42")
+	want := []string{"eu", "of", "prod", "région", "s", "the", "what"}
+	if len(got) != len(want) {
+		t.Fatalf("QueryWords = %q, want %q", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("QueryWords = %q, want %q", got, want)
+		}
+	}
+}
+
+func TestParseConfidenceModel(t *testing.T) {
+	good := "# c\nbias\t-1\ncoverage\t2\nmargin\t1.5\nword\thow\t-0.5\n"
+	m, err := ParseConfidenceModel(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bias != -1 || m.Coverage != 2 || m.Margin != 1.5 || m.Words["how"] != -0.5 || m.Phrasing("How, how?") != -0.5 {
+		t.Errorf("parsed %+v", m)
+	}
+	for name, text := range map[string]string{
+		"missing margin": "bias\t-1\ncoverage\t2\n",
+		"not a number":   "bias\tx\ncoverage\t2\nmargin\t1\n",
+		"NaN":            "bias\tNaN\ncoverage\t2\nmargin\t1\n",
+		"twice":          "bias\t1\nbias\t1\ncoverage\t2\nmargin\t1\n",
+		"unknown":        "bias\t1\ncoverage\t2\nmargin\t1\nslope\t3\n",
+		"no tab":         "bias 1\ncoverage\t2\nmargin\t1\n",
+		"empty word":     "bias\t1\ncoverage\t2\nmargin\t1\nword\t\t3\n",
+	} {
+		if _, err := ParseConfidenceModel(text); err == nil {
+			t.Errorf("%s: parsed", name)
+		}
+	}
+}
+
+func FuzzParseConfidenceModel(f *testing.F) {
+	f.Add(confidenceText)
+	f.Add("bias\t1\ncoverage\t2\nmargin\t1\nword\tx\t3\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		m, err := ParseConfidenceModel(text)
+		if err != nil {
+			return
+		}
+		out, err := m.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m2, err := ParseConfidenceModel(string(out))
+		if err != nil {
+			t.Fatalf("re-parse: %v\n%s", err, out)
+		}
+		if len(m2.Words) != len(m.Words) {
+			t.Fatalf("words %d -> %d", len(m.Words), len(m2.Words))
+		}
+	})
 }

@@ -19,7 +19,7 @@
 //   - A [Library] ranks its owner's lessons, read through a [Source]:
 //     both rankings' indexes, built on first use and kept current with
 //     [Library.Add] and [Library.Remove]; [Library.Search] (ordering,
-//     supersession placement, [Confidence]) and [Library.Decide]
+//     supersession placement, [ConfidenceModel]) and [Library.Decide]
 //     (decider, supporters, answer, abstention), with a one-shot path
 //     ([Query.Once]) that builds no index and gives the same results; and
 //     [Library.MostSimilar], the encoder's duplicate check.

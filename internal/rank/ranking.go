@@ -14,7 +14,7 @@ const (
 	// break ties (semantics §4.2). Its tickets are v1.
 	RankingDarwinMemo Ranking = "darwin-memo"
 	// RankingBM25F is this project's ranking ([BM25F]): the question
-	// weighted above the answer, a calibrated [Confidence], supersession as
+	// weighted above the answer, a calibrated [ConfidenceModel], supersession as
 	// recorded at birth; a lesson decides only from [DecideThreshold]. Its
 	// tickets are v2.
 	RankingBM25F Ranking = "bm25f"
@@ -38,7 +38,7 @@ const MinCoverage = 0.25
 
 // DecideThreshold is the confidence from which a BM25F hit may decide:
 // below it decide is silent. The confidence is a probability calibrated on
-// the development sets ([Confidence]), so the threshold that maximises
+// the development sets ([ConfidenceModel]), so the threshold that maximises
 // expected accuracy is 0.5; the sweep over the development sets agrees
 // (docs/retrieval.md, "Abstention").
 const DecideThreshold = 0.5

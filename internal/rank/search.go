@@ -41,8 +41,8 @@ type Result[K comparable] struct {
 	Coverage float64
 	// Confidence in [0, 1]: darwin-memo's ranking, Coverage; BM25F, the
 	// calibrated probability that the lesson answers the query
-	// ([Confidence] of its coverage and, for the first lesson that may
-	// decide, its Margin).
+	// ([ConfidenceModel] of its coverage, the query's words and, for the
+	// first lesson that may decide, its Margin).
 	Confidence float64
 	// Margin, for BM25F's first lesson that may decide, is how far its
 	// score stands above the next lesson that may decide and is not its
@@ -196,11 +196,13 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 	}
 	// Confidence: the first lesson that may decide has its margin over
 	// the next distinct one; the others 0.
+	cm := DefaultConfidence()
+	phrasing := cm.Phrasing(q.Text)
 	for i := range out {
 		if i == first {
 			out[i].Margin = Margin(out[i].Score, next)
 		}
-		out[i].Confidence = Confidence(out[i].Coverage, out[i].Margin)
+		out[i].Confidence = cm.Of(out[i].Coverage, out[i].Margin, phrasing)
 	}
 	return out[:min(len(out), q.K)]
 }

@@ -4,7 +4,7 @@ import "testing"
 
 // The first lesson's margin is measured against the next lesson that is not
 // its near-duplicate: two copies of one fact (before consolidation merges
-// them) leave a paraphrased query decided, while two different lessons
+// them) leave the first sure of its margin, while two different lessons
 // scoring alike still make it unsure.
 func TestSearchMarginSkipsNearDuplicates(t *testing.T) {
 	mk := func(id, q, a string) *testLesson {
@@ -24,7 +24,7 @@ func TestSearchMarginSkipsNearDuplicates(t *testing.T) {
 		name           string
 		rivalQ, rivalA string
 		nearDuplicate  float64
-		decides        bool
+		wide           bool // a margin of at least a half
 	}{
 		{"near-duplicate skipped", copyQ, copyA, 0.55, true},
 		{"near-duplicate counted when the rule is off", copyQ, copyA, 0, false},
@@ -46,9 +46,12 @@ func TestSearchMarginSkipsNearDuplicates(t *testing.T) {
 			if len(rs) < 2 || !(rs[0].Lesson == fact && rs[1].Lesson == rival || rs[0].Lesson == rival && rs[1].Lesson == fact) {
 				t.Fatalf("listed %v, want fact and rival first", resultIDs(rs))
 			}
-			if got := rs[0].Confidence >= DecideThreshold; got != c.decides {
-				t.Errorf("first lesson's confidence %.3f (coverage %.3f, margin %.3f): decides %v, want %v",
-					rs[0].Confidence, rs[0].Coverage, rs[0].Margin, got, c.decides)
+			if got := rs[0].Margin >= 0.5; got != c.wide {
+				t.Errorf("first lesson's margin %.3f: wide %v, want %v", rs[0].Margin, got, c.wide)
+			}
+			m := DefaultConfidence()
+			if want := m.Of(rs[0].Coverage, rs[0].Margin, m.Phrasing(query)); rs[0].Confidence != want {
+				t.Errorf("first lesson's confidence %.3f, the model gives %.3f", rs[0].Confidence, want)
 			}
 			for _, r := range rs[1:] {
 				if r.Margin != 0 {
