@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
@@ -325,7 +326,7 @@ func sampleHeap(peak *atomic.Uint64, floor uint64) func() {
 // under every source policy it must form exactly the clusters of the
 // quadratic reference.
 func TestConsolidationMatchesQuadraticReference(t *testing.T) {
-	exhaustive(t)
+	exhaustive.Only(t)
 	s, err := Parse("p", benchStoreBytes(t, 1000))
 	if err != nil {
 		t.Fatal(err)

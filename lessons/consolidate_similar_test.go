@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
@@ -26,7 +27,7 @@ func mostSimilarReference(s *Store, q, a string) (string, float64) {
 // stopword-only queries, a twin of an earlier lesson (the first in store order wins the tie),
 // known lessons and new ones.
 func TestMostSimilarMatchesTokenising(t *testing.T) {
-	total := exhaustiveOr(300, 3000)
+	total := exhaustive.Or(300, 3000)
 	added := total * 5 / 6
 	ls := textgen.Lessons(7, total)
 	s := New("t", Options{})

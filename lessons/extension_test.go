@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 )
 
 // MarshalSame compares two stores as they are written, ignoring the keys named: equal,
@@ -25,7 +27,7 @@ func TestSameExcept(t *testing.T) {
 		}
 		return s
 	}
-	n := exhaustiveOr(300, 3000) // lessons in the large stores
+	n := exhaustive.Or(300, 3000) // lessons in the large stores
 	big := mk(`{"a": 1}`, n)
 	for _, tt := range []struct {
 		a, b *Store

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/internal/pyjson"
 	"github.com/darwin-memo/darwin-memo-action/internal/storedoc"
 )
@@ -96,7 +97,7 @@ func pick(r *rand.Rand, n, k int) []int {
 
 // The merge of entries (storedoc.Merge) on the edits bot and people make, and the errors it gives.
 func TestMergeEntryLists(t *testing.T) {
-	exhaustive(t)
+	exhaustive.Only(t)
 	base := benchStoreBytes(t, 2000)
 	r := rand.New(rand.NewPCG(11, 12))
 	viaStore := func(doc []byte, edit func(*Store)) []byte { return editedDoc(t, doc, edit) }

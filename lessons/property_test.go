@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
 
@@ -96,7 +97,7 @@ func checkInvariants(t *testing.T, s *Store) {
 }
 
 func TestRandomHistoriesAreDeterministicAndRoundTrip(t *testing.T) {
-	for seed := uint64(1); seed <= uint64(exhaustiveOr(2, 6)); seed++ {
+	for seed := uint64(1); seed <= uint64(exhaustive.Or(2, 6)); seed++ {
 		a := randomHistory(t, seed)
 		b := randomHistory(t, seed)
 		if !bytes.Equal(a, b) {
