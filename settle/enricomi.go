@@ -69,8 +69,19 @@ func DecodeDigest(summary string) (*Digest, error) {
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("decode test-results digest: json: %w", err)
 	}
-	if d.Tests < 0 || d.TestsSucc < 0 || d.TestsSkip < 0 || d.TestsFail < 0 || d.TestsError < 0 {
+	if d.Tests < 0 {
 		return nil, fmt.Errorf("decode test-results digest: negative test count")
+	}
+	// Each test has one status: the statuses' counts add up to at most the tests (counted
+	// down from the tests, so no sum can overflow; Counts adds failures and errors).
+	left := d.Tests
+	for _, n := range []int{d.TestsSucc, d.TestsSkip, d.TestsFail, d.TestsError} {
+		if n < 0 {
+			return nil, fmt.Errorf("decode test-results digest: negative test count")
+		}
+		if left -= n; left < 0 {
+			return nil, fmt.Errorf("decode test-results digest: the statuses count more than the %d tests", d.Tests)
+		}
 	}
 	return &d, nil
 }

@@ -73,7 +73,13 @@ func TestDecodeDigestFixtures(t *testing.T) {
 	if _, err := DecodeDigest("no digest here"); !errors.Is(err, ErrNoDigest) {
 		t.Errorf("missing digest: %v", err)
 	}
-	for _, bad := range []string{DigestPrefix + "!!!", DigestPrefix + "aGVsbG8=", DigestPrefix + "H4sIAAAAAAAC/wMAAAAAAAAAAAA="} {
+	for _, bad := range []string{DigestPrefix + "!!!", DigestPrefix + "aGVsbG8=", DigestPrefix + "H4sIAAAAAAAC/wMAAAAAAAAAAAA=",
+		// {"tests": 1, "tests_fail": 9223372036854775807, "tests_error": 1}: failures and errors
+		// added up to a negative count.
+		DigestPrefix + "H4sIAAAAAAACA6tWKkktLilWslIw1FGAsOOLS5OTgQIGCIHszAIUgbTEzByggKWRkbGxuZGBsZmFqYm5uamFgTlcSWpRUX4RyNhaAH3ob4hjAAAA",
+		// {"tests": 1, "tests_succ": 1, "tests_skip": 1}: more statuses than tests.
+		DigestPrefix + "H4sIAAAAAAACA6tWKkktLilWslIw1FGAsOOLS5OTUQWyMwtAArUA3ChrRC4AAAA=",
+	} {
 		if _, err := DecodeDigest(bad); err == nil || errors.Is(err, ErrNoDigest) {
 			t.Errorf("DecodeDigest(%q) = %v, want a decode error", bad, err)
 		}
