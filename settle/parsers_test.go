@@ -179,7 +179,8 @@ func TestReporterTitles(t *testing.T) {
 	if c, ok := ParseDornyTitle("6 passed, 2 failed and 2 skipped "); !ok || c != (junit.Counts{Tests: 10, Passed: 6, Failed: 2, Skipped: 2}) {
 		t.Errorf("dorny = %+v %v", c, ok)
 	}
-	for _, bad := range []string{"6 passed, 2 failed", "x passed, 2 failed and 2 skipped", "Test Results", "99999999999999999999 passed, 0 failed and 0 skipped"} {
+	for _, bad := range []string{"6 passed, 2 failed", "x passed, 2 failed and 2 skipped", "Test Results", "99999999999999999999 passed, 0 failed and 0 skipped",
+		"9223372036854775807 passed, 1 failed and 0 skipped"} { // the total overflowed to a negative count
 		if _, ok := ParseDornyTitle(bad); ok {
 			t.Errorf("ParseDornyTitle(%q) accepted", bad)
 		}
@@ -190,7 +191,8 @@ func TestReporterTitles(t *testing.T) {
 	if c, ok := ParseMikepenzTitle("No test results found!"); !ok || c.Tests != 0 {
 		t.Errorf("mikepenz empty = %+v %v", c, ok)
 	}
-	for _, bad := range []string{"17 tests run, 5 passed, 1 skipped, 10 failed.", "17 tests run", "JUnit Test Report"} {
+	for _, bad := range []string{"17 tests run, 5 passed, 1 skipped, 10 failed.", "17 tests run", "JUnit Test Report",
+		"0 tests run, 9223372036854775807 passed, 9223372036854775807 skipped, 2 failed."} { // the sum wrapped to the total
 		if _, ok := ParseMikepenzTitle(bad); ok {
 			t.Errorf("ParseMikepenzTitle(%q) accepted", bad)
 		}
