@@ -69,10 +69,29 @@ func DecodeDigest(summary string) (*Digest, error) {
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("decode test-results digest: json: %w", err)
 	}
-	if d.Tests < 0 || d.TestsSucc < 0 || d.TestsSkip < 0 || d.TestsFail < 0 || d.TestsError < 0 {
-		return nil, fmt.Errorf("decode test-results digest: negative test count")
+	if _, err := d.unassigned(); err != nil {
+		return nil, fmt.Errorf("decode test-results digest: %w", err)
 	}
 	return &d, nil
+}
+
+// unassigned returns how many of the digest's tests no status counts. Each test has one
+// status, so the statuses count at most the tests: more, or a negative count, is an error.
+// It counts down from the tests, so no sum of hostile counts can overflow (Counts adds
+// failures and errors).
+func (d *Digest) unassigned() (int, error) {
+	left := d.Tests
+	for _, n := range []int{d.Tests, d.TestsSucc, d.TestsSkip, d.TestsFail, d.TestsError} {
+		if n < 0 {
+			return 0, errors.New("negative test count")
+		}
+	}
+	for _, n := range []int{d.TestsSucc, d.TestsSkip, d.TestsFail, d.TestsError} {
+		if left -= n; left < 0 {
+			return 0, fmt.Errorf("the statuses count more than the %d tests", d.Tests)
+		}
+	}
+	return left, nil
 }
 
 // Counts returns the digest's per-test tallies.
@@ -136,8 +155,7 @@ func ParseFailureTitle(title string) (test string, ok bool) {
 // against the digest and returns an error (so the caller falls back to
 // counts) when the lists are missing, truncated or disagree with it.
 func EnricoMiResults(d *Digest, anns []*github.CheckRunAnnotation) (map[string]junit.Status, error) {
-	if d.TestsSucc < 0 || d.TestsSkip < 0 || d.TestsFail < 0 || d.TestsError < 0 ||
-		d.TestsSucc+d.TestsSkip+d.TestsFail+d.TestsError != d.Tests {
+	if left, err := d.unassigned(); err != nil || left != 0 {
 		return nil, fmt.Errorf("digest counts do not add up (%d tests: %d passed, %d skipped, %d failed, %d errors)",
 			d.Tests, d.TestsSucc, d.TestsSkip, d.TestsFail, d.TestsError)
 	}

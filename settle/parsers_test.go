@@ -73,7 +73,13 @@ func TestDecodeDigestFixtures(t *testing.T) {
 	if _, err := DecodeDigest("no digest here"); !errors.Is(err, ErrNoDigest) {
 		t.Errorf("missing digest: %v", err)
 	}
-	for _, bad := range []string{DigestPrefix + "!!!", DigestPrefix + "aGVsbG8=", DigestPrefix + "H4sIAAAAAAAC/wMAAAAAAAAAAAA="} {
+	for _, bad := range []string{DigestPrefix + "!!!", DigestPrefix + "aGVsbG8=", DigestPrefix + "H4sIAAAAAAAC/wMAAAAAAAAAAAA=",
+		// {"tests": 1, "tests_fail": 9223372036854775807, "tests_error": 1}: failures and errors
+		// added up to a negative count.
+		DigestPrefix + "H4sIAAAAAAACA6tWKkktLilWslIw1FGAsOOLS5OTgQIGCIHszAIUgbTEzByggKWRkbGxuZGBsZmFqYm5uamFgTlcSWpRUX4RyNhaAH3ob4hjAAAA",
+		// {"tests": 1, "tests_succ": 1, "tests_skip": 1}: more statuses than tests.
+		DigestPrefix + "H4sIAAAAAAACA6tWKkktLilWslIw1FGAsOOLS5OTUQWyMwtAArUA3ChrRC4AAAA=",
+	} {
 		if _, err := DecodeDigest(bad); err == nil || errors.Is(err, ErrNoDigest) {
 			t.Errorf("DecodeDigest(%q) = %v, want a decode error", bad, err)
 		}
@@ -173,7 +179,8 @@ func TestReporterTitles(t *testing.T) {
 	if c, ok := ParseDornyTitle("6 passed, 2 failed and 2 skipped "); !ok || c != (junit.Counts{Tests: 10, Passed: 6, Failed: 2, Skipped: 2}) {
 		t.Errorf("dorny = %+v %v", c, ok)
 	}
-	for _, bad := range []string{"6 passed, 2 failed", "x passed, 2 failed and 2 skipped", "Test Results", "99999999999999999999 passed, 0 failed and 0 skipped"} {
+	for _, bad := range []string{"6 passed, 2 failed", "x passed, 2 failed and 2 skipped", "Test Results", "99999999999999999999 passed, 0 failed and 0 skipped",
+		"9223372036854775807 passed, 1 failed and 0 skipped"} { // the total overflowed to a negative count
 		if _, ok := ParseDornyTitle(bad); ok {
 			t.Errorf("ParseDornyTitle(%q) accepted", bad)
 		}
@@ -184,7 +191,8 @@ func TestReporterTitles(t *testing.T) {
 	if c, ok := ParseMikepenzTitle("No test results found!"); !ok || c.Tests != 0 {
 		t.Errorf("mikepenz empty = %+v %v", c, ok)
 	}
-	for _, bad := range []string{"17 tests run, 5 passed, 1 skipped, 10 failed.", "17 tests run", "JUnit Test Report"} {
+	for _, bad := range []string{"17 tests run, 5 passed, 1 skipped, 10 failed.", "17 tests run", "JUnit Test Report",
+		"0 tests run, 9223372036854775807 passed, 9223372036854775807 skipped, 2 failed."} { // the sum wrapped to the total
 		if _, ok := ParseMikepenzTitle(bad); ok {
 			t.Errorf("ParseMikepenzTitle(%q) accepted", bad)
 		}

@@ -1,6 +1,7 @@
 package settle
 
 import (
+	"math"
 	"regexp"
 	"strings"
 	"unicode"
@@ -25,10 +26,24 @@ func ParseDornyTitle(title string) (junit.Counts, bool) {
 		return junit.Counts{}, false
 	}
 	p, f, s := atoi(m[1]), atoi(m[2]), atoi(m[3])
-	if p < 0 || f < 0 || s < 0 {
+	t, ok := sumCounts(p, f, s)
+	if !ok {
 		return junit.Counts{}, false
 	}
-	return junit.Counts{Tests: p + f + s, Passed: p, Failed: f, Skipped: s}, true
+	return junit.Counts{Tests: t, Passed: p, Failed: f, Skipped: s}, true
+}
+
+// sumCounts adds a title's counts: false when one is negative (not a count) or the sum
+// overflows (a title can carry any number, and a wrapped sum can even match its total).
+func sumCounts(counts ...int) (int, bool) {
+	sum := 0
+	for _, n := range counts {
+		if n < 0 || n > math.MaxInt-sum {
+			return 0, false
+		}
+		sum += n
+	}
+	return sum, true
 }
 
 // ParseMikepenzTitle reads the counts in a mikepenz/action-junit-report
@@ -44,7 +59,7 @@ func ParseMikepenzTitle(title string) (junit.Counts, bool) {
 		return junit.Counts{}, false
 	}
 	t, p, s, f := atoi(m[1]), atoi(m[2]), atoi(m[3]), atoi(m[4])
-	if t < 0 || p < 0 || s < 0 || f < 0 || p+s+f != t {
+	if sum, ok := sumCounts(p, s, f); !ok || sum != t {
 		return junit.Counts{}, false
 	}
 	return junit.Counts{Tests: t, Passed: p, Failed: f, Skipped: s}, true

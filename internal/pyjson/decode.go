@@ -301,18 +301,18 @@ func (d *Decoder) strBytes() ([]byte, error) {
 		}
 		switch c := d.data[d.pos]; {
 		case c == '"':
+			// The document's bytes must be UTF-8; only an escape may give a lone
+			// surrogate (an escape is ASCII, so the bytes around escapes are checked
+			// at once, and raw WTF-8 surrogate bytes are refused as json.loads does).
+			if !ascii && !utf8.Valid(d.data[start+1:d.pos]) {
+				return nil, d.SyntaxErrorAt(start, "string is not valid UTF-8")
+			}
 			b := d.data[s:d.pos]
 			d.pos++
 			if escaped {
 				buf = append(buf, b...)
 				d.scratch = buf
-				if !utf8.Valid(stripWTF8(buf)) {
-					return nil, d.SyntaxErrorAt(start, "string is not valid UTF-8")
-				}
 				return buf, nil
-			}
-			if !ascii && !utf8.Valid(b) {
-				return nil, d.SyntaxErrorAt(start, "string is not valid UTF-8")
 			}
 			return b, nil
 		case c < 0x20:
@@ -377,24 +377,6 @@ func (d *Decoder) unescape(buf []byte, start int) ([]byte, error) {
 		return append(buf, 0xED, byte(0x80|(r>>6)&0x3F), byte(0x80|r&0x3F)), nil
 	}
 	return utf8.AppendRune(buf, r), nil
-}
-
-// stripWTF8 returns b with WTF-8 surrogate triples removed, for validation.
-func stripWTF8(b []byte) []byte {
-	for i := 0; i+2 < len(b); i++ {
-		if b[i] == 0xED && b[i+1] >= 0xA0 && b[i+1] <= 0xBF {
-			out := make([]byte, 0, len(b))
-			for j := 0; j < len(b); j++ {
-				if j+2 < len(b) && b[j] == 0xED && b[j+1] >= 0xA0 && b[j+1] <= 0xBF && b[j+2] >= 0x80 && b[j+2] <= 0xBF {
-					j += 2
-					continue
-				}
-				out = append(out, b[j])
-			}
-			return out
-		}
-	}
-	return b
 }
 
 func (d *Decoder) hex4() (rune, bool) {

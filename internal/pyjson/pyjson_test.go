@@ -95,6 +95,13 @@ func TestErrors(t *testing.T) {
 		{`{"a": "\x"}`, `t:1:8: invalid JSON: invalid escape '\x'`},
 		{`{"a": 1} 2`, "t:1:10: invalid JSON: extra data after the JSON value"},
 		{`[01]`, "t:1:3: invalid JSON: expected ',' or ']' in array"},
+		// Surrogates come from escapes only: their UTF-8 form in the document is refused as
+		// json.loads refuses it, with an escape in the string or without (with one, the
+		// bytes were once accepted, and "\ud800" then read back as the pair "\ud800\udc00").
+		{`["` + "\xed\xa0\x80" + `"]`, "t:1:2: invalid JSON: string is not valid UTF-8"},
+		{`["\n` + "\xed\xa0\x80" + `"]`, "t:1:2: invalid JSON: string is not valid UTF-8"},
+		{`["\ud800` + "\xed\xb0\x80" + `"]`, "t:1:2: invalid JSON: string is not valid UTF-8"},
+		{`["\u00e9` + "\xc3" + `\n` + "\xa9" + `"]`, "t:1:2: invalid JSON: string is not valid UTF-8"},
 	} {
 		_, err := Parse("t", []byte(tt.in))
 		var e *Error

@@ -405,10 +405,17 @@ func pickOurs(base, ours, theirs []byte) []byte {
 }
 
 // mergeObjectByKey merges an object key by key with pickChanged; values that are not objects
-// on each side are merged as opaque values.
+// on each side are merged as opaque values, and an object both sides hold byte for byte is
+// the merge as it stands.
 func mergeObjectByKey(base, ours, theirs []byte) []byte {
 	if ours == nil || theirs == nil {
 		return pickChanged(base, ours, theirs)
+	}
+	if bytes.Equal(ours, theirs) {
+		// Both sides hold the same object: it is the merge, byte for byte, as for the
+		// ledger (rebuilt member by member, a key written raw would be re-escaped, and
+		// spaces and repeated keys dropped, so a merge of a merge would differ).
+		return ours
 	}
 	b, o, t, err := parseThree(base, ours, theirs)
 	if err != nil {

@@ -184,6 +184,29 @@ func TestMergeCustomKeyAndErrors(t *testing.T) {
 	}
 }
 
+// Merging a merge with itself as both sides gives it back byte for byte, whichever side a
+// member came from raw: an object both sides hold is not rebuilt member by member (which
+// re-escapes keys and drops spaces and repeated keys).
+func TestMergeOfMergeIsItself(t *testing.T) {
+	t.Parallel()
+	for _, theirs := range []string{
+		"{\"ledger\":{\"\x7f\":0}}",
+		"{\"config\":{\"\x7f\":0}}",
+		`{"config":{ "a" : 1 }}`,
+		`{"config":{"a":1,"a":2}}`,
+		`{"retriever":{ "a" : 1 },"ledger":{"config":{ "b" : [ 1 ] }}}`,
+	} {
+		out, err := storedoc.Merge(nil, []byte(`{}`), []byte(theirs), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", theirs, err)
+		}
+		again, err := storedoc.Merge(out, out, out, nil)
+		if err != nil || !bytes.Equal(out, again) {
+			t.Errorf("%s: merging the merge changed it (%v):\n%s\n%s", theirs, err, out, again)
+		}
+	}
+}
+
 func FuzzMerge(f *testing.F) {
 	real, err := os.ReadFile("testdata/merge/lessons.json")
 	if err != nil {
@@ -192,6 +215,7 @@ func FuzzMerge(f *testing.F) {
 	f.Add(real, real, real)
 	f.Add([]byte(`{}`), []byte(`{"entries":[]}`), []byte(`{"ledger":{"tick_count":2}}`))
 	f.Add([]byte(`{}`), []byte(`{"entries":[{"question":"q","answer":"a","energy":NaN}]}`), []byte(`{"x":-Infinity}`))
+	f.Add([]byte(`{}`), []byte(`{"config":{"a":1}}`), []byte(`{"config":{"a":1},"ledger":{"config":{},"history":{"x":[]}}}`))
 	f.Fuzz(func(t *testing.T, b, o, th []byte) {
 		out, err := storedoc.Merge(b, o, th, nil)
 		if err != nil {
