@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
 
@@ -59,12 +60,9 @@ func onceQueries(s *Store, seed uint64) []string {
 // store's index: same hits, scores, answer and ticket, for both rankings,
 // with and without filters, decay and other hit counts.
 func TestOnceMatchesIndex(t *testing.T) {
-	seeds := []uint64{1, 2}
-	if testing.Short() {
-		seeds = seeds[:1]
-	}
+	seeds := exhaustive.Or([]uint64{1}, []uint64{1, 2})
 	for _, seed := range seeds {
-		data, err := genStore(300+int(seed)*300, seed).Marshal()
+		data, err := genStore(exhaustive.Or(250, 300+int(seed)*300), seed).Marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +219,7 @@ func TestVerifyOnceMatchesIndex(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, r := range []Retrieval{RetrievalDarwinMemo, RetrievalBM25F} {
 		s := New("verify.json", Options{Now: func() time.Time { return base }, Retrieval: r})
-		ls := textgen.Lessons(7, 300)
+		ls := textgen.Lessons(7, exhaustive.Or(140, 300))
 		for i, l := range ls {
 			if _, err := s.Add(NewLesson{Question: l.Question, Answer: l.Answer, RecordedTS: base.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05+00:00")}); err != nil {
 				t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/darwin-memo/darwin-memo-action/internal/exhaustive"
 	"github.com/darwin-memo/darwin-memo-action/internal/rank/textgen"
 )
 
@@ -89,10 +90,7 @@ func testQueries(ls []*testLesson, seed uint64) []string {
 // library's indexes, for both rankings, with and without a filter, decay
 // and other hit counts.
 func TestLibraryOnceMatchesIndex(t *testing.T) {
-	n := 700
-	if !testing.Short() {
-		n = 4500 // the projection runs on several workers
-	}
+	n := exhaustive.Or(2100, 4500) // the projection runs on several workers (one per 1,024 lessons)
 	ls := testLessons(1, n)
 	libs := newTestLibraries(2)
 	indexed, once := libs[0], libs[1]
