@@ -45,11 +45,12 @@ type Library[K comparable] struct {
 	bm     *BM25F // the BM25F ranking; nil until first used
 	bmDocs []K
 	bmDoc  map[K]int
+	conf   ConfidenceModel // BM25F's confidence
 }
 
 // NewLibrary returns a library of src's lessons with neither index built.
 func NewLibrary[K comparable](src Source[K]) *Library[K] {
-	return &Library[K]{src: src}
+	return &Library[K]{src: src, conf: DefaultConfidence()}
 }
 
 // Indexed reports whether r's index is built.

@@ -196,13 +196,12 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 	}
 	// Confidence: the first lesson that may decide has its margin over
 	// the next distinct one; the others 0.
-	cm := DefaultConfidence()
-	phrasing := cm.Phrasing(q.Text)
+	phrasing := l.conf.Phrasing(q.Text)
 	for i := range out {
 		if i == first {
 			out[i].Margin = Margin(out[i].Score, next)
 		}
-		out[i].Confidence = cm.Of(out[i].Coverage, out[i].Margin, phrasing)
+		out[i].Confidence = l.conf.Of(out[i].Coverage, out[i].Margin, phrasing)
 	}
 	return out[:min(len(out), q.K)]
 }
