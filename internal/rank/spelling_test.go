@@ -54,11 +54,11 @@ func TestSpellingCorrection(t *testing.T) {
 		{"the dev enviroment", []string{"dev", "environment"}},
 		{"integraton tests", []string{"integration", "test"}},
 		{"dependancy", []string{"dependenc"}},
-		{"web_2 logs", []string{"web_2", "web", "2", "log"}}, // a name: not corrected
-		{"changed in 3.19.6", []string{"chang", "3.19.6"}},   // a version
-		{"which scheme", []string{"schem"}},                  // an English word
-		{"vresion", []string{"vresion"}},
-		{"dockar", []string{"dockar"}},                                    // too short to read as docker                                  // the first two letters differ
+		{"web_2 logs", []string{"web_2", "web", "2", "log"}},              // a name: not corrected
+		{"changed in 3.19.6", []string{"chang", "3.19.6"}},                // a version
+		{"which scheme", []string{"schem"}},                               // an English word
+		{"vresion", []string{"vresion"}},                                  // the first two letters differ
+		{"dockar", []string{"dockar"}},                                    // too short to read as docker
 		{"integration integraton", []string{"integration", "integraton"}}, // spelt right too
 	} {
 		q := QueryTerms(c.query)

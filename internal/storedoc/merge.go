@@ -404,18 +404,20 @@ func pickOurs(base, ours, theirs []byte) []byte {
 	return ours
 }
 
+// mergedWhole reports whether an object is merged whole, by pickChanged, rather than member
+// by member: when one side lacks it, or both hold it byte for byte (rebuilt member by member,
+// a key written raw would be re-escaped and spaces and repeated keys dropped, so a merge of a
+// merge would differ).
+func mergedWhole(ours, theirs []byte) bool {
+	return ours == nil || theirs == nil || bytes.Equal(ours, theirs)
+}
+
 // mergeObjectByKey merges an object key by key with pickChanged; values that are not objects
-// on each side are merged as opaque values, and an object both sides hold byte for byte is
-// the merge as it stands.
+// on each side are merged as opaque values, and an object is merged whole when mergedWhole
+// says so.
 func mergeObjectByKey(base, ours, theirs []byte) []byte {
-	if ours == nil || theirs == nil {
+	if mergedWhole(ours, theirs) {
 		return pickChanged(base, ours, theirs)
-	}
-	if bytes.Equal(ours, theirs) {
-		// Both sides hold the same object: it is the merge, byte for byte, as for the
-		// ledger (rebuilt member by member, a key written raw would be re-escaped, and
-		// spaces and repeated keys dropped, so a merge of a merge would differ).
-		return ours
 	}
 	b, o, t, err := parseThree(base, ours, theirs)
 	if err != nil {
@@ -584,14 +586,8 @@ func mergeEntry(b, o, t entryState) entryState {
 // documents.
 func mergeLedger(docB, docO, docT *storeDoc) []byte {
 	base, ours, theirs := docB.top.vals["ledger"], docO.top.vals["ledger"], docT.top.vals["ledger"]
-	if ours == nil || theirs == nil {
+	if mergedWhole(ours, theirs) {
 		return pickChanged(base, ours, theirs)
-	}
-	if bytes.Equal(ours, theirs) {
-		// Both sides hold the same ledger: it is the merge, byte for byte (rebuilding it
-		// member by member would re-escape keys a side wrote raw, so a merge of a merge
-		// would differ).
-		return ours
 	}
 	b, o, t, err := threeObjects(base, docB.ledger, docO.ledger, docT.ledger)
 	if err != nil {
