@@ -21,7 +21,7 @@ func TestDefaultConfidence(t *testing.T) {
 		cov, margin float64
 		lo, hi      float64
 	}{
-		{0, 0, 0, 0.35},     // nothing matched
+		{0, 0, 0, 0.45},     // nothing matched: below DecideThreshold
 		{1, 1, 0.85, 1},     // the whole query, alone
 		{0.1, 1, 0.2, 0.45}, // one word of a long query, alone: still unsure
 	} {
