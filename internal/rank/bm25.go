@@ -149,7 +149,7 @@ func weights(q []QueryTerm, dfs []int, n int) []float64 {
 // Search returns every live document holding a term of the query, by
 // BM25F score (highest first, then document number), with its coverage.
 func (x *BM25F) Search(query string) []Scored {
-	q := QueryTerms(query)
+	q := SearchTerms(query)
 	if len(q) == 0 || x.n == 0 {
 		return nil
 	}
@@ -175,18 +175,22 @@ func (x *BM25F) Search(query string) []Scored {
 	return sc.finish(out)
 }
 
-// scorer holds what scoring one query needs: its terms' weights and the
-// fields' average lengths.
+// scorer holds what scoring one query needs: its terms' weights (an
+// excluded term's negated) and the fields' average lengths.
 type scorer struct {
 	w          []float64
-	total      float64
+	total      float64 // of the terms asked about
 	avgQ, avgA float64
 }
 
 func newScorer(q []QueryTerm, w []float64, n int, sumQ, sumA int64) *scorer {
 	sc := &scorer{w: w, avgQ: max(1, float64(sumQ)/float64(n)), avgA: max(1, float64(sumA)/float64(n))}
-	for _, v := range w {
-		sc.total += v
+	for i, t := range q {
+		if t.Not {
+			w[i] = -w[i]
+		} else {
+			sc.total += w[i]
+		}
 	}
 	return sc
 }
@@ -197,11 +201,15 @@ func (sc *scorer) add(d *Scored, i int, tq, ta uint16, ql, al int32) {
 	tf := BM25WQuestion*float64(tq)/(1-BM25BQuestion+BM25BQuestion*float64(ql)/sc.avgQ) +
 		BM25WAnswer*float64(ta)/(1-BM25BAnswer+BM25BAnswer*float64(al)/sc.avgA)
 	d.Score += sc.w[i] * tf * (BM25K1 + 1) / (BM25K1 + tf)
-	d.Coverage += sc.w[i]
+	if sc.w[i] > 0 {
+		d.Coverage += sc.w[i]
+	}
 }
 
-// finish turns summed weights into coverage and sorts.
+// finish turns summed weights into coverage and sorts, leaving out the
+// documents that hold no term asked about (only excluded ones).
 func (sc *scorer) finish(out []Scored) []Scored {
+	out = slices.DeleteFunc(out, func(d Scored) bool { return d.Coverage == 0 })
 	for i := range out {
 		if sc.total > 0 {
 			out[i].Coverage = min(1, out[i].Coverage/sc.total)
@@ -221,7 +229,7 @@ func (sc *scorer) finish(out []Scored) []Scored {
 // counted, on up to workers goroutines. It returns what Search on an index
 // of the same documents returns, to the bit (TestSearchOnceMatchesIndex).
 func SearchOnce(query string, n int, text func(i int) (question, answer string), workers int) []Scored {
-	q := QueryTerms(query)
+	q := SearchTerms(query)
 	if len(q) == 0 || n == 0 {
 		return nil
 	}

@@ -25,7 +25,8 @@ func TestSearchOnceMatchesIndex(t *testing.T) {
 		docs = append(docs, d)
 	}
 	queries := []string{"how do I fix the flaky retry tests", "", "the of and", "Falcon 4521 v3 retry", ls[10].Question, ls[2999].Question + " " + ls[5].Answer,
-		misspell(ls[20].Question), misspell(ls[40].Answer) + " " + misspell(ls[41].Question)}
+		misspell(ls[20].Question), misspell(ls[40].Answer) + " " + misspell(ls[41].Question),
+		ls[30].Question + ", not " + ls[31].Question, "(not " + ls[32].Answer + ")"}
 	for _, q := range queries {
 		want := x.Search(q)
 		for _, workers := range []int{1, 2, 4} {

@@ -15,7 +15,8 @@
 //     [Index.AddIDs] and [Index.Remove]. [Index.Rank] walks the postings of
 //     the query tokens; it never recomputes document frequencies.
 //   - A [BM25F] index, and [Terms], its tokeniser, rank by this project's
-//     ranking.
+//     ranking; [SearchTerms] reads a query's terms, those of a contrast
+//     clause ("…, not the unit tests") excluded.
 //   - A [Library] ranks its owner's lessons, read through a [Source]:
 //     both rankings' indexes, built on first use and kept current with
 //     [Library.Add] and [Library.Remove]; [Library.Search] (ordering,

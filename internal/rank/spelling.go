@@ -50,7 +50,7 @@ func corrected(q []QueryTerm, i int, w string) bool {
 			return false
 		}
 	}
-	q[i] = QueryTerm{Term: w, Word: w}
+	q[i].Term, q[i].Word = w, w
 	return true
 }
 

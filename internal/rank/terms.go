@@ -31,6 +31,9 @@ func Terms(s string) []string {
 type QueryTerm struct {
 	Term string
 	Word string
+	// Not marks a term of a contrast clause (SearchTerms): a lesson
+	// holding it is ranked down, not up.
+	Not bool
 }
 
 // QueryTerms returns the distinct terms of a query in first-occurrence
