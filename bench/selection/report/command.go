@@ -135,19 +135,20 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		quick   = fs.Bool("quick", false, "quick mode: few seeds, noise 0% and 10% (seconds; for CI)")
-		seeds   = fs.Int("seeds", 0, "number of seeds (default 20, or 4 with -quick)")
-		first   = fs.Uint64("first-seed", 1, "first seed; use another range (e.g. 21) to check a conclusion on held-out worlds")
-		noises  = fs.String("noise", "", "comma-separated flaky-noise levels in [0,1] (default 0,0.05,0.1,0.2,0.3,0.5, or 0,0.1 with -quick)")
-		prs     = fs.Int("prs", 0, "merged PRs per run (default 400)")
-		workers = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
-		write   = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
-		tuning  = fs.String("tuning", "", "also run the ledger-settings sensitivity sweep (0% and 10% noise) and write its table into this markdown file (between the tuning markers)")
-		reqArm  = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults), "+Issue6+" (the defaults before issue 13) or "+DarwinMemo+" (darwin-memo's settings)")
-		vocab   = fs.String("vocabulary", string(sim.MadeUp), "how the worlds spell lessons and queries: "+string(sim.MadeUp)+" (the published worlds) or "+string(sim.Zipf)+" (shared English words and Zipf-spread topic words; docs/retrieval.md)")
-		tasks   = fs.String("tasks", string(sim.TopicTasks), "what the worlds' tasks ask for: "+string(sim.TopicTasks)+" (any useful lesson of the task's topic helps; the published worlds) or "+string(sim.FactTasks)+" (only a lesson stating the task's fact helps; docs/retrieval.md)")
-		ranking = fs.String("retrieval", string(BenchRetrieval), "the ranking the ledger arms consult with: darwin-memo (the published benchmark) or bm25f (the default of decide)")
-		require = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
+		quick    = fs.Bool("quick", false, "quick mode: few seeds, noise 0% and 10% (seconds; for CI)")
+		seeds    = fs.Int("seeds", 0, "number of seeds (default 20, or 4 with -quick)")
+		first    = fs.Uint64("first-seed", 1, "first seed; use another range (e.g. 21) to check a conclusion on held-out worlds")
+		noises   = fs.String("noise", "", "comma-separated flaky-noise levels in [0,1] (default 0,0.05,0.1,0.2,0.3,0.5, or 0,0.1 with -quick)")
+		prs      = fs.Int("prs", 0, "merged PRs per run (default 400)")
+		workers  = fs.Int("workers", 0, "parallel worlds (default GOMAXPROCS)")
+		write    = fs.String("write", "", "write the selection section into this markdown file (between the selection markers) and the SVG plots next to it")
+		tuning   = fs.String("tuning", "", "also run the ledger-settings sensitivity sweep (0% and 10% noise) and write its table into this markdown file (between the tuning markers)")
+		reqArm   = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults), "+Issue6+" (the defaults before issue 13) or "+DarwinMemo+" (darwin-memo's settings)")
+		vocab    = fs.String("vocabulary", string(sim.MadeUp), "how the worlds spell lessons and queries: "+string(sim.MadeUp)+" (the published worlds) or "+string(sim.Zipf)+" (shared English words and Zipf-spread topic words; docs/retrieval.md)")
+		tasks    = fs.String("tasks", string(sim.TopicTasks), "what the worlds' tasks ask for: "+string(sim.TopicTasks)+" (any useful lesson of the task's topic helps; the published worlds) or "+string(sim.FactTasks)+" (only a lesson stating the task's fact helps; docs/retrieval.md)")
+		ranking  = fs.String("retrieval", string(BenchRetrieval), "the ranking the ledger arms consult with: darwin-memo (the published benchmark) or bm25f (the default of decide)")
+		worldsTo = fs.String("worlds", "", "run the ledger in every world (each -vocabulary and -tasks, with each -retrieval) at 0% and 10% noise and write the table into this markdown file (between the worlds markers); docs/retrieval.md holds it")
+		require  = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: go run ./bench/selection [flags]\n\nRuns the selection-quality benchmark (issue 6): the ledger against every baseline arm on simulated merged-PR streams.\n\nEXAMPLES\n  %s\n  go run ./bench/selection -quick -require kill\n\nFLAGS\n", RegenCommand)
@@ -231,6 +232,26 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if *first != 1 && *write != "" {
 		return usagef("-first-seed %d: the docs are generated from seeds 1 to n; drop -write to look at other seeds", *first)
+	}
+	if *worldsTo != "" {
+		var other []string
+		fs.Visit(func(f *flag.Flag) {
+			if !slices.Contains([]string{"worlds", "seeds", "workers", "prs"}, f.Name) {
+				other = append(other, "-"+f.Name)
+			}
+		})
+		if len(other) > 0 {
+			return usagef("-worlds runs seeds 1 to n at 0%% and 10%% noise in every vocabulary, task model and ranking; %s does not go with it (only -seeds, -workers and -prs do)", strings.Join(other, ", "))
+		}
+		section, err := WorldsSection(ctx, cfg, n, *workers)
+		if err != nil {
+			return fmt.Errorf("selection benchmark: %w", err)
+		}
+		if err := WriteWorlds(*worldsTo, section); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote the table of every world in %s\n", *worldsTo)
+		return nil
 	}
 	sw := newSweep(cfg, n, levels, retrieval)
 	sw.Seeds = SeedRange(*first, n)

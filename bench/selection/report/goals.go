@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
@@ -213,7 +214,7 @@ func Issue13Goals(r *sim.SweepResult, ours string) []Goal {
 	if c := r.Cell(ours, 0); c != nil {
 		d := sim.Median(metric(c, damage))
 		g.Checked, g.Met = true, d <= GoalDamage
-		g.Measured = fmt.Sprintf("%.0f", d)
+		g.Measured = strconv.FormatFloat(d, 'f', -1, 64) // a median of an even count may end in .5
 	}
 	goals = append(goals, g)
 

@@ -221,6 +221,8 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"-retrieval", "bm25f", "-tuning", "x.md"}, "docs are generated with"},
 		{[]string{"-tasks", "lesson"}, "unknown task model"},
 		{[]string{"-tasks", "fact", "-write", "x.md"}, "docs are generated with"},
+		{[]string{"-worlds", "x.md", "-vocabulary", "zipf"}, "-vocabulary does not go with it"},
+		{[]string{"-worlds", "x.md", "-write", "y.md"}, "-write does not go with it"},
 	}
 	for _, tt := range tests {
 		err := Command(context.Background(), tt.args, io.Discard, io.Discard)
@@ -338,5 +340,34 @@ func TestCommandWritesTuningTables(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "held-out table (seeds 3–4)") {
 		t.Errorf("output: %s", out.String())
+	}
+}
+
+// -worlds writes one row per vocabulary, task model and ranking between
+// its markers, keeping the rest of the file.
+func TestCommandWritesWorlds(t *testing.T) {
+	md := filepath.Join(t.TempDir(), "retrieval.md")
+	if err := os.WriteFile(md, []byte("before\n"+WorldsBeginMarker+"\nold\n"+WorldsEndMarker+"\nafter\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Command(context.Background(), []string{"-worlds", md, "-seeds", "1", "-prs", "30"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	if !strings.HasPrefix(doc, "before\n"+WorldsBeginMarker) || !strings.HasSuffix(doc, WorldsEndMarker+"\nafter\n") || strings.Contains(doc, "old") {
+		t.Fatalf("markers or the rest of the file not kept:\n%s", doc)
+	}
+	rows := 0
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "| topic |") || strings.HasPrefix(line, "| fact |") {
+			rows++
+		}
+	}
+	if rows != 8 || !strings.Contains(doc, "| topic | made-up | darwin-memo's ranking |") || !strings.Contains(doc, "| fact | zipf | BM25F |") {
+		t.Errorf("want 8 rows, one per world and ranking:\n%s", doc)
 	}
 }
