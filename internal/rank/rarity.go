@@ -23,8 +23,8 @@ var background string
 // background list, or 0 if it is not among the 20,000 most frequent.
 //
 // Lookups scan the embedded list (165 kB) instead of building a map: a
-// query looks up only the few words no lesson contains, and a scan costs
-// microseconds where a map would cost a millisecond at every start.
+// query looks up only a few words, and a process that asks once would
+// build the whole map for them.
 func BackgroundRank(word string) int {
 	if word == "" || len(word) > 40 {
 		return 0
