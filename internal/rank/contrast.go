@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -89,19 +90,10 @@ func SearchTerms(query string) []QueryTerm {
 		return QueryTerms(query)
 	}
 	for _, t := range QueryTerms(excluded) {
-		if !containsTerm(q, t.Term) {
+		if !slices.ContainsFunc(q, func(a QueryTerm) bool { return a.Term == t.Term }) {
 			t.Not = true
 			q = append(q, t)
 		}
 	}
 	return q
-}
-
-func containsTerm(q []QueryTerm, term string) bool {
-	for _, t := range q {
-		if t.Term == term {
-			return true
-		}
-	}
-	return false
 }
