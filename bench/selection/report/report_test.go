@@ -350,7 +350,7 @@ func TestCommandWritesWorlds(t *testing.T) {
 	if err := os.WriteFile(md, []byte("before\n"+WorldsBeginMarker+"\nold\n"+WorldsEndMarker+"\nafter\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Command(context.Background(), []string{"-worlds", md, "-seeds", "1", "-prs", "30"}, io.Discard, io.Discard); err != nil {
+	if err := Command(context.Background(), []string{"-worlds", md, "-seeds", "1", "-prs", "12"}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(md)
