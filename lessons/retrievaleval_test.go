@@ -551,6 +551,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 		abstain     bool
 		set         string
 		words       []string // rank.QueryWords
+		unstated    bool     // rank.UnstatedQuantity of the query and that hit's answer
 	}
 	var probes []probe
 	forEachDevStore(t, func(set string, p evalPack, s *Store, key map[string]string) {
@@ -565,6 +566,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 				if h.SupersededBy == "" {
 					first = i
 					pb.cov, pb.conf, pb.right, pb.margin = h.Coverage, h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID]), h.Margin
+					pb.unstated = rank.UnstatedQuantity(pr.Query, h.Entry.Answer)
 					break
 				}
 			}
@@ -574,20 +576,24 @@ func TestDecideThresholdSweep(t *testing.T) {
 			probes = append(probes, pb)
 		}
 	})
-	// The model: P(first hit wanted) = σ(b0 + b1·coverage + b2·coverage·margin + Σ word weights).
+	// The model: P(first hit wanted) = σ(b0 + b1·coverage + b2·coverage·margin + b3·unstated + Σ word weights).
 	var ex []fitExample
 	for _, p := range probes {
-		ex = append(ex, fitExample{set: p.set, x: []float64{1, p.cov, p.cov * p.margin}, words: p.words, hit: p.cov > 0, right: p.right, abstain: p.abstain})
+		u := 0.0
+		if p.unstated {
+			u = 1
+		}
+		ex = append(ex, fitExample{set: p.set, x: []float64{1, p.cov, p.cov * p.margin, u}, words: p.words, hit: p.cov > 0, right: p.right, abstain: p.abstain})
 	}
 	vocab := confidenceVocab(ex, "")
 	beta := fitLogistic(withWords(ex, vocab, ""))
-	fit := rank.ConfidenceModel{Bias: beta[0], Coverage: beta[1], Margin: beta[2], Words: map[string]float64{}}
+	fit := rank.ConfidenceModel{Bias: beta[0], Coverage: beta[1], Margin: beta[2], Unstated: beta[3], Words: map[string]float64{}}
 	for i, w := range vocab {
-		fit.Words[w] = beta[3+i]
+		fit.Words[w] = beta[4+i]
 	}
 	shipped := rank.DefaultConfidence()
-	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f, %d words (shipped: %.2f, %.2f, %.2f, %d words)",
-		fit.Bias, fit.Coverage, fit.Margin, len(fit.Words), shipped.Bias, shipped.Coverage, shipped.Margin, len(shipped.Words))
+	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f, unstated %.3f, %d words (shipped: %.2f, %.2f, %.2f, %.2f, %d words)",
+		fit.Bias, fit.Coverage, fit.Margin, fit.Unstated, len(fit.Words), shipped.Bias, shipped.Coverage, shipped.Margin, shipped.Unstated, len(shipped.Words))
 	if drift := confidenceDrift(fit, shipped); drift != "" {
 		if golden.Updating() {
 			text, err := fit.MarshalText()
@@ -764,7 +770,7 @@ func confidenceDrift(fit, shipped rank.ConfidenceModel) string {
 	for _, c := range []struct {
 		name   string
 		fit, s float64
-	}{{"bias", fit.Bias, shipped.Bias}, {"coverage", fit.Coverage, shipped.Coverage}, {"margin", fit.Margin, shipped.Margin}} {
+	}{{"bias", fit.Bias, shipped.Bias}, {"coverage", fit.Coverage, shipped.Coverage}, {"margin", fit.Margin, shipped.Margin}, {"unstated", fit.Unstated, shipped.Unstated}} {
 		if math.Abs(c.fit-c.s) > 0.02 {
 			out = append(out, fmt.Sprintf("%s %.3f, shipped %.3f", c.name, c.fit, c.s))
 		}

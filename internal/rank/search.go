@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 )
 
 // A Query is one question to a [Library].
@@ -196,12 +197,17 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 	}
 	// Confidence: the first lesson that may decide has its margin over
 	// the next distinct one; the others 0.
-	phrasing := l.conf.Phrasing(q.Text)
+	phrasing, quantity := l.conf.Phrasing(q.Text), AsksQuantity(q.Text)
 	for i := range out {
 		if i == first {
 			out[i].Margin = Margin(out[i].Score, next)
 		}
-		out[i].Confidence = l.conf.Of(out[i].Coverage, out[i].Margin, phrasing)
+		unstated := false
+		if quantity {
+			_, answer := l.src.Text(out[i].Lesson)
+			unstated = !strings.ContainsAny(answer, "0123456789")
+		}
+		out[i].Confidence = l.conf.Of(out[i].Coverage, out[i].Margin, phrasing, unstated)
 	}
 	return out[:min(len(out), q.K)]
 }

@@ -1,0 +1,54 @@
+package rank
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Answer-type checking, as question-answering systems do it (Harabagiu et
+// al., FALCON, 2000; Li and Roth's question classes, 2002): a question
+// whose expected answer is a number is answered only by a text holding
+// one. A store's lessons name the things a repository has ("the mailers
+// queue", "the jasmine unit tests"), and a query asking for a quantity of
+// one of them ("what concurrency does the mailers queue run with", "which
+// jasmine version runs the unit tests") matches that lesson's words fully
+// while the lesson may not state the quantity at all. The confidence model
+// reads, as one more feature, whether the query asks for a quantity and
+// the lesson's answer holds no digit (ConfidenceModel.Unstated).
+
+// quantityWords are the words that ask for a quantity wherever they
+// stand: the numbers a repository's notes state (a version, a port, a
+// timeout, a size, a limit, a count), compared by their stems.
+var quantityWords = []string{"version", "port", "timeout", "size", "limit", "count", "number"}
+
+// quantityPairs are the question openings of Li and Roth's numeric class:
+// how many, how much, how long, how often, how far, what time.
+var quantityPairs = [][2]string{{"how", "many"}, {"how", "much"}, {"how", "long"}, {"how", "often"}, {"how", "far"}, {"what", "time"}}
+
+// AsksQuantity reports whether a query asks for a quantity: it holds one
+// of Li and Roth's numeric openings or a word naming a number a
+// repository keeps.
+func AsksQuantity(query string) bool {
+	ws := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) })
+	for i, w := range ws {
+		for _, q := range quantityWords {
+			if Stem(w) == q {
+				return true
+			}
+		}
+		if i+1 < len(ws) {
+			for _, p := range quantityPairs {
+				if w == p[0] && ws[i+1] == p[1] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// UnstatedQuantity reports whether a query asks for a quantity
+// (AsksQuantity) that an answer cannot state: it holds no digit.
+func UnstatedQuantity(query, answer string) bool {
+	return AsksQuantity(query) && !strings.ContainsAny(answer, "0123456789")
+}
