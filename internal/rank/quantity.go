@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -16,32 +17,38 @@ import (
 // reads, as one more feature, whether the query asks for a quantity and
 // the lesson's answer holds no digit (ConfidenceModel.Unstated).
 
-// quantityWords are the words that ask for a quantity wherever they
-// stand: the numbers a repository's notes state (a version, a port, a
-// timeout, a size, a limit, a count), compared by their stems.
+// quantityWords are the head nouns that make a "what" or "which"
+// question ask for a quantity: the numbers a repository's notes state (a
+// version, a port, a timeout, a size, a limit, a count), compared by their
+// stems. Elsewhere they ask nothing ("fix the flaky timeout", "port the
+// module").
 var quantityWords = []string{"version", "port", "timeout", "size", "limit", "count", "number"}
+
+// headWindow is how far after "what" or "which" a quantity word may stand
+// and still head its phrase ("which jasmine version", "what port does the
+// local server listen on").
+const headWindow = 4
 
 // quantityPairs are the question openings of Li and Roth's numeric class:
 // how many, how much, how long, how often, how far, what time.
 var quantityPairs = [][2]string{{"how", "many"}, {"how", "much"}, {"how", "long"}, {"how", "often"}, {"how", "far"}, {"what", "time"}}
 
 // AsksQuantity reports whether a query asks for a quantity: it holds one
-// of Li and Roth's numeric openings or a word naming a number a
-// repository keeps.
+// of Li and Roth's numeric openings, or a "what" or "which" followed within
+// headWindow words by a word naming a number a repository keeps (the head
+// word of the question, as question classifiers read it).
 func AsksQuantity(query string) bool {
 	ws := strings.FieldsFunc(strings.ToLower(query), func(r rune) bool { return !unicode.IsLetter(r) })
+	wh := -headWindow - 1 // where the last "what" or "which" stands
 	for i, w := range ws {
-		for _, q := range quantityWords {
-			if Stem(w) == q {
-				return true
-			}
+		if w == "what" || w == "which" {
+			wh = i
 		}
-		if i+1 < len(ws) {
-			for _, p := range quantityPairs {
-				if w == p[0] && ws[i+1] == p[1] {
-					return true
-				}
-			}
+		if i-wh <= headWindow && slices.Contains(quantityWords, Stem(w)) {
+			return true
+		}
+		if i+1 < len(ws) && slices.Contains(quantityPairs, [2]string{w, ws[i+1]}) {
+			return true
 		}
 	}
 	return false
