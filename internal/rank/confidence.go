@@ -23,9 +23,10 @@ import (
 // (Scored.Coverage) and m how far its score stands above the next
 // lesson's that may decide and is not its near-duplicate (Query's
 // NearDuplicate), (s1 − s2)/s1, in [0, 1] (0 for every lesson but the
-// first) and u 1 when the query asks for a quantity and the lesson's
-// answer holds no digit, else 0. The margin counts in proportion to the coverage: a lesson alone
-// in matching one word of a long query is still a poor match. The words
+// first), and u 1 when the query asks for a quantity and the lesson's
+// answer holds no digit (UnstatedQuantity), else 0. The margin counts in
+// proportion to the coverage: a lesson alone in matching one word of a
+// long query is still a poor match. The words
 // say how the query is asked ("how do I" against "which region"), which
 // the lessons' terms do not: the model knows the words that development
 // probes of several sets use often, and no others.

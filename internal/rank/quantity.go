@@ -57,5 +57,9 @@ func AsksQuantity(query string) bool {
 // UnstatedQuantity reports whether a query asks for a quantity
 // (AsksQuantity) that an answer cannot state: it holds no digit.
 func UnstatedQuantity(query, answer string) bool {
-	return AsksQuantity(query) && !strings.ContainsAny(answer, "0123456789")
+	return AsksQuantity(query) && !holdsDigit(answer)
 }
+
+// holdsDigit reports whether a text can state a quantity: it holds an
+// ASCII digit.
+func holdsDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 )
 
 // A Query is one question to a [Library].
@@ -42,8 +41,9 @@ type Result[K comparable] struct {
 	Coverage float64
 	// Confidence in [0, 1]: darwin-memo's ranking, Coverage; BM25F, the
 	// calibrated probability that the lesson answers the query
-	// ([ConfidenceModel] of its coverage, the query's words and, for the
-	// first lesson that may decide, its Margin).
+	// ([ConfidenceModel] of its coverage, the query's words, whether its
+	// answer can state a quantity the query asks for and, for the first
+	// lesson that may decide, its Margin).
 	Confidence float64
 	// Margin, for BM25F's first lesson that may decide, is how far its
 	// score stands above the next lesson that may decide and is not its
@@ -205,7 +205,7 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 		unstated := false
 		if quantity {
 			_, answer := l.src.Text(out[i].Lesson)
-			unstated = !strings.ContainsAny(answer, "0123456789")
+			unstated = !holdsDigit(answer)
 		}
 		out[i].Confidence = l.conf.Of(out[i].Coverage, out[i].Margin, phrasing, unstated)
 	}
