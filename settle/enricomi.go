@@ -77,21 +77,17 @@ func DecodeDigest(summary string) (*Digest, error) {
 
 // unassigned returns how many of the digest's tests no status counts. Each test has one
 // status, so the statuses count at most the tests: more, or a negative count, is an error.
-// It counts down from the tests, so no sum of hostile counts can overflow (Counts adds
-// failures and errors).
+// The statuses are added by sumCounts, so no sum of hostile counts can overflow (Counts
+// adds failures and errors).
 func (d *Digest) unassigned() (int, error) {
-	left := d.Tests
-	for _, n := range []int{d.Tests, d.TestsSucc, d.TestsSkip, d.TestsFail, d.TestsError} {
-		if n < 0 {
-			return 0, errors.New("negative test count")
-		}
+	sum, ok := sumCounts(d.TestsSucc, d.TestsSkip, d.TestsFail, d.TestsError)
+	switch {
+	case !ok || d.Tests < 0:
+		return 0, errors.New("a test count is negative or overflows")
+	case sum > d.Tests:
+		return 0, fmt.Errorf("the statuses count more than the %d tests", d.Tests)
 	}
-	for _, n := range []int{d.TestsSucc, d.TestsSkip, d.TestsFail, d.TestsError} {
-		if left -= n; left < 0 {
-			return 0, fmt.Errorf("the statuses count more than the %d tests", d.Tests)
-		}
-	}
-	return left, nil
+	return d.Tests - sum, nil
 }
 
 // Counts returns the digest's per-test tallies.
