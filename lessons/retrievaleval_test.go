@@ -533,8 +533,9 @@ func forEachDevStore(t *testing.T, fn func(set string, p evalPack, s *Store, key
 // TestDecideThresholdSweep fits rank's confidence model and chooses
 // rank.DecideThreshold: on every development set (the suite, the held-out
 // packs and the blind sets once scored), each probe's first lesson that
-// may decide, its coverage and margin, the query's words, and whether it
-// is wanted. It refits the logistic model (maximum likelihood, a small L2
+// may decide, its coverage and margin, the query's words, whether the
+// query asks for a quantity its answer cannot state
+// (rank.UnstatedQuantity), and whether it is wanted. It refits the logistic model (maximum likelihood, a small L2
 // penalty, Newton's method) and fails if the shipped model
 // (internal/rank/confidence.txt) is more than 0.02 from the fit in a
 // coefficient or differs in its words; -update rewrites it. It logs decide's
