@@ -535,7 +535,7 @@ func forEachDevStore(t *testing.T, fn func(set string, p evalPack, s *Store, key
 // packs and the blind sets once scored), each probe's first lesson that
 // may decide, its coverage and margin, the query's words, whether the
 // query asks for a quantity its answer cannot state
-// (rank.UnstatedQuantity), and whether it is wanted. It refits the logistic model (maximum likelihood, a small L2
+// (rank.Unstated), and whether it is wanted. It refits the logistic model (maximum likelihood, a small L2
 // penalty, Newton's method) and fails if the shipped model
 // (internal/rank/confidence.txt) is more than 0.02 from the fit in a
 // coefficient or differs in its words; -update rewrites it. It logs decide's
@@ -552,7 +552,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 		abstain     bool
 		set         string
 		words       []string // rank.QueryWords
-		unstated    bool     // rank.UnstatedQuantity of the query and that hit's answer
+		unstated    bool     // rank.Unstated of the query and that hit's answer
 	}
 	var probes []probe
 	forEachDevStore(t, func(set string, p evalPack, s *Store, key map[string]string) {
@@ -567,7 +567,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 				if h.SupersededBy == "" {
 					first = i
 					pb.cov, pb.conf, pb.right, pb.margin = h.Coverage, h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID]), h.Margin
-					pb.unstated = rank.UnstatedQuantity(pr.Query, h.Entry.Answer)
+					pb.unstated = rank.Unstated(pr.Query, h.Entry.Answer)
 					break
 				}
 			}

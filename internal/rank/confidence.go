@@ -15,7 +15,7 @@ import (
 // and query-performance prediction do it) over two features of the list,
 // the words of the query (a bag of words, the classic linear text
 // classifier) and whether the lesson's answer can state what the query
-// asks (UnstatedQuantity, answer-type checking):
+// asks (Unstated, answer-type checking):
 //
 //	confidence = σ(bias + coverage·c + margin·c·m + unstated·u + Σ weight(w) for each distinct word w of the query)
 //
@@ -23,8 +23,8 @@ import (
 // (Scored.Coverage) and m how far its score stands above the next
 // lesson's that may decide and is not its near-duplicate (Query's
 // NearDuplicate), (s1 − s2)/s1, in [0, 1] (0 for every lesson but the
-// first), and u 1 when the query asks for a quantity and the lesson's
-// answer holds no digit (UnstatedQuantity), else 0. The margin counts in
+// first), and u 1 when the query asks for a quantity or a person that the
+// lesson's answer cannot state (Unstated: no digit, or no one named), else 0. The margin counts in
 // proportion to the coverage: a lesson alone in matching one word of a
 // long query is still a poor match. The words
 // say how the query is asked ("how do I" against "which region"), which
@@ -43,7 +43,7 @@ var confidenceText string
 // A ConfidenceModel holds the coefficients of the confidence model.
 type ConfidenceModel struct {
 	Bias, Coverage, Margin float64
-	Unstated               float64            // a quantity asked that the answer cannot state
+	Unstated               float64            // a quantity or a person asked that the answer cannot state
 	Words                  map[string]float64 // by lower-case word
 }
 
@@ -140,7 +140,7 @@ func (m ConfidenceModel) Phrasing(query string) float64 {
 
 // Of returns the calibrated probability that a lesson with this coverage
 // and margin answers a query of this phrasing, unstated saying that the
-// query asks for a quantity the lesson's answer cannot state.
+// query asks for a quantity or a person the lesson's answer cannot state.
 func (m ConfidenceModel) Of(coverage, margin, phrasing float64, unstated bool) float64 {
 	z := m.Bias + m.Coverage*coverage + m.Margin*coverage*margin + phrasing
 	if unstated {

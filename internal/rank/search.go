@@ -197,15 +197,15 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 	}
 	// Confidence: the first lesson that may decide has its margin over
 	// the next distinct one; the others 0.
-	phrasing, quantity := l.conf.Phrasing(q.Text), AsksQuantity(q.Text)
+	phrasing, asks := l.conf.Phrasing(q.Text), Asks(q.Text)
 	for i := range out {
 		if i == first {
 			out[i].Margin = Margin(out[i].Score, next)
 		}
 		unstated := false
-		if quantity {
+		if asks != AnyAnswer {
 			_, answer := l.src.Text(out[i].Lesson)
-			unstated = !holdsDigit(answer)
+			unstated = !asks.StatedBy(answer)
 		}
 		out[i].Confidence = l.conf.Of(out[i].Coverage, out[i].Margin, phrasing, unstated)
 	}

@@ -50,7 +50,7 @@ func TestSearchMarginSkipsNearDuplicates(t *testing.T) {
 				t.Errorf("first lesson's margin %.3f: wide %v, want %v", rs[0].Margin, got, c.wide)
 			}
 			m := DefaultConfidence()
-			if want := m.Of(rs[0].Coverage, rs[0].Margin, m.Phrasing(query), UnstatedQuantity(query, rs[0].Lesson.Answer)); rs[0].Confidence != want {
+			if want := m.Of(rs[0].Coverage, rs[0].Margin, m.Phrasing(query), Unstated(query, rs[0].Lesson.Answer)); rs[0].Confidence != want {
 				t.Errorf("first lesson's confidence %.3f, the model gives %.3f", rs[0].Confidence, want)
 			}
 			for _, r := range rs[1:] {

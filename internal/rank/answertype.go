@@ -1,0 +1,148 @@
+package rank
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Answer-type checking, as question-answering systems do it (Harabagiu et
+// al., FALCON, 2000; Li and Roth's question classes, 2002): a question
+// whose expected answer is a number is answered only by a text holding
+// one, and a question asking who only by a text naming a person or a group.
+// A store's lessons name the things a repository has ("the mailers queue",
+// "the prod deploy workflow"), and a query asking for a quantity or an
+// owner of one of them ("what concurrency does the mailers queue run
+// with", "who approves the prod deploy workflow") matches that lesson's
+// words fully while the lesson may not state it at all. The confidence
+// model reads, as one more feature, whether the query asks for a type of
+// answer the lesson's answer cannot hold (ConfidenceModel.Unstated).
+
+// An AnswerType is the kind of answer a question expects, of the classes
+// the check reads; AnyAnswer for every other question.
+type AnswerType int
+
+const (
+	AnyAnswer AnswerType = iota
+	Quantity             // Li and Roth's numeric class (NUM)
+	Person               // Li and Roth's human class (HUM): a person or a group
+)
+
+// quantityWords are the head nouns that make a "what" or "which"
+// question ask for a quantity: the numbers a repository's notes state (a
+// version, a port, a timeout, a size, a limit, a count), compared by their
+// stems. Elsewhere they ask nothing ("fix the flaky timeout", "port the
+// module").
+var quantityWords = []string{"version", "port", "timeout", "size", "limit", "count", "number"}
+
+// headWindow is how far after "what" or "which" a quantity word may stand
+// and still head its phrase ("which jasmine version", "what port does the
+// local server listen on").
+const headWindow = 4
+
+// quantityPairs are the question openings of Li and Roth's numeric class:
+// how many, how much, how long, how often, how far, what time.
+var quantityPairs = [][2]string{{"how", "many"}, {"how", "much"}, {"how", "long"}, {"how", "often"}, {"how", "far"}, {"what", "time"}}
+
+// personWords are the nouns by which a text names people or a group of
+// them without a name ("the platform team", "the on-call engineer", "a
+// maintainer"), compared by their stems.
+var personWords = []string{"admin", "administrator", "anyone", "approver", "contact", "developer", "engineer", "everyone", "group",
+	"lead", "maintainer", "manager", "member", "nobody", "oncall", "owner", "people", "person", "reviewer", "squad", "team"}
+
+// Asks returns the type of answer a query asks for: Person when it opens
+// with "who", "whom" or "whose"; Quantity when it holds one of Li and
+// Roth's numeric openings, or a "what" or "which" followed within
+// headWindow words by a word naming a number a repository keeps (the head
+// word of the question, as question classifiers read it); else AnyAnswer.
+func Asks(query string) AnswerType {
+	ws := words(query)
+	if len(ws) > 0 && (ws[0] == "who" || ws[0] == "whom" || ws[0] == "whose") {
+		return Person
+	}
+	wh := -headWindow - 1 // where the last "what" or "which" stands
+	for i, w := range ws {
+		if w == "what" || w == "which" {
+			wh = i
+		}
+		if i-wh <= headWindow && slices.Contains(quantityWords, Stem(w)) {
+			return Quantity
+		}
+		if i+1 < len(ws) && slices.Contains(quantityPairs, [2]string{w, ws[i+1]}) {
+			return Quantity
+		}
+	}
+	return AnyAnswer
+}
+
+// Unstated reports whether a query asks for a type of answer (Asks) that
+// answer cannot hold.
+func Unstated(query, answer string) bool { return !Asks(query).StatedBy(answer) }
+
+// StatedBy reports whether a text can state an answer of type t: for a
+// quantity, it holds an ASCII digit; for a person, it names one (namesPerson).
+func (t AnswerType) StatedBy(text string) bool {
+	switch t {
+	case Quantity:
+		return strings.ContainsAny(text, "0123456789")
+	case Person:
+		return namesPerson(text)
+	}
+	return true
+}
+
+// namesPerson reports whether a text can say who: it holds a word naming
+// people (personWords, or "on call"), a GitHub handle or team (@name, but
+// not a decorator such as @Route.get or @Test(...)), or a name, a
+// capitalised word inside a sentence ("ask Priya", "audited by
+// Spearbit"). Product names read as names too ("run it on Postgres"): the
+// check may let a lesson pass that names no one, never the reverse for
+// the forms it knows.
+func namesPerson(text string) bool {
+	ws := words(text)
+	for i, w := range ws {
+		if slices.Contains(personWords, Stem(w)) || w == "on" && i+1 < len(ws) && ws[i+1] == "call" {
+			return true
+		}
+	}
+	for rest := text; ; {
+		i := strings.IndexByte(rest, '@')
+		if i < 0 {
+			break
+		}
+		rest = rest[i+1:]
+		n := 0
+		for n < len(rest) && (isWordByte(rest[n]) || rest[n] == '-' || rest[n] == '_') {
+			n++
+		}
+		if n > 0 && (n == len(rest) || rest[n] != '.' && rest[n] != '(') {
+			return true
+		}
+	}
+	fs := strings.Fields(text)
+	for i := 1; i < len(fs); i++ {
+		if !strings.ContainsAny(fs[i-1][len(fs[i-1])-1:], ".!?:") && isName(strings.TrimRight(fs[i], ".,;:!?)")) {
+			return true
+		}
+	}
+	return false
+}
+
+// isName reports whether w is a capitalised ASCII word: an upper-case
+// letter, then lower-case letters only.
+func isName(w string) bool {
+	if len(w) < 2 || w[0]-'A' >= 26 {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if w[i]-'a' >= 26 {
+			return false
+		}
+	}
+	return true
+}
+
+// words returns the lower-cased runs of letters of s.
+func words(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) })
+}

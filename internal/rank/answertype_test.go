@@ -1,0 +1,48 @@
+package rank
+
+import "testing"
+
+func TestUnstated(t *testing.T) {
+	for _, c := range []struct {
+		query, answer string
+		asks          AnswerType
+		unstated      bool
+	}{
+		{"which jasmine version runs the unit tests", "npm test runs jasmine in headless Chrome.", Quantity, true},
+		{"what php version does ddev use", "PHP 8.3, set in .ddev/config.yaml.", Quantity, false},
+		{"How many workers does the queue run?", "Sidekiq runs the imports queue.", Quantity, true},
+		{"how long is an sms code valid", "Codes expire after 300 s.", Quantity, false},
+		{"what time does the nightly run start", "It is scheduled in CI.", Quantity, true},
+		{"which ports are open?", "None.", Quantity, true},
+		{"what is the upload size limit", "Set in nginx.conf.", Quantity, true},
+		// A quantity word that heads no "what" or "which" question asks nothing.
+		{"fix the flaky timeout in the upload test", "Wrap the call in retry().", AnyAnswer, false},
+		{"the version check fails on CI", "Run make tidy.", AnyAnswer, false},
+		{"which module do I change to port the parser to the new API", "parser/", AnyAnswer, false},
+		// Not a quantity: no numeric opening, no word naming a number.
+		{"how do I run the integration tests", "make itest", AnyAnswer, false},
+		{"how to import the support module", "go get ./support", AnyAnswer, false},
+		{"how the long-running job retries", "It backs off.", AnyAnswer, false},
+		// Who: the answer must name a person or a group.
+		{"who approves prod deploys", "The prod stage waits for manual approval.", Person, true},
+		{"Who approves prod deploys?", "Tag a release; Ines Ortega approves the production environment.", Person, false},
+		{"who approves prod deploys", "It needs two approvals from the IAM team.", Person, false},
+		{"who owns the billing service", "@acme/payments-oncall owns it; page them in #payments.", Person, false},
+		{"who owns the billing service", "Ask @dana in #payments.", Person, false},
+		{"whom do I ask for the token", "The on-call engineer creates one with `vault token create`.", Person, false},
+		{"whose key signs the releases", "The release managers' key, in the HSM.", Person, false},
+		{"who holds the signing key", "It lives in the HSM; sign with `cosign sign --key hsm://prod`.", Person, true},
+		{"who holds the signing key", "Route handlers use @Route.get('/x') and @Test() marks tests.", Person, true},
+		{"Who did the security review of v2?", "The v2 contracts were audited by Spearbit in August.", Person, false},
+		{"who holds the signing key", "Signing keys. Keys live in the HSM, and CI signs with them.", Person, true},
+		// "who" inside a sentence is not the question's head.
+		{"tests fail for users who log in twice", "Clear the session in tearDown.", AnyAnswer, false},
+	} {
+		if got := Asks(c.query); got != c.asks {
+			t.Errorf("Asks(%q) = %v, want %v", c.query, got, c.asks)
+		}
+		if got := Unstated(c.query, c.answer); got != c.unstated {
+			t.Errorf("Unstated(%q, %q) = %v, want %v", c.query, c.answer, got, c.unstated)
+		}
+	}
+}
