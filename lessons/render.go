@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/darwin-memo/darwin-memo-action/internal/rank"
 )
 
 // RenderOptions tune Render.
@@ -70,7 +72,9 @@ func ParseBudget(s string) (int, error) {
 // (semantics §8). Entries are ranked by (-energy, id), grouped by kind,
 // groups ordered by their leader's energy then kind name, and packed
 // greedily: an entry is admitted only if the whole document still fits.
-// The result is deterministic: no clock is read and ties break by id.
+// The result is deterministic: no clock is read and ties break by id. A
+// lesson that a living lesson supersedes by record is marked "superseded
+// by" its replacement, as a stale one is marked "cites removed files".
 func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 	if opts.Budget == 0 {
 		opts.Budget = DefaultRenderBudget
@@ -105,6 +109,7 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		return strings.Compare(a.ID, b.ID)
 	})
 	n := len(ranked)
+	sup := rank.NewSupersession(s.living, source{s})
 	header := func(shown int) string {
 		return fmt.Sprintf("<!-- rendered by darwin-memo from %s: %d of %d living entries shown, budget %d bytes, %d lines -->", label, shown, n, opts.Budget, opts.MaxLines)
 	}
@@ -152,6 +157,9 @@ func (s *Store) Render(opts RenderOptions) ([]byte, error) {
 		l2 := fmt.Sprintf("  (id %s, balance %.3f, last settle %s)", prefix8(e.ID), e.Energy, lastSettle(e))
 		if s.CitationsStale(e) {
 			l2 = strings.TrimSuffix(l2, ")") + ", cites removed files)"
+		}
+		if by, ok := sup.Latest(e); ok {
+			l2 = strings.TrimSuffix(l2, ")") + ", superseded by " + prefix8(by.ID) + ")"
 		}
 		if headerNext()+1+note+bytesUsed+least+len(l2) > opts.Budget {
 			continue // cannot fit: skip formatting it

@@ -3,6 +3,7 @@ package lessons
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,6 +127,24 @@ func TestRecordedSupersession(t *testing.T) {
 	}
 	if got := s.SupersessionChain(e4.ID); !slices.Equal(got, []string{e4.ID}) {
 		t.Fatalf("the newest has the chain %v", got)
+	}
+	// The rendering an agent reads at task start marks a superseded lesson
+	// with the lesson that replaces it last, and no other.
+	md, err := s.Render(RenderOptions{Questions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*Entry{es[0], es[1], es[2], e4} {
+		by, _ := map[*Entry]*Entry{es[0]: es[1], es[2]: e4}[e]
+		var line string
+		for _, l := range strings.Split(string(md), "\n") {
+			if strings.Contains(l, "(id "+prefix8(e.ID)) {
+				line = l
+			}
+		}
+		if want := by != nil; strings.Contains(line, "superseded by") != want || want && !strings.Contains(line, "superseded by "+prefix8(by.ID)+")") {
+			t.Errorf("lesson %s rendered as %q; superseded by %v", e.ID, line, by)
+		}
 	}
 
 	// A store on darwin-memo's ranking records nothing it was not told.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	lessoncite "github.com/darwin-memo/darwin-memo-action/internal/citation"
 	"github.com/darwin-memo/darwin-memo-action/lessons"
 )
 
@@ -27,6 +28,23 @@ func TestDogfoodStore(t *testing.T) {
 	}
 	if d := s.Doctor(nil); d.HasErrors() {
 		t.Errorf("doctor: %+v", d.Findings)
+	}
+	// Every lesson an agent can be answered with cites files that exist: a
+	// superseded lesson never decides, so its citations may have gone.
+	c, err := lessoncite.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, e := range s.Living() {
+		if len(s.SupersessionChain(e.ID)) > 1 {
+			continue
+		}
+		for _, r := range c.Check(e.Sources) {
+			if r.State != lessoncite.OK {
+				t.Errorf("lesson %s (%q): %s", e.ID, e.Question, r.Text())
+			}
+		}
 	}
 	want, err := s.Render(lessons.RenderOptions{Label: "lessons.json", Questions: true})
 	if err != nil {
