@@ -9,16 +9,14 @@ cd "$(dirname "$0")/.."
 # Gated: the `ledger` arm, which runs the defaults (scale 1.5, supporting_share
 # 0, bundle split, regressions assessed apart, retrieval upkeep, idle upkeep
 # scale, tenure and harm gain for new stores; docs/tuning.md), consulting with
-# darwin-memo's ranking (report.BenchRetrieval: under BM25F, the default of
-# decide, the ledger misses the lead goals; docs/retrieval.md, "Selection
-# benchmark"), on the goals it
-# meets over the full seeds 1-20: issue 6's kill, retention and
-# cumulative-delta goals and every row of issue 13's goal table (kill10,
-# damage, capability, lead0, lead10). Damage is met at its bound (34 tests)
-# over seeds 1-20 and missed on the held-out seeds 21-40 (47;
-# docs/benchmarks.md); the quick seeds meet it with room (28). The `ledger_issue6` and `ledger_darwin-memo`
-# arms are reported for comparison, not gated; the strikes goal is about the
-# baselines.
+# BM25F, the ranking decide ships (report.BenchRetrieval), on issue 6's kill,
+# retention and cumulative-delta goals and every row of issue 13's goal table
+# (kill10, damage, capability, lead0, lead10). Over the full seeds 1-20 it
+# meets them all but damage, by half a test (34.5 against 34; 47 on the
+# held-out seeds 21-40, as with darwin-memo's ranking; docs/benchmarks.md); the
+# quick seeds meet damage with room (30), so a regression there still fails.
+# The `ledger_issue6` and `ledger_darwin-memo` arms are reported for
+# comparison, not gated; the strikes goal is about the baselines.
 # Override with SELECTION_REQUIRE / SELECTION_REQUIRE_ARM.
 : "${SELECTION_REQUIRE:=kill,retention,cumdelta0,cumdelta10,kill10,damage,capability,lead0,lead10}"
 : "${SELECTION_REQUIRE_ARM:=ledger}"

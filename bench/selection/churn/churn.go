@@ -69,12 +69,14 @@ func Name(stale float64) string {
 	return fmt.Sprintf("%s_stale_%g", report.Ours, stale)
 }
 
-// Options is the default ledger arm with stale_upkeep set to stale.
+// Options is the default ledger arm with stale_upkeep set to stale, consulting with
+// darwin-memo's ranking: the churn world is where stale_upkeep was chosen, with the
+// ranking the published benchmark then used (docs/tuning.md, "Stale citations").
 func Options(stale float64) ledgerarm.Options {
 	o := report.LedgerOptions()
 	cfg := lessons.RecommendedConfig()
 	cfg.StaleUpkeep = stale
-	o.Name, o.Config = Name(stale), &cfg
+	o.Name, o.Config, o.Retrieval = Name(stale), &cfg, lessons.RetrievalDarwinMemo
 	return o
 }
 

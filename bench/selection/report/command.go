@@ -46,17 +46,11 @@ func usagef(format string, args ...any) error {
 var ErrGoalMissed = errors.New("selection goal missed")
 
 // BenchRetrieval is the ranking the published benchmark's ledger arms
-// consult with: darwin-memo's, not BM25F, the default that decide ships.
-// Under BM25F at rank.DecideThreshold the ledger is silent on most
-// tasks of the published worlds, whose lessons of one topic all serve its
-// tasks however few of a query's words they hold, and it falls below the
-// best baseline, in the made-up worlds and in the Zipf ones alike. In the
-// fact worlds (sim.FactTasks), where only the lesson stating a task's fact
-// serves it, BM25F does at least as well as darwin-memo's ranking in the
-// made-up vocabulary, but neither leads the best baseline by the goal's
-// margin (docs/retrieval.md, "Selection benchmark"). -retrieval bm25f and
-// -tasks fact run those cases.
-const BenchRetrieval = lessons.RetrievalDarwinMemo
+// consult with: BM25F, the default that decide ships, so the benchmark
+// measures what agents run. -retrieval darwin-memo runs darwin-memo's
+// ranking instead, and -tasks fact the worlds where only the lesson stating
+// a task's fact serves it (docs/retrieval.md, "Selection benchmark").
+const BenchRetrieval = lessons.RetrievalBM25F
 
 // LedgerOptions are the ledger arm's settings in the published benchmark:
 // the defaults of the action and of the stores it creates (scale 1.5,
@@ -146,7 +140,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		reqArm   = fs.String("require-arm", Ours, "the ledger arm whose goals -require checks: "+Ours+" (defaults), "+Issue6+" (the defaults before issue 13) or "+DarwinMemo+" (darwin-memo's settings)")
 		vocab    = fs.String("vocabulary", string(sim.MadeUp), "how the worlds spell lessons and queries: "+string(sim.MadeUp)+" (the published worlds) or "+string(sim.Zipf)+" (shared English words and Zipf-spread topic words; docs/retrieval.md)")
 		tasks    = fs.String("tasks", string(sim.TopicTasks), "what the worlds' tasks ask for: "+string(sim.TopicTasks)+" (any useful lesson of the task's topic helps; the published worlds) or "+string(sim.FactTasks)+" (only a lesson stating the task's fact helps; docs/retrieval.md)")
-		ranking  = fs.String("retrieval", string(BenchRetrieval), "the ranking the ledger arms consult with: darwin-memo (the published benchmark) or bm25f (the default of decide)")
+		ranking  = fs.String("retrieval", string(BenchRetrieval), "the ranking the ledger arms consult with: bm25f (the default of decide, the published benchmark) or darwin-memo")
 		worldsTo = fs.String("worlds", "", "run the ledger in every world (each -vocabulary and -tasks, with each -retrieval) at 0% and 10% noise and write the table into this markdown file (between the worlds markers); docs/retrieval.md holds it")
 		require  = fs.String("require", "", "comma-separated goals that must be met, else exit non-zero: "+strings.Join(GoalIDs, ", ")+", or all")
 	)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
+	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
@@ -123,7 +124,11 @@ func spread(prec int) func(sim.Summary) string {
 		if s.N == 0 {
 			return "n/a"
 		}
-		v := fmt.Sprintf("%.*f [%.*f–%.*f]", prec, s.Median, prec, s.P25, prec, s.P75)
+		med := fmt.Sprintf("%.*f", prec, s.Median)
+		if prec == 0 {
+			med = fmt.Sprintf("%g", s.Median) // a median of counts may end in .5: the goals read it so
+		}
+		v := fmt.Sprintf("%s [%.*f–%.*f]", med, prec, s.P25, prec, s.P75)
 		if s.Undefined > 0 {
 			v += fmt.Sprintf(" (%d/%d seeds)", s.N, s.N+s.Undefined)
 		}
@@ -274,9 +279,8 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		"evictions in that PR on the same seed. `evict_on_negative`: deletes the deciding lesson of any ticket that settles negative. "+
 		"`strike_k1`, `strike_k3`: count negative settlements against every entry a ticket names and delete at k; `strike_k3_reset`: "+
 		"a positive settlement clears the count. `ttl_%dd`: Copilot Memory's rule, deleting a lesson unused (not retrieved) for %d days, "+
-		"a day being %d merged PRs. `no_memory`: no store at all (reference, not a baseline). All baselines retrieve with the same "+
-		"lexical scoring as the ledger (semantics §4.2), ties in insertion order.\n\n",
-		meta.LedgerSettings, Issue6, meta.Issue6Settings, DarwinMemo, meta.DarwinMemoSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay)
+		"a day being %d merged PRs. `no_memory`: no store at all (reference, not a baseline). %s\n\n",
+		meta.LedgerSettings, Issue6, meta.Issue6Settings, DarwinMemo, meta.DarwinMemoSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay, baselineRetrieval())
 
 	issue13Table(&b, r, meta)
 	fmt.Fprintf(&b, "### Goals of issue 6\n\n| goal | `%s` (defaults) | met | `%s` (darwin-memo's settings) | met |\n|---|---|---|---|---|\n", Ours, DarwinMemo)
@@ -525,4 +529,15 @@ func noiseModel(cfg sim.Config) string {
 		"`flaky`, which settle leaves out).",
 		settle.DefaultFlakyWindow, settle.DefaultFlipThreshold, cfg.FlakyTests,
 		100*float64(cfg.FlakyTests)/float64(cfg.Topics*cfg.TestsPerTopic), cfg.FlakySkew, 100*top[0], 100*top[len(top)-1])
+}
+
+// baselineRetrieval says how the baselines retrieve beside the ledger arms.
+func baselineRetrieval() string {
+	const plain = "darwin-memo's lexical scoring (semantics §4.2: smoothed IDF, coverage floor 0.25, top 3, the best hit deciding), ties in insertion order"
+	if BenchRetrieval == lessons.RetrievalDarwinMemo {
+		return "All baselines retrieve with the same lexical scoring as the ledger, " + plain + "."
+	}
+	return "All baselines retrieve with " + plain + ": a plain store of lessons, as a repository keeps one without this project. " +
+		"The ledger arms consult with BM25F and its calibrated abstention, as `decide` does, so their lead over a baseline is " +
+		"selection and ranking together; with `-retrieval darwin-memo` every arm retrieves alike ([retrieval.md](retrieval.md), \"Selection benchmark\")."
 }

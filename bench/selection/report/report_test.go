@@ -218,7 +218,7 @@ func TestCommandErrors(t *testing.T) {
 		{[]string{"-vocabulary", "english"}, "unknown vocabulary"},
 		{[]string{"-retrieval", "v3"}, "unknown retrieval"},
 		{[]string{"-vocabulary", "zipf", "-write", "x.md"}, "docs are generated with"},
-		{[]string{"-retrieval", "bm25f", "-tuning", "x.md"}, "docs are generated with"},
+		{[]string{"-retrieval", "darwin-memo", "-tuning", "x.md"}, "docs are generated with"},
 		{[]string{"-tasks", "lesson"}, "unknown task model"},
 		{[]string{"-tasks", "fact", "-write", "x.md"}, "docs are generated with"},
 		{[]string{"-worlds", "x.md", "-vocabulary", "zipf"}, "-vocabulary does not go with it"},

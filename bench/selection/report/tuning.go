@@ -277,7 +277,7 @@ func tuningTable(r *sim.SweepResult, variants []Variant, begin, end, intro strin
 			met = []string{"none"}
 		}
 		cum0, cum10 := sim.Median(metric(c0, cumDelta)), sim.Median(metric(c10, cumDelta))
-		fmt.Fprintf(&b, "| `%s` | %s | %d of %d seeds (min %.2f) | %.2f | %.0f | %.2f / %.2f | %.2f | %.1f / %.1f | %+.1f%% / %+.1f%% | %d / %d | %s |\n",
+		fmt.Fprintf(&b, "| `%s` | %s | %d of %d seeds (min %.2f) | %.2f | %g | %.2f / %.2f | %.2f | %.1f / %.1f | %+.1f%% / %+.1f%% | %d / %d | %s |\n",
 			v.Name, v.Settings, all, len(rates), sim.Summarize(rates).Min, sim.Summarize(metric(c10, killRate)).Min,
 			sim.Median(metric(c0, damage)), sim.Median(metric(c0, retained)), sim.Median(metric(c10, retained)), sim.Median(metric(c0, facts)),
 			cum0, cum10, 100*(cum0/v0-1), 100*(cum10/v10-1),
