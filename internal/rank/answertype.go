@@ -115,7 +115,8 @@ func namesPerson(text string) bool {
 		for n < len(rest) && (isWordByte(rest[n]) || rest[n] == '-' || rest[n] == '_') {
 			n++
 		}
-		if n > 0 && (n == len(rest) || rest[n] != '.' && rest[n] != '(') {
+		decorator := n < len(rest) && (rest[n] == '(' || rest[n] == '.' && n+1 < len(rest) && isWordByte(rest[n+1]))
+		if n > 0 && !decorator {
 			return true
 		}
 	}

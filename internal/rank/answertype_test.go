@@ -1,6 +1,9 @@
 package rank
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestUnstated(t *testing.T) {
 	for _, c := range []struct {
@@ -29,6 +32,7 @@ func TestUnstated(t *testing.T) {
 		{"who approves prod deploys", "It needs two approvals from the IAM team.", Person, false},
 		{"who owns the billing service", "@acme/payments-oncall owns it; page them in #payments.", Person, false},
 		{"who owns the billing service", "Ask @dana in #payments.", Person, false},
+		{"who owns the billing service", "It is owned by @dana.", Person, false},
 		{"whom do I ask for the token", "The on-call engineer creates one with `vault token create`.", Person, false},
 		{"whose key signs the releases", "The release managers' key, in the HSM.", Person, false},
 		{"who holds the signing key", "It lives in the HSM; sign with `cosign sign --key hsm://prod`.", Person, true},
@@ -45,4 +49,23 @@ func TestUnstated(t *testing.T) {
 			t.Errorf("Unstated(%q, %q) = %v, want %v", c.query, c.answer, got, c.unstated)
 		}
 	}
+}
+
+// FuzzUnstated checks Asks and Unstated on any text: a query asking for no
+// type of answer is never unstated, and an answer holding a digit states a
+// quantity.
+func FuzzUnstated(f *testing.F) {
+	f.Add("who owns the billing service", "Ask @dana.")
+	f.Add("which jasmine version runs the unit tests", "npm test runs jasmine 5.1.")
+	f.Add("how do I run the tests", "make test")
+	f.Add("Who?", "@Route.get('/x') and Priya")
+	f.Fuzz(func(t *testing.T, query, answer string) {
+		asks, unstated := Asks(query), Unstated(query, answer)
+		if asks == AnyAnswer && unstated {
+			t.Fatalf("Unstated(%q, %q) with nothing asked", query, answer)
+		}
+		if asks == Quantity && strings.ContainsAny(answer, "0123456789") && unstated {
+			t.Fatalf("Unstated(%q, %q): the answer holds a digit", query, answer)
+		}
+	})
 }
