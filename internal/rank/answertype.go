@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -9,7 +10,8 @@ import (
 // Answer-type checking, as question-answering systems do it (Harabagiu et
 // al., FALCON, 2000; Li and Roth's question classes, 2002): a question
 // whose expected answer is a number is answered only by a text holding
-// one, and a question asking who only by a text naming a person or a group.
+// one (a version only by a text holding a version number), and a question
+// asking who only by a text naming a person or a group.
 // A store's lessons name the things a repository has ("the mailers queue",
 // "the prod deploy workflow"), and a query asking for a quantity or an
 // owner of one of them ("what concurrency does the mailers queue run
@@ -25,6 +27,7 @@ type AnswerType int
 const (
 	AnyAnswer AnswerType = iota
 	Quantity             // Li and Roth's numeric class (NUM)
+	Version              // a quantity whose head word is "version": a version number
 	Person               // Li and Roth's human class (HUM): a person or a group
 )
 
@@ -44,6 +47,13 @@ const headWindow = 4
 // how many, how much, how long, how often, how far, what time.
 var quantityPairs = [][2]string{{"how", "many"}, {"how", "much"}, {"how", "long"}, {"how", "often"}, {"how", "far"}, {"what", "time"}}
 
+// versionNumber matches how a text writes a version: digits joined by a
+// dot (1.22, 3.19.6), a v and a digit (v5), or a major of two digits on
+// its own (Node 20, PostgreSQL 16). A number of three or more digits is a
+// port, a size or a count ("listens on 5432"), and a lone digit too
+// ambiguous to read as one.
+var versionNumber = regexp.MustCompile(`\d\.\d|\b[vV]\d|\b\d\d\b`)
+
 // personWords are the nouns by which a text names people or a group of
 // them without a name ("the platform team", "the on-call engineer", "a
 // maintainer"), compared by their stems.
@@ -54,7 +64,8 @@ var personWords = []string{"admin", "administrator", "anyone", "approver", "cont
 // with "who", "whom" or "whose"; Quantity when it holds one of Li and
 // Roth's numeric openings, or a "what" or "which" followed within
 // headWindow words by a word naming a number a repository keeps (the head
-// word of the question, as question classifiers read it); else AnyAnswer.
+// word of the question, as question classifiers read it), Version when
+// that word is "version"; else AnyAnswer.
 func Asks(query string) AnswerType {
 	ws := words(query)
 	if len(ws) > 0 && (ws[0] == "who" || ws[0] == "whom" || ws[0] == "whose") {
@@ -65,7 +76,10 @@ func Asks(query string) AnswerType {
 		if w == "what" || w == "which" {
 			wh = i
 		}
-		if i-wh <= headWindow && slices.Contains(quantityWords, Stem(w)) {
+		if st := Stem(w); i-wh <= headWindow && slices.Contains(quantityWords, st) {
+			if st == "version" {
+				return Version
+			}
 			return Quantity
 		}
 		if i+1 < len(ws) && slices.Contains(quantityPairs, [2]string{w, ws[i+1]}) {
@@ -80,11 +94,14 @@ func Asks(query string) AnswerType {
 func Unstated(query, answer string) bool { return !Asks(query).StatedBy(answer) }
 
 // StatedBy reports whether a text can state an answer of type t: for a
-// quantity, it holds an ASCII digit; for a person, it names one (namesPerson).
+// quantity, it holds an ASCII digit; for a version, a version number
+// (versionNumber); for a person, it names one (namesPerson).
 func (t AnswerType) StatedBy(text string) bool {
 	switch t {
 	case Quantity:
 		return strings.ContainsAny(text, "0123456789")
+	case Version:
+		return versionNumber.MatchString(text)
 	case Person:
 		return namesPerson(text)
 	}

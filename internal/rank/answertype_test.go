@@ -11,8 +11,13 @@ func TestUnstated(t *testing.T) {
 		asks          AnswerType
 		unstated      bool
 	}{
-		{"which jasmine version runs the unit tests", "npm test runs jasmine in headless Chrome.", Quantity, true},
-		{"what php version does ddev use", "PHP 8.3, set in .ddev/config.yaml.", Quantity, false},
+		{"which jasmine version runs the unit tests", "npm test runs jasmine in headless Chrome.", Version, true},
+		{"what php version does ddev use", "PHP 8.3, set in .ddev/config.yaml.", Version, false},
+		// A version is written dotted, with a v, or as a two-digit major; a
+		// port or a lone digit is not one.
+		{"which postgres version does CI run", "The service container listens on 5432, 2 replicas.", Version, true},
+		{"what node version does CI use", "Node 20, from .nvmrc.", Version, false},
+		{"which version of the action do we pin", "actions/checkout@v4 in every workflow.", Version, false},
 		{"How many workers does the queue run?", "Sidekiq runs the imports queue.", Quantity, true},
 		{"how long is an sms code valid", "Codes expire after 300 s.", Quantity, false},
 		{"what time does the nightly run start", "It is scheduled in CI.", Quantity, true},
