@@ -891,34 +891,41 @@ func fitLogistic(xs [][]float64, ys []float64, l2 float64) []float64 {
 	return beta
 }
 
-// solve solves a·x = b by Gaussian elimination with partial pivoting (a is
-// the Hessian of fitLogistic: symmetric positive definite).
+// solve solves a·x = b for a symmetric positive definite a (the Hessian of
+// fitLogistic, made definite by its ridge) by Cholesky factorisation,
+// a = L·Lᵀ, and two triangular solves.
 func solve(a [][]float64, b []float64) []float64 {
 	n := len(b)
-	m := make([][]float64, n)
+	l := make([][]float64, n)
 	for i := range n {
-		m[i] = append(slices.Clone(a[i]), b[i])
+		l[i] = make([]float64, i+1)
+		for j := 0; j <= i; j++ {
+			sum := a[i][j]
+			for k := range j {
+				sum -= l[i][k] * l[j][k]
+			}
+			if i == j {
+				l[i][i] = math.Sqrt(sum)
+			} else {
+				l[i][j] = sum / l[j][j]
+			}
+		}
 	}
-	for c := range n {
-		p := c
-		for r := c + 1; r < n; r++ {
-			if math.Abs(m[r][c]) > math.Abs(m[p][c]) {
-				p = r
-			}
+	y := make([]float64, n)
+	for i := range n {
+		sum := b[i]
+		for k := range i {
+			sum -= l[i][k] * y[k]
 		}
-		m[c], m[p] = m[p], m[c]
-		for r := range n {
-			if r != c {
-				f := m[r][c] / m[c][c]
-				for k := c; k <= n; k++ {
-					m[r][k] -= f * m[c][k]
-				}
-			}
-		}
+		y[i] = sum / l[i][i]
 	}
 	x := make([]float64, n)
-	for i := range n {
-		x[i] = m[i][n] / m[i][i]
+	for i := n - 1; i >= 0; i-- {
+		sum := y[i]
+		for k := i + 1; k < n; k++ {
+			sum -= l[k][i] * x[k]
+		}
+		x[i] = sum / l[i][i]
 	}
 	return x
 }
