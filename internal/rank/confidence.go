@@ -23,10 +23,11 @@ import (
 // (Scored.Coverage) and m how far its score stands above the next
 // lesson's that may decide and is not its near-duplicate (Query's
 // NearDuplicate), (s1 − s2)/s1, in [0, 1] (0 for every lesson but the
-// first), and u 1 when the query asks for a quantity or a person that the
-// lesson's answer cannot state (Unstated: no digit, or no one named), else 0. The margin counts in
-// proportion to the coverage: a lesson alone in matching one word of a
-// long query is still a poor match. The words
+// first), and u 1 when the query asks for a quantity, a version or a
+// person that the lesson's answer cannot state (Unstated: no digit, no
+// version number, no one named), else 0. The margin counts in proportion
+// to the coverage: a lesson alone in matching one word of a long query is
+// still a poor match. The words
 // say how the query is asked ("how do I" against "which region"), which
 // the lessons' terms do not: the model knows the words that development
 // probes of several sets use often, and no others.
@@ -43,7 +44,7 @@ var confidenceText string
 // A ConfidenceModel holds the coefficients of the confidence model.
 type ConfidenceModel struct {
 	Bias, Coverage, Margin float64
-	Unstated               float64            // a quantity or a person asked that the answer cannot state
+	Unstated               float64            // a quantity, version or person asked that the answer cannot state
 	Words                  map[string]float64 // by lower-case word
 }
 
@@ -140,7 +141,8 @@ func (m ConfidenceModel) Phrasing(query string) float64 {
 
 // Of returns the calibrated probability that a lesson with this coverage
 // and margin answers a query of this phrasing, unstated saying that the
-// query asks for a quantity or a person the lesson's answer cannot state.
+// query asks for a quantity, a version or a person the lesson's answer
+// cannot state.
 func (m ConfidenceModel) Of(coverage, margin, phrasing float64, unstated bool) float64 {
 	z := m.Bias + m.Coverage*coverage + m.Margin*coverage*margin + phrasing
 	if unstated {
