@@ -176,9 +176,10 @@ func citedFiles(t *testing.T, repo string, store []byte) {
 			}
 		}
 	}
+	paths := slices.Collect(maps.Keys(syms))
 	for path, ss := range syms {
 		f := filepath.Join(repo, filepath.FromSlash(path))
-		if slices.ContainsFunc(slices.Collect(maps.Keys(syms)), func(q string) bool { return strings.HasPrefix(q, path+"/") }) {
+		if slices.ContainsFunc(paths, func(q string) bool { return strings.HasPrefix(q, path+"/") }) {
 			// Cited as a directory too (internal/docscheck and a file in it).
 			if err := os.MkdirAll(f, 0o755); err != nil {
 				t.Fatal(err)
