@@ -111,8 +111,8 @@ func (s *Store) Doctor(events []storedoc.Event) *Diagnosis {
 	}
 	lastCredited := -1
 	s.loadHistory()
-	for _, id := range s.historyIDs {
-		for _, raw := range s.history[id] {
+	for _, id := range s.notes.ids {
+		for _, raw := range s.notes.byID[id] {
 			n := noteOf(raw)
 			if n.Event() != "settle" {
 				continue

@@ -21,7 +21,7 @@ func (s *Store) log(name string, payload ...pyjson.Member) {
 // store once a ledger operation runs, as darwin-memo's Ledger.save writes
 // the full block.
 func (s *Store) touchLedger() {
-	if !s.hasLedger {
-		s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = true, true, true
+	if !s.layout.hasLedger {
+		s.layout.hasLedger, s.layout.hasSettledRuns, s.layout.hasLedgerCfg = true, true, true
 	}
 }

@@ -15,13 +15,15 @@ import (
 // Extension returns the value of the top-level key darwin-memo ignores as compact JSON in
 // Python's spelling (json.dumps: non-ASCII escaped, NaN and Infinity as Python writes them),
 // and whether the store has the key.
-func (s *Store) Extension(key string) ([]byte, bool) { return s.extensions.Get(key) }
+func (s *Store) Extension(key string) ([]byte, bool) { return s.layout.extensions.Get(key) }
 
 // SetExtension sets the top-level key darwin-memo ignores to the JSON value data, read as
 // darwin-memo reads its store (Python's json.loads). A key the store has keeps its place; a new
 // one is written last. nil data removes the key. The keys the store owns (config, entries,
 // graveyard, ledger, retriever) are refused.
-func (s *Store) SetExtension(key string, data []byte) error { return s.extensions.Set(key, data) }
+func (s *Store) SetExtension(key string, data []byte) error {
+	return s.layout.extensions.Set(key, data)
+}
 
 // MarshalSame returns what Marshal returns, and whether other writes the same bytes once the
 // extension keys named are left out of both (for example: do two stores differ in anything

@@ -64,7 +64,7 @@ func TestSameExceptLazyStoreWithItself(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.keptHistory == nil {
+	if s.notes.kept == nil {
 		t.Fatal("the lazy load kept no history bytes")
 	}
 	if !sameExcept(s, s) {

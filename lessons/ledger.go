@@ -150,16 +150,16 @@ func (s *Store) compactLiving() {
 // dropRetrieverVector removes id's cached vector from carried retriever
 // state of the shape {"vectors": {id: [...]}} (store.py bury).
 func (s *Store) dropRetrieverVector(id string) {
-	if s.retriever == nil || s.retriever.Kind() != pyjson.KindObject {
+	if s.layout.retriever == nil || s.layout.retriever.Kind() != pyjson.KindObject {
 		return
 	}
-	for i, mb := range s.retriever.Members() {
+	for i, mb := range s.layout.retriever.Members() {
 		if mb.Key != "vectors" || mb.Value.Kind() != pyjson.KindObject {
 			continue
 		}
 		vs := mb.Value.Members()
 		if j := slices.IndexFunc(vs, func(v pyjson.Member) bool { return v.Key == id }); j >= 0 {
-			s.retriever.Members()[i].Value = pyjson.Object(append(vs[:j:j], vs[j+1:]...)...)
+			s.layout.retriever.Members()[i].Value = pyjson.Object(append(vs[:j:j], vs[j+1:]...)...)
 		}
 	}
 }
@@ -167,15 +167,15 @@ func (s *Store) dropRetrieverVector(id string) {
 // note appends a history note for id, keeping at most HistoryCap.
 func (s *Store) note(id string, v pyjson.Value) {
 	s.loadHistory()
-	h, ok := s.history[id]
+	h, ok := s.notes.byID[id]
 	if !ok {
-		s.historyIDs = append(s.historyIDs, id)
+		s.notes.ids = append(s.notes.ids, id)
 	}
 	h = append(h, renderNote(v))
 	if len(h) > HistoryCap {
 		h = append([]string(nil), h[len(h)-HistoryCap:]...)
 	}
-	s.history[id] = h
+	s.notes.byID[id] = h
 }
 
 // structured builds a note {"tick","ts","text","event",...}.

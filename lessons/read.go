@@ -23,8 +23,7 @@ func Parse(name string, data []byte) (*Store, error) {
 // ParseWith is Parse with injected options.
 func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	s := New(name, opts)
-	s.sizeHint = len(data)
-	s.hasLedger, s.hasSettledRuns, s.hasLedgerCfg = false, false, false
+	s.layout = layout{sizeHint: len(data)} // the sections New gives a store, read from the file
 	// Options.Config is the config of a store New creates: a loaded store
 	// without a ledger.config gets darwin-memo's defaults, as in darwin-memo.
 	s.cfg = DefaultConfig()
@@ -71,7 +70,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			if err != nil {
 				return err
 			}
-			s.retriever = &v
+			s.layout.retriever = &v
 			return nil
 		case "ledger":
 			v, err := s.parseLedger(p)
@@ -85,7 +84,7 @@ func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 			if err != nil {
 				return err
 			}
-			s.extensions.Read(key, v)
+			s.layout.extensions.Read(key, v)
 			return nil
 		}
 	})
@@ -127,7 +126,7 @@ func (s *Store) parseStoreConfig(p *pyjson.Decoder) error {
 			return err
 		default:
 			v, err := p.Value()
-			s.extraCfg = pyjson.SetMember(s.extraCfg, key, v)
+			s.layout.extraCfg = pyjson.SetMember(s.layout.extraCfg, key, v)
 			return err
 		}
 	})
@@ -273,8 +272,8 @@ func (s *Store) parseLedger(p *pyjson.Decoder) (pyjson.Value, error) {
 // last of a repeated id kept at its first position; a value of the wrong
 // type is dropped with a warning.
 func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
-	clear(s.history)
-	s.historyIDs = s.historyIDs[:0]
+	clear(s.notes.byID)
+	s.notes.ids = s.notes.ids[:0]
 	if k, err := p.Peek(); err != nil {
 		return err
 	} else if k != pyjson.KindObject {
@@ -294,10 +293,10 @@ func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
 		if err != nil {
 			return err
 		}
-		if _, ok := s.history[id]; !ok {
-			s.historyIDs = append(s.historyIDs, id)
+		if _, ok := s.notes.byID[id]; !ok {
+			s.notes.ids = append(s.notes.ids, id)
 		}
-		s.history[id] = notes
+		s.notes.byID[id] = notes
 		return nil
 	})
 }
@@ -307,11 +306,11 @@ func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
 // before anything reads, adds or writes notes. The bytes were checked at load as strictly as
 // rendering reads them, so it does not fail.
 func (s *Store) loadHistory() {
-	if s.keptHistory == nil {
+	if s.notes.kept == nil {
 		return
 	}
-	kept := s.keptHistory
-	s.keptHistory = nil
+	kept := s.notes.kept
+	s.notes.kept = nil
 	if err := s.readHistory(pyjson.NewDecoder(s.name, kept), pyjson.NewWriter(nil, 0)); err != nil {
 		panic(fmt.Sprintf("%s: $.ledger.history, checked at load, does not render: %v", s.name, err))
 	}
@@ -325,14 +324,14 @@ func (s *Store) keepNotes(p *pyjson.Decoder) error {
 	if err := p.Skip(); err != nil {
 		return err
 	}
-	s.keptHistory = nil // a repeated key: the last one counts
+	s.notes.kept = nil // a repeated key: the last one counts
 	switch {
 	case p.Data()[start] == '{' && s.opts.LazyHistory:
 		// A copy: a lazy store outlives the document it was read from
 		// (which is a little more than twice as large) in a long run.
-		s.keptHistory = bytes.Clone(p.Data()[start:p.Pos()])
+		s.notes.kept = bytes.Clone(p.Data()[start:p.Pos()])
 	case p.Data()[start] == '{':
-		s.keptHistory = p.Data()[start:p.Pos()]
+		s.notes.kept = p.Data()[start:p.Pos()]
 	case s.opts.LazyHistory: // as the full load warns and ignores it
 		s.warn("$.ledger.history is not an object; ignored")
 	}
@@ -343,7 +342,7 @@ func (s *Store) keepNotes(p *pyjson.Decoder) error {
 // (loadHistory).
 func (s *Store) notesOf(id string) []string {
 	s.loadHistory()
-	return s.history[id]
+	return s.notes.byID[id]
 }
 
 // renderNotes reads the list of notes at p, each rendered at its depth in the file.
@@ -362,7 +361,7 @@ func (s *Store) loadLedger(v pyjson.Value) error {
 	if v.Kind() != pyjson.KindObject {
 		return &FormatError{File: s.name, Path: "$.ledger", Msg: fmt.Sprintf("expected an object, got %s", v.Kind())}
 	}
-	s.hasLedger = true
+	s.layout.hasLedger = true
 	for _, mb := range v.Members() {
 		switch mb.Key {
 		case "tick_count":
@@ -399,7 +398,7 @@ func (s *Store) loadLedger(v pyjson.Value) error {
 				}
 			}
 		case "settled_runs":
-			s.hasSettledRuns = true
+			s.layout.hasSettledRuns = true
 			if mb.Value.Kind() != pyjson.KindArray {
 				s.warn("$.ledger.settled_runs is not a list; ignored")
 				continue
@@ -410,10 +409,10 @@ func (s *Store) loadLedger(v pyjson.Value) error {
 				}
 			}
 		case "config":
-			s.hasLedgerCfg = true
+			s.layout.hasLedgerCfg = true
 			s.cfg = s.configFromValue(mb.Value)
 		default:
-			s.extraLedger = append(s.extraLedger, mb)
+			s.layout.extraLedger = append(s.layout.extraLedger, mb)
 		}
 	}
 	return nil
@@ -467,7 +466,7 @@ func (s *Store) configFromValue(v pyjson.Value) Config {
 		s.warn("$.ledger.config is not an object; using defaults")
 		return c
 	}
-	s.cfgOrder = s.cfgOrder[:0]
+	s.layout.cfgOrder = s.layout.cfgOrder[:0]
 	for _, mb := range v.Members() {
 		f := configFieldOf(mb.Key)
 		if f == nil {
@@ -477,7 +476,7 @@ func (s *Store) configFromValue(v pyjson.Value) Config {
 		if !f.set(&c, mb.Value) {
 			s.warn(fmt.Sprintf("$.ledger.config.%s has the wrong type; using the default", mb.Key))
 		}
-		s.cfgOrder = append(s.cfgOrder, mb.Key)
+		s.layout.cfgOrder = append(s.layout.cfgOrder, mb.Key)
 	}
 	return c
 }

@@ -46,7 +46,7 @@ const retrievalKey = "retrieval"
 // ("retrieval": "darwin-memo" or "bm25f"), else Options.Retrieval, else
 // BM25F.
 func (s *Store) Retrieval() Retrieval {
-	for _, mb := range s.extraCfg {
+	for _, mb := range s.layout.extraCfg {
 		if mb.Key == retrievalKey && mb.Value.Kind() == pyjson.KindString {
 			if r, err := ParseRetrieval(mb.Value.Str()); err == nil {
 				return r

@@ -266,6 +266,40 @@ type Store struct {
 	byID      map[string]*Entry // living entries by id
 	deadIDs   map[string]int    // graveyard ids -> last index
 
+	tick        int
+	pending     []*Ticket
+	notes       historyNotes
+	damaged     map[string]bool
+	settledRuns []pyjson.Value
+	cfg         Config
+
+	events   []storedoc.Event
+	warnings []string
+	opts     Options
+
+	layout layout                // what the file holds beyond the model
+	lib    *rank.Library[*Entry] // library(), nil until first asked
+	dict   *rank.Dict
+	file   *storedoc.File
+}
+
+// historyNotes is ledger.history: each lesson's notes, pre-rendered as the
+// file spells them at their depth, under ids in the order the file lists
+// them.
+type historyNotes struct {
+	byID map[string][]string
+	ids  []string
+	// kept is, in a consult-only or lazy load (Options.ConsultOnly,
+	// Options.LazyHistory), the bytes of ledger.history, checked but not
+	// read until something reads notes (Store.loadHistory).
+	kept []byte
+}
+
+// layout is what a store file holds beyond the model, kept so that the
+// store is written back as darwin-memo would write it: the keys it carries
+// untouched, which optional sections the file had, and its config keys'
+// order.
+type layout struct {
 	retriever  *pyjson.Value       // carried through untouched
 	extensions storedoc.Extensions // unknown top-level keys, in original order
 	extraCfg   []pyjson.Member     // unknown store-config keys
@@ -276,42 +310,22 @@ type Store struct {
 	cfgOrder       []string // config keys in loaded order
 	extraLedger    []pyjson.Member
 
-	tick       int
-	pending    []*Ticket
-	history    map[string][]string // notes pre-rendered at their file depth
-	historyIDs []string
-	// keptHistory is, in a consult-only or lazy load (Options.ConsultOnly,
-	// Options.LazyHistory), the bytes of ledger.history, checked but not
-	// read until something reads notes (loadHistory).
-	keptHistory []byte
-	damaged     map[string]bool
-	settledRuns []pyjson.Value
-	cfg         Config
-
-	events   []storedoc.Event
-	warnings []string
-	opts     Options
-	sizeHint int                   // bytes of the file this store was parsed from
-	lib      *rank.Library[*Entry] // library(), nil until first asked
-	dict     *rank.Dict
-	file     *storedoc.File
+	sizeHint int // bytes of the file this store was parsed from
 }
 
 // New returns an empty store with opts.Config, or DefaultConfig() when that
 // is nil.
 func New(name string, opts Options) *Store {
 	s := &Store{
-		name:           name,
-		MaxEnergy:      DefaultMaxEnergy,
-		Upkeep:         DefaultUpkeep,
-		byID:           map[string]*Entry{},
-		deadIDs:        map[string]int{},
-		history:        map[string][]string{},
-		damaged:        map[string]bool{},
-		cfg:            DefaultConfig(),
-		hasLedger:      true,
-		hasSettledRuns: true,
-		hasLedgerCfg:   true,
+		name:      name,
+		MaxEnergy: DefaultMaxEnergy,
+		Upkeep:    DefaultUpkeep,
+		byID:      map[string]*Entry{},
+		deadIDs:   map[string]int{},
+		notes:     historyNotes{byID: map[string][]string{}},
+		damaged:   map[string]bool{},
+		cfg:       DefaultConfig(),
+		layout:    layout{hasLedger: true, hasSettledRuns: true, hasLedgerCfg: true},
 	}
 	if opts.Config != nil {
 		s.cfg = *opts.Config
@@ -337,7 +351,7 @@ func (s *Store) Config() Config { return s.cfg }
 func (s *Store) SetConfig(c Config) {
 	s.touchLedger()
 	s.cfg = c
-	s.hasLedgerCfg = true
+	s.layout.hasLedgerCfg = true
 }
 
 // Living returns the living entries in insertion order. The slice must not

@@ -207,8 +207,8 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("lazy history: marshal %v\n%s\n---\n%s", err, out, out1)
 		}
 		// the streaming note formatter agrees with the generic value path
-		for _, id := range s.historyIDs {
-			for _, raw := range s.history[id] {
+		for _, id := range s.notes.ids {
+			for _, raw := range s.notes.byID[id] {
 				v, err := pyjson.Parse("note", []byte(raw))
 				if err != nil || renderNote(v) != raw {
 					t.Fatalf("note %q: generic path gives %q (%v)", raw, renderNote(v), err)

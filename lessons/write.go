@@ -22,7 +22,7 @@ func (s *Store) Marshal() ([]byte, error) {
 
 // marshalSize is the capacity Marshal starts its buffer with: about the document's size.
 func (s *Store) marshalSize() int {
-	return max(s.sizeHint+s.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))
+	return max(s.layout.sizeHint+s.layout.sizeHint/8, 4096+600*(len(s.living)+len(s.graveyard)))
 }
 
 // WriteTo streams the bytes Marshal returns to out, without holding the
@@ -49,7 +49,7 @@ func (s *Store) marshal(w *pyjson.Writer, skip []string) {
 // skip, and the closing brace. It writes at depth 1, so a writer of its own
 // (pyjson.NewWriter(buf, 1)) gives the bytes it would append to the head.
 func (s *Store) marshalTail(w *pyjson.Writer, skip []string) {
-	s.extensions.Write(w, skip)
+	s.layout.extensions.Write(w, skip)
 	w.Close('}')
 }
 
@@ -62,7 +62,7 @@ func (s *Store) marshalHead(w *pyjson.Writer) {
 	w.Float(s.MaxEnergy)
 	w.Field("upkeep")
 	w.Float(s.Upkeep)
-	for _, mb := range s.extraCfg {
+	for _, mb := range s.layout.extraCfg {
 		w.Field(mb.Key)
 		w.Value(mb.Value)
 	}
@@ -71,11 +71,11 @@ func (s *Store) marshalHead(w *pyjson.Writer) {
 	writeEntries(w, s.living)
 	w.Field("graveyard")
 	writeEntries(w, s.graveyard)
-	if s.retriever != nil {
+	if s.layout.retriever != nil {
 		w.Field("retriever")
-		w.Value(*s.retriever)
+		w.Value(*s.layout.retriever)
 	}
-	if s.hasLedger {
+	if s.layout.hasLedger {
 		w.Field("ledger")
 		s.writeLedger(w)
 	}
@@ -158,7 +158,7 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	}
 	w.Value(pyjson.Array(pending...))
 	w.Field("history")
-	if s.keptHistory != nil {
+	if s.notes.kept != nil {
 		// Rendered here, not before, and only once what precedes them has
 		// been sent: a write that fails earlier renders no notes.
 		w.Send()
@@ -167,16 +167,16 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 		}
 		s.loadHistory()
 	}
-	if len(s.historyIDs) == 0 {
+	if len(s.notes.ids) == 0 {
 		w.Raw("{}")
 	} else {
 		w.Open('{')
-		for i, id := range s.historyIDs {
+		for i, id := range s.notes.ids {
 			if i > 0 {
 				w.Sep()
 			}
 			w.Key(id)
-			notes := s.history[id]
+			notes := s.notes.byID[id]
 			if len(notes) == 0 {
 				w.Raw("[]")
 				continue
@@ -198,15 +198,15 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	}
 	w.Field("damaged")
 	w.Value(pyjson.Strings(slices.Sorted(maps.Keys(s.damaged))))
-	if s.hasSettledRuns || len(s.settledRuns) > 0 {
+	if s.layout.hasSettledRuns || len(s.settledRuns) > 0 {
 		w.Field("settled_runs")
 		w.Value(pyjson.Array(s.settledRuns...))
 	}
-	if s.hasLedgerCfg {
+	if s.layout.hasLedgerCfg {
 		w.Field("config")
 		w.Value(s.configValue())
 	}
-	for _, mb := range s.extraLedger {
+	for _, mb := range s.layout.extraLedger {
 		w.Field(mb.Key)
 		w.Value(mb.Value)
 	}
@@ -237,7 +237,7 @@ func (t *Ticket) toValue() pyjson.Value {
 func (s *Store) configValue() pyjson.Value {
 	var ms []pyjson.Member
 	seen := map[string]bool{}
-	for _, k := range s.cfgOrder {
+	for _, k := range s.layout.cfgOrder {
 		if f := configFieldOf(k); f != nil && !seen[k] {
 			seen[k] = true
 			ms = append(ms, pyjson.Pair(k, f.value(s.cfg)))
