@@ -42,11 +42,11 @@ func onceQueries(s *Store, seed uint64) []string {
 		i := r.IntN(len(w))
 		return strings.Join(w[i:min(len(w), i+1+r.IntN(max))], " ")
 	}
-	for range 10 {
+	for range exhaustive.Or(4, 10) {
 		a, b := s.living[r.IntN(len(s.living))], s.living[r.IntN(len(s.living))]
 		qs = append(qs, a.Question, words(a, 6), words(a, 3)+" "+words(b, 3), strings.ToUpper(words(b, 4)))
 	}
-	for _, l := range textgen.Lessons(seed+1, 10) {
+	for _, l := range textgen.Lessons(seed+1, exhaustive.Or(4, 10)) {
 		qs = append(qs, l.Question)
 	}
 	var long []string
@@ -230,7 +230,7 @@ func TestVerifyOnceMatchesIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 		var tickets []FreeTicket
-		for i := 0; i < len(ls) && len(tickets) < 40; i += 7 {
+		for i := 0; i < len(ls) && len(tickets) < exhaustive.Or(16, 40); i += 7 {
 			d, err := s.Decide(ls[i].Question, DecideOptions{})
 			if err != nil {
 				t.Fatal(err)

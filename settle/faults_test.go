@@ -74,6 +74,11 @@ func TestFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// The merged pull request as the action's event gives it: read where no fault
+			// applies, so that a fault on every route slows only the measurement.
+			calmSrv := ghfake.New(t, tt.repo(t))
+			calm, _ := calmSrv.NewClient(fastPolicy)
+			pr := mergedPR(t, calm)
 			repo := tt.repo(t)
 			repo.Faults = []ghfake.Fault{tt.fault}
 			srv := ghfake.New(t, repo)
@@ -87,9 +92,12 @@ func TestFaults(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
 				defer cancel()
 			}
-			res, err := settle.Measure(ctx, client, settle.Request{Owner: "o", Repo: "r", PR: mergedPR(t, client), Options: settle.Options{Download: dl}})
+			res, err := settle.Measure(ctx, client, settle.Request{Owner: "o", Repo: "r", PR: pr, Options: settle.Options{Download: dl}})
 			if err != nil {
 				t.Fatalf("Measure: %v", err)
+			}
+			if n := calmSrv.Total(); n != 1 {
+				t.Fatalf("the fault-free server answered %d requests; the measurement must ask only the faulty one", n)
 			}
 			if res.Outcome != tt.outcome {
 				t.Fatalf("Outcome = %s (%q), want %s", res.Outcome, res.Reason, tt.outcome)

@@ -74,7 +74,7 @@ func testLessons(seed uint64, n int) []*testLesson {
 func testQueries(ls []*testLesson, seed uint64) []string {
 	r := rand.New(rand.NewPCG(seed, 5))
 	qs := []string{"", "the of and", "Falcon 4521 v3 retry", "how do I fix the flaky retry tests in the scheduler"}
-	for range 8 {
+	for range exhaustive.Or(3, 8) {
 		a, b := ls[r.IntN(len(ls))], ls[r.IntN(len(ls))]
 		w := strings.Fields(a.Answer)
 		qs = append(qs, a.question, strings.Join(w[:min(len(w), 4)], " ")+" "+b.question)

@@ -155,7 +155,7 @@ func TestNiceTicks(t *testing.T) {
 func TestCommandWritesDeterministicDocs(t *testing.T) {
 	dir := t.TempDir()
 	md := filepath.Join(dir, "benchmarks.md")
-	args := []string{"-seeds", "2", "-prs", "30", "-noise", "0,0.1", "-write", md}
+	args := []string{"-seeds", "2", "-prs", "15", "-noise", "0,0.1", "-write", md}
 	var out bytes.Buffer
 	if err := Command(context.Background(), args, &out, io.Discard); err != nil {
 		t.Fatal(err)
