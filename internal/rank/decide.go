@@ -48,8 +48,9 @@ type Verdict[K comparable] struct {
 // and the other hits support it. Supporters follow darwin-memo's rule
 // whatever the ranking: every other hit of darwin-memo's ranking for the
 // query, in its rank order, probationary ones included, superseded ones
-// not. With BM25F only hits from DecideThreshold take part, a superseded
-// lesson does not, and the decider speaks alone; with darwin-memo's ranking
+// not. With BM25F the first hit that may decide and is not superseded
+// decides when its confidence reaches DecideThreshold, no later one, and
+// speaks alone; with darwin-memo's ranking
 // the answer lists the hits that conflict with the decider's, newest first.
 func (l *Library[K]) Decide(living []K, c Consult[K]) (*Verdict[K], error) {
 	hits, err := l.Search(living, c.Query)
@@ -69,10 +70,18 @@ func (l *Library[K]) Decide(living []K, c Consult[K]) (*Verdict[K], error) {
 		}
 		hits = kept
 	}
+	mayDecide := func(h Result[K]) bool { return l.src.Lesson(h.Lesson).MayDecide }
 	if bm25 {
-		hits = slices.DeleteFunc(slices.Clone(hits), func(h Result[K]) bool { return h.Confidence < DecideThreshold || h.SupersededBy != "" })
+		hits = slices.DeleteFunc(slices.Clone(hits), func(h Result[K]) bool { return h.SupersededBy != "" })
+		// The confidence is calibrated for the first lesson that may decide
+		// (ConfidenceModel), so that lesson alone decides, when sure enough:
+		// a later one does not decide past it.
+		if i := slices.IndexFunc(hits, mayDecide); i >= 0 && hits[i].Confidence < DecideThreshold {
+			hits = hits[:i]
+		}
+		hits = slices.DeleteFunc(hits, func(h Result[K]) bool { return h.Confidence < DecideThreshold })
 	}
-	i := slices.IndexFunc(hits, func(h Result[K]) bool { return l.src.Lesson(h.Lesson).MayDecide })
+	i := slices.IndexFunc(hits, mayDecide)
 	if i < 0 {
 		for _, h := range hits {
 			v.Withheld = append(v.Withheld, l.src.Lesson(h.Lesson).ID)

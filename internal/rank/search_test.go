@@ -69,3 +69,52 @@ func resultIDs(rs []Result[*testLesson]) []string {
 	}
 	return ids
 }
+
+// With BM25F only the first lesson that may decide decides: the model is
+// calibrated for it alone (TestDecideThresholdSweep fits it on that lesson),
+// so a later lesson whose confidence, without a margin, reaches the
+// threshold while the first's does not leaves decide silent.
+func TestDecideOnlyFromTheFirstLesson(t *testing.T) {
+	mk := func(id, q, a string) *testLesson {
+		l := &testLesson{question: q}
+		l.ID, l.Answer, l.Settled, l.MayDecide = id, a, -1, true
+		return l
+	}
+	living := []*testLesson{
+		mk("first", "How do I rotate the signing key?", "Run make rotate-key and commit keys/public.pem."),
+		mk("second", "Where are keys kept?", "The signing key is rotated by ops; rotate it only with them."),
+		mk("deploy", "How do I deploy the staging frontend?", "Use make deploy-frontend ENV=staging."),
+		mk("notes", "Where do the release notes live?", "In docs/releases, one file per version."),
+	}
+	const query = "rotate the signing key"
+	for _, c := range []struct {
+		name   string
+		margin float64 // the model's margin coefficient
+		want   string  // the decider, "" for silence
+	}{
+		{"the first is sure", 4, "first"},
+		// A margin weighed against the first makes it unsure and leaves the
+		// second (margin 0) as sure as before.
+		{"the first is unsure", -40, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newTestLibraries(1)[0]
+			l.conf = ConfidenceModel{Bias: -1, Coverage: 2.5, Margin: c.margin}
+			q := Query[*testLesson]{Text: query, Ranking: RankingBM25F, K: 3}
+			rs, err := l.Search(living, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) < 2 || rs[0].Lesson.ID != "first" || rs[1].Lesson.ID != "second" || rs[0].Margin <= 0 || rs[1].Confidence < DecideThreshold {
+				t.Fatalf("listed %v (margin %.2f, second's confidence %.2f); the test needs first, then a sure second", resultIDs(rs), rs[0].Margin, rs[1].Confidence)
+			}
+			v, err := l.Decide(living, Consult[*testLesson]{Query: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Decider != c.want {
+				t.Errorf("decided %q (first's confidence %.2f, second's %.2f), want %q", v.Decider, rs[0].Confidence, rs[1].Confidence, c.want)
+			}
+		})
+	}
+}
