@@ -378,9 +378,9 @@ func (s *Store) apply(t *Ticket, delta float64, opts SettleOptions) SettleResult
 	res := SettleResult{Ticket: t.ID, Landed: true, Status: event}
 	if ev := opts.Evidence; ev != nil && ev.Repository != "" && ev.Run != "" {
 		ms := []pyjson.Member{pyjson.Pair("ticket", pyjson.String(t.ID)), pyjson.Pair("source", pyjson.String(opts.Source)), pyjson.Pair("delta", pyjson.Float(delta))}
-		s.settledRuns = append(s.settledRuns, pyjson.Object(append(ms, ev.members()...)...))
+		s.settledRuns = append(s.settledRuns, newSettledRun(pyjson.Object(append(ms, ev.members()...)...)))
 		if over := len(s.settledRuns) - MaxSettledRuns; over > 0 {
-			s.settledRuns = append([]pyjson.Value(nil), s.settledRuns[over:]...)
+			s.settledRuns = append([]settledRun(nil), s.settledRuns[over:]...)
 		}
 	}
 	srcLabel := opts.Source

@@ -405,7 +405,7 @@ func (s *Store) loadLedger(v pyjson.Value) error {
 			}
 			for _, r := range mb.Value.Elems() {
 				if r.Kind() == pyjson.KindObject {
-					s.settledRuns = append(s.settledRuns, r)
+					s.settledRuns = append(s.settledRuns, newSettledRun(r))
 				}
 			}
 		case "config":

@@ -270,7 +270,7 @@ type Store struct {
 	pending     []*Ticket
 	notes       historyNotes
 	damaged     map[string]bool
-	settledRuns []pyjson.Value
+	settledRuns []settledRun
 	cfg         Config
 
 	events   []storedoc.Event

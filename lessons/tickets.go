@@ -419,9 +419,21 @@ func (s *Store) settledRun(id string, ev *Evidence) bool {
 	if ev == nil || ev.Repository == "" || ev.Run == "" {
 		return false
 	}
-	return slices.ContainsFunc(s.settledRuns, func(r pyjson.Value) bool {
-		return r.Field("ticket").Str() == id && r.Field("repository").Str() == ev.Repository && r.Field("run").Str() == ev.Run
+	return slices.ContainsFunc(s.settledRuns, func(r settledRun) bool {
+		return r.ticket == id && r.repository == ev.Repository && r.run == ev.Run
 	})
+}
+
+// A settledRun is one record of ledger.settled_runs: the ticket a
+// repository's CI run settled (the replay guard's key), and the record as
+// the file holds it, written back unchanged.
+type settledRun struct {
+	ticket, repository, run string
+	record                  pyjson.Value
+}
+
+func newSettledRun(record pyjson.Value) settledRun {
+	return settledRun{record.Field("ticket").Str(), record.Field("repository").Str(), record.Field("run").Str(), record}
 }
 
 // TicketOutcome is what SettleBody did with one ticket.

@@ -200,7 +200,11 @@ func (s *Store) writeLedger(w *pyjson.Writer) {
 	w.Value(pyjson.Strings(slices.Sorted(maps.Keys(s.damaged))))
 	if s.layout.hasSettledRuns || len(s.settledRuns) > 0 {
 		w.Field("settled_runs")
-		w.Value(pyjson.Array(s.settledRuns...))
+		records := make([]pyjson.Value, len(s.settledRuns))
+		for i, r := range s.settledRuns {
+			records[i] = r.record
+		}
+		w.Value(pyjson.Array(records...))
 	}
 	if s.layout.hasLedgerCfg {
 		w.Field("config")
