@@ -167,15 +167,11 @@ func (s *Store) dropRetrieverVector(id string) {
 // note appends a history note for id, keeping at most HistoryCap.
 func (s *Store) note(id string, v pyjson.Value) {
 	s.loadHistory()
-	h, ok := s.notes.byID[id]
-	if !ok {
-		s.notes.ids = append(s.notes.ids, id)
-	}
-	h = append(h, renderNote(v))
+	h := append(s.notes.byID[id], renderNote(v))
 	if len(h) > HistoryCap {
 		h = append([]string(nil), h[len(h)-HistoryCap:]...)
 	}
-	s.notes.byID[id] = h
+	s.notes.set(id, h)
 }
 
 // structured builds a note {"tick","ts","text","event",...}.

@@ -23,7 +23,7 @@ func Parse(name string, data []byte) (*Store, error) {
 // ParseWith is Parse with injected options.
 func ParseWith(name string, data []byte, opts Options) (*Store, error) {
 	s := New(name, opts)
-	s.layout = layout{sizeHint: len(data)} // the sections New gives a store, read from the file
+	s.layout = layout{sizeHint: len(data)} // no optional section until the file has it
 	// Options.Config is the config of a store New creates: a loaded store
 	// without a ledger.config gets darwin-memo's defaults, as in darwin-memo.
 	s.cfg = DefaultConfig()
@@ -293,10 +293,7 @@ func (s *Store) readHistory(p *pyjson.Decoder, w *pyjson.Writer) error {
 		if err != nil {
 			return err
 		}
-		if _, ok := s.notes.byID[id]; !ok {
-			s.notes.ids = append(s.notes.ids, id)
-		}
-		s.notes.byID[id] = notes
+		s.notes.set(id, notes)
 		return nil
 	})
 }

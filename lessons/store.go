@@ -295,6 +295,14 @@ type historyNotes struct {
 	kept []byte
 }
 
+// set gives id these notes; an id new to the history goes last.
+func (h *historyNotes) set(id string, notes []string) {
+	if _, ok := h.byID[id]; !ok {
+		h.ids = append(h.ids, id)
+	}
+	h.byID[id] = notes
+}
+
 // layout is what a store file holds beyond the model, kept so that the
 // store is written back as darwin-memo would write it: the keys it carries
 // untouched, which optional sections the file had, and its config keys'
