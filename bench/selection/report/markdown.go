@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/darwin-memo/darwin-memo-action/bench/selection/sim"
-	"github.com/darwin-memo/darwin-memo-action/lessons"
 	"github.com/darwin-memo/darwin-memo-action/settle"
 )
 
@@ -280,7 +279,7 @@ func Section(r *sim.SweepResult, meta Meta) string {
 		"`strike_k1`, `strike_k3`: count negative settlements against every entry a ticket names and delete at k; `strike_k3_reset`: "+
 		"a positive settlement clears the count. `ttl_%dd`: Copilot Memory's rule, deleting a lesson unused (not retrieved) for %d days, "+
 		"a day being %d merged PRs. `no_memory`: no store at all (reference, not a baseline). %s\n\n",
-		meta.LedgerSettings, Issue6, meta.Issue6Settings, DarwinMemo, meta.DarwinMemoSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay, baselineRetrieval())
+		meta.LedgerSettings, Issue6, meta.Issue6Settings, DarwinMemo, meta.DarwinMemoSettings, cfg.TTLDays, cfg.TTLDays, cfg.PRsPerDay, baselineRetrieval)
 
 	issue13Table(&b, r, meta)
 	fmt.Fprintf(&b, "### Goals of issue 6\n\n| goal | `%s` (defaults) | met | `%s` (darwin-memo's settings) | met |\n|---|---|---|---|---|\n", Ours, DarwinMemo)
@@ -531,13 +530,9 @@ func noiseModel(cfg sim.Config) string {
 		100*float64(cfg.FlakyTests)/float64(cfg.Topics*cfg.TestsPerTopic), cfg.FlakySkew, 100*top[0], 100*top[len(top)-1])
 }
 
-// baselineRetrieval says how the baselines retrieve beside the ledger arms.
-func baselineRetrieval() string {
-	const plain = "darwin-memo's lexical scoring (semantics §4.2: smoothed IDF, coverage floor 0.25, top 3, the best hit deciding), ties in insertion order"
-	if BenchRetrieval == lessons.RetrievalDarwinMemo {
-		return "All baselines retrieve with the same lexical scoring as the ledger, " + plain + "."
-	}
-	return "All baselines retrieve with " + plain + ": a plain store of lessons, as a repository keeps one without this project. " +
-		"The ledger arms consult with BM25F and its calibrated abstention, as `decide` does, so their lead over a baseline is " +
-		"selection and ranking together; with `-retrieval darwin-memo` every arm retrieves alike ([retrieval.md](retrieval.md), \"Selection benchmark\")."
-}
+// baselineRetrieval says how the baselines retrieve beside the ledger arms,
+// which consult with BenchRetrieval (the docs are written with it only).
+const baselineRetrieval = "All baselines retrieve with darwin-memo's lexical scoring (semantics §4.2: smoothed IDF, coverage floor 0.25, " +
+	"top 3, the best hit deciding), ties in insertion order: a plain store of lessons, as a repository keeps one without this project. " +
+	"The ledger arms consult with BM25F and its calibrated abstention, as `decide` does, so their lead over a baseline is " +
+	"selection and ranking together; with `-retrieval darwin-memo` every arm retrieves alike ([retrieval.md](retrieval.md), \"Selection benchmark\")."
