@@ -10,8 +10,9 @@ import (
 // Answer-type checking, as question-answering systems do it (Harabagiu et
 // al., FALCON, 2000; Li and Roth's question classes, 2002): a question
 // whose expected answer is a number is answered only by a text holding
-// one (a version only by a text holding a version number), and a question
-// asking who only by a text naming a person or a group.
+// one (a version only by a text holding a version number), a question
+// asking who only by a text naming a person or a group, and a question
+// asking for a URL only by a text holding a web address.
 // A store's lessons name the things a repository has ("the mailers queue",
 // "the prod deploy workflow"), and a query asking for a quantity or an
 // owner of one of them ("what concurrency does the mailers queue run
@@ -25,10 +26,11 @@ import (
 type AnswerType int
 
 const (
-	AnyAnswer AnswerType = iota
-	Quantity             // Li and Roth's numeric class (NUM)
-	Version              // a quantity whose head word is "version": a version number
-	Person               // Li and Roth's human class (HUM): a person or a group
+	AnyAnswer  AnswerType = iota
+	Quantity              // Li and Roth's numeric class (NUM)
+	Version               // a quantity whose head word is "version": a version number
+	Person                // Li and Roth's human class (HUM): a person or a group
+	WebAddress            // a URL: where on the web, or on a server, a thing is
 )
 
 // quantityWords are the head nouns that make a "what" or "which"
@@ -37,6 +39,18 @@ const (
 // stems. Elsewhere they ask nothing ("fix the flaky timeout", "port the
 // module").
 var quantityWords = []string{"version", "port", "timeout", "size", "limit", "count", "number"}
+
+// webWords are the head nouns that make a "what" or "which" question ask
+// for a web address ("what's the URL of the staging bucket", "which link
+// do testers open"), compared by their stems.
+var webWords = []string{"url", "uri", "link"}
+
+// webAddress matches how a text writes a web address: a scheme
+// (https://), www., a path from the root ("/q/health/ready", the address
+// on a server the question's thing already names), or a host name of
+// three or more labels (api.tripnote.app). A file name (package.json) is
+// not one.
+var webAddress = regexp.MustCompile("://|www\\.|(^|[\\s`(\"'])/\\w|\\b[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+\\.[a-z]{2,}\\b")
 
 // headWindow is how far after "what" or "which" a quantity word may stand
 // and still head its phrase ("which jasmine version", "what port does the
@@ -65,7 +79,8 @@ var personWords = []string{"admin", "administrator", "anyone", "approver", "cont
 // Roth's numeric openings, or a "what" or "which" followed within
 // headWindow words by a word naming a number a repository keeps (the head
 // word of the question, as question classifiers read it), Version when
-// that word is "version"; else AnyAnswer.
+// that word is "version"; WebAddress when that word names a URL
+// (webWords); else AnyAnswer.
 func Asks(query string) AnswerType {
 	ws := words(query)
 	if len(ws) > 0 && (ws[0] == "who" || ws[0] == "whom" || ws[0] == "whose") {
@@ -75,6 +90,9 @@ func Asks(query string) AnswerType {
 	for i, w := range ws {
 		if w == "what" || w == "which" {
 			wh = i
+		}
+		if i-wh <= headWindow && slices.Contains(webWords, Stem(w)) {
+			return WebAddress
 		}
 		if st := Stem(w); i-wh <= headWindow && slices.Contains(quantityWords, st) {
 			if st == "version" {
@@ -95,7 +113,8 @@ func Unstated(query, answer string) bool { return !Asks(query).StatedBy(answer) 
 
 // StatedBy reports whether a text can state an answer of type t: for a
 // quantity, it holds an ASCII digit; for a version, a version number
-// (versionNumber); for a person, it names one (namesPerson).
+// (versionNumber); for a person, it names one (namesPerson); for a web
+// address, it holds one (webAddress).
 func (t AnswerType) StatedBy(text string) bool {
 	switch t {
 	case Quantity:
@@ -104,6 +123,8 @@ func (t AnswerType) StatedBy(text string) bool {
 		return versionNumber.MatchString(text)
 	case Person:
 		return namesPerson(text)
+	case WebAddress:
+		return webAddress.MatchString(text)
 	}
 	return true
 }

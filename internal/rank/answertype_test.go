@@ -44,6 +44,15 @@ func TestUnstated(t *testing.T) {
 		{"who holds the signing key", "Route handlers use @Route.get('/x') and @Test() marks tests.", Person, true},
 		{"Who did the security review of v2?", "The v2 contracts were audited by Spearbit in August.", Person, false},
 		{"who holds the signing key", "Signing keys. Keys live in the HSM, and CI signs with them.", Person, true},
+		// A URL: a scheme, www., a path from the root or a host of three labels.
+		{"what's the URL of the staging bucket?", "Uploads go to the staging bucket; see deploy.md.", WebAddress, true},
+		{"which api url does the release build use", "Release builds use `https://api.tripnote.app`.", WebAddress, false},
+		{"what url should the kubelet hit", "SmallRye Health serves `/q/health/ready`.", WebAddress, false},
+		{"which link do testers open", "The build is on www.example.org/beta.", WebAddress, false},
+		{"what's the backend url", "It talks to erx-test.gateway.example from dev.", WebAddress, false},
+		{"what's the url of the docs", "Edit package.json and run make docs into site/.", WebAddress, true},
+		// "link" that heads no "what" or "which" question asks nothing.
+		{"the link step fails on macOS", "Install the Xcode command line tools.", AnyAnswer, false},
 		// "who" inside a sentence is not the question's head.
 		{"tests fail for users who log in twice", "Clear the session in tearDown.", AnyAnswer, false},
 	} {
@@ -57,13 +66,14 @@ func TestUnstated(t *testing.T) {
 }
 
 // FuzzUnstated checks Asks and Unstated on any text: a query asking for no
-// type of answer is never unstated, and an answer holding a digit states a
-// quantity.
+// type of answer is never unstated, an answer holding a digit states a
+// quantity, and one holding a scheme states a web address.
 func FuzzUnstated(f *testing.F) {
 	f.Add("who owns the billing service", "Ask @dana.")
 	f.Add("which jasmine version runs the unit tests", "npm test runs jasmine 5.1.")
 	f.Add("how do I run the tests", "make test")
 	f.Add("Who?", "@Route.get('/x') and Priya")
+	f.Add("what's the URL of the docs", "see https://docs.example.org")
 	f.Fuzz(func(t *testing.T, query, answer string) {
 		asks, unstated := Asks(query), Unstated(query, answer)
 		if asks == AnyAnswer && unstated {
@@ -71,6 +81,9 @@ func FuzzUnstated(f *testing.F) {
 		}
 		if asks == Quantity && strings.ContainsAny(answer, "0123456789") && unstated {
 			t.Fatalf("Unstated(%q, %q): the answer holds a digit", query, answer)
+		}
+		if asks == WebAddress && strings.Contains(answer, "://") && unstated {
+			t.Fatalf("Unstated(%q, %q): the answer holds a scheme", query, answer)
 		}
 	})
 }

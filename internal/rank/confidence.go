@@ -44,7 +44,7 @@ var confidenceText string
 // A ConfidenceModel holds the coefficients of the confidence model.
 type ConfidenceModel struct {
 	Bias, Coverage, Margin float64
-	Unstated               float64            // a quantity, version or person asked that the answer cannot state
+	Unstated               float64            // a quantity, version, person or URL asked that the answer cannot state
 	Words                  map[string]float64 // by lower-case word
 }
 
@@ -141,8 +141,8 @@ func (m ConfidenceModel) Phrasing(query string) float64 {
 
 // Of returns the calibrated probability that a lesson with this coverage
 // and margin answers a query of this phrasing, unstated saying that the
-// query asks for a quantity, a version or a person the lesson's answer
-// cannot state.
+// query asks for a quantity, a version, a person or a URL the lesson's
+// answer cannot state.
 func (m ConfidenceModel) Of(coverage, margin, phrasing float64, unstated bool) float64 {
 	z := m.Bias + m.Coverage*coverage + m.Margin*coverage*margin + phrasing
 	if unstated {

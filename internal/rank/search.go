@@ -42,7 +42,7 @@ type Result[K comparable] struct {
 	// Confidence in [0, 1]: darwin-memo's ranking, Coverage; BM25F, the
 	// calibrated probability that the lesson answers the query
 	// ([ConfidenceModel] of its coverage, the query's words, whether its
-	// answer can state the quantity, version or person the query asks for
+	// answer can state the quantity, version, person or URL the query asks for
 	// and, for the first lesson that may decide, its Margin).
 	Confidence float64
 	// Margin, for BM25F's first lesson that may decide, is how far its
