@@ -48,9 +48,10 @@ var webWords = []string{"url", "uri", "link"}
 // webAddress matches how a text writes a web address: a scheme
 // (https://), www., a path from the root ("/q/health/ready", the address
 // on a server the question's thing already names), or a host name of
-// three or more labels (api.tripnote.app). A file name (package.json) is
-// not one.
-var webAddress = regexp.MustCompile("://|www\\.|(^|[\\s`(\"'])/\\w|\\b[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+\\.[a-z]{2,}\\b")
+// three or more labels (api.tripnote.app). A file name of two labels
+// (package.json) is not one; one of three (site.tar.gz) reads as one, so
+// the check errs toward a lesson stating the address.
+var webAddress = regexp.MustCompile(`://|www\.|(^|[\s("'` + "`" + `])/\w|\b[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+\.[a-z]{2,}\b`)
 
 // headWindow is how far after "what" or "which" a quantity word may stand
 // and still head its phrase ("which jasmine version", "what port does the
@@ -91,10 +92,11 @@ func Asks(query string) AnswerType {
 		if w == "what" || w == "which" {
 			wh = i
 		}
-		if i-wh <= headWindow && slices.Contains(webWords, Stem(w)) {
+		st := Stem(w)
+		if i-wh <= headWindow && slices.Contains(webWords, st) {
 			return WebAddress
 		}
-		if st := Stem(w); i-wh <= headWindow && slices.Contains(quantityWords, st) {
+		if i-wh <= headWindow && slices.Contains(quantityWords, st) {
 			if st == "version" {
 				return Version
 			}
