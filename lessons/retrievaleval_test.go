@@ -685,7 +685,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 }
 
 // confidenceL2 is the ridge penalty of the confidence fit, per probe.
-const confidenceL2 = 0.01
+const confidenceL2 = 0.001
 
 // A fitExample is one development probe for the confidence model: its
 // set, its features (x[0] = 1), whether any lesson was listed, whether the
