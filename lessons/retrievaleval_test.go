@@ -34,13 +34,14 @@ var retrievalDoc = flag.String("retrievaldoc", "", "write the retrieval-quality 
 // suite is a development set; BM25F scored 0.772 when it became the
 // default). The confidence model is fitted on every development set, so
 // a probe near the threshold may change side when a new set joins them:
-// the abstention goal leaves room for two of the 18 never-seen facts
+// the abstention goal leaves room for one of the 18 never-seen facts
 // (blind4's joining moved one; blind26's moved "What caused incident
 // 9981?" and "What caused incident 7310?", one query shape whose three
-// equally scored incident lessons give it confidence 0.5009).
+// equally scored incident lessons gave it confidence 0.5009, and the goal
+// allowed two until round 28's refit silenced all 18 again).
 const (
 	suiteGoalMean             = 0.75
-	suiteGoalAbstentionMisses = 2
+	suiteGoalAbstentionMisses = 1
 )
 
 type evalLesson struct {
@@ -360,8 +361,8 @@ func suiteTable(common evalPack, packs []evalPack, results [][]classScore, mean 
 		"Each probe asks `Decide` (top 3). An answerable probe scores 1 when the deciding lesson is one it wants, 0.5 when it is but a stale or forbidden lesson also supports the answer where the agent sees it or it is credited (contamination: darwin-memo's ranking shows supporters beside the answer, BM25F does not, and stores this project creates credit supporters nothing), 0 otherwise; "+
 		"an abstention probe scores 1 when `decide` is silent. A class scores the mean of its probes and the suite the mean of its classes. "+
 		"Supersession is only what was recorded at birth: these packs record none, so only lessons asking the same question again (Store.Add's rule) supersede. "+
-		"The test fails if the default ranking's (bm25f's) mean falls below 0.75, if it decides more than two of the never-seen facts, or if it scores below darwin-memo on any class. "+
-		"Every ticket minted during the run is verified against the same store with its own version's ranking.\n\n", probes, lessons, fmt.Sprint(len(common.Lessons)))
+		"The test fails if the default ranking's (bm25f's) mean falls below %.2f, if it decides more than %d of the never-seen facts, or if it scores below darwin-memo on any class. "+
+		"Every ticket minted during the run is verified against the same store with its own version's ranking.\n\n", probes, lessons, fmt.Sprint(len(common.Lessons)), suiteGoalMean, suiteGoalAbstentionMisses)
 	classTable(&b, packs, results, mean, func(p evalPack) string { return p.Title }, "mean over classes")
 	b.WriteString("\n\n")
 	b.WriteString("| ranking | deciding lesson wanted (answerable probes) | probes returning a stale or forbidden lesson | abstentions kept |\n|---|---|---|---|\n")
