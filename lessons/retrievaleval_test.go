@@ -556,8 +556,7 @@ func TestDecideThresholdSweep(t *testing.T) {
 		abstain     bool
 		set         string
 		words       []string // rank.QueryWords
-		opening     rank.Opening
-		unstated    bool // rank.Unstated of the query and that hit's answer
+		unstated    bool     // rank.Unstated of the query and that hit's answer
 	}
 	var probes []probe
 	forEachDevStore(t, func(set string, p evalPack, s *Store, key map[string]string) {
@@ -573,7 +572,6 @@ func TestDecideThresholdSweep(t *testing.T) {
 					first = i
 					pb.cov, pb.conf, pb.right, pb.margin = h.Coverage, h.Confidence, slices.Contains(pr.Want, key[h.Entry.ID]), h.Margin
 					pb.unstated = rank.Unstated(pr.Query, h.Entry.Answer)
-					pb.opening = rank.Opening{Query: rank.OpeningWord(pr.Query), Question: rank.OpeningWord(h.Entry.Question)}
 					break
 				}
 			}
@@ -590,25 +588,17 @@ func TestDecideThresholdSweep(t *testing.T) {
 		if p.unstated {
 			u = 1
 		}
-		words := p.words
-		if p.opening.Query != "" && p.opening.Question != "" {
-			words = append(slices.Clone(p.words), openingToken(p.opening))
-		}
-		ex = append(ex, fitExample{set: p.set, x: []float64{1, p.cov, p.cov * p.margin, u}, words: words, hit: p.cov > 0, right: p.right, abstain: p.abstain})
+		ex = append(ex, fitExample{set: p.set, x: []float64{1, p.cov, p.cov * p.margin, u}, words: p.words, hit: p.cov > 0, right: p.right, abstain: p.abstain})
 	}
 	vocab := confidenceVocab(ex, "")
 	beta := fitLogistic(withWords(ex, vocab, ""))
-	fit := rank.ConfidenceModel{Bias: beta[0], Coverage: beta[1], Margin: beta[2], Unstated: beta[3], Words: map[string]float64{}, Openings: map[rank.Opening]float64{}}
+	fit := rank.ConfidenceModel{Bias: beta[0], Coverage: beta[1], Margin: beta[2], Unstated: beta[3], Words: map[string]float64{}}
 	for i, w := range vocab {
-		if o, ok := openingOf(w); ok {
-			fit.Openings[o] = beta[4+i]
-		} else {
-			fit.Words[w] = beta[4+i]
-		}
+		fit.Words[w] = beta[4+i]
 	}
 	shipped := rank.DefaultConfidence()
-	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f, unstated %.3f, %d words, %d openings (shipped: %.2f, %.2f, %.2f, %.2f, %d words, %d openings)",
-		fit.Bias, fit.Coverage, fit.Margin, fit.Unstated, len(fit.Words), len(fit.Openings), shipped.Bias, shipped.Coverage, shipped.Margin, shipped.Unstated, len(shipped.Words), len(shipped.Openings))
+	t.Logf("fitted confidence: bias %.3f, coverage %.3f, margin %.3f, unstated %.3f, %d words (shipped: %.2f, %.2f, %.2f, %.2f, %d words)",
+		fit.Bias, fit.Coverage, fit.Margin, fit.Unstated, len(fit.Words), shipped.Bias, shipped.Coverage, shipped.Margin, shipped.Unstated, len(shipped.Words))
 	if drift := confidenceDrift(fit, shipped); drift != "" {
 		if golden.Updating() {
 			text, err := fit.MarshalText()
@@ -693,20 +683,6 @@ func TestDecideThresholdSweep(t *testing.T) {
 	if acc, _, _, _ := accuracy(rank.DecideThreshold, ""); acc < bestAcc-0.05 {
 		t.Errorf("rank.DecideThreshold %.2f: accuracy %.3f, the best threshold %.2f gives %.3f", rank.DecideThreshold, acc, best, bestAcc)
 	}
-}
-
-// openingToken returns the fit's name for an opening pair among the
-// query's words: words are runs of letters, so it meets none of them.
-func openingToken(o rank.Opening) string { return "opening:" + o.Query + ":" + o.Question }
-
-// openingOf reads a name openingToken wrote.
-func openingOf(token string) (rank.Opening, bool) {
-	rest, ok := strings.CutPrefix(token, "opening:")
-	if !ok {
-		return rank.Opening{}, false
-	}
-	q, l, _ := strings.Cut(rest, ":")
-	return rank.Opening{Query: q, Question: l}, true
 }
 
 // confidenceL2 is the ridge penalty of the confidence fit, per probe.
@@ -812,16 +788,6 @@ func confidenceDrift(fit, shipped rank.ConfidenceModel) string {
 	for w := range shipped.Words {
 		if _, ok := fit.Words[w]; !ok {
 			out = append(out, fmt.Sprintf("word %q shipped, not fitted", w))
-		}
-	}
-	for o, v := range fit.Openings {
-		if s, ok := shipped.Openings[o]; !ok || math.Abs(v-s) > 0.02 {
-			out = append(out, fmt.Sprintf("opening %q %q %.3f, shipped %.3f", o.Query, o.Question, v, s))
-		}
-	}
-	for o := range shipped.Openings {
-		if _, ok := fit.Openings[o]; !ok {
-			out = append(out, fmt.Sprintf("opening %q %q shipped, not fitted", o.Query, o.Question))
 		}
 	}
 	slices.Sort(out)

@@ -1,7 +1,6 @@
 package rank
 
 import (
-	"cmp"
 	_ "embed"
 	"fmt"
 	"math"
@@ -18,7 +17,7 @@ import (
 // classifier) and whether the lesson's answer can state what the query
 // asks (Unstated, answer-type checking):
 //
-//	confidence = σ(bias + coverage·c + margin·c·m + unstated·u + Σ weight(w) for each distinct word w of the query + opening(q, l))
+//	confidence = σ(bias + coverage·c + margin·c·m + unstated·u + Σ weight(w) for each distinct word w of the query)
 //
 // c being the share of the query's weight the lesson holds
 // (Scored.Coverage) and m how far its score stands above the next
@@ -31,13 +30,7 @@ import (
 // still a poor match. The words
 // say how the query is asked ("how do I" against "which region"), which
 // the lessons' terms do not: the model knows the words that development
-// probes of several sets use often, and no others. opening(q, l) is the
-// weight of the pair of words the query and the lesson's question open
-// with (Opening): whether the two questions are asked in the same form, as
-// FAQ retrieval compares a query's question type with a stored
-// question's; "who approves ..." put to "How do I deploy ...?" asks what
-// a procedure may not say. The model knows the pairs that development
-// probes of several sets show often, and no others.
+// probes of several sets use often, and no others.
 //
 // The coefficients are fitted by maximum likelihood on the development
 // probes and written to confidence.txt by lessons'
@@ -53,26 +46,6 @@ type ConfidenceModel struct {
 	Bias, Coverage, Margin float64
 	Unstated               float64            // a quantity, version, person or URL asked that the answer cannot state
 	Words                  map[string]float64 // by lower-case word
-	Openings               map[Opening]float64
-}
-
-// An Opening is the pair of words (OpeningWord) a query and a lesson's
-// question open with.
-type Opening struct{ Query, Question string }
-
-// OpeningWord returns the word a text opens with as the model reads words
-// (QueryWords): its first run of letters, lower-cased; "" when it holds
-// none.
-func OpeningWord(text string) string {
-	start := strings.IndexFunc(text, unicode.IsLetter)
-	if start < 0 {
-		return ""
-	}
-	end := strings.IndexFunc(text[start:], func(r rune) bool { return !unicode.IsLetter(r) })
-	if end < 0 {
-		end = len(text) - start
-	}
-	return strings.ToLower(text[start : start+end])
 }
 
 // DefaultConfidence returns the fitted model shipped in confidence.txt.
@@ -86,11 +59,10 @@ func DefaultConfidence() ConfidenceModel {
 
 // ParseConfidenceModel reads a model in the form MarshalText writes:
 // comment lines starting with #, then one "name<TAB>value" line each for
-// bias, coverage, margin and (optionally, 0 without it) unstated,
-// "word<TAB>w<TAB>value" per word and "opening<TAB>q<TAB>l<TAB>value" per
-// pair of opening words.
+// bias, coverage, margin and (optionally, 0 without it) unstated, and
+// "word<TAB>w<TAB>value" per word.
 func ParseConfidenceModel(text string) (ConfidenceModel, error) {
-	m := ConfidenceModel{Words: map[string]float64{}, Openings: map[Opening]float64{}}
+	m := ConfidenceModel{Words: map[string]float64{}}
 	seen := map[string]bool{}
 	for n, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
 		if line == "" || strings.HasPrefix(line, "#") {
@@ -120,8 +92,6 @@ func ParseConfidenceModel(text string) (ConfidenceModel, error) {
 			m.Unstated = v
 		case len(f) == 3 && f[0] == "word" && f[1] != "":
 			m.Words[f[1]] = v
-		case len(f) == 4 && f[0] == "opening" && f[1] != "" && f[2] != "":
-			m.Openings[Opening{f[1], f[2]}] = v
 		default:
 			return m, fmt.Errorf("line %d: unknown coefficient %q", n+1, key)
 		}
@@ -149,16 +119,6 @@ func (m ConfidenceModel) MarshalText() ([]byte, error) {
 	for _, w := range words {
 		fmt.Fprintf(&b, "word\t%s\t%.4f\n", w, m.Words[w])
 	}
-	openings := make([]Opening, 0, len(m.Openings))
-	for o := range m.Openings {
-		openings = append(openings, o)
-	}
-	slices.SortFunc(openings, func(a, b Opening) int {
-		return cmp.Or(strings.Compare(a.Query, b.Query), strings.Compare(a.Question, b.Question))
-	})
-	for _, o := range openings {
-		fmt.Fprintf(&b, "opening\t%s\t%s\t%.4f\n", o.Query, o.Question, m.Openings[o])
-	}
 	return []byte(b.String()), nil
 }
 
@@ -180,10 +140,9 @@ func (m ConfidenceModel) Phrasing(query string) float64 {
 }
 
 // Of returns the calibrated probability that a lesson with this coverage
-// and margin answers a query of this phrasing (the weights of the query's
-// words and of its Opening with the lesson's question), unstated saying
-// that the query asks for a quantity, a version, a person or a URL the
-// lesson's answer cannot state.
+// and margin answers a query of this phrasing, unstated saying that the
+// query asks for a quantity, a version, a person or a URL the lesson's
+// answer cannot state.
 func (m ConfidenceModel) Of(coverage, margin, phrasing float64, unstated bool) float64 {
 	z := m.Bias + m.Coverage*coverage + m.Margin*coverage*margin + phrasing
 	if unstated {

@@ -58,47 +58,27 @@ func TestQueryWords(t *testing.T) {
 	}
 }
 
-func TestOpeningWord(t *testing.T) {
-	for _, c := range []struct{ text, want string }{
-		{"Who approves a deploy?", "who"},
-		{"what's the port", "what"},
-		{"  `make test` fails", "make"},
-		{"I'm stuck", "i"},
-		{"42 is the answer", "is"},
-		{"Écrire le test", "écrire"},
-		{"", ""},
-		{"?! 123", ""},
-	} {
-		if got := OpeningWord(c.text); got != c.want {
-			t.Errorf("OpeningWord(%q) = %q, want %q", c.text, got, c.want)
-		}
-	}
-}
-
 func TestParseConfidenceModel(t *testing.T) {
-	good := "# c\nbias\t-1\ncoverage\t2\nmargin\t1.5\nunstated\t-0.7\nword\thow\t-0.5\nopening\twho\thow\t-1.25\n"
+	good := "# c\nbias\t-1\ncoverage\t2\nmargin\t1.5\nunstated\t-0.7\nword\thow\t-0.5\n"
 	m, err := ParseConfidenceModel(good)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Bias != -1 || m.Coverage != 2 || m.Margin != 1.5 || m.Unstated != -0.7 || m.Words["how"] != -0.5 || m.Phrasing("How, how?") != -0.5 || m.Openings[Opening{"who", "how"}] != -1.25 || len(m.Openings) != 1 {
+	if m.Bias != -1 || m.Coverage != 2 || m.Margin != 1.5 || m.Unstated != -0.7 || m.Words["how"] != -0.5 || m.Phrasing("How, how?") != -0.5 {
 		t.Errorf("parsed %+v", m)
 	}
 	if m, err := ParseConfidenceModel("bias\t-1\ncoverage\t2\nmargin\t1.5\n"); err != nil || m.Unstated != 0 {
 		t.Errorf("a model without unstated: %+v, %v; want it 0", m, err)
 	}
 	for name, text := range map[string]string{
-		"missing margin":    "bias\t-1\ncoverage\t2\n",
-		"not a number":      "bias\tx\ncoverage\t2\nmargin\t1\n",
-		"NaN":               "bias\tNaN\ncoverage\t2\nmargin\t1\n",
-		"twice":             "bias\t1\nbias\t1\ncoverage\t2\nmargin\t1\n",
-		"unstated twice":    "bias\t1\ncoverage\t2\nmargin\t1\nunstated\t1\nunstated\t1\n",
-		"unknown":           "bias\t1\ncoverage\t2\nmargin\t1\nslope\t3\n",
-		"no tab":            "bias 1\ncoverage\t2\nmargin\t1\n",
-		"empty word":        "bias\t1\ncoverage\t2\nmargin\t1\nword\t\t3\n",
-		"empty opening":     "bias\t1\ncoverage\t2\nmargin\t1\nopening\twho\t\t3\n",
-		"opening, one word": "bias\t1\ncoverage\t2\nmargin\t1\nopening\twho\t3\n",
-		"opening twice":     "bias\t1\ncoverage\t2\nmargin\t1\nopening\twho\thow\t3\nopening\twho\thow\t3\n",
+		"missing margin": "bias\t-1\ncoverage\t2\n",
+		"not a number":   "bias\tx\ncoverage\t2\nmargin\t1\n",
+		"NaN":            "bias\tNaN\ncoverage\t2\nmargin\t1\n",
+		"twice":          "bias\t1\nbias\t1\ncoverage\t2\nmargin\t1\n",
+		"unstated twice": "bias\t1\ncoverage\t2\nmargin\t1\nunstated\t1\nunstated\t1\n",
+		"unknown":        "bias\t1\ncoverage\t2\nmargin\t1\nslope\t3\n",
+		"no tab":         "bias 1\ncoverage\t2\nmargin\t1\n",
+		"empty word":     "bias\t1\ncoverage\t2\nmargin\t1\nword\t\t3\n",
 	} {
 		if _, err := ParseConfidenceModel(text); err == nil {
 			t.Errorf("%s: parsed", name)
@@ -110,7 +90,6 @@ func FuzzParseConfidenceModel(f *testing.F) {
 	f.Add(confidenceText)
 	f.Add("bias\t1\ncoverage\t2\nmargin\t1\nword\tx\t3\n")
 	f.Add("bias\t1\ncoverage\t2\nmargin\t1\nunstated\t-1\n")
-	f.Add("bias\t1\ncoverage\t2\nmargin\t1\nopening\twho\thow\t-1\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		m, err := ParseConfidenceModel(text)
 		if err != nil {
@@ -124,8 +103,8 @@ func FuzzParseConfidenceModel(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-parse: %v\n%s", err, out)
 		}
-		if len(m2.Words) != len(m.Words) || len(m2.Openings) != len(m.Openings) {
-			t.Fatalf("words %d -> %d, openings %d -> %d", len(m.Words), len(m2.Words), len(m.Openings), len(m2.Openings))
+		if len(m2.Words) != len(m.Words) {
+			t.Fatalf("words %d -> %d", len(m.Words), len(m2.Words))
 		}
 	})
 }

@@ -197,15 +197,17 @@ func (l *Library[K]) searchBM25F(living []K, q Query[K]) []Result[K] {
 	}
 	// Confidence: the first lesson that may decide has its margin over
 	// the next distinct one; the others 0.
-	phrasing, asks, opening := l.conf.Phrasing(q.Text), Asks(q.Text), OpeningWord(q.Text)
+	phrasing, asks := l.conf.Phrasing(q.Text), Asks(q.Text)
 	for i := range out {
 		if i == first {
 			out[i].Margin = Margin(out[i].Score, next)
 		}
-		question, answer := l.src.Text(out[i].Lesson)
-		unstated := asks != AnyAnswer && !asks.StatedBy(answer)
-		form := phrasing + l.conf.Openings[Opening{opening, OpeningWord(question)}]
-		out[i].Confidence = l.conf.Of(out[i].Coverage, out[i].Margin, form, unstated)
+		unstated := false
+		if asks != AnyAnswer {
+			_, answer := l.src.Text(out[i].Lesson)
+			unstated = !asks.StatedBy(answer)
+		}
+		out[i].Confidence = l.conf.Of(out[i].Coverage, out[i].Margin, phrasing, unstated)
 	}
 	return out[:min(len(out), q.K)]
 }

@@ -50,8 +50,7 @@ func TestSearchMarginSkipsNearDuplicates(t *testing.T) {
 				t.Errorf("first lesson's margin %.3f: wide %v, want %v", rs[0].Margin, got, c.wide)
 			}
 			m := DefaultConfidence()
-			form := m.Phrasing(query) + m.Openings[Opening{OpeningWord(query), OpeningWord(rs[0].Lesson.question)}]
-			if want := m.Of(rs[0].Coverage, rs[0].Margin, form, Unstated(query, rs[0].Lesson.Answer)); rs[0].Confidence != want {
+			if want := m.Of(rs[0].Coverage, rs[0].Margin, m.Phrasing(query), Unstated(query, rs[0].Lesson.Answer)); rs[0].Confidence != want {
 				t.Errorf("first lesson's confidence %.3f, the model gives %.3f", rs[0].Confidence, want)
 			}
 			for _, r := range rs[1:] {
@@ -117,38 +116,5 @@ func TestDecideOnlyFromTheFirstLesson(t *testing.T) {
 				t.Errorf("decided %q (first's confidence %.2f, second's %.2f), want %q", v.Decider, rs[0].Confidence, rs[1].Confidence, c.want)
 			}
 		})
-	}
-}
-
-// A lesson's confidence counts the pair of words its question and the
-// query open with: the same lesson is less sure for "who ..." than for
-// "how ..." when the model weighs "who" put to "How ..." lower.
-func TestSearchConfidenceReadsOpenings(t *testing.T) {
-	m := DefaultConfidence()
-	if !(m.Openings[Opening{"who", "how"}] < m.Openings[Opening{"how", "how"}]) {
-		t.Skip("the shipped model does not weigh who/how below how/how")
-	}
-	l := &testLesson{question: "How do I rotate the staging signing key?"}
-	l.ID, l.Answer, l.Settled, l.MayDecide = "rotate", "Run make rotate-key ENV=staging; it writes the new key to the vault.", -1, true
-	other := &testLesson{question: "Where do the release notes live?"}
-	other.ID, other.Answer, other.Settled, other.MayDecide = "notes", "In docs/releases, one file per version.", -1, true
-	lib := newTestLibraries(1)[0]
-	conf := map[string]float64{}
-	for _, query := range []string{"who rotates the staging signing key", "how rotates the staging signing key"} {
-		rs, err := lib.Search([]*testLesson{l, other}, Query[*testLesson]{Text: query, Ranking: RankingBM25F, K: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(rs) == 0 || rs[0].Lesson != l {
-			t.Fatalf("%q: listed %v, want rotate first", query, resultIDs(rs))
-		}
-		form := m.Phrasing(query) + m.Openings[Opening{OpeningWord(query), "how"}]
-		if want := m.Of(rs[0].Coverage, rs[0].Margin, form, Unstated(query, l.Answer)); rs[0].Confidence != want {
-			t.Errorf("%q: confidence %.4f, the model gives %.4f", query, rs[0].Confidence, want)
-		}
-		conf[OpeningWord(query)] = rs[0].Confidence
-	}
-	if !(conf["who"] < conf["how"]) {
-		t.Errorf("who %.3f, how %.3f: want who less sure", conf["who"], conf["how"])
 	}
 }
