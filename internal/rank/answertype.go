@@ -92,15 +92,15 @@ func Asks(query string) AnswerType {
 		if w == "what" || w == "which" {
 			wh = i
 		}
-		st := Stem(w)
-		if i-wh <= headWindow && slices.Contains(webWords, st) {
-			return WebAddress
-		}
-		if i-wh <= headWindow && slices.Contains(quantityWords, st) {
-			if st == "version" {
+		if st := Stem(w); i-wh <= headWindow {
+			switch {
+			case slices.Contains(webWords, st):
+				return WebAddress
+			case st == "version":
 				return Version
+			case slices.Contains(quantityWords, st):
+				return Quantity
 			}
-			return Quantity
 		}
 		if i+1 < len(ws) && slices.Contains(quantityPairs, [2]string{w, ws[i+1]}) {
 			return Quantity
