@@ -10,9 +10,10 @@ import (
 // Answer-type checking, as question-answering systems do it (Harabagiu et
 // al., FALCON, 2000; Li and Roth's question classes, 2002): a question
 // whose expected answer is a number is answered only by a text holding
-// one (a version only by a text holding a version number), a question
-// asking who only by a text naming a person or a group, and a question
-// asking for a URL only by a text holding a web address.
+// one (a version only by a text holding a version number, a date only by
+// a text holding a number or naming a month, a weekday or a period), a
+// question asking who only by a text naming a person or a group, and a
+// question asking for a URL only by a text holding a web address.
 // A store's lessons name the things a repository has ("the mailers queue",
 // "the prod deploy workflow"), and a query asking for a quantity or an
 // owner of one of them ("what concurrency does the mailers queue run
@@ -31,6 +32,7 @@ const (
 	Version               // a quantity whose head word is "version": a version number
 	Person                // Li and Roth's human class (HUM): a person or a group
 	WebAddress            // a URL: where on the web, or on a server, a thing is
+	Date                  // Li and Roth's date class (NUM:date): a day, a month, a year
 )
 
 // quantityWords are the head nouns that make a "what" or "which"
@@ -58,6 +60,31 @@ var webAddress = regexp.MustCompile(`://|www\.|(^|[\s("'` + "`" + `])/\w|\b[A-Za
 // local server listen on").
 const headWindow = 4
 
+// dateWords are the head nouns that make a "what" or "which" question ask
+// for a date ("what year was the manual published", "which day does the
+// freeze start").
+var dateWords = []string{"date", "day", "month", "year"}
+
+// datePairs are the openings of a question asking when something happened
+// (Li and Roth's "when" questions of the date class, in the past tense):
+// "when did the tag get renamed", "when was the fleet moved". A "when" in
+// the present ("when do I bump the release", "when to recalibrate") asks
+// for a condition as often as a date, and is not read.
+var datePairs = [][2]string{{"when", "did"}, {"when", "was"}, {"when", "were"}}
+
+// dateNames are the words by which a text states a date without a digit:
+// months, weekdays and periods, compared lower-cased.
+var dateNames = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+	"daily", "nightly", "weekly", "monthly", "quarterly", "yearly", "annually", "today", "tomorrow", "yesterday"}
+
+// dateNumber matches how a text writes a date or a span of time with
+// digits: a year (2024), an ISO date (2024-03-01), a day and month
+// (03/01), an ordinal (the 25th), a time of day (02:00), a quarter (Q3),
+// or a number of days, weeks, months, years or hours ("90 days"). A
+// version (4.5.7), a port or a model number (K80) is not one.
+var dateNumber = regexp.MustCompile(`\b(19|20)\d\d\b|\b\d{1,2}/\d{1,2}\b|\b\d{1,2}(st|nd|rd|th)\b|\b\d{1,2}:\d\d\b|\bQ[1-4]\b|\b\d+\s*(days?|weeks?|months?|years?|hours?|hrs?|d|h)\b`)
+
 // quantityPairs are the question openings of Li and Roth's numeric class:
 // how many, how much, how long, how often, how far, what time.
 var quantityPairs = [][2]string{{"how", "many"}, {"how", "much"}, {"how", "long"}, {"how", "often"}, {"how", "far"}, {"what", "time"}}
@@ -81,11 +108,15 @@ var personWords = []string{"admin", "administrator", "anyone", "approver", "cont
 // headWindow words by a word naming a number a repository keeps (the head
 // word of the question, as question classifiers read it), Version when
 // that word is "version"; WebAddress when that word names a URL
-// (webWords); else AnyAnswer.
+// (webWords); Date when that word names a date (dateWords) or the query
+// opens with a past "when" (datePairs); else AnyAnswer.
 func Asks(query string) AnswerType {
 	ws := words(query)
 	if len(ws) > 0 && (ws[0] == "who" || ws[0] == "whom" || ws[0] == "whose") {
 		return Person
+	}
+	if len(ws) > 1 && slices.Contains(datePairs, [2]string{ws[0], ws[1]}) {
+		return Date
 	}
 	wh := -headWindow - 1 // where the last "what" or "which" stands
 	for i, w := range ws {
@@ -98,6 +129,8 @@ func Asks(query string) AnswerType {
 				return WebAddress
 			case st == "version":
 				return Version
+			case slices.Contains(dateWords, st):
+				return Date
 			case slices.Contains(quantityWords, st):
 				return Quantity
 			}
@@ -116,7 +149,8 @@ func Unstated(query, answer string) bool { return !Asks(query).StatedBy(answer) 
 // StatedBy reports whether a text can state an answer of type t: for a
 // quantity, it holds an ASCII digit; for a version, a version number
 // (versionNumber); for a person, it names one (namesPerson); for a web
-// address, it holds one (webAddress).
+// address, it holds one (webAddress); for a date, it writes one in digits
+// (dateNumber) or names a month, a weekday or a period (dateNames).
 func (t AnswerType) StatedBy(text string) bool {
 	switch t {
 	case Quantity:
@@ -127,6 +161,16 @@ func (t AnswerType) StatedBy(text string) bool {
 		return namesPerson(text)
 	case WebAddress:
 		return webAddress.MatchString(text)
+	case Date:
+		if dateNumber.MatchString(text) {
+			return true
+		}
+		for _, w := range words(text) {
+			if slices.Contains(dateNames, w) {
+				return true
+			}
+		}
+		return false
 	}
 	return true
 }

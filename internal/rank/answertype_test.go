@@ -53,6 +53,24 @@ func TestUnstated(t *testing.T) {
 		{"what's the url of the docs", "Edit package.json and run make docs into site/.", WebAddress, true},
 		// "link" that heads no "what" or "which" question asks nothing.
 		{"the link step fails on macOS", "Install the Xcode command line tools.", AnyAnswer, false},
+		// A date: a past "when", or a date word heading a "what" or
+		// "which"; stated by a digit, a month, a weekday or a period.
+		{"when did the destructive tag get renamed?", "The tag is now `destroy-ok`; CI refuses the old one.", Date, true},
+		{"When was the fleet moved to 4.5.7?", "Fleet upgrades go through the canary ring first.", Date, true},
+		{"When was the fleet moved to 4.5.7?", "The fleet moved in March, after the canary ring.", Date, false},
+		{"what year was the manual published", "The manual is in docs/manual.pdf.", Date, true},
+		{"which day does the freeze start", "From the 25th until finance signs off.", Date, false},
+		{"which day does the freeze start", "Deploys stop on Friday afternoon.", Date, false},
+		{"on what date does the cert expire", "It renews monthly through certbot.", Date, false},
+		{"on what date was the fleet moved to 4.5.7?", "The fleet moved to 4.5.7 after the ESC bug.", Date, true},
+		{"what year was the K80 manual published?", "The scanned K80 manual is in docs/manual/.", Date, true},
+		{"what year was the K80 manual published?", "Kessler published it in 1987.", Date, false},
+		{"when was the bucket created", "On 2024-03-01, by terraform.", Date, false},
+		{"when was the key rotated", "Keys rotate every 90 days.", Date, false},
+		{"which day does the backup run", "At 02:00 UTC.", Date, false},
+		// A present "when" asks for a condition as often as a date.
+		{"when to redo compass calibration", "After any change to the GPS mast.", AnyAnswer, false},
+		{"when do I bump PKG_RELEASE", "For packaging-only changes.", AnyAnswer, false},
 		// "who" inside a sentence is not the question's head.
 		{"tests fail for users who log in twice", "Clear the session in tearDown.", AnyAnswer, false},
 	} {
@@ -74,6 +92,8 @@ func FuzzUnstated(f *testing.F) {
 	f.Add("how do I run the tests", "make test")
 	f.Add("Who?", "@Route.get('/x') and Priya")
 	f.Add("what's the URL of the docs", "see https://docs.example.org")
+	f.Add("when did the tag get renamed", "In March.")
+	f.Add("on what date was 4.5.7 released", "4.5.7 on 03/01.")
 	f.Fuzz(func(t *testing.T, query, answer string) {
 		asks, unstated := Asks(query), Unstated(query, answer)
 		if asks == AnyAnswer && unstated {

@@ -23,9 +23,9 @@ import (
 // (Scored.Coverage) and m how far its score stands above the next
 // lesson's that may decide and is not its near-duplicate (Query's
 // NearDuplicate), (s1 − s2)/s1, in [0, 1] (0 for every lesson but the
-// first), and u 1 when the query asks for a quantity, a version or a
-// person that the lesson's answer cannot state (Unstated: no digit, no
-// version number, no one named), else 0. The margin counts in proportion
+// first), and u 1 when the query asks for a quantity, a version, a
+// person, a URL or a date that the lesson's answer cannot state (Unstated:
+// no digit, no version number, no one named, no address, no date), else 0. The margin counts in proportion
 // to the coverage: a lesson alone in matching one word of a long query is
 // still a poor match. The words
 // say how the query is asked ("how do I" against "which region"), which
@@ -44,7 +44,7 @@ var confidenceText string
 // A ConfidenceModel holds the coefficients of the confidence model.
 type ConfidenceModel struct {
 	Bias, Coverage, Margin float64
-	Unstated               float64            // a quantity, version, person or URL asked that the answer cannot state
+	Unstated               float64            // a quantity, version, person, URL or date asked that the answer cannot state
 	Words                  map[string]float64 // by lower-case word
 }
 
@@ -141,8 +141,8 @@ func (m ConfidenceModel) Phrasing(query string) float64 {
 
 // Of returns the calibrated probability that a lesson with this coverage
 // and margin answers a query of this phrasing, unstated saying that the
-// query asks for a quantity, a version, a person or a URL the lesson's
-// answer cannot state.
+// query asks for a quantity, a version, a person, a URL or a date the
+// lesson's answer cannot state.
 func (m ConfidenceModel) Of(coverage, margin, phrasing float64, unstated bool) float64 {
 	z := m.Bias + m.Coverage*coverage + m.Margin*coverage*margin + phrasing
 	if unstated {

@@ -42,8 +42,8 @@ type Result[K comparable] struct {
 	// Confidence in [0, 1]: darwin-memo's ranking, Coverage; BM25F, the
 	// calibrated probability that the lesson answers the query
 	// ([ConfidenceModel] of its coverage, the query's words, whether its
-	// answer can state the quantity, version, person or URL the query asks for
-	// and, for the first lesson that may decide, its Margin).
+	// answer can state the quantity, version, person, URL or date the query
+	// asks for and, for the first lesson that may decide, its Margin).
 	Confidence float64
 	// Margin, for BM25F's first lesson that may decide, is how far its
 	// score stands above the next lesson that may decide and is not its
