@@ -65,12 +65,18 @@ const headWindow = 4
 // freeze start").
 var dateWords = []string{"date", "day", "month", "year"}
 
-// datePairs are the openings of a question asking when something happened
-// (Li and Roth's "when" questions of the date class, in the past tense):
-// "when did the tag get renamed", "when was the fleet moved". A "when" in
-// the present ("when do I bump the release", "when to recalibrate") asks
-// for a condition as often as a date, and is not read.
-var datePairs = [][2]string{{"when", "did"}, {"when", "was"}, {"when", "were"}}
+// dateAuxiliaries are the verbs after which an opening "when" asks for a
+// date or a time, Li and Roth's "when" questions of the date class: "when
+// did the tag get renamed", "when does the licence expire", "when is the
+// next release". Before any other word ("when should we rotate", "when
+// to recalibrate") or with the asker as its subject ("when do I bump the
+// release", askers), "when" asks for the condition under which to act, and
+// is not read.
+var dateAuxiliaries = []string{"did", "was", "were", "does", "do", "is", "are", "will"}
+
+// askers are the pronouns by which a question asks what its asker should
+// do.
+var askers = []string{"i", "we", "you"}
 
 // dateNames are the words by which a text states a date without a digit:
 // months, weekdays and periods, compared lower-cased.
@@ -109,13 +115,14 @@ var personWords = []string{"admin", "administrator", "anyone", "approver", "cont
 // word of the question, as question classifiers read it), Version when
 // that word is "version"; WebAddress when that word names a URL
 // (webWords); Date when that word names a date (dateWords) or the query
-// opens with a past "when" (datePairs); else AnyAnswer.
+// opens with "when" and an auxiliary (dateAuxiliaries) not followed by an
+// asker; else AnyAnswer.
 func Asks(query string) AnswerType {
 	ws := words(query)
 	if len(ws) > 0 && (ws[0] == "who" || ws[0] == "whom" || ws[0] == "whose") {
 		return Person
 	}
-	if len(ws) > 1 && slices.Contains(datePairs, [2]string{ws[0], ws[1]}) {
+	if len(ws) > 1 && ws[0] == "when" && slices.Contains(dateAuxiliaries, ws[1]) && (len(ws) == 2 || !slices.Contains(askers, ws[2])) {
 		return Date
 	}
 	wh := -headWindow - 1 // where the last "what" or "which" stands

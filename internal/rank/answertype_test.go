@@ -68,9 +68,13 @@ func TestUnstated(t *testing.T) {
 		{"when was the bucket created", "On 2024-03-01, by terraform.", Date, false},
 		{"when was the key rotated", "Keys rotate every 90 days.", Date, false},
 		{"which day does the backup run", "At 02:00 UTC.", Date, false},
-		// A present "when" asks for a condition as often as a date.
+		{"when does the cplex licence expire", "The licence file is mounted from the vault.", Date, true},
+		{"When is the next release?", "Releases go out every second Tuesday.", Date, false},
+		// A "when" asking what its asker should do asks for a condition.
 		{"when to redo compass calibration", "After any change to the GPS mast.", AnyAnswer, false},
 		{"when do I bump PKG_RELEASE", "For packaging-only changes.", AnyAnswer, false},
+		{"when should we rotate the key", "After anyone with access leaves.", AnyAnswer, false},
+		{"when are you supposed to squash", "Before merging.", AnyAnswer, false},
 		// "who" inside a sentence is not the question's head.
 		{"tests fail for users who log in twice", "Clear the session in tearDown.", AnyAnswer, false},
 	} {
