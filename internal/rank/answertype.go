@@ -78,11 +78,15 @@ var dateAuxiliaries = []string{"did", "was", "were", "does", "do", "is", "are", 
 // do.
 var askers = []string{"i", "we", "you"}
 
-// dateNames are the words by which a text states a date without a digit:
-// months, weekdays and periods, compared lower-cased.
-var dateNames = []string{"january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
-	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-	"daily", "nightly", "weekly", "monthly", "quarterly", "yearly", "annually", "today", "tomorrow", "yesterday"}
+// calendarNames are the months and weekdays, by which a text states a
+// date without a digit. English writes them capitalised, and only so are
+// they read: "may" and "march" are verbs too ("agents may be older").
+var calendarNames = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December",
+	"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+
+// periodNames are the words by which a text states when a thing recurs or
+// happens relative to now, compared lower-cased.
+var periodNames = []string{"daily", "nightly", "weekly", "monthly", "quarterly", "yearly", "annually", "today", "tomorrow", "yesterday"}
 
 // dateNumber matches how a text writes a date or a span of time with
 // digits: a year (2024), an ISO date (2024-03-01), a day and month
@@ -157,7 +161,8 @@ func Unstated(query, answer string) bool { return !Asks(query).StatedBy(answer) 
 // quantity, it holds an ASCII digit; for a version, a version number
 // (versionNumber); for a person, it names one (namesPerson); for a web
 // address, it holds one (webAddress); for a date, it writes one in digits
-// (dateNumber) or names a month, a weekday or a period (dateNames).
+// (dateNumber), names a month or a weekday (calendarNames) or a period
+// (periodNames).
 func (t AnswerType) StatedBy(text string) bool {
 	switch t {
 	case Quantity:
@@ -172,8 +177,8 @@ func (t AnswerType) StatedBy(text string) bool {
 		if dateNumber.MatchString(text) {
 			return true
 		}
-		for _, w := range words(text) {
-			if slices.Contains(dateNames, w) {
+		for _, w := range letterRuns(text) {
+			if slices.Contains(calendarNames, w) || slices.Contains(periodNames, strings.ToLower(w)) {
 				return true
 			}
 		}
@@ -235,6 +240,9 @@ func isName(w string) bool {
 }
 
 // words returns the lower-cased runs of letters of s.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) })
+func words(s string) []string { return letterRuns(strings.ToLower(s)) }
+
+// letterRuns returns the runs of letters of s.
+func letterRuns(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
 }

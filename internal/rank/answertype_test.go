@@ -62,6 +62,9 @@ func TestUnstated(t *testing.T) {
 		{"which day does the freeze start", "From the 25th until finance signs off.", Date, false},
 		{"which day does the freeze start", "Deploys stop on Friday afternoon.", Date, false},
 		{"on what date does the cert expire", "It renews monthly through certbot.", Date, false},
+		// Months and weekdays are read capitalised only: "may" is a verb too.
+		{"When is the upgrade to 4.10 scheduled?", "4.9.2 on the managers. Agents may be older, so upgrade managers first.", Date, true},
+		{"When is the upgrade to 4.10 scheduled?", "Planned for May, after the audit.", Date, false},
 		{"on what date was the fleet moved to 4.5.7?", "The fleet moved to 4.5.7 after the ESC bug.", Date, true},
 		{"what year was the K80 manual published?", "The scanned K80 manual is in docs/manual/.", Date, true},
 		{"what year was the K80 manual published?", "Kessler published it in 1987.", Date, false},
