@@ -11,8 +11,8 @@ import (
 // al., FALCON, 2000; Li and Roth's question classes, 2002): a question
 // whose expected answer is a number is answered only by a text holding
 // one (a version only by a text holding a version number, a date only by
-// a text holding a number or naming a month, a weekday or a period), a
-// question asking who only by a text naming a person or a group, and a
+// a text writing one in digits or naming a month, a weekday or a period),
+// a question asking who only by a text naming a person or a group, and a
 // question asking for a URL only by a text holding a web address.
 // A store's lessons name the things a repository has ("the mailers queue",
 // "the prod deploy workflow"), and a query asking for a quantity or an
