@@ -53,26 +53,28 @@ func TestUnstated(t *testing.T) {
 		{"what's the url of the docs", "Edit package.json and run make docs into site/.", WebAddress, true},
 		// "link" that heads no "what" or "which" question asks nothing.
 		{"the link step fails on macOS", "Install the Xcode command line tools.", AnyAnswer, false},
-		// A date: a past "when", or a date word heading a "what" or
-		// "which"; stated by a digit, a month, a weekday or a period.
-		{"when did the destructive tag get renamed?", "The tag is now `destroy-ok`; CI refuses the old one.", Date, true},
-		{"When was the fleet moved to 4.5.7?", "Fleet upgrades go through the canary ring first.", Date, true},
-		{"When was the fleet moved to 4.5.7?", "The fleet moved in March, after the canary ring.", Date, false},
+		// A date: a date word heading a "what" or "which", or "when" and an
+		// auxiliary; stated by a date written in digits, a month, a weekday
+		// or a period.
 		{"what year was the manual published", "The manual is in docs/manual.pdf.", Date, true},
 		{"which day does the freeze start", "From the 25th until finance signs off.", Date, false},
 		{"which day does the freeze start", "Deploys stop on Friday afternoon.", Date, false},
+		{"which day does the backup run", "At 02:00 UTC.", Date, false},
 		{"on what date does the cert expire", "It renews monthly through certbot.", Date, false},
-		// Months and weekdays are read capitalised only: "may" is a verb too.
-		{"When is the upgrade to 4.10 scheduled?", "4.9.2 on the managers. Agents may be older, so upgrade managers first.", Date, true},
-		{"When is the upgrade to 4.10 scheduled?", "Planned for May, after the audit.", Date, false},
+		{"when did the destructive tag get renamed?", "The tag is now `destroy-ok`; CI refuses the old one.", Date, true},
+		{"When was the fleet moved to 4.5.7?", "Fleet upgrades go through the canary ring first.", Date, true},
+		{"When was the fleet moved to 4.5.7?", "The fleet moved in March, after the canary ring.", Date, false},
+		{"when was the bucket created", "On 2024-03-01, by terraform.", Date, false},
+		{"when was the key rotated", "Keys rotate every 90 days.", Date, false},
+		{"when does the cplex licence expire", "The licence file is mounted from the vault.", Date, true},
+		{"When is the next release?", "Releases go out every second Tuesday.", Date, false},
+		// A version or a model number is not a date.
 		{"on what date was the fleet moved to 4.5.7?", "The fleet moved to 4.5.7 after the ESC bug.", Date, true},
 		{"what year was the K80 manual published?", "The scanned K80 manual is in docs/manual/.", Date, true},
 		{"what year was the K80 manual published?", "Kessler published it in 1987.", Date, false},
-		{"when was the bucket created", "On 2024-03-01, by terraform.", Date, false},
-		{"when was the key rotated", "Keys rotate every 90 days.", Date, false},
-		{"which day does the backup run", "At 02:00 UTC.", Date, false},
-		{"when does the cplex licence expire", "The licence file is mounted from the vault.", Date, true},
-		{"When is the next release?", "Releases go out every second Tuesday.", Date, false},
+		// Months and weekdays are read capitalised only: "may" is a verb too.
+		{"When is the upgrade to 4.10 scheduled?", "4.9.2 on the managers. Agents may be older, so upgrade managers first.", Date, true},
+		{"When is the upgrade to 4.10 scheduled?", "Planned for May, after the audit.", Date, false},
 		// A "when" asking what its asker should do asks for a condition.
 		{"when to redo compass calibration", "After any change to the GPS mast.", AnyAnswer, false},
 		{"when do I bump PKG_RELEASE", "For packaging-only changes.", AnyAnswer, false},

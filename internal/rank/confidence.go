@@ -25,9 +25,9 @@ import (
 // NearDuplicate), (s1 − s2)/s1, in [0, 1] (0 for every lesson but the
 // first), and u 1 when the query asks for a quantity, a version, a
 // person, a URL or a date that the lesson's answer cannot state (Unstated:
-// no digit, no version number, no one named, no address, no date), else 0. The margin counts in proportion
-// to the coverage: a lesson alone in matching one word of a long query is
-// still a poor match. The words
+// no digit, no version number, no one named, no address, no date), else
+// 0. The margin counts in proportion to the coverage: a lesson alone in
+// matching one word of a long query is still a poor match. The words
 // say how the query is asked ("how do I" against "which region"), which
 // the lessons' terms do not: the model knows the words that development
 // probes of several sets use often, and no others.
