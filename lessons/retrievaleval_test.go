@@ -537,10 +537,10 @@ func forEachDevStore(t *testing.T, fn func(set string, p evalPack, s *Store, key
 // rank.DecideThreshold: on every development set (the suite, the held-out
 // packs and the blind sets once scored), each probe's first lesson that
 // may decide, its coverage and margin, the query's words, whether the
-// query asks for a quantity, version or person its answer cannot state
-// (rank.Unstated), and whether it is wanted. It refits the logistic model
-// (maximum likelihood, a small L2 penalty, Newton's method) and fails if
-// the shipped model
+// query asks for a quantity, version, person, URL or date its answer
+// cannot state (rank.Unstated), and whether it is wanted. It refits the
+// logistic model (maximum likelihood, a small L2 penalty, Newton's method)
+// and fails if the shipped model
 // (internal/rank/confidence.txt) is more than 0.02 from the fit in a
 // coefficient or differs in its words; -update rewrites it. It logs decide's
 // accuracy, abstention precision and recall at each threshold with -v, and

@@ -62,7 +62,7 @@ const headWindow = 4
 
 // dateWords are the head nouns that make a "what" or "which" question ask
 // for a date ("what year was the manual published", "which day does the
-// freeze start").
+// freeze start"), compared by their stems.
 var dateWords = []string{"date", "day", "month", "year"}
 
 // dateAuxiliaries are the verbs after which an opening "when" asks for a
